@@ -1,0 +1,88 @@
+"""The typer application and the error boundary shared by every command."""
+
+from __future__ import annotations
+
+import sys
+
+import typer
+
+app = typer.Typer(
+    name="assay",
+    help="Evaluate search and RAG systems with versioned judgments, exact metrics and statistics.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+)
+
+# Command modules register themselves on ``app`` when imported.
+_COMMAND_MODULES = (
+    "assay.cli.validate",
+    "assay.cli.evaluate",
+    "assay.cli.run",
+    "assay.cli.serve",
+    "assay.cli.compare",
+    "assay.cli.answers",
+    "assay.cli.gate",
+    "assay.cli.history",
+)
+
+
+def _load_commands() -> None:
+    import importlib
+    import importlib.util
+
+    for name in _COMMAND_MODULES:
+        if importlib.util.find_spec(name) is not None:
+            importlib.import_module(name)
+
+
+def fail(message: str, code: int = 2) -> typer.Exit:
+    """Print ``message`` to stderr and return an Exit with ``code`` (raise it)."""
+    from rich.console import Console
+
+    Console(stderr=True, highlight=False, soft_wrap=True).print(
+        f"[bold red]error:[/bold red] {message}", markup=True
+    )
+    return typer.Exit(code)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Entry point of the ``assay`` script: run the app, map errors to exit codes."""
+    from assay.errors import AssayError
+
+    _load_commands()
+    try:
+        app(args=argv, standalone_mode=False)
+    except AssayError as exc:
+        raise SystemExit(_report(exc)) from None
+    except typer.Exit as exc:
+        raise SystemExit(exc.exit_code) from None
+    except KeyboardInterrupt:
+        raise SystemExit(130) from None
+    except Exception as exc:  # click usage errors and friends
+        import click
+
+        if isinstance(exc, click.exceptions.ClickException):
+            exc.show()
+            raise SystemExit(2) from None
+        if isinstance(exc, click.exceptions.Abort):
+            raise SystemExit(130) from None
+        raise
+    raise SystemExit(0)
+
+
+def _report(exc: Exception) -> int:
+    from rich.console import Console
+    from rich.markup import escape
+
+    console = Console(stderr=True, highlight=False, soft_wrap=True)
+    lines = str(exc).splitlines() or [type(exc).__name__]
+    console.print(f"[bold red]error:[/bold red] {escape(lines[0])}")
+    for line in lines[1:]:
+        console.print(f"  {escape(line)}")
+    return getattr(exc, "exit_code", 2)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main(sys.argv[1:])

@@ -1,0 +1,245 @@
+"""The judgment set: queries with metadata, graded judgments, and a content version.
+
+Storage is columnar (pandas) so that sets with hundreds of thousands of
+judgments load and evaluate quickly; :meth:`JudgmentSet.query` and
+:meth:`JudgmentSet.relevant` give row-wise views for people and tests.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+import pandas as pd
+
+#: Metadata fields with a documented meaning. Any other column is kept too.
+KNOWN_FIELDS = ("language", "query_class", "note", "assessor", "date", "source")
+#: Allowed values of the ``source`` field (who produced the label).
+LABEL_SOURCES = ("human", "model", "behavior")
+#: The expected id that marks a question with no answer.
+NO_ANSWER = "NONE"
+#: Separator of several tags inside one metadata value (seed 003 ``note``).
+TAG_SEPARATOR = ";"
+
+
+@dataclass(frozen=True)
+class Query:
+    """One query of a judgment set (a row-wise view)."""
+
+    query_id: str
+    text: str
+    no_answer: bool = False
+    metadata: Mapping[str, str] = field(default_factory=dict)
+
+
+class JudgmentSet:
+    """Queries and graded judgments, validated, with a content version.
+
+    ``queries`` is a DataFrame indexed by ``query_id`` (str, file order) with
+    columns ``text`` (str), ``no_answer`` (bool) and one column per metadata
+    field (str or missing). ``qrels`` is a DataFrame with columns ``query_id``,
+    ``doc_id`` (str) and ``grade`` (int64), grades >= 0. Do not mutate either;
+    build a new set instead.
+    """
+
+    def __init__(
+        self,
+        queries: pd.DataFrame,
+        qrels: pd.DataFrame,
+        *,
+        name: str = "judgments",
+        path: str | None = None,
+        format: str = "memory",
+        warnings: list[str] | None = None,
+    ) -> None:
+        self.queries = queries
+        self.qrels = qrels
+        self.name = name
+        self.path = path
+        self.format = format
+        self.warnings = list(warnings or [])
+
+    # ------------------------------------------------------------------ build
+    @classmethod
+    def from_records(
+        cls,
+        queries: list[Query] | list[Mapping[str, Any]],
+        qrels: Mapping[str, Mapping[str, int]],
+        *,
+        name: str = "judgments",
+    ) -> JudgmentSet:
+        """Build a set in memory from queries and ``{query_id: {doc_id: grade}}``.
+
+        Queries may be :class:`Query` objects or dicts with ``query_id``, ``text``
+        (or ``query``), optional ``no_answer`` and metadata keys.
+        """
+        rows = []
+        for q in queries:
+            if isinstance(q, Query):
+                rows.append(
+                    {"query_id": q.query_id, "text": q.text, "no_answer": q.no_answer}
+                    | dict(q.metadata)
+                )
+            else:
+                d = dict(q)
+                text = d.pop("text", None)
+                if text is None:
+                    text = d.pop("query", "")
+                rows.append(
+                    {
+                        "query_id": str(d.pop("query_id")),
+                        "text": text,
+                        "no_answer": bool(d.pop("no_answer", False)),
+                    }
+                    | {k: (None if v is None else str(v)) for k, v in d.items()}
+                )
+        qframe = pd.DataFrame(rows, columns=None if rows else ["query_id", "text", "no_answer"])
+        qframe = qframe.set_index("query_id")
+        qrows = [
+            (str(qid), str(doc), int(grade))
+            for qid, docs in qrels.items()
+            for doc, grade in docs.items()
+        ]
+        rframe = pd.DataFrame(qrows, columns=["query_id", "doc_id", "grade"]).astype(
+            {"grade": "int64"}
+        )
+        return cls(qframe, rframe, name=name)
+
+    # ---------------------------------------------------------------- queries
+    def __len__(self) -> int:
+        return len(self.queries)
+
+    @property
+    def query_ids(self) -> list[str]:
+        """All query ids in file order."""
+        return self.queries.index.tolist()
+
+    @cached_property
+    def answerable_ids(self) -> list[str]:
+        """Ids of queries scored by ranking metrics (not no-answer), file order."""
+        return self.queries.index[~self.queries["no_answer"].to_numpy(bool)].tolist()
+
+    @cached_property
+    def no_answer_ids(self) -> list[str]:
+        """Ids of no-answer queries, excluded from ranking metrics."""
+        return self.queries.index[self.queries["no_answer"].to_numpy(bool)].tolist()
+
+    @property
+    def metadata_fields(self) -> list[str]:
+        """Metadata columns present in this set."""
+        return [c for c in self.queries.columns if c not in ("text", "no_answer", "line")]
+
+    def query(self, query_id: str) -> Query:
+        """Row-wise view of one query."""
+        row = self.queries.loc[query_id]
+        meta = {
+            k: str(row[k])
+            for k in self.metadata_fields
+            if row[k] is not None and not (isinstance(row[k], float) and pd.isna(row[k]))
+        }
+        return Query(query_id, str(row["text"]), bool(row["no_answer"]), meta)
+
+    def __iter__(self) -> Iterator[Query]:
+        for qid in self.queries.index:
+            yield self.query(qid)
+
+    def relevant(self, query_id: str) -> dict[str, int]:
+        """Judgments of one query as ``{doc_id: grade}`` (grade 0 included)."""
+        sub = self.qrels[self.qrels["query_id"] == query_id]
+        return dict(zip(sub["doc_id"], sub["grade"].astype(int), strict=True))
+
+    def qrels_dict(self) -> dict[str, dict[str, int]]:
+        """All judgments as ``{query_id: {doc_id: grade}}`` (pytrec_eval's shape)."""
+        out: dict[str, dict[str, int]] = {}
+        for q, d, g in zip(
+            self.qrels["query_id"], self.qrels["doc_id"], self.qrels["grade"], strict=True
+        ):
+            out.setdefault(q, {})[d] = int(g)
+        return out
+
+    def groups(self, field_name: str) -> dict[str, list[str]]:
+        """Map each value of a metadata field to its query ids.
+
+        Values holding several ``;``-separated tags put the query in every tag's
+        group. Queries without a value fall in the group ``"(none)"``.
+        """
+        if field_name not in self.queries.columns:
+            from assay.errors import UsageError
+
+            raise UsageError(
+                f"no metadata field {field_name!r} in {self.name}; "
+                f"available: {', '.join(self.metadata_fields) or 'none'}"
+            )
+        out: dict[str, list[str]] = {}
+        for qid, value in self.queries[field_name].items():
+            if value is None or (isinstance(value, float) and pd.isna(value)) or value == "":
+                tags = ["(none)"]
+            else:
+                tags = [t.strip() for t in str(value).split(TAG_SEPARATOR) if t.strip()]
+                tags = tags or ["(none)"]
+            for tag in dict.fromkeys(tags):
+                out.setdefault(tag, []).append(qid)
+        return out
+
+    # ---------------------------------------------------------------- version
+    @cached_property
+    def version(self) -> str:
+        """Content hash of the normalised rows: ``sha256:`` and 16 hex digits.
+
+        Independent of file format, row order and metadata column order, so the
+        same judgments written as CSV or JSONL have the same version.
+        """
+        h = hashlib.sha256()
+        fields = sorted(self.metadata_fields)
+        for qid, (text, na, *meta) in _fast_rows(self.queries.sort_index(), fields):
+            parts = [qid, text, "1" if na else "0"]
+            parts += [f"{f}={m}" for f, m in zip(fields, meta, strict=True) if m]
+            h.update("\x1f".join(parts).encode())
+            h.update(b"\x1e")
+        h.update(b"\x1d")
+        r = self.qrels.sort_values(["query_id", "doc_id"], kind="stable")
+        payload = (
+            r["query_id"].astype(str) + "\x1f" + r["doc_id"].astype(str) + "\x1f"
+            + r["grade"].astype(str)
+        )
+        h.update("\x1e".join(payload.tolist()).encode())
+        return "sha256:" + h.hexdigest()[:16]
+
+    def summary(self) -> dict[str, Any]:
+        """Counts shown by ``assay validate``: queries, grades, no-answer, version."""
+        grades = self.qrels["grade"].value_counts().sort_index()
+        return {
+            "name": self.name,
+            "path": self.path,
+            "format": self.format,
+            "version": self.version,
+            "queries": len(self.queries),
+            "answerable_queries": len(self.answerable_ids),
+            "no_answer_queries": len(self.no_answer_ids),
+            "judgments": len(self.qrels),
+            "judgments_per_grade": {int(g): int(n) for g, n in grades.items()},
+            "metadata_fields": self.metadata_fields,
+            "warnings": list(self.warnings),
+        }
+
+    def __repr__(self) -> str:
+        return (
+            f"JudgmentSet({self.name!r}, queries={len(self.queries)}, "
+            f"judgments={len(self.qrels)}, version={self.version!r})"
+        )
+
+
+def _norm(value: Any) -> str:
+    if value is None or (isinstance(value, float) and pd.isna(value)):
+        return ""
+    return str(value)
+
+
+def _fast_rows(q: pd.DataFrame, fields: list[str]) -> Iterator[tuple[str, tuple]]:
+    cols = [q["text"].astype(str).tolist(), q["no_answer"].astype(bool).tolist()]
+    cols += [[_norm(v) for v in q[f].tolist()] for f in fields]
+    for qid, row in zip(q.index.tolist(), zip(*cols, strict=True), strict=True):
+        yield qid, row

@@ -1,0 +1,116 @@
+"""Versioned result models: what ``evaluate`` produces and every renderer reads.
+
+Renderers (terminal, Markdown, HTML, JSON) and the history store read these
+models and hold no scoring logic of their own. ``schema_version`` changes when
+a field changes meaning; readers refuse versions they do not know.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+SCHEMA_VERSION = "1"
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def _assay_version() -> str:
+    from assay import __version__
+
+    return __version__
+
+
+class JudgmentsInfo(BaseModel):
+    """Which judgment set was used."""
+
+    model_config = ConfigDict(extra="allow")
+
+    path: str | None = None
+    name: str
+    version: str
+    format: str = "memory"
+    queries: int = Field(description="answerable queries scored by ranking metrics")
+    no_answer_queries: int = 0
+    total_queries: int = 0
+    warnings: list[str] = Field(default_factory=list)
+
+
+class RunInfo(BaseModel):
+    """Which ranked lists were scored, and how they matched the judgments."""
+
+    model_config = ConfigDict(extra="allow")
+
+    name: str
+    path: str | None = None
+    system: dict[str, Any] | None = None
+    corpus_version: str | None = None
+    queries_in_run: int = 0
+    ignored_queries: int = Field(0, description="queries in the run but not judged")
+    missing_queries: int = Field(0, description="judged answerable queries absent from the run")
+    tied_pairs_at_cutoff: int = Field(
+        0, description="(query, cutoff) pairs where the k-th and (k+1)-th results tie on score"
+    )
+
+
+class Policy(BaseModel):
+    """How missing queries and tied scores were handled."""
+
+    missing: Literal["zero", "skip"] = "zero"
+    ties: Literal["score", "given"] = "score"
+
+
+class EvaluationResult(BaseModel):
+    """Scores of one run on one judgment set: aggregate, per group, per query.
+
+    ``per_query`` rows hold ``query_id``, ``text``, ``first_rel_rank`` (1-based
+    rank of the first relevant document, ``None`` when none was retrieved),
+    ``in_run``, the metadata fields, and one key per metric name.
+    """
+
+    model_config = ConfigDict(extra="allow")
+
+    schema_version: str = SCHEMA_VERSION
+    kind: Literal["evaluation"] = "evaluation"
+    assay_version: str = Field(default_factory=_assay_version)
+    created_at: str = Field(default_factory=_now)
+    judgments: JudgmentsInfo
+    run: RunInfo
+    policy: Policy = Field(default_factory=Policy)
+    metrics: list[str]
+    aggregate: dict[str, float]
+    groups: dict[str, dict[str, dict[str, float | int]]] = Field(default_factory=dict)
+    per_query: list[dict[str, Any]] = Field(default_factory=list)
+    no_answer: list[dict[str, Any]] = Field(
+        default_factory=list, description="no-answer queries, reported apart from ranking scores"
+    )
+    environment: dict[str, Any] = Field(default_factory=dict)
+
+    def per_query_frame(self):  # -> pandas.DataFrame
+        """Per-query rows as a pandas DataFrame indexed by ``query_id``."""
+        import pandas as pd
+
+        frame = pd.DataFrame(self.per_query)
+        if frame.empty:
+            frame = pd.DataFrame(columns=["query_id", "text", "first_rel_rank", *self.metrics])
+        return frame.set_index("query_id")
+
+    def to_json(self, indent: int | None = 2) -> str:
+        """Serialise to JSON (the result-file format)."""
+        return self.model_dump_json(indent=indent)
+
+    @classmethod
+    def from_file(cls, path: str | Path) -> EvaluationResult:
+        """Read a result file written by :meth:`to_json`."""
+        from assay.errors import InputError, Problem
+
+        text = Path(path).read_text(encoding="utf-8")
+        try:
+            return cls.model_validate_json(text)
+        except ValueError as exc:
+            raise InputError([Problem(str(path), None, f"not an assay result file: {exc}")]) from None

@@ -1,0 +1,125 @@
+"""A run: for each query, a ranked list of document ids with optional scores."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import numpy as np
+import pandas as pd
+
+#: How tied scores are ordered. ``score``: score descending then doc id
+#: descending (trec_eval's rule); ``given``: the order of the file or list.
+TiePolicy = Literal["score", "given"]
+
+
+@dataclass(frozen=True, eq=False)
+class Run:
+    """Ranked lists of one system, stored flat.
+
+    ``frame`` has one row per retrieved document, in the order given by the
+    file or the caller, with columns ``query_id`` and ``doc_id`` (str or
+    pandas categorical) and ``score`` (float64; all NaN when the run carries no
+    scores, see ``has_scores``). Validated on load: no duplicate doc id within
+    a query, no NaN or infinite score.
+    """
+
+    frame: pd.DataFrame
+    name: str = "run"
+    path: str | None = None
+    has_scores: bool = True
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def from_dict(
+        cls,
+        ranking: Mapping[str, Iterable[Any]],
+        *,
+        name: str = "run",
+        metadata: dict[str, Any] | None = None,
+    ) -> Run:
+        """Build a run from ``{query_id: items}``.
+
+        Items are doc ids in rank order, ``(doc_id, score)`` pairs or dicts with
+        ``doc_id`` (or ``id``) and ``score``. A ``{doc_id: score}`` mapping per
+        query (pytrec_eval's shape) is accepted too. Raises
+        :class:`assay.errors.UsageError` on duplicate doc ids or bad scores.
+        """
+        from assay.errors import UsageError
+
+        qids: list[str] = []
+        docs: list[str] = []
+        scores: list[float] = []
+        any_score = False
+        for qid, items in ranking.items():
+            if isinstance(items, Mapping):
+                items = list(items.items())
+            seen: set[str] = set()
+            for item in items:
+                if isinstance(item, Mapping):
+                    doc = item.get("doc_id", item.get("id"))
+                    score = item.get("score")
+                elif isinstance(item, tuple | list):
+                    doc, score = item[0], item[1] if len(item) > 1 else None
+                else:
+                    doc, score = item, None
+                doc = str(doc)
+                if doc in seen:
+                    raise UsageError(f"run {name!r}: duplicate doc id {doc!r} for query {qid!r}")
+                seen.add(doc)
+                if score is not None:
+                    if isinstance(score, bool) or not isinstance(score, int | float):
+                        raise UsageError(
+                            f"run {name!r}: score of {doc!r} for query {qid!r} is not a number"
+                        )
+                    if not math.isfinite(score):
+                        raise UsageError(
+                            f"run {name!r}: score of {doc!r} for query {qid!r} is {score}"
+                        )
+                    any_score = True
+                qids.append(str(qid))
+                docs.append(doc)
+                scores.append(math.nan if score is None else float(score))
+        arr = np.asarray(scores, dtype=np.float64)
+        if any_score and np.isnan(arr).any():
+            raise UsageError(f"run {name!r}: some results have a score and some do not")
+        frame = pd.DataFrame({"query_id": qids, "doc_id": docs, "score": arr})
+        return cls(frame, name=name, has_scores=any_score, metadata=dict(metadata or {}))
+
+    def __len__(self) -> int:
+        return len(self.frame)
+
+    @property
+    def query_ids(self) -> list[str]:
+        """Query ids in first-appearance order."""
+        return pd.unique(self.frame["query_id"].astype(str)).tolist()
+
+    def ranked(self, ties: TiePolicy = "score") -> pd.DataFrame:
+        """Rows sorted into rank order within each query (queries keep first-seen order).
+
+        ``ties='score'`` sorts by score descending, then doc id descending, as
+        trec_eval does; ``'given'`` keeps the given order. Runs without scores
+        always keep the given order.
+        """
+        f = self.frame
+        if ties == "given" or not self.has_scores:
+            return f
+        qcodes, _ = pd.factorize(f["query_id"])
+        dcodes, _ = pd.factorize(f["doc_id"], sort=True)
+        order = np.lexsort((-dcodes, -f["score"].to_numpy(), qcodes))
+        return f.iloc[order]
+
+    def to_dict(self, ties: TiePolicy = "score") -> dict[str, list[tuple[str, float]]]:
+        """``{query_id: [(doc_id, score), ...]}`` in rank order (score NaN if absent)."""
+        out: dict[str, list[tuple[str, float]]] = {}
+        r = self.ranked(ties)
+        for q, d, s in zip(
+            r["query_id"].astype(str), r["doc_id"].astype(str), r["score"], strict=True
+        ):
+            out.setdefault(q, []).append((d, float(s)))
+        return out
+
+    def __repr__(self) -> str:
+        return f"Run({self.name!r}, rows={len(self.frame)}, queries={len(self.query_ids)})"

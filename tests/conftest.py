@@ -1,0 +1,31 @@
+"""Shared fixtures: paths to bundled fixtures and to the shared real data."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+DATA = Path(__file__).resolve().parent / "data"
+SHARED = ROOT.parent / "shared" / "data"
+
+
+@pytest.fixture(scope="session")
+def data_dir() -> Path:
+    """tests/data: fixtures written for this project."""
+    return DATA
+
+
+@pytest.fixture(scope="session")
+def shared_data() -> Path:
+    """../shared/data: real evaluation data, read in place; skip where absent."""
+    if not SHARED.is_dir():
+        pytest.skip("../shared/data is not present (real-data tests run in the project workspace)")
+    return SHARED
+
+
+@pytest.fixture(scope="session")
+def examples_dir() -> Path:
+    """examples/: the bundled examples."""
+    return ROOT / "examples"

@@ -113,4 +113,6 @@ class EvaluationResult(BaseModel):
         try:
             return cls.model_validate_json(text)
         except ValueError as exc:
-            raise InputError([Problem(str(path), None, f"not an assay result file: {exc}")]) from None
+            raise InputError(
+                [Problem(str(path), None, f"not an assay result file: {exc}")]
+            ) from None

@@ -25,6 +25,7 @@ _COMMAND_MODULES = (
     "assay.cli.answers",
     "assay.cli.gate",
     "assay.cli.history",
+    "assay.cli.verify",
 )
 
 

@@ -202,7 +202,10 @@ class JudgmentSet:
         h.update(b"\x1d")
         r = self.qrels.sort_values(["query_id", "doc_id"], kind="stable")
         payload = (
-            r["query_id"].astype(str) + "\x1f" + r["doc_id"].astype(str) + "\x1f"
+            r["query_id"].astype(str)
+            + "\x1f"
+            + r["doc_id"].astype(str)
+            + "\x1f"
             + r["grade"].astype(str)
         )
         h.update("\x1e".join(payload.tolist()).encode())
@@ -241,5 +244,4 @@ def _norm(value: Any) -> str:
 def _fast_rows(q: pd.DataFrame, fields: list[str]) -> Iterator[tuple[str, tuple]]:
     cols = [q["text"].astype(str).tolist(), q["no_answer"].astype(bool).tolist()]
     cols += [[_norm(v) for v in q[f].tolist()] for f in fields]
-    for qid, row in zip(q.index.tolist(), zip(*cols, strict=True), strict=True):
-        yield qid, row
+    yield from zip(q.index.tolist(), zip(*cols, strict=True), strict=True)

@@ -176,7 +176,21 @@ DEFAULT_MEASURES = ("R@5", "R@10", "RR", "nDCG@10")
 
 def _unknown(raw: str) -> str:
     names = ", ".join(
-        ["P@k", "R@k", "RR", "RR@k", "nDCG", "nDCG@k", "AP", "AP@k", "Rprec", "Success@k"]
-        + ["Judged@k", "NumRet", "NumRel", "NumRelRet"]
+        [
+            "P@k",
+            "R@k",
+            "RR",
+            "RR@k",
+            "nDCG",
+            "nDCG@k",
+            "AP",
+            "AP@k",
+            "Rprec",
+            "Success@k",
+            "Judged@k",
+            "NumRet",
+            "NumRel",
+            "NumRelRet",
+        ]
     )
     return f"unknown measure {raw!r}; use one of {names} (e.g. nDCG@10, P(rel=2)@5)"

@@ -1,0 +1,87 @@
+"""The system-under-test protocol: ``(query_text, k) -> ranked hits``."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol, runtime_checkable
+
+
+@dataclass(frozen=True)
+class Hit:
+    """One retrieved document: its id and the system's score (None if unscored)."""
+
+    doc_id: str
+    score: float | None = None
+
+
+class SystemError_(Exception):
+    """A system call failed (timeout, HTTP error, bad payload); the query is recorded as failed."""
+
+
+@runtime_checkable
+class System(Protocol):
+    """Anything that maps a query text and a depth ``k`` to ranked hits.
+
+    ``name`` labels runs; ``config`` is the JSON-serialisable configuration
+    (secrets redacted) whose hash keys the run cache.
+    """
+
+    name: str
+
+    @property
+    def config(self) -> dict[str, Any]: ...
+
+    def search(self, query: str, k: int) -> list[Hit]: ...
+
+
+def config_hash(config: dict[str, Any]) -> str:
+    """Stable short hash of a configuration: ``sha256:`` and 16 hex digits."""
+    blob = json.dumps(config, sort_keys=True, separators=(",", ":"), default=str)
+    return "sha256:" + hashlib.sha256(blob.encode()).hexdigest()[:16]
+
+
+def coerce_hits(items: Sequence[Any]) -> list[Hit]:
+    """Turn what a user's search function returned into hits.
+
+    Accepts doc ids, ``(doc_id, score)`` pairs, dicts with ``doc_id`` (or ``id``)
+    and optional ``score``, and :class:`Hit` objects.
+    """
+    out: list[Hit] = []
+    for item in items:
+        if isinstance(item, Hit):
+            out.append(item)
+        elif isinstance(item, dict):
+            doc = item.get("doc_id", item.get("id"))
+            if doc is None:
+                raise SystemError_(f"result {item!r} has no 'doc_id'")
+            score = item.get("score")
+            out.append(Hit(str(doc), None if score is None else float(score)))
+        elif isinstance(item, tuple | list):
+            out.append(Hit(str(item[0]), None if len(item) < 2 else float(item[1])))
+        else:
+            out.append(Hit(str(item)))
+    return out
+
+
+@dataclass
+class FunctionSystem:
+    """Wrap a plain ``(query_text, k) -> results`` callable as a :class:`System`."""
+
+    function: Callable[[str, int], Sequence[Any]]
+    name: str = "function"
+
+    @property
+    def config(self) -> dict[str, Any]:
+        """The function's qualified name."""
+        fn = self.function
+        return {
+            "type": "python",
+            "function": f"{getattr(fn, '__module__', '?')}:{getattr(fn, '__qualname__', repr(fn))}",
+        }
+
+    def search(self, query: str, k: int) -> list[Hit]:
+        """Call the function and coerce its results."""
+        return coerce_hits(self.function(query, k))

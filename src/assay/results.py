@@ -56,6 +56,9 @@ class RunInfo(BaseModel):
     tied_pairs_at_cutoff: int = Field(
         0, description="(query, cutoff) pairs where the k-th and (k+1)-th results tie on score"
     )
+    failed_queries: list[str] = Field(
+        default_factory=list, description="queries whose system call failed: not scored"
+    )
 
 
 class Policy(BaseModel):

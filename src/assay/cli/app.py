@@ -15,6 +15,24 @@ app = typer.Typer(
     rich_markup_mode=None,
 )
 
+
+def _version(value: bool) -> None:
+    if value:
+        from assay import __version__
+
+        typer.echo(f"assay {__version__}")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def _root(
+    version: bool = typer.Option(
+        False, "--version", help="Print the version and exit.", callback=_version, is_eager=True
+    ),
+) -> None:
+    """Evaluate search and RAG systems with versioned judgments, exact metrics and statistics."""
+
+
 # Command modules register themselves on ``app`` when imported.
 _COMMAND_MODULES = (
     "assay.cli.validate",
@@ -54,7 +72,7 @@ def main(argv: list[str] | None = None) -> None:
 
     _load_commands()
     try:
-        app(args=argv, standalone_mode=False)
+        app(args=argv, standalone_mode=False, prog_name="assay")
     except AssayError as exc:
         raise SystemExit(_report(exc)) from None
     except typer.Exit as exc:

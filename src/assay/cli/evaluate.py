@@ -1,0 +1,164 @@
+"""``assay evaluate``: score a run file or a live system on a judgment set."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from assay.cli.app import app
+
+FORMATS = ("table", "json", "csv", "markdown")
+
+
+@app.command()
+def evaluate(
+    judgments: Annotated[
+        Path, typer.Argument(help="Judgment set: JSONL, CSV, JSON, TREC qrels or a BEIR folder.")
+    ],
+    run: Annotated[
+        Path | None, typer.Argument(help="Run file (TREC or JSONL). Omit with --system.")
+    ] = None,
+    system: Annotated[
+        str | None,
+        typer.Option(
+            "--system",
+            "-s",
+            help="System: a name in assay.toml, a type (keyword, bm25, vector) or module:function.",
+        ),
+    ] = None,
+    config: Annotated[
+        Path | None, typer.Option("--config", help="assay.toml declaring systems.")
+    ] = None,
+    corpus: Annotated[
+        Path | None,
+        typer.Option(
+            "--corpus", help="Corpus for built-in systems (CSV, JSONL, BEIR corpus.jsonl)."
+        ),
+    ] = None,
+    id_field: Annotated[str | None, typer.Option("--id-field", help="Corpus id field.")] = None,
+    text_field: Annotated[
+        list[str] | None, typer.Option("--text-field", help="Corpus text field (repeatable).")
+    ] = None,
+    k: Annotated[
+        int, typer.Option("-k", "--depth", help="How many results to ask a system for.")
+    ] = 100,
+    metric: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--metric",
+            "-m",
+            help="Metric, ir_measures names (repeatable). Default: R@5 R@10 RR nDCG@10.",
+        ),
+    ] = None,
+    by: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--by", help="Group by a metadata field (repeatable); ';'-separated tags split."
+        ),
+    ] = None,
+    fmt: Annotated[
+        str, typer.Option("--format", "-f", help="table | json | csv | markdown")
+    ] = "table",
+    output: Annotated[
+        Path | None, typer.Option("--output", "-o", help="Write the report here instead of stdout.")
+    ] = None,
+    missing: Annotated[
+        str,
+        typer.Option(
+            "--missing",
+            help="zero: judged queries absent from the run score 0 (trec_eval -c); skip: drop.",
+        ),
+    ] = "zero",
+    ties: Annotated[
+        str,
+        typer.Option(
+            "--ties",
+            help="score: ties ordered by doc id descending (trec_eval); given: keep file order.",
+        ),
+    ] = "score",
+    judgments_format: Annotated[
+        str | None,
+        typer.Option(
+            "--judgments-format", help="jsonl | csv | json | trec | beir (default: detected)."
+        ),
+    ] = None,
+    queries: Annotated[
+        Path | None,
+        typer.Option("--queries", help="Queries file for TREC qrels (TSV id<TAB>text or JSONL)."),
+    ] = None,
+    split: Annotated[str, typer.Option("--split", help="BEIR split.")] = "test",
+    digits: Annotated[
+        int | None,
+        typer.Option("--digits", help="Decimals in tables (default: from the number of queries)."),
+    ] = None,
+    per_query: Annotated[
+        bool | None,
+        typer.Option(
+            "--per-query/--no-per-query",
+            help="Show per-query rows in the table (default: up to 50 queries).",
+        ),
+    ] = None,
+    abstain_below: Annotated[
+        float | None,
+        typer.Option(
+            "--abstain-below",
+            help="Top score below which a system counts as returning nothing confident.",
+        ),
+    ] = None,
+    store: Annotated[
+        str | None,
+        typer.Option(
+            "--store", help="History store URL (default .assay/history.db or $ASSAY_STORE)."
+        ),
+    ] = None,
+    record: Annotated[
+        bool, typer.Option("--record/--no-record", help="Record the result in the history store.")
+    ] = False,
+) -> None:
+    """Score a run (or a live system) on a judgment set, overall and per group."""
+    from assay.cli.common import (
+        build_cli_system,
+        emit_report,
+        load_cli_judgments,
+        validate_choice,
+    )
+    from assay.errors import UsageError
+    from assay.evaluation import run_live, score_run
+    from assay.metrics.measures import parse_measures
+
+    validate_choice("--format", fmt, FORMATS)
+    validate_choice("--missing", missing, ("zero", "skip"))
+    validate_choice("--ties", ties, ("score", "given"))
+    if k < 1:
+        raise UsageError(f"-k must be a whole number >= 1, got {k}")
+    if (run is None) == (system is None):
+        raise UsageError("give either a RUN file or --system NAME (not both)")
+    measures = parse_measures(metric)
+    js = load_cli_judgments(judgments, judgments_format, queries=queries, split=split)
+    by_fields = list(by or [])
+    for field_name in by_fields:
+        js.groups(field_name)
+    if run is not None:
+        from assay.runs.io import load_run
+
+        the_run = load_run(run)
+        info = {"name": the_run.name, "path": str(run)}
+    else:
+        sys_obj = build_cli_system(
+            system, config=config, corpus=corpus, id_field=id_field, text_fields=text_field
+        )
+        the_run, info = run_live(sys_obj, js, k=k, progress=True)
+    result = score_run(the_run, js, measures, by_fields, missing=missing, ties=ties, info=info)
+    if abstain_below is not None:
+        from assay.systems.abstain import abstention_report
+
+        report = abstention_report(the_run, js, abstain_below)
+        extra = report.model_dump() if hasattr(report, "model_dump") else dict(vars(report))
+        result = result.model_copy(update={"abstention": extra})
+    if record:
+        from assay.cli.common import record_result
+
+        record_result(result, store)
+    emit_report(result, fmt, output, digits=digits, per_query=per_query)

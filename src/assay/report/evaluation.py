@@ -1,0 +1,181 @@
+"""Renderers of an :class:`~assay.results.EvaluationResult`: terminal, Markdown, CSV, JSON.
+
+They read the result model only and compute nothing beyond formatting.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from typing import TYPE_CHECKING, Any
+
+from assay.report.digits import default_digits, fmt
+
+if TYPE_CHECKING:  # pragma: no cover
+    from rich.console import Console
+
+    from assay.results import EvaluationResult
+
+#: Show per-query rows in the terminal by default up to this many queries.
+PER_QUERY_DEFAULT_LIMIT = 50
+
+
+def _policy_text(result: EvaluationResult) -> str:
+    missing = (
+        "judged queries missing from the run score 0 (trec_eval -c)"
+        if result.policy.missing == "zero"
+        else "judged queries missing from the run are skipped (trec_eval default)"
+    )
+    ties = (
+        "tied scores ordered by doc id descending (trec_eval)"
+        if result.policy.ties == "score"
+        else "ties kept in the given order"
+    )
+    return f"{missing}; {ties}"
+
+
+def header_lines(result: EvaluationResult) -> list[str]:
+    """The provenance lines every report starts with."""
+    j, r = result.judgments, result.run
+    lines = [
+        f"judgments  {j.name} ({j.format}), version {j.version}: {j.queries} scored queries, "
+        f"{j.no_answer_queries} no-answer"
+        + (f", {j.total_queries} in all" if j.total_queries else ""),
+    ]
+    run = f"run        {r.name}"
+    if r.path:
+        run += f" ({r.path})"
+    if r.system:
+        run += f", system {r.system.get('type', '?')}"
+    if r.corpus_version:
+        run += f", corpus {r.corpus_version}"
+    lines.append(run)
+    counts = [
+        f"{r.queries_in_run} queries in run",
+        f"{r.missing_queries} judged queries missing",
+        f"{r.ignored_queries} run queries not scored",
+    ]
+    if r.failed_queries:
+        counts.append(f"{len(r.failed_queries)} FAILED system calls (not scored)")
+    if r.tied_pairs_at_cutoff:
+        counts.append(f"{r.tied_pairs_at_cutoff} cutoffs fall inside tied scores")
+    lines.append("counts     " + ", ".join(counts))
+    lines.append("policy     " + _policy_text(result))
+    for w in j.warnings:
+        lines.append(f"warning    {w}")
+    return lines
+
+
+def _group_rows(result: EvaluationResult) -> list[tuple[str, str, dict[str, Any]]]:
+    rows: list[tuple[str, str, dict[str, Any]]] = []
+    all_row: dict[str, Any] = {"n": result.judgments.queries, **result.aggregate}
+    rows.append(("", "all", all_row))
+    for field_name, groups in result.groups.items():
+        for value, row in groups.items():
+            rows.append((field_name, value, row))
+    return rows
+
+
+def render_terminal(
+    result: EvaluationResult,
+    console: Console | None = None,
+    *,
+    digits: int | None = None,
+    per_query: bool | None = None,
+) -> None:
+    """Print the report with rich tables: header, aggregate/groups, per-query, no-answer."""
+    from rich.console import Console
+    from rich.table import Table
+
+    console = console or Console()
+    d = default_digits(result.judgments.queries) if digits is None else digits
+    for line in header_lines(result):
+        console.print(line, highlight=False, markup=False)
+    console.print()
+
+    group_label = " / ".join(result.groups) if result.groups else "group"
+    table = Table(show_edge=False, pad_edge=False, box=None, header_style="bold")
+    table.add_column(group_label)
+    table.add_column("n", justify="right")
+    for m in result.metrics:
+        table.add_column(m, justify="right")
+    for field_name, value, row in _group_rows(result):
+        label = value if len(result.groups) <= 1 or not field_name else f"{field_name}={value}"
+        table.add_row(label, str(row["n"]), *(fmt(row.get(m), d) for m in result.metrics))
+    console.print(table)
+
+    show = per_query if per_query is not None else len(result.per_query) <= PER_QUERY_DEFAULT_LIMIT
+    if show and result.per_query:
+        console.print()
+        fields = [f for f in ("language", "query_class") if f in result.per_query[0]]
+        pq = Table(show_edge=False, pad_edge=False, box=None, header_style="bold")
+        pq.add_column("query")
+        for f in fields:
+            pq.add_column(f)
+        pq.add_column("rank", justify="right")
+        for m in result.metrics:
+            pq.add_column(m, justify="right")
+        pq.add_column("text", overflow="fold")
+        for row in result.per_query:
+            rank = row.get("first_rel_rank")
+            pq.add_row(
+                row["query_id"],
+                *(str(row.get(f, "")) for f in fields),
+                "-" if rank is None else str(rank),
+                *(fmt(row.get(m), d) for m in result.metrics),
+                row.get("text", ""),
+            )
+        console.print(pq)
+    if result.no_answer:
+        console.print()
+        console.print(
+            f"no-answer queries ({len(result.no_answer)}), not in the scores above:",
+            highlight=False,
+        )
+        for row in result.no_answer:
+            got = (
+                "returned nothing"
+                if not row.get("returned")
+                else f"returned {row['returned']}, top {row['top_doc']}"
+                + (f" (score {row['top_score']:.3g})" if row.get("top_score") is not None else "")
+            )
+            console.print(f"  {row['query_id']}  {got}  {row.get('text', '')}", highlight=False)
+
+
+def render_markdown(result: EvaluationResult, *, digits: int | None = None) -> str:
+    """A compact Markdown report (for a pull-request comment or a log)."""
+    d = default_digits(result.judgments.queries) if digits is None else digits
+    out = [f"### assay: {result.run.name} on {result.judgments.name}", ""]
+    out += [f"- {line}" for line in header_lines(result)]
+    out.append("")
+    label = " / ".join(result.groups) if result.groups else "group"
+    out.append("| " + " | ".join([label, "n", *result.metrics]) + " |")
+    out.append("|" + "|".join(["---", "---:"] + ["---:"] * len(result.metrics)) + "|")
+    for field_name, value, row in _group_rows(result):
+        name = value if len(result.groups) <= 1 or not field_name else f"{field_name}={value}"
+        cells = [name, str(row["n"]), *(fmt(row.get(m), d) for m in result.metrics)]
+        out.append("| " + " | ".join(cells) + " |")
+    if result.no_answer:
+        out.append("")
+        out.append(f"{len(result.no_answer)} no-answer queries reported apart from the scores.")
+    return "\n".join(out) + "\n"
+
+
+def render_csv(result: EvaluationResult) -> str:
+    """Per-query rows as CSV, full precision (one column per metric)."""
+    buf = io.StringIO()
+    fixed = {"query_id", "text", "first_rel_rank", "in_run", *result.metrics}
+    meta: list[str] = []
+    for row in result.per_query:
+        meta += [key for key in row if key not in fixed and key not in meta]
+    cols = ["query_id", *meta, "first_rel_rank", "in_run", *result.metrics, "text"]
+    writer = csv.DictWriter(buf, fieldnames=cols, extrasaction="ignore", lineterminator="\n")
+    writer.writeheader()
+    for row in result.per_query:
+        writer.writerow({c: ("" if row.get(c) is None else row.get(c)) for c in cols})
+    return buf.getvalue()
+
+
+def render_json(result: EvaluationResult) -> str:
+    """The result file: every number, full precision."""
+    return result.to_json()

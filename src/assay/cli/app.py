@@ -72,7 +72,7 @@ def main(argv: list[str] | None = None) -> None:
 
     _load_commands()
     try:
-        app(args=argv, standalone_mode=False, prog_name="assay")
+        rc = app(args=argv, standalone_mode=False, prog_name="assay")
     except AssayError as exc:
         raise SystemExit(_report(exc)) from None
     except typer.Exit as exc:
@@ -88,7 +88,7 @@ def main(argv: list[str] | None = None) -> None:
         if isinstance(exc, click.exceptions.Abort):
             raise SystemExit(130) from None
         raise
-    raise SystemExit(0)
+    raise SystemExit(rc if isinstance(rc, int) else 0)
 
 
 def _report(exc: Exception) -> int:

@@ -1,1 +1,6 @@
-"""assay.judgments."""
+"""assay.judgments: judgment sets (queries + graded judgments), readers and validation."""
+
+from assay.judgments.load import FORMATS, detect_format, load_judgments
+from assay.judgments.models import JudgmentSet, Query
+
+__all__ = ["FORMATS", "JudgmentSet", "Query", "detect_format", "load_judgments"]

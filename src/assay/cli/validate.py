@@ -1,0 +1,108 @@
+"""``assay validate``: check judgment sets, runs and corpora without evaluating."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from assay.cli.app import app
+
+OUTPUT_FORMATS = ("table", "json")
+
+
+@app.command()
+def validate(
+    files: Annotated[
+        list[Path],
+        typer.Argument(help="Judgment sets (JSONL, CSV, JSON, TREC, BEIR folder), runs, corpora."),
+    ],
+    judgments_format: Annotated[
+        str | None,
+        typer.Option(
+            "--judgments-format", help="jsonl, csv, json, trec or beir (default: detect)."
+        ),
+    ] = None,
+    queries: Annotated[
+        Path | None, typer.Option("--queries", help="Queries file of TREC qrels (TSV or JSONL).")
+    ] = None,
+    split: Annotated[str, typer.Option("--split", help="BEIR split.")] = "test",
+    corpus: Annotated[
+        Path | None,
+        typer.Option("--corpus", help="Corpus (JSONL or BEIR folder): judged doc ids must exist."),
+    ] = None,
+    kind: Annotated[
+        str | None, typer.Option("--kind", help="judgments, run or corpus (default: detect).")
+    ] = None,
+    output: Annotated[str, typer.Option("--format", help="table or json.")] = "table",
+) -> None:
+    """Check files and print a summary of each; exit 2 when any has problems."""
+    from assay.cli.common import validate_choice
+    from assay.judgments.load import FORMATS
+    from assay.judgments.validate import KINDS, corpus_ids_of, validate_path
+
+    validate_choice("--format", output, OUTPUT_FORMATS)
+    if kind is not None:
+        validate_choice("--kind", kind, KINDS)
+    if judgments_format is not None:
+        validate_choice("--judgments-format", judgments_format, FORMATS)
+    ids = corpus_ids_of(corpus) if corpus is not None else None
+    reports = [
+        validate_path(
+            f,
+            kind=kind,
+            judgments_format=judgments_format,
+            queries=queries,
+            split=split,
+            corpus_ids=ids,
+        )
+        for f in files
+    ]
+    if output == "json":
+        import json
+
+        typer.echo(json.dumps(reports, indent=2, ensure_ascii=False))
+    else:
+        _print_tables(reports)
+    failed = [r["path"] for r in reports if not r["ok"]]
+    if failed:
+        from assay.errors import AssayError
+
+        # An AssayError (not typer.Exit) so that main() exits with code 2.
+        raise AssayError(f"{len(failed)} of {len(reports)} file(s) failed validation")
+
+
+def _print_tables(reports: list[dict[str, Any]]) -> None:
+    from rich.console import Console
+    from rich.markup import escape
+    from rich.table import Table
+
+    out = Console(highlight=False, soft_wrap=True)
+    err = Console(stderr=True, highlight=False, soft_wrap=True)
+    for report in reports:
+        if not report["ok"]:
+            err.print(
+                f"[bold red]error:[/bold red] {escape(report['path'])} "
+                f"({report['kind'] or 'unknown kind'}): {len(report['problems'])} problem(s)"
+            )
+            for problem in report["problems"]:
+                err.print(f"  {escape(problem)}")
+            if report["truncated"]:
+                err.print(f"  ... stopped after {len(report['problems'])} problems")
+            continue
+        table = Table(title=f"{report['path']} ({report['kind']}): OK", show_header=False)
+        table.add_column("field")
+        table.add_column("value")
+        summary = report["summary"]
+        for key, value in summary.items():
+            if key in ("path", "warnings"):
+                continue
+            if isinstance(value, dict):
+                value = ", ".join(f"grade {k}: {v}" for k, v in value.items()) or "-"
+            elif isinstance(value, list):
+                value = ", ".join(map(str, value)) or "-"
+            table.add_row(key.replace("_", " "), escape(str(value)))
+        out.print(table)
+        for warning in summary.get("warnings", []):
+            out.print(f"[yellow]warning:[/yellow] {escape(warning)}")

@@ -1,0 +1,259 @@
+"""Shared checks and assembly of a :class:`JudgmentSet` from parsed rows.
+
+Row-wise formats (JSONL, JSON list, known-item CSV) feed a :class:`Collector`
+one query and one judgment at a time; tabular formats (TREC, BEIR) check a
+whole qrels frame at once with :func:`check_qrels_frame`. Both end in
+:func:`assemble`, which decides which queries are no-answer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from assay.errors import ProblemLog
+from assay.judgments.models import LABEL_SOURCES, JudgmentSet
+
+_GRADE_HINT = "write a whole number >= 0, e.g. 0, 1 or 2"
+
+
+@dataclass
+class QueryRecord:
+    """One parsed query: ``no_answer`` is True when the file marks it so."""
+
+    query_id: str
+    text: str
+    line: int | None
+    no_answer: bool = False
+    metadata: dict[str, str | None] = field(default_factory=dict)
+
+
+def is_grade(value: Any) -> bool:
+    """True for a JSON grade: an ``int`` >= 0 that is not a ``bool``."""
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+class Collector:
+    """Collect queries and judgments row by row, checking each as it comes."""
+
+    def __init__(
+        self,
+        log: ProblemLog,
+        corpus_ids: Collection[str] | None = None,
+        text_field: str = "query",
+        id_field: str = "query_id",
+    ) -> None:
+        self.log = log
+        self.corpus_ids = corpus_ids
+        self.text_field = text_field
+        self.id_field = id_field
+        self.queries: list[QueryRecord] = []
+        self._query_line: dict[str, int | None] = {}
+        self._pair_line: dict[tuple[str, str], int | None] = {}
+        self.judgments: list[tuple[str, str, int, int | None]] = []
+
+    def add_query(self, rec: QueryRecord) -> bool:
+        """Check and keep one query; False when its id was already seen."""
+        if rec.query_id in self._query_line:
+            first = self._query_line[rec.query_id]
+            self.log.add(
+                rec.line,
+                f"duplicate query_id {rec.query_id!r} (first seen on line {first})",
+                field=self.id_field,
+                hint="give every query its own id, or merge the two entries",
+            )
+            return False
+        self._query_line[rec.query_id] = rec.line
+        if not rec.text.strip():
+            self.log.add(
+                rec.line,
+                f"empty query text for {rec.query_id!r}",
+                field=self.text_field,
+                hint="write the query as users would type it",
+            )
+        check_source(rec.metadata.get("source"), rec.line, self.log)
+        self.queries.append(rec)
+        return True
+
+    def add_judgment(
+        self, query_id: str, doc_id: str, grade: int, line: int | None, field: str
+    ) -> None:
+        """Check and keep one judgment (duplicates and unknown doc ids are errors)."""
+        key = (query_id, doc_id)
+        if key in self._pair_line:
+            self.log.add(
+                line,
+                f"duplicate judgment of doc {doc_id!r} for query {query_id!r} "
+                f"(first seen on line {self._pair_line[key]})",
+                field=field,
+                hint="keep one grade per document and query",
+            )
+            return
+        self._pair_line[key] = line
+        if not doc_id.strip():
+            self.log.add(
+                line,
+                f"empty doc id for query {query_id!r}",
+                field=field,
+                hint="write the id of a document of the corpus",
+            )
+            return
+        if self.corpus_ids is not None and doc_id not in self.corpus_ids:
+            self.log.add(
+                line,
+                f"doc id {doc_id!r} (query {query_id!r}) is not in the corpus",
+                field=field,
+                hint="fix the id or add the document to the corpus",
+            )
+        self.judgments.append((query_id, doc_id, grade, line))
+
+    def check_positives(self, mark_hint: str) -> None:
+        """Every query needs a positive judgment or an explicit no-answer mark."""
+        positive = {q for q, _, g, _ in self.judgments if g >= 1}
+        for rec in self.queries:
+            if rec.no_answer and rec.query_id in positive:
+                self.log.add(
+                    rec.line,
+                    f"query {rec.query_id!r} is marked no-answer but has a relevant doc",
+                    field="no_answer",
+                    hint="remove the no-answer mark or the grades >= 1",
+                )
+            elif not rec.no_answer and rec.query_id not in positive:
+                self.log.add(
+                    rec.line,
+                    f"query {rec.query_id!r} has no relevant doc (no grade >= 1)",
+                    hint=f"add a relevant doc, or {mark_hint}",
+                )
+
+    def frames(self) -> tuple[pd.DataFrame, pd.DataFrame]:
+        """The queries and qrels frames of what was collected."""
+        rows = []
+        for rec in self.queries:
+            rows.append(
+                {
+                    "query_id": rec.query_id,
+                    "text": rec.text,
+                    "no_answer": rec.no_answer,
+                    "line": rec.line,
+                }
+                | rec.metadata
+            )
+        queries = pd.DataFrame(
+            rows, columns=None if rows else ["query_id", "text", "no_answer", "line"]
+        )
+        qrels = pd.DataFrame(
+            [(q, d, g) for q, d, g, _ in self.judgments],
+            columns=["query_id", "doc_id", "grade"],
+        )
+        return queries, qrels
+
+
+def check_source(value: str | None, line: int | None, log: ProblemLog) -> None:
+    """``source`` must be one of :data:`LABEL_SOURCES` when present."""
+    if value is not None and value not in LABEL_SOURCES:
+        log.add(
+            line,
+            f"invalid source {value!r}",
+            field="source",
+            hint=f"use one of {', '.join(LABEL_SOURCES)}",
+        )
+
+
+def check_qrels_frame(
+    frame: pd.DataFrame,
+    log: ProblemLog,
+    corpus_ids: Collection[str] | None,
+    *,
+    grade_field: str = "grade",
+    doc_field: str = "doc_id",
+) -> pd.DataFrame:
+    """Vectorised checks of a qrels frame with ``query_id, doc_id, grade (str), line``.
+
+    Reports grades that are not non-negative integers, duplicate (query, doc)
+    pairs and doc ids missing from ``corpus_ids``; returns ``query_id, doc_id,
+    grade (int64), line`` without the bad rows.
+    """
+    grade_ok = frame["grade"].str.fullmatch(r"\d+").fillna(False).to_numpy(bool)
+    for line, value in zip(
+        frame["line"].to_numpy()[~grade_ok], frame["grade"][~grade_ok], strict=True
+    ):
+        log.add(
+            int(line),
+            f"grade {value!r} is not a non-negative integer",
+            field=grade_field,
+            hint=_GRADE_HINT,
+        )
+    dup = frame.duplicated(["query_id", "doc_id"], keep="first").to_numpy(bool)
+    if dup.any():
+        first = frame.drop_duplicates(["query_id", "doc_id"]).set_index(["query_id", "doc_id"])[
+            "line"
+        ]
+        for q, d, line in frame.loc[dup, ["query_id", "doc_id", "line"]].itertuples(index=False):
+            log.add(
+                int(line),
+                f"duplicate judgment of doc {d!r} for query {q!r} "
+                f"(first seen on line {int(first[(q, d)])})",
+                field=doc_field,
+                hint="keep one grade per document and query",
+            )
+    keep = grade_ok & ~dup
+    if corpus_ids is not None:
+        known = isin(frame["doc_id"], corpus_ids)
+        for q, d, line in frame.loc[keep & ~known, ["query_id", "doc_id", "line"]].itertuples(
+            index=False
+        ):
+            log.add(
+                int(line),
+                f"doc id {d!r} (query {q!r}) is not in the corpus",
+                field=doc_field,
+                hint="fix the id or add the document to the corpus",
+            )
+    out = frame.loc[keep, ["query_id", "doc_id", "grade", "line"]].reset_index(drop=True)
+    return out.assign(grade=out["grade"].astype("int64"))
+
+
+def isin(values: Any, allowed: Any) -> np.ndarray:
+    """Boolean mask: which ``values`` (strings) are in ``allowed`` (pyarrow compute)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if not isinstance(allowed, pa.Array):
+        allowed = pa.array(list(allowed), type=pa.string())
+    arr = pa.array(getattr(values, "array", values), type=pa.string())
+    return pc.is_in(arr, value_set=allowed).to_numpy(zero_copy_only=False)
+
+
+def assemble(
+    queries: pd.DataFrame,
+    qrels: pd.DataFrame,
+    *,
+    name: str,
+    path: str | None,
+    format: str,
+    warnings: list[str] | None = None,
+    unmarked_no_answer: bool = False,
+) -> JudgmentSet:
+    """Build the set from a ``query_id`` column frame and a qrels frame.
+
+    With ``unmarked_no_answer`` (TREC, BEIR: formats that cannot mark a query),
+    queries with no grade >= 1 become no-answer and one warning counts them.
+    """
+    warnings = list(warnings or [])
+    queries = queries.set_index("query_id")
+    qrels = qrels[["query_id", "doc_id", "grade"]].astype({"grade": "int64"})
+    qrels = qrels.reset_index(drop=True)
+    if unmarked_no_answer:
+        positive = qrels.loc[qrels["grade"] >= 1, "query_id"]
+        unmarked = ~isin(queries.index, positive.unique())
+        if unmarked.any():
+            warnings.append(
+                f"{int(unmarked.sum())} queries have no relevant doc (no grade >= 1) and are "
+                "counted as no-answer (excluded from ranking metrics)"
+            )
+        queries = queries.assign(no_answer=queries["no_answer"].to_numpy(bool) | unmarked)
+    queries = queries.assign(no_answer=queries["no_answer"].astype(bool))
+    return JudgmentSet(queries, qrels, name=name, path=path, format=format, warnings=warnings)

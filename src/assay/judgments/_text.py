@@ -1,0 +1,65 @@
+"""Bytes to text for judgment files: gzip, UTF-8 BOM, CRLF and undecodable bytes.
+
+Every reader goes through :func:`read_text` so that a byte-order mark, Windows
+line ends and gzip compression are handled the same way in every format, and a
+byte that is not UTF-8 is reported with its 1-based physical line.
+"""
+
+from __future__ import annotations
+
+import gzip
+from pathlib import Path
+
+from assay.errors import ProblemLog
+
+_BOM = b"\xef\xbb\xbf"
+
+
+def read_bytes(path: str | Path) -> bytes:
+    """Raw bytes of ``path``, decompressed when the file is gzip (by magic number)."""
+    data = Path(path).read_bytes()
+    if data[:2] == b"\x1f\x8b":
+        data = gzip.decompress(data)
+    if data.startswith(_BOM):
+        data = data[len(_BOM) :]
+    return data
+
+
+def decode(data: bytes, log: ProblemLog, path: str | None = None) -> str | None:
+    """Decode UTF-8 bytes; report every line holding undecodable bytes.
+
+    Returns ``None`` (after recording problems) when the bytes are not UTF-8.
+    """
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        pass
+    for number, raw in enumerate(data.split(b"\n"), start=1):
+        try:
+            raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            log.add(
+                number,
+                f"bytes that are not UTF-8 at column {exc.start + 1} "
+                f"({raw[exc.start : exc.end]!r})",
+                hint="save the file as UTF-8",
+                path=path,
+            )
+    return None
+
+
+def split_lines(text: str) -> list[str]:
+    """Physical lines of ``text`` (``\\n`` separated, trailing ``\\r`` dropped).
+
+    Unlike :meth:`str.splitlines`, only ``\\n`` ends a line, so line numbers
+    match what an editor shows even when a value holds other separators.
+    """
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return [line[:-1] if line.endswith("\r") else line for line in lines]
+
+
+def read_text(path: str | Path, log: ProblemLog) -> str | None:
+    """Read and decode ``path``; ``None`` when it is not UTF-8 (problems logged)."""
+    return decode(read_bytes(path), log, str(path))

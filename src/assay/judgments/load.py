@@ -1,0 +1,153 @@
+"""``load_judgments``: read any supported judgment format into a :class:`JudgmentSet`.
+
+Formats: ``jsonl`` (seed 000 qrels), ``csv`` (seed 003 known-item questions),
+``json`` (seed 001 list, English or French keys), ``trec`` (qrels, optional
+queries file) and ``beir`` (folder). Every problem found is collected (up to
+:data:`assay.errors.MAX_PROBLEMS`) and raised as one :class:`InputError`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from pathlib import Path
+from typing import Any
+
+from assay.errors import InputError, Problem, ProblemLog, UsageError, collecting
+from assay.judgments._build import assemble
+from assay.judgments.models import JudgmentSet
+
+FORMATS = ("jsonl", "csv", "json", "trec", "beir")
+_EXTENSIONS = {
+    ".jsonl": "jsonl",
+    ".ndjson": "jsonl",
+    ".csv": "csv",
+    ".json": "json",
+    ".tsv": "trec",
+    ".qrels": "trec",
+}
+
+
+def detect_format(path: str | Path) -> str:
+    """Guess the format of ``path`` from its extension, then from its first bytes.
+
+    A folder is BEIR. ``.gz`` is looked through. Text that starts with ``[`` is a
+    JSON list, ``{`` JSONL, a line with commas and a ``question``/``query`` header
+    CSV, anything else TREC qrels.
+    """
+    from assay.judgments._text import read_bytes
+
+    p = Path(path)
+    if p.is_dir():
+        return "beir"
+    suffixes = [s.lower() for s in p.suffixes if s.lower() != ".gz"]
+    if suffixes and suffixes[-1] in _EXTENSIONS and suffixes[-1] != ".tsv":
+        return _EXTENSIONS[suffixes[-1]]
+    head = read_bytes(p)[:4096].decode("utf-8", errors="replace").lstrip()
+    if head.startswith("["):
+        return "json"
+    if head.startswith("{"):
+        return "jsonl"
+    first = head.split("\n", 1)[0]
+    if "," in first and not first.strip().startswith("#") and len(first.split()) != 4:
+        return "csv"
+    return "trec"
+
+
+def load_judgments(
+    path: str | Path,
+    format: str | None = None,
+    *,
+    queries: str | Path | None = None,
+    split: str = "test",
+    corpus_ids: Collection[str] | None = None,
+    name: str | None = None,
+) -> JudgmentSet:
+    """Read and validate a judgment set.
+
+    ``format`` overrides detection (one of :data:`FORMATS`). ``queries`` is the
+    queries file of TREC qrels; ``split`` the BEIR split; with ``corpus_ids`` every
+    judged doc id must be one of them. ``name`` defaults to the file stem (folder
+    name for BEIR). Raises :class:`InputError` listing every problem found
+    (file, line, field, hint) and :class:`UsageError` for a bad argument.
+    """
+    p = Path(path)
+    if not p.exists():
+        raise InputError([Problem(str(p), None, "file not found", hint="check the path")])
+    fmt = (format or detect_format(p)).lower()
+    if fmt not in FORMATS:
+        raise UsageError(f"unknown judgments format {fmt!r}; use one of {', '.join(FORMATS)}")
+    if fmt == "beir" and not p.is_dir():
+        raise UsageError(f"{p} is not a folder; a BEIR set is a folder with qrels/<split>.tsv")
+    if fmt != "beir" and p.is_dir():
+        raise UsageError(f"{p} is a folder; use --judgments-format beir or name a file")
+    if queries is not None and fmt != "trec":
+        raise UsageError("a queries file is only used with TREC qrels (format 'trec')")
+    ids = (
+        None
+        if corpus_ids is None
+        else (corpus_ids if isinstance(corpus_ids, set | frozenset) else set(corpus_ids))
+    )
+    set_name = name or (p.name if fmt == "beir" else _stem(p))
+    common = {"name": set_name, "path": str(p), "format": fmt}
+    with collecting(p) as log:
+        if fmt == "beir":
+            from assay.judgments.beir import parse_beir
+
+            parsed = parse_beir(p, log, split=split, corpus_ids=ids)
+            if parsed is None:
+                log.raise_if_any()
+            queries_frame, qrels, warnings = parsed
+            log.raise_if_any()
+            return assemble(
+                queries_frame, qrels, warnings=warnings, unmarked_no_answer=True, **common
+            )
+        if fmt == "trec":
+            return _load_trec(p, log, queries, ids, common)
+        from assay.judgments._text import read_text
+
+        text = read_text(p, log)
+        if text is None:
+            log.raise_if_any()
+        if fmt == "jsonl":
+            from assay.judgments.jsonl import parse_jsonl as parse
+        elif fmt == "json":
+            from assay.judgments.jsonlist import parse_json_list as parse
+        else:
+            from assay.judgments.knownitem import parse_known_item_csv as parse
+        queries_frame, qrels = parse(text, log, ids)
+        log.raise_if_any()
+        return assemble(queries_frame, qrels, **common)
+    raise AssertionError("unreachable")  # pragma: no cover - collecting always raises
+
+
+def _load_trec(
+    p: Path,
+    log: ProblemLog,
+    queries: str | Path | None,
+    ids: Collection[str] | None,
+    common: dict[str, Any],
+) -> JudgmentSet:
+    from assay.judgments._text import read_bytes
+    from assay.judgments.trec import parse_trec_qrels, queries_from_qrels, read_queries_file
+
+    qrels = parse_trec_qrels(read_bytes(p), log, ids)
+    texts = None
+    if queries is not None:
+        if not Path(queries).is_file():
+            log.add(None, "queries file not found", path=str(queries), hint="check the path")
+        else:
+            texts = read_queries_file(queries, log)
+    if log:
+        log.raise_if_any()
+    frame, warnings = queries_from_qrels(
+        qrels, log, texts, None if queries is None else str(queries), text_required=True
+    )
+    log.raise_if_any()
+    return assemble(frame, qrels, warnings=warnings, unmarked_no_answer=True, **common)
+
+
+def _stem(p: Path) -> str:
+    name = p.name
+    if name.lower().endswith(".gz"):
+        name = name[:-3]
+    return Path(name).stem

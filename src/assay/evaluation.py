@@ -149,9 +149,9 @@ def score_run(
             path=info.get("path", run.path),
             system=info.get("system"),
             corpus_version=info.get("corpus_version"),
-            queries_in_run=len(run.query_ids),
+            queries_in_run=info.get("queries_asked", len(run.query_ids)),
             ignored_queries=table.ignored_queries,
-            missing_queries=table.missing_queries,
+            missing_queries=0 if "queries_asked" in info else table.missing_queries,
             tied_pairs_at_cutoff=table.tied_pairs_at_cutoff,
             failed_queries=sorted(failed),
             **{k: v for k, v in info.items() if k in ("latency_ms", "k", "config_hash")},
@@ -256,11 +256,14 @@ def run_live(
     info["config_hash"] = config_hash(system.config)
     info["k"] = k
     if run_system is None:
-        run, failed = _simple_run(system, judgments, k)
+        run, failed, asked = _simple_run(system, judgments, k)
         info["failed_query_ids"] = failed
+        info["queries_asked"] = asked
         return run, info
     outcome = run_system(system, judgments, k, progress=progress, **kwargs)
     info["failed_query_ids"] = [f.query_id for f in outcome.failures]
+    # every query was asked: an empty answer is an empty list, not a missing query
+    info["queries_asked"] = outcome.queries - len(outcome.failures)
     info["corpus_version"] = getattr(outcome, "corpus_version", None)
     latency = getattr(outcome, "latency_ms", None)
     if latency is not None:
@@ -268,24 +271,28 @@ def run_live(
     return outcome.run, info
 
 
-def _simple_run(system: Any, judgments: JudgmentSet, k: int) -> tuple[Run, list[str]]:
+def _simple_run(system: Any, judgments: JudgmentSet, k: int) -> tuple[Run, list[str], int]:
     from assay.runs.models import Run
 
     ranking: dict[str, list[tuple[str, float] | str]] = {}
     failed: list[str] = []
+    asked = 0
     for query in judgments:
         try:
             hits = system.search(query.text, k)
         except Exception:
             failed.append(query.query_id)
             continue
+        asked += 1
         ranking[query.query_id] = [
             (h.doc_id, h.score) if h.score is not None else h.doc_id for h in hits
         ]
-    return Run.from_dict(ranking, name=system.name), failed
+    return Run.from_dict(ranking, name=system.name), failed, asked
 
 
 def _no_answer_rows(run: Run, judgments: JudgmentSet, ties: str) -> list[dict[str, Any]]:
+    from assay.runs.models import Run
+
     ids = judgments.no_answer_ids
     if not ids:
         return []

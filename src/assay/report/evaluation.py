@@ -53,7 +53,7 @@ def header_lines(result: EvaluationResult) -> list[str]:
     counts = [
         f"{r.queries_in_run} queries in run",
         f"{r.missing_queries} judged queries missing",
-        f"{r.ignored_queries} run queries not scored",
+        f"{r.ignored_queries} run queries not scored (no-answer or not judged)",
     ]
     if r.failed_queries:
         counts.append(f"{len(r.failed_queries)} FAILED system calls (not scored)")
@@ -90,7 +90,7 @@ def render_terminal(
     console = console or Console()
     d = default_digits(result.judgments.queries) if digits is None else digits
     for line in header_lines(result):
-        console.print(line, highlight=False, markup=False)
+        console.print(line, highlight=False, markup=False, soft_wrap=True)
     console.print()
 
     group_label = " / ".join(result.groups) if result.groups else "group"

@@ -1,0 +1,182 @@
+"""The versioned comparison result that every comparison renderer reads.
+
+Deltas are always **candidate minus baseline**. ``p_adjusted`` is Holm-adjusted
+across all candidate x metric comparisons of the report (slices form their own
+Holm family); ``verdict`` is decided on ``p_adjusted`` at ``alpha``.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+COMPARISON_SCHEMA_VERSION = "1"
+
+Verdict = Literal["better", "worse", "no detectable difference"]
+BETTER: Verdict = "better"
+WORSE: Verdict = "worse"
+NO_DIFFERENCE: Verdict = "no detectable difference"
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def _assay_version() -> str:
+    from assay import __version__
+
+    return __version__
+
+
+class SystemInfo(BaseModel):
+    """One compared system (a run or a result file)."""
+
+    name: str
+    run_name: str
+    path: str | None = None
+    judgments_version: str
+    queries: int = Field(description="per-query rows in the system's result")
+    unpaired: int = Field(0, description="rows dropped because another system lacks the query")
+
+
+class QueryDelta(BaseModel):
+    """One query's change between baseline and a candidate on one metric."""
+
+    query_id: str
+    text: str = ""
+    baseline: float
+    candidate: float
+    delta: float
+    baseline_rank: int | None = Field(None, description="first_rel_rank in the baseline")
+    candidate_rank: int | None = Field(None, description="first_rel_rank in the candidate")
+
+
+class Stat(BaseModel):
+    """Delta, interval, test and verdict of one paired comparison."""
+
+    candidate: str
+    metric: str
+    n: int
+    baseline_mean: float
+    candidate_mean: float
+    delta: float
+    ci_low: float
+    ci_high: float
+    p_value: float
+    p_adjusted: float
+    effect_size: float | None
+    verdict: Verdict
+    wins: int = Field(description="queries where the candidate scores higher")
+    losses: int = Field(description="queries where the candidate scores lower")
+    ties: int
+
+
+class MetricComparison(Stat):
+    """A candidate vs the baseline on one metric over all paired queries."""
+
+    top_losses: list[QueryDelta] = Field(default_factory=list)
+    top_gains: list[QueryDelta] = Field(default_factory=list)
+
+
+class SliceComparison(Stat):
+    """The same comparison restricted to queries whose ``field`` has ``value``."""
+
+    field: str
+    value: str
+
+
+class PowerEstimate(BaseModel):
+    """What this query set can detect for one candidate x metric (normal approx.)."""
+
+    candidate: str
+    metric: str
+    n: int
+    sd_diff: float = Field(description="sd (ddof 1) of the paired per-query differences")
+    min_detectable_delta: float | None = Field(
+        None, description="smallest true difference detected at alpha 0.05 with power 0.8"
+    )
+    target_delta: float = 0.02
+    queries_needed: int = Field(description="queries needed to detect target_delta")
+
+
+class PairedQuery(BaseModel):
+    """One paired query: every system's value on every metric, and the deltas."""
+
+    query_id: str
+    text: str = ""
+    slices: dict[str, str | None] = Field(default_factory=dict)
+    values: dict[str, dict[str, float]] = Field(description="system -> metric -> value")
+    deltas: dict[str, dict[str, float]] = Field(description="candidate -> metric -> delta")
+    first_rel_rank: dict[str, int | None] = Field(default_factory=dict)
+
+
+class Settings(BaseModel):
+    """How the comparison was computed."""
+
+    test: str
+    alpha: float
+    seed: int
+    n_permutations: int
+    n_resamples: int
+    ci_method: str
+    confidence: float = 0.95
+    adjustment: str = "holm"
+    by: list[str] = Field(default_factory=list)
+    p_value_method: str = Field("", description="how the test's p-value was obtained")
+    power_method: str = "normal approximation, alpha 0.05, power 0.8"
+
+
+class ComparisonResult(BaseModel):
+    """Statistics comparing candidate systems with a baseline on shared queries."""
+
+    model_config = ConfigDict(extra="allow")
+
+    schema_version: str = COMPARISON_SCHEMA_VERSION
+    kind: Literal["comparison"] = "comparison"
+    assay_version: str = Field(default_factory=_assay_version)
+    created_at: str = Field(default_factory=_now)
+    judgments_name: str
+    judgments_version: str
+    version_mismatch: bool = False
+    baseline: str
+    systems: list[SystemInfo]
+    metrics: list[str]
+    n_queries: int = Field(description="queries present in every system (the paired set)")
+    settings: Settings
+    comparisons: list[MetricComparison]
+    slices: list[SliceComparison] = Field(default_factory=list)
+    power: list[PowerEstimate] = Field(default_factory=list)
+    per_query: list[PairedQuery] = Field(default_factory=list)
+    warnings: list[str] = Field(default_factory=list)
+
+    @property
+    def candidates(self) -> list[str]:
+        """Names of the non-baseline systems, in input order."""
+        return [s.name for s in self.systems if s.name != self.baseline]
+
+    def to_json(self, indent: int | None = 2) -> str:
+        """Serialise to JSON (every number)."""
+        return self.model_dump_json(indent=indent)
+
+    @classmethod
+    def from_file(cls, path: str | Path) -> ComparisonResult:
+        """Read a comparison written by :meth:`to_json`."""
+        from assay.errors import InputError, Problem
+
+        text = Path(path).read_text(encoding="utf-8")
+        try:
+            return cls.model_validate_json(text)
+        except ValueError as exc:
+            raise InputError(
+                [Problem(str(path), None, f"not an assay comparison file: {exc}")]
+            ) from None
+
+    def summary(self) -> dict[str, Any]:
+        """``{candidate: {metric: verdict}}``, for gates and quick checks."""
+        out: dict[str, dict[str, str]] = {}
+        for c in self.comparisons:
+            out.setdefault(c.candidate, {})[c.metric] = c.verdict
+        return out

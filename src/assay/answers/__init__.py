@@ -1,1 +1,41 @@
-"""assay.answers."""
+"""Grounded-answer evaluation: status, provenance, claim support, citations, refusals, numbers.
+
+``load_cases`` reads and validates a cases file, ``score_cases`` scores it into
+an :class:`AnswersResult`, ``collect_cases`` builds cases from a live system,
+``extract_numbers`` reads the numbers an answer states.
+"""
+
+from __future__ import annotations
+
+from assay.answers.load import load_cases
+from assay.answers.models import (
+    AnswerCase,
+    CaseSet,
+    Claim,
+    ClaimSupport,
+    ExpectedValue,
+    GroundedResponse,
+    ProvenanceCheck,
+)
+from assay.answers.numbers import ExtractedNumber, check_numbers, extract_numbers
+from assay.answers.result import AnswersResult, Score
+from assay.answers.score import read_corpus_ids, score_case, score_cases
+
+__all__ = [
+    "AnswerCase",
+    "AnswersResult",
+    "CaseSet",
+    "Claim",
+    "ClaimSupport",
+    "ExpectedValue",
+    "ExtractedNumber",
+    "GroundedResponse",
+    "ProvenanceCheck",
+    "Score",
+    "check_numbers",
+    "extract_numbers",
+    "load_cases",
+    "read_corpus_ids",
+    "score_case",
+    "score_cases",
+]

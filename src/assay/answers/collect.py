@@ -1,0 +1,184 @@
+"""Collect responses from a live RAG function into cases ready for review.
+
+The user's function takes the question text (and, when it accepts a second
+argument, the query record: ``query_id``, ``text``, ``no_answer`` and the
+metadata) and returns either ``{"response": {...}, "retrieved_ids": [...]}`` or
+a ``(response, retrieved_ids)`` pair. ``response`` is a
+:class:`~assay.answers.models.GroundedResponse`, any pydantic model or a dict
+of the same shape; retrieved ids may be ids, hits or ``(id, score)`` pairs.
+
+Each written case expects ``declined`` for no-answer queries and ``answered``
+otherwise, names the positively judged documents as ``expected_ids`` and holds
+a support skeleton (``null`` per claim citation) for reviewers to fill in.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import inspect
+import json
+import os
+import sys
+import tempfile
+from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from assay.answers.load import KNOWN
+from assay.answers.models import GroundedResponse, dump_case
+from assay.errors import UsageError
+
+RagFunction = Callable[..., Any]
+
+
+def load_function(spec: str) -> RagFunction:
+    """Import ``module:function`` (or ``path/to/file.py:function``)."""
+    module_name, sep, attr = spec.rpartition(":")
+    if not sep or not module_name or not attr:
+        raise UsageError(f"--system {spec!r}: write module:function, e.g. my_rag:answer")
+    try:
+        if module_name.endswith(".py"):
+            path = Path(module_name)
+            if not path.is_file():
+                raise UsageError(f"--system {spec!r}: file {module_name} not found")
+            spec_ = importlib.util.spec_from_file_location(path.stem, path)
+            module = importlib.util.module_from_spec(spec_)  # type: ignore[arg-type]
+            spec_.loader.exec_module(module)  # type: ignore[union-attr]
+        else:
+            if os.getcwd() not in sys.path:
+                sys.path.insert(0, os.getcwd())
+            module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise UsageError(f"--system {spec!r}: cannot import {module_name}: {exc}") from None
+    function = getattr(module, attr, None)
+    if not callable(function):
+        raise UsageError(f"--system {spec!r}: {module_name} has no function {attr!r}")
+    return function
+
+
+def call_system(
+    function: RagFunction, question: str, record: Mapping[str, Any]
+) -> tuple[GroundedResponse, list[str]]:
+    """Call the user's function for one question; coerce what it returns."""
+    from pydantic import BaseModel, ValidationError
+
+    from assay.systems.base import coerce_hits
+
+    qid = record.get("query_id")
+    try:
+        args = (question, dict(record)) if _takes_record(function) else (question,)
+        output = function(*args)
+    except Exception as exc:
+        raise UsageError(f"query {qid}: the system failed: {type(exc).__name__}: {exc}") from None
+    if isinstance(output, Mapping) and "response" in output:
+        response, retrieved = output["response"], output.get("retrieved_ids", [])
+    elif isinstance(output, tuple | list) and len(output) == 2:
+        response, retrieved = output
+    else:
+        raise UsageError(
+            f"query {qid}: the system returned {type(output).__name__}; return "
+            '{"response": {...}, "retrieved_ids": [...]} or (response, retrieved_ids)'
+        )
+    if isinstance(response, BaseModel) and not isinstance(response, GroundedResponse):
+        response = response.model_dump()
+    try:
+        parsed = (
+            response
+            if isinstance(response, GroundedResponse)
+            else GroundedResponse.model_validate(response)
+        )
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "response"
+        raise UsageError(
+            f"query {qid}: the system's response is not a grounded response: "
+            f"{where}: {first['msg']}"
+        ) from None
+    try:
+        ids = [hit.doc_id for hit in coerce_hits(list(retrieved or []))]
+    except Exception as exc:
+        raise UsageError(f"query {qid}: cannot read retrieved ids: {exc}") from None
+    return parsed, list(dict.fromkeys(ids))
+
+
+def collect_cases(
+    function: RagFunction,
+    judgments: Any,
+    *,
+    on_case: Callable[[str], None] | None = None,
+) -> list[dict[str, Any]]:
+    """Run ``function`` on every query of a judgment set; return case dicts.
+
+    ``judgments`` is a :class:`~assay.judgments.models.JudgmentSet`; ``on_case``
+    is called with each query id once its case is built (progress bars).
+    """
+    qrels = judgments.qrels_dict()
+    cases: list[dict[str, Any]] = []
+    for query in judgments:
+        record = {
+            "query_id": query.query_id,
+            "text": query.text,
+            "no_answer": query.no_answer,
+            **query.metadata,
+        }
+        response, retrieved = call_system(function, query.text, record)
+        cases.append(build_case(query, response, retrieved, qrels.get(query.query_id, {})))
+        if on_case is not None:
+            on_case(query.query_id)
+    return cases
+
+
+def build_case(
+    query: Any, response: GroundedResponse, retrieved: list[str], judged: Mapping[str, int]
+) -> dict[str, Any]:
+    """One case awaiting review: expectations from the judgments, a support skeleton."""
+    case: dict[str, Any] = {
+        "case_id": query.query_id,
+        "query_id": query.query_id,
+        "question": query.text,
+        "expected_status": "declined" if query.no_answer else "answered",
+    }
+    positives = [doc for doc, grade in judged.items() if grade > 0]
+    if positives and not query.no_answer:
+        case["expected_ids"] = positives
+    case["retrieved_ids"] = retrieved
+    case["response"] = response.model_dump(mode="json")
+    case["support"] = {
+        str(i): {"judgments": dict.fromkeys(claim.citations), "judged_by": None}
+        for i, claim in enumerate(response.claims)
+    }
+    for key, value in query.metadata.items():
+        if key not in KNOWN and key not in case:
+            case[key] = value
+    return dump_case(case)
+
+
+def write_cases(cases: Iterable[Mapping[str, Any]], path: str | Path) -> Path:
+    """Write cases as JSONL atomically (a temporary file renamed into place)."""
+    text = "".join(json.dumps(case, ensure_ascii=False) + "\n" for case in cases)
+    return write_text_atomic(path, text)
+
+
+def write_text_atomic(path: str | Path, text: str) -> Path:
+    """Write UTF-8 ``text`` to ``path`` through a temporary file renamed into place."""
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
+            handle.write(text)
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return target
+
+
+def _takes_record(function: RagFunction) -> bool:
+    try:
+        params = list(inspect.signature(function).parameters.values())
+    except (TypeError, ValueError):
+        return False
+    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    return any(p.kind == p.VAR_POSITIONAL for p in params) or len(positional) >= 2

@@ -1,0 +1,134 @@
+"""The versioned result of scoring grounded answers (what every renderer reads).
+
+``AnswersResult`` is self-describing: it names the cases file and its content
+version, the corpus used for citation checks, each score with its numerator and
+denominator, the first failing layer of every case and the scores per group.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from assay.results import _assay_version, _now
+
+SCHEMA_VERSION = "1"
+
+#: Scores in report order: name -> (label, what it measures).
+SCORES: dict[str, tuple[str, str]] = {
+    "status_accuracy": ("status accuracy", "cases whose response status is the expected one"),
+    "provenance_pass_rate": ("provenance pass rate", "cases whose citations keep the contract"),
+    "claim_support_rate": ("claim support rate", "claims supported by a cited passage"),
+    "citation_validity": ("citation validity", "citations in the corpus and retrieved"),
+    "refusal_accuracy": ("refusal accuracy", "expected refusals that were declined"),
+    "false_refusal_rate": (
+        "false refusal rate",
+        "expected answers declined although the evidence was retrieved",
+    ),
+    "hallucination_rate": ("hallucination rate", "answers with at least one unsupported claim"),
+    "numeric_accuracy": ("numeric accuracy", "answers whose stated numbers all verify"),
+    "numbers_verified": ("numbers verified", "stated numbers that match an expected value"),
+    "evidence_hit_rate": ("evidence hit rate", "cases with expected evidence that retrieved any"),
+}
+#: Scores where lower is better (renderers mark them).
+LOWER_IS_BETTER = frozenset({"false_refusal_rate", "hallucination_rate"})
+
+#: Layers in the order a case is checked; the first that fails is reported.
+LAYERS: dict[str, tuple[str, str]] = {
+    "retrieval_miss": (
+        "retrieval miss",
+        "fix retrieval: no prompt recovers evidence that was never retrieved",
+    ),
+    "wrong_status": ("wrong status", "fix the answer/decline decision"),
+    "broken_provenance": ("broken provenance", "fix the citation contract of the output"),
+    "unsupported_claim": ("unsupported claim", "fix grounding: claims go beyond their sources"),
+    "wrong_number": ("wrong number", "fix how numbers are copied, rounded or scaled"),
+}
+NO_FAILURE = "none"
+
+
+class Score(BaseModel):
+    """One score: ``value`` = ``numerator`` / ``denominator`` (``None`` when 0/0)."""
+
+    value: float | None
+    numerator: int
+    denominator: int
+
+    @classmethod
+    def of(cls, numerator: int, denominator: int) -> Score:
+        """Build a score from counts."""
+        value = numerator / denominator if denominator else None
+        return cls(value=value, numerator=numerator, denominator=denominator)
+
+
+class CasesInfo(BaseModel):
+    """Which cases file (and corpus) was scored."""
+
+    model_config = ConfigDict(extra="allow")
+
+    path: str | None = None
+    name: str
+    version: str
+    cases: int
+    corpus: str | None = Field(None, description="corpus file used for citation validity")
+    corpus_ids: int | None = None
+
+
+class AnswersResult(BaseModel):
+    """Scores of grounded answers: aggregate, per layer, per group and per case.
+
+    ``per_case`` rows hold ``case_id``, ``line``, ``query_id``, ``question``,
+    ``metadata``, ``expected_status``, ``status`` and the per-layer outcomes,
+    with ``first_failure`` one of :data:`LAYERS` or ``"none"``.
+    """
+
+    model_config = ConfigDict(extra="allow")
+
+    schema_version: str = SCHEMA_VERSION
+    kind: Literal["answers"] = "answers"
+    assay_version: str = Field(default_factory=_assay_version)
+    created_at: str = Field(default_factory=_now)
+    cases: CasesInfo
+    scores: dict[str, Score]
+    failures: dict[str, int] = Field(description="cases per first failing layer")
+    judged_by: dict[str, int] = Field(
+        default_factory=dict, description="claims per support judge (person, model, rule)"
+    )
+    group_fields: list[str] = Field(default_factory=list)
+    groups: dict[str, dict[str, dict[str, float | int | None]]] = Field(default_factory=dict)
+    per_case: list[dict[str, Any]] = Field(default_factory=list)
+
+    def summary(self) -> dict[str, float | None]:
+        """``{score name: value}`` (the shape of seed 000's fixture report)."""
+        return {name: score.value for name, score in self.scores.items()}
+
+    def to_json(self, indent: int | None = 2) -> str:
+        """Serialise to JSON (the result-file format)."""
+        return self.model_dump_json(indent=indent)
+
+    @classmethod
+    def from_file(cls, path: str | Path) -> AnswersResult:
+        """Read a result file written by :meth:`to_json`."""
+        from assay.errors import InputError, Problem
+
+        text = Path(path).read_text(encoding="utf-8")
+        try:
+            result = cls.model_validate_json(text)
+        except ValueError as exc:
+            raise InputError(
+                [Problem(str(path), None, f"not an assay answers result file: {exc}")]
+            ) from None
+        if result.schema_version != SCHEMA_VERSION:
+            raise InputError(
+                [
+                    Problem(
+                        str(path),
+                        None,
+                        f"unknown schema_version {result.schema_version!r}",
+                        hint="upgrade assay to read this result",
+                    )
+                ]
+            )
+        return result

@@ -1,0 +1,266 @@
+"""Score reviewed cases: status, provenance, claim support, citations, refusals, numbers.
+
+Definitions (denominators in brackets; a score over nothing is ``None``):
+
+* status accuracy: response status equals ``expected_status`` [all cases];
+* provenance pass rate: the citation contract holds
+  (:meth:`GroundedResponse.check_provenance`) [all cases];
+* claim support rate: claims with at least one supporting citation [all claims];
+* citation validity: claim citations that were retrieved and, with a corpus,
+  resolve to a corpus record [all claim citations];
+* refusal accuracy: declined [cases expecting ``declined``];
+* false refusal rate: declined although the expected evidence was retrieved (or
+  none is named) [cases expecting ``answered`` whose evidence was not missed];
+* hallucination rate: at least one unsupported claim [answered responses];
+* numeric accuracy: at least one stated number and every one verifies
+  [answered responses with expected values]; numbers verified: stated numbers
+  that verify [numbers stated in those answers] (see :mod:`assay.answers.numbers`);
+* evidence hit rate: any expected id retrieved [cases naming ``expected_ids``].
+
+Each case also gets its first failing layer, checked in the order retrieval
+miss, wrong status, broken provenance, unsupported claim, wrong number.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+from assay.answers.models import AnswerCase, CaseSet
+from assay.answers.numbers import check_numbers, extract_numbers
+from assay.answers.result import LAYERS, NO_FAILURE, AnswersResult, CasesInfo, Score
+from assay.errors import UsageError
+
+TAG_SEPARATOR = ";"
+NO_VALUE = "(none)"
+
+
+def score_case(case: AnswerCase, corpus_ids: Collection[str] | None = None) -> dict[str, Any]:
+    """Outcome of one case: every layer's result and the first failing layer."""
+    response = case.response
+    retrieved = set(case.retrieved_ids)
+    provenance = response.check_provenance(retrieved)
+    unsupported = [i for i, s in enumerate(case.support) if not s.supported]
+    citations = [doc for claim in response.claims for doc in claim.citations]
+    invalid = [
+        doc
+        for doc in citations
+        if doc not in retrieved or (corpus_ids is not None and doc not in corpus_ids)
+    ]
+    answered = response.status == "answered"
+    miss = case.retrieval_miss()
+    numbers_checked = numbers_verified = 0
+    unverified: list[str] = []
+    numbers_ok: bool | None = None
+    if answered and case.expected_values:
+        found = extract_numbers(response.text_for_numbers(), case.language)
+        checks = check_numbers(found, case.expected_values)
+        numbers_checked = len(checks)
+        numbers_verified = sum(c.verified for c in checks)
+        unverified = [c.number.text for c in checks if not c.verified]
+        numbers_ok = numbers_checked > 0 and numbers_verified == numbers_checked
+    status_ok = response.status == case.expected_status
+    failed = {
+        "retrieval_miss": miss is True,
+        "wrong_status": not status_ok,
+        "broken_provenance": not provenance.passed,
+        "unsupported_claim": bool(unsupported),
+        "wrong_number": numbers_ok is False,
+    }
+    first = next((layer for layer in LAYERS if failed[layer]), NO_FAILURE)
+    details = {
+        "retrieval_miss": lambda: "none of " + ", ".join(case.expected_ids or ()) + " retrieved",
+        "wrong_status": lambda: f"{response.status}, expected {case.expected_status}",
+        "broken_provenance": lambda: "; ".join(provenance.reasons),
+        "unsupported_claim": lambda: "claim " + ", ".join(map(str, unsupported)) + " unsupported",
+        "wrong_number": lambda: (
+            "unverified: " + ", ".join(unverified) if unverified else "no number stated"
+        ),
+    }
+    return {
+        "case_id": case.case_id,
+        "line": case.line,
+        "query_id": case.query_id,
+        "question": case.question,
+        "metadata": dict(case.metadata),
+        "expected_status": case.expected_status,
+        "status": response.status,
+        "status_ok": status_ok,
+        "retrieval_miss": miss,
+        "provenance_ok": provenance.passed,
+        "provenance_problems": provenance.reasons,
+        "claims": len(response.claims),
+        "supported_claims": len(case.support) - len(unsupported),
+        "unsupported_claims": unsupported,
+        "citations": len(citations),
+        "valid_citations": len(citations) - len(invalid),
+        "invalid_citations": invalid,
+        "hallucinated": answered and bool(unsupported),
+        "numbers_checked": numbers_checked,
+        "numbers_verified": numbers_verified,
+        "unverified_numbers": unverified,
+        "numbers_ok": numbers_ok,
+        "judged_by": [s.judged_by or "unrecorded" for s in case.support],
+        "first_failure": first,
+        "detail": details[first]() if first in details else "",
+    }
+
+
+def aggregate(rows: Sequence[dict[str, Any]]) -> dict[str, Score]:
+    """The scores of a set of per-case rows (see the module docstring)."""
+    answered = [r for r in rows if r["status"] == "answered"]
+    expect_decline = [r for r in rows if r["expected_status"] == "declined"]
+    expect_answer = [
+        r for r in rows if r["expected_status"] == "answered" and r["retrieval_miss"] is not True
+    ]
+    numeric = [r for r in answered if r["numbers_ok"] is not None]
+    with_evidence = [r for r in rows if r["retrieval_miss"] is not None]
+    return {
+        "status_accuracy": Score.of(_count(rows, "status_ok"), len(rows)),
+        "provenance_pass_rate": Score.of(_count(rows, "provenance_ok"), len(rows)),
+        "claim_support_rate": Score.of(_total(rows, "supported_claims"), _total(rows, "claims")),
+        "citation_validity": Score.of(_total(rows, "valid_citations"), _total(rows, "citations")),
+        "refusal_accuracy": Score.of(
+            sum(r["status"] == "declined" for r in expect_decline), len(expect_decline)
+        ),
+        "false_refusal_rate": Score.of(
+            sum(r["status"] == "declined" for r in expect_answer), len(expect_answer)
+        ),
+        "hallucination_rate": Score.of(_count(answered, "hallucinated"), len(answered)),
+        "numeric_accuracy": Score.of(_count(numeric, "numbers_ok"), len(numeric)),
+        "numbers_verified": Score.of(
+            _total(numeric, "numbers_verified"), _total(numeric, "numbers_checked")
+        ),
+        "evidence_hit_rate": Score.of(
+            sum(r["retrieval_miss"] is False for r in with_evidence), len(with_evidence)
+        ),
+    }
+
+
+def score_cases(
+    cases: CaseSet,
+    *,
+    corpus_ids: Collection[str] | None = None,
+    corpus_path: str | None = None,
+    by: Sequence[str] = (),
+) -> AnswersResult:
+    """Score every case; group the scores by each metadata field in ``by``.
+
+    With ``corpus_ids`` a citation is valid only when it names a corpus record.
+    Raises :class:`UsageError` for a ``by`` field no case carries.
+    """
+    ids = None if corpus_ids is None else frozenset(corpus_ids)
+    rows = [score_case(case, ids) for case in cases.cases]
+    available = cases.metadata_fields()
+    groups: dict[str, dict[str, dict[str, float | int | None]]] = {}
+    for field in by:
+        if field not in available:
+            raise UsageError(
+                f"no metadata field {field!r} in {cases.name}; "
+                f"available: {', '.join(available) or 'none'}"
+            )
+        groups[field] = {
+            value: {"n": len(members)} | {k: s.value for k, s in aggregate(members).items()}
+            for value, members in _group(rows, field).items()
+        }
+    failures = {layer: 0 for layer in (*LAYERS, NO_FAILURE)}
+    judges: dict[str, int] = {}
+    for row in rows:
+        failures[row["first_failure"]] += 1
+        for judge in row["judged_by"]:
+            judges[judge] = judges.get(judge, 0) + 1
+    info = CasesInfo(
+        path=cases.path,
+        name=cases.name,
+        version=cases.version,
+        cases=len(rows),
+        corpus=corpus_path,
+        corpus_ids=None if ids is None else len(ids),
+    )
+    return AnswersResult(
+        cases=info,
+        scores=aggregate(rows),
+        failures=failures,
+        judged_by=judges,
+        group_fields=list(by),
+        groups=groups,
+        per_case=rows,
+    )
+
+
+def read_corpus_ids(path: str | Path) -> frozenset[str]:
+    """Document ids of a corpus file.
+
+    Uses :func:`assay.corpora.load_corpus` when available; otherwise reads a
+    plain file of ids (one per line) or JSONL records with ``_id``, ``id`` or
+    ``doc_id``.
+    """
+    from assay.errors import AssayError, InputError, Problem
+
+    p = Path(path)
+    if not p.is_file():
+        raise InputError([Problem(str(p), None, "corpus file not found", hint="check the path")])
+    try:
+        from assay.corpora import load_corpus  # type: ignore[attr-defined]
+    except ImportError:
+        load_corpus = None
+    if load_corpus is not None:
+        try:
+            return frozenset(load_corpus(p).ids)
+        except AssayError:
+            pass  # not a corpus format it knows: try a plain list of ids
+    return _plain_ids(p)
+
+
+def _plain_ids(p: Path) -> frozenset[str]:
+    import json
+
+    from assay.errors import collecting
+
+    ids: set[str] = set()
+    with collecting(p.name) as log:
+        text = p.read_bytes().decode("utf-8", errors="replace").removeprefix("\ufeff")
+        for number, line in enumerate(text.split("\n"), start=1):
+            line = line.strip()
+            if not line:
+                continue
+            if not line.startswith("{"):
+                ids.add(line)
+                continue
+            try:
+                obj = json.loads(line)
+            except json.JSONDecodeError as exc:
+                log.add(number, f"malformed JSON: {exc.msg}", hint="one JSON record per line")
+                continue
+            doc = next((obj[k] for k in ("_id", "id", "doc_id") if k in obj), None)
+            if doc is None:
+                log.add(
+                    number,
+                    "record has no '_id', 'id' or 'doc_id'",
+                    field="_id",
+                    hint="give every record an id",
+                )
+                continue
+            ids.add(str(doc))
+        if not ids:
+            log.add(None, "no document ids in the corpus file", hint="one id per line")
+    return frozenset(ids)
+
+
+def _group(rows: Iterable[dict[str, Any]], field: str) -> dict[str, list[dict[str, Any]]]:
+    out: dict[str, list[dict[str, Any]]] = {}
+    for row in rows:
+        value = row["metadata"].get(field)
+        tags = [t.strip() for t in (value or "").split(TAG_SEPARATOR) if t.strip()] or [NO_VALUE]
+        for tag in dict.fromkeys(tags):
+            out.setdefault(tag, []).append(row)
+    return dict(sorted(out.items()))
+
+
+def _count(rows: Iterable[dict[str, Any]], key: str) -> int:
+    return sum(bool(r[key]) for r in rows)
+
+
+def _total(rows: Iterable[dict[str, Any]], key: str) -> int:
+    return sum(int(r[key]) for r in rows)

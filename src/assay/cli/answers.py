@@ -1,0 +1,131 @@
+"""``assay answers``: score grounded answers, or collect them from a live system."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from assay.cli.app import app
+
+FORMATS = ("table", "json", "markdown", "csv")
+_SUFFIX_FORMATS = {".md": "markdown", ".markdown": "markdown", ".csv": "csv", ".json": "json"}
+
+
+@app.command()
+def answers(
+    cases: Annotated[
+        Path | None, typer.Argument(help="cases JSONL to score (omit with --collect)")
+    ] = None,
+    corpus: Annotated[
+        Path | None,
+        typer.Option(help="corpus (or file of ids): citations must resolve to a record"),
+    ] = None,
+    by: Annotated[
+        list[str] | None, typer.Option("--by", help="group scores by a metadata field (repeat)")
+    ] = None,
+    format: Annotated[str, typer.Option("--format", help="table, json, markdown or csv")] = "table",
+    output: Annotated[
+        Path | None,
+        typer.Option(
+            "-o", "--output", help="write the result (or, with --collect, the cases) to this file"
+        ),
+    ] = None,
+    collect: Annotated[
+        bool, typer.Option("--collect", help="call a live system and write cases to review")
+    ] = False,
+    system: Annotated[
+        str | None, typer.Option(help="with --collect: the RAG function, module:function")
+    ] = None,
+    judgments: Annotated[
+        Path | None, typer.Option(help="with --collect: the questions (any judgment format)")
+    ] = None,
+) -> None:
+    """Score grounded answers: status, provenance, claim support, citations, refusals, numbers.
+
+    With --collect, run --system on every question of --judgments and write
+    cases (support left for reviewers) to -o.
+    """
+    from assay.errors import UsageError
+
+    if format not in FORMATS:
+        raise UsageError(f"unknown --format {format!r}; use one of {', '.join(FORMATS)}")
+    if collect:
+        if cases is not None:
+            raise UsageError("--collect writes cases; do not also name a cases file")
+        if system is None or judgments is None or output is None:
+            raise UsageError("--collect needs --system module:function, --judgments and -o")
+        _collect(system, judgments, output)
+        return
+    if cases is None:
+        raise UsageError("name a cases file to score (or use --collect)")
+    if system is not None or judgments is not None:
+        raise UsageError("--system and --judgments are only used with --collect")
+    _score(cases, corpus, by or [], format, output)
+
+
+def _score(cases: Path, corpus: Path | None, by: list[str], fmt: str, output: Path | None) -> None:
+    from rich.console import Console
+
+    from assay.answers import load_cases, read_corpus_ids, score_cases
+    from assay.answers.collect import write_text_atomic
+
+    case_set = load_cases(cases)
+    ids = read_corpus_ids(corpus) if corpus is not None else None
+    result = score_cases(
+        case_set, corpus_ids=ids, corpus_path=None if corpus is None else str(corpus), by=by
+    )
+    console = Console(highlight=False, soft_wrap=True)
+    if fmt == "table":
+        from assay.report.answers_terminal import print_answers
+
+        print_answers(result, console)
+    if output is not None:
+        file_fmt = fmt if fmt != "table" else _SUFFIX_FORMATS.get(output.suffix.lower(), "json")
+        write_text_atomic(output, _render(result, file_fmt))
+        stderr = Console(stderr=True, highlight=False, soft_wrap=True)
+        stderr.print(f"wrote {file_fmt} result to {output}")
+    elif fmt != "table":
+        typer.echo(_render(result, fmt), nl=False)
+
+
+def _render(result, fmt: str) -> str:
+    if fmt == "markdown":
+        from assay.report.answers_markdown import answers_markdown
+
+        return answers_markdown(result)
+    if fmt == "csv":
+        from assay.report.answers_csv import answers_csv
+
+        return answers_csv(result)
+    return result.to_json() + "\n"
+
+
+def _collect(system: str, judgments: Path, output: Path) -> None:
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+    from assay.answers.collect import collect_cases, load_function, write_cases
+    from assay.judgments.load import load_judgments
+
+    function = load_function(system)
+    questions = load_judgments(judgments)
+    stderr = Console(stderr=True, highlight=False, soft_wrap=True)
+    with Progress(
+        TextColumn("collecting"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.description}"),
+        console=stderr,
+    ) as bar:
+        task = bar.add_task("", total=len(questions))
+        cases = collect_cases(
+            function, questions, on_case=lambda qid: bar.update(task, advance=1, description=qid)
+        )
+    write_cases(cases, output)
+    pending = sum(len(s["judgments"]) for c in cases for s in c["support"].values())
+    stderr.print(
+        f"wrote {len(cases)} cases to {output}; "
+        f"{pending} claim citation(s) await a support judgment"
+    )

@@ -1,0 +1,82 @@
+"""``assay serve``: expose a system over HTTP (``/search`` and ``/health``)."""
+
+from __future__ import annotations
+
+import ipaddress
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from assay.cli.app import app
+from assay.errors import UsageError
+
+
+@app.command()
+def serve(
+    system: Annotated[
+        str,
+        typer.Option(
+            "--system",
+            "-s",
+            help="System: a name in assay.toml, a type (keyword, bm25, vector) or module:function.",
+        ),
+    ],
+    config: Annotated[
+        Path | None,
+        typer.Option("--config", help="assay.toml declaring systems (default: ./assay.toml)."),
+    ] = None,
+    corpus: Annotated[
+        Path | None,
+        typer.Option(
+            "--corpus", help="Corpus for built-in systems (CSV, JSONL, BEIR corpus.jsonl)."
+        ),
+    ] = None,
+    id_field: Annotated[str | None, typer.Option("--id-field", help="Corpus id field.")] = None,
+    text_field: Annotated[
+        list[str] | None, typer.Option("--text-field", help="Corpus text field (repeatable).")
+    ] = None,
+    host: Annotated[
+        str, typer.Option("--host", help="Interface to listen on (loopback by default).")
+    ] = "127.0.0.1",
+    port: Annotated[int, typer.Option("--port", "-p", help="TCP port to listen on.")] = 8000,
+    log_level: Annotated[
+        str, typer.Option("--log-level", help="uvicorn log level: warning, info, debug.")
+    ] = "warning",
+) -> None:
+    """Serve a system: GET /search?q=...&k=10 and GET /health, until Ctrl-C."""
+    import uvicorn
+
+    from assay.cli.common import build_cli_system
+    from assay.systems.base import config_hash
+    from assay.systems.server import create_app
+
+    if not 0 < port < 65536:
+        raise UsageError(f"--port must be between 1 and 65535; got {port}")
+    if config is None and Path("assay.toml").is_file():
+        config = Path("assay.toml")
+    elif config is not None and not config.is_file():
+        raise UsageError(f"--config {config}: no such file")
+    built = build_cli_system(
+        system, config=config, corpus=corpus, id_field=id_field, text_fields=text_field
+    )
+    if not _is_loopback(host):
+        typer.echo(
+            f"warning: listening on {host}: anyone who can reach it can query {built.name!r}",
+            err=True,
+        )
+    typer.echo(
+        f"serving {built.name!r} ({config_hash(built.config)}) on http://{host}:{port}"
+        " - GET /search?q=...&k=10, GET /health; Ctrl-C to stop",
+        err=True,
+    )
+    uvicorn.run(create_app(built), host=host, port=port, log_level=log_level, lifespan="off")
+
+
+def _is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False

@@ -1,0 +1,485 @@
+"""Evaluate a search system that answers over HTTP: any JSON API, or OpenSearch.
+
+:class:`HttpSystem` fills ``{query}`` and ``{k}`` into a URL (URL-encoded) and an
+optional JSON body (inside string values, so any query text is safe; a value that
+is exactly ``"{k}"`` becomes the number k), sends the request with httpx, and
+reads hits from the JSON answer with small paths (:mod:`assay.systems.jsonpath`).
+
+Secrets stay in the environment: ``${VAR}`` in the URL, a header or the body is
+read from ``os.environ`` at call time only, and :attr:`HttpSystem.config` keeps
+the ``${VAR}`` text. A missing variable is a :class:`~assay.errors.UsageError`.
+
+:func:`from_config` builds a system from an ``assay.toml`` table of ``type =
+"http"`` or ``type = "opensearch"`` (``"elasticsearch"`` is an alias).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import operator
+import os
+import re
+import threading
+import time
+from collections.abc import Mapping
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+from assay.errors import UsageError
+from assay.systems.base import Hit, System, SystemError_
+from assay.systems.jsonpath import PathError, Step, format_path, get_path, parse_path
+
+_PLACEHOLDER = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\{(query|k)\}")
+_ENV_VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+_SENSITIVE_HEADER = re.compile(r"auth|key|token|secret|cookie|password|credential", re.I)
+_SENSITIVE_PARAM = re.compile(
+    r"([?&][^=&#]*(?:auth|key|token|secret|password|credential|sig)[^=&#]*=)([^&#]*)", re.I
+)
+_REDACTED = "<redacted>"
+_SNIPPET = 200
+
+#: Tells the registry (:mod:`assay.systems.config`) to pass ``${VAR}`` through
+#: unresolved: this module reads the environment itself, at call time.
+RESOLVES_ENV = True
+
+
+class HttpSystem:
+    """A search system behind an HTTP endpoint that returns JSON.
+
+    ``url`` is a template with ``{query}`` and ``{k}``; ``body`` (POST) a JSON
+    template (dict, or JSON text); ``hits_path`` points at the hit list in the
+    response, ``id_path`` and ``score_path`` into one hit. Failed calls (timeout,
+    connection error, HTTP 5xx or 429) are retried ``retries`` times with
+    exponential ``backoff``; other failures raise :class:`SystemError_` at once.
+    At most ``concurrency`` requests are in flight at a time, from
+    :meth:`search_many` or from any number of threads calling :meth:`search`.
+    """
+
+    def __init__(
+        self,
+        name: str,
+        *,
+        url: str,
+        method: str = "GET",
+        body: Mapping[str, Any] | list[Any] | str | None = None,
+        headers: Mapping[str, str] | None = None,
+        hits_path: str = "hits",
+        id_path: str = "id",
+        score_path: str | None = "score",
+        timeout: float = 10.0,
+        retries: int = 2,
+        backoff: float = 0.5,
+        concurrency: int = 4,
+        type_: str = "http",
+    ) -> None:
+        self.name = name
+        self._type = type_
+        self._url = _check_url(name, url)
+        self._method = _check_method(name, method)
+        self._body = _check_body(name, body)
+        self._headers = _check_headers(name, headers)
+        self._hits_path = _check_path(name, "hits_path", hits_path)
+        self._id_path = _check_path(name, "id_path", id_path)
+        self._score_path = (
+            None if score_path is None else _check_path(name, "score_path", score_path)
+        )
+        self._timeout = _positive(name, "timeout", timeout)
+        self._backoff = _non_negative(name, "backoff", backoff)
+        self._retries = _count(name, "retries", retries, minimum=0)
+        self._concurrency = _count(name, "concurrency", concurrency, minimum=1)
+        self._env_vars = tuple(sorted(_env_names(self._url, self._body, self._headers)))
+        self._client: Any = None
+        self._lock = threading.Lock()
+
+    # -- the System protocol -------------------------------------------------
+
+    @property
+    def config(self) -> dict[str, Any]:
+        """What decides the results: templates with ``${VAR}`` kept, literal secrets hidden.
+
+        Timeout, retries, backoff and concurrency are left out: they change how
+        the system is called, not what it returns.
+        """
+        return {
+            "type": self._type,
+            "url": self._url,
+            "method": self._method,
+            "body": self._body,
+            "headers": {
+                key: _REDACTED if _SENSITIVE_HEADER.search(key) and not _ENV_VAR.search(v) else v
+                for key, v in self._headers.items()
+            },
+            "hits_path": format_path(self._hits_path),
+            "id_path": format_path(self._id_path),
+            "score_path": None if self._score_path is None else format_path(self._score_path),
+        }
+
+    @property
+    def concurrency(self) -> int:
+        """How many requests may be in flight at once (a runner may use as many threads)."""
+        return self._concurrency
+
+    def search(self, query: str, k: int) -> list[Hit]:
+        """Send one query; return up to ``k`` hits or raise :class:`SystemError_`."""
+        return self._call(self._get_client(), query, k, self._environment())
+
+    def search_many(self, queries: list[str], k: int) -> list[list[Hit] | SystemError_]:
+        """Send many queries, ``concurrency`` at a time; results (or errors) in input order."""
+        if not queries:
+            return []
+        env = self._environment()
+        client = self._get_client()
+
+        def one(query: str) -> list[Hit] | SystemError_:
+            try:
+                return self._call(client, query, k, env)
+            except SystemError_ as exc:
+                return exc
+
+        with ThreadPoolExecutor(max_workers=min(self._concurrency, len(queries))) as pool:
+            return list(pool.map(one, queries))
+
+    # -- lifecycle -----------------------------------------------------------
+
+    def close(self) -> None:
+        """Close the connection pool (a later call opens a new one)."""
+        with self._lock:
+            client, self._client = self._client, None
+        if client is not None:
+            client.close()
+
+    def __enter__(self) -> HttpSystem:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        url = _SENSITIVE_PARAM.sub(lambda m: m.group(1) + _REDACTED, self._url)
+        return f"HttpSystem(name={self.name!r}, method={self._method!r}, url={url!r})"
+
+    # -- internals -----------------------------------------------------------
+
+    def _get_client(self) -> Any:
+        import httpx
+
+        with self._lock:
+            if self._client is None:
+                self._client = httpx.Client(
+                    timeout=httpx.Timeout(self._timeout, pool=None),
+                    limits=httpx.Limits(
+                        max_connections=self._concurrency,
+                        max_keepalive_connections=self._concurrency,
+                    ),
+                    follow_redirects=True,
+                )
+            return self._client
+
+    def _environment(self) -> dict[str, str]:
+        env: dict[str, str] = {}
+        for var in self._env_vars:
+            value = os.environ.get(var)
+            if value is None:
+                raise UsageError(
+                    f"system {self.name!r}: environment variable {var} is not set"
+                    f" (its config refers to ${{{var}}}; export {var}=...)"
+                )
+            env[var] = value
+        return env
+
+    def _call(self, client: Any, query: str, k: int, env: dict[str, str]) -> list[Hit]:
+        import httpx
+
+        try:
+            depth = operator.index(k)
+        except TypeError:
+            depth = 0
+        if depth < 1:
+            raise UsageError(f"k must be a positive integer, got {k!r}")
+        k = depth
+        url = _fill(self._url, query, k, env, url=True)
+        shown = _shown_url(self._url, query, k)
+        headers = {key: _fill(v, query, k, env) for key, v in self._headers.items()}
+        body = None if self._body is None else _fill_json(self._body, query, k, env)
+        reason = ""
+        attempts = self._retries + 1
+        for attempt in range(attempts):
+            if attempt:
+                time.sleep(self._backoff * 2 ** (attempt - 1))
+            try:
+                response = client.request(self._method, url, headers=headers, json=body)
+            except httpx.TimeoutException:
+                reason = f"timed out after {self._timeout:g} s"
+                continue
+            except httpx.TransportError as exc:
+                reason = f"connection failed ({type(exc).__name__}: {exc})"
+                continue
+            status = response.status_code
+            if status >= 500 or status == 429:
+                reason = f"HTTP {status}: {_snippet(response.text)}"
+                continue
+            if status >= 400:
+                raise SystemError_(
+                    f"system {self.name!r}: HTTP {status} from {self._method} {shown}:"
+                    f" {_snippet(response.text)} (client errors are not retried)"
+                )
+            return self._parse(response.content, k, shown)
+        tries = "1 attempt" if attempts == 1 else f"{attempts} attempts"
+        raise SystemError_(f"system {self.name!r}: {reason} ({tries}) for {self._method} {shown}")
+
+    def _parse(self, content: bytes, k: int, shown: str) -> list[Hit]:
+        where = f"system {self.name!r}: response from {shown}"
+        try:
+            payload = json.loads(content)
+        except ValueError as exc:
+            raise SystemError_(
+                f"{where} is not valid JSON ({exc}): {_snippet(content.decode('utf-8', 'replace'))}"
+            ) from None
+        try:
+            items = get_path(payload, self._hits_path)
+        except PathError as exc:
+            raise SystemError_(
+                f"{where} has no hit list at {format_path(self._hits_path)!r}: {exc}"
+                " (check hits_path)"
+            ) from None
+        if not isinstance(items, list):
+            raise SystemError_(
+                f"{where}: {format_path(self._hits_path)!r} is not a list (check hits_path)"
+            )
+        return [self._hit(item, rank, where) for rank, item in enumerate(items[:k], start=1)]
+
+    def _hit(self, item: Any, rank: int, where: str) -> Hit:
+        id_text = format_path(self._id_path)
+        try:
+            doc_id = get_path(item, self._id_path)
+        except PathError as exc:
+            raise SystemError_(
+                f"{where}: hit {rank} has no id at {id_text!r}: {exc} (check id_path)"
+            ) from None
+        if isinstance(doc_id, bool) or not isinstance(doc_id, str | int) or doc_id == "":
+            raise SystemError_(f"{where}: hit {rank} has id {doc_id!r} at {id_text!r}")
+        return Hit(str(doc_id), self._score(item, rank, where))
+
+    def _score(self, item: Any, rank: int, where: str) -> float | None:
+        if self._score_path is None:
+            return None
+        score_text = format_path(self._score_path)
+        try:
+            raw = get_path(item, self._score_path)
+        except PathError as exc:
+            raise SystemError_(
+                f"{where}: hit {rank} has no score at {score_text!r}: {exc}"
+                " (check score_path, or set it to none)"
+            ) from None
+        if raw is None:
+            return None
+        score: float | None = None
+        if isinstance(raw, int | float) and not isinstance(raw, bool):
+            score = float(raw)
+        elif isinstance(raw, str):
+            try:
+                score = float(raw)
+            except ValueError:
+                score = None
+        if score is None or not math.isfinite(score):
+            raise SystemError_(f"{where}: hit {rank} has a non-numeric score {raw!r}")
+        return score
+
+
+# -- templates ---------------------------------------------------------------
+
+
+def _fill(
+    template: str,
+    query: str,
+    k: int,
+    env: Mapping[str, str],
+    *,
+    url: bool = False,
+    keep_env: bool = False,
+) -> str:
+    """Replace ``{query}``, ``{k}`` and ``${VAR}`` in one pass (no re-expansion)."""
+
+    def sub(match: re.Match[str]) -> str:
+        var, name = match.group(1), match.group(2)
+        if var is not None:
+            return match.group(0) if keep_env else env[var]
+        if name == "k":
+            return str(k)
+        return quote(query, safe="") if url else query
+
+    return _PLACEHOLDER.sub(sub, template)
+
+
+def _fill_json(template: Any, query: str, k: int, env: Mapping[str, str]) -> Any:
+    """Substitute inside the string values of a JSON template; ``"{k}"`` becomes a number."""
+    if isinstance(template, str):
+        if template == "{k}":
+            return k
+        return _fill(template, query, k, env)
+    if isinstance(template, dict):
+        return {key: _fill_json(value, query, k, env) for key, value in template.items()}
+    if isinstance(template, list):
+        return [_fill_json(value, query, k, env) for value in template]
+    return template
+
+
+def _shown_url(template: str, query: str, k: int) -> str:
+    """The URL for messages: ``${VAR}`` kept, secret-looking parameter values hidden."""
+    url = _fill(template, query, k, {}, url=True, keep_env=True)
+
+    def hide(match: re.Match[str]) -> str:
+        value = match.group(2)
+        return match.group(0) if _ENV_VAR.fullmatch(value) else match.group(1) + _REDACTED
+
+    return _SENSITIVE_PARAM.sub(hide, url)
+
+
+def _env_names(url: str, body: Any, headers: Mapping[str, str]) -> set[str]:
+    names = set(_ENV_VAR.findall(url))
+    for value in headers.values():
+        names.update(_ENV_VAR.findall(value))
+    names.update(_ENV_VAR.findall(json.dumps(body)))
+    return names
+
+
+def _snippet(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= _SNIPPET else text[:_SNIPPET] + "..."
+
+
+# -- argument checks ---------------------------------------------------------
+
+
+def _bad(name: str, field: str, message: str, hint: str | None = None) -> UsageError:
+    text = f"system {name!r}: {field} {message}"
+    return UsageError(text + (f" ({hint})" if hint else ""))
+
+
+def _check_url(name: str, url: Any) -> str:
+    if not isinstance(url, str) or not re.match(r"(https?://|\$\{)", url.strip()):
+        raise _bad(name, "url", f"must be an http(s) URL, got {url!r}")
+    return url.strip()
+
+
+def _check_method(name: str, method: Any) -> str:
+    if not isinstance(method, str) or method.upper() not in {"GET", "POST"}:
+        raise _bad(name, "method", f"must be GET or POST, got {method!r}")
+    return method.upper()
+
+
+def _check_body(name: str, body: Any) -> Any:
+    if body is None:
+        return None
+    if isinstance(body, str):
+        try:
+            body = json.loads(body)
+        except ValueError as exc:
+            raise _bad(
+                name, "body", f"is not valid JSON: {exc}", 'write placeholders as "{query}"'
+            ) from None
+    if not isinstance(body, Mapping | list):
+        raise _bad(name, "body", "must be a JSON object or list")
+    try:
+        return json.loads(json.dumps(body))  # a plain, private copy
+    except (TypeError, ValueError) as exc:
+        raise _bad(name, "body", f"is not JSON-serialisable: {exc}") from None
+
+
+def _check_headers(name: str, headers: Any) -> dict[str, str]:
+    if headers is None:
+        return {}
+    if not isinstance(headers, Mapping):
+        raise _bad(name, "headers", "must be a table of header names to values")
+    out: dict[str, str] = {}
+    for key, value in headers.items():
+        if not isinstance(key, str) or not isinstance(value, str):
+            raise _bad(name, f"headers.{key}", f"must be a string, got {value!r}")
+        out[key] = value
+    return out
+
+
+def _check_path(name: str, field: str, path: Any) -> tuple[Step, ...]:
+    if not isinstance(path, str):
+        raise _bad(name, field, f"must be a string like 'hits.hits', got {path!r}")
+    try:
+        return parse_path(path)
+    except ValueError as exc:
+        raise _bad(name, field, str(exc)) from None
+
+
+def _positive(name: str, field: str, value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:
+        raise _bad(name, field, f"must be a positive number of seconds, got {value!r}")
+    return float(value)
+
+
+def _non_negative(name: str, field: str, value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not value >= 0:
+        raise _bad(name, field, f"must be a number of seconds >= 0, got {value!r}")
+    return float(value)
+
+
+def _count(name: str, field: str, value: Any, *, minimum: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+        raise _bad(name, field, f"must be an integer >= {minimum}, got {value!r}")
+    return value
+
+
+# -- assay.toml ----------------------------------------------------------------
+
+_HTTP_KEYS = frozenset(
+    {
+        "url",
+        "method",
+        "body",
+        "headers",
+        "hits_path",
+        "id_path",
+        "score_path",
+        "timeout",
+        "retries",
+        "backoff",
+        "concurrency",
+    }
+)
+_OPENSEARCH_KEYS = frozenset(
+    {"url", "index", "fields", "query", "headers", "timeout", "retries", "backoff", "concurrency"}
+)
+
+
+def from_config(name: str, table: Mapping[str, Any], *, corpus: Any, base_dir: Path) -> System:
+    """Build a system from an ``assay.toml`` ``[systems.NAME]`` table.
+
+    ``type = "http"`` takes the :class:`HttpSystem` arguments; ``type =
+    "opensearch"`` (or ``"elasticsearch"``) those of :func:`opensearch_system`.
+    ``corpus`` and ``base_dir`` are unused (the documents live in the service).
+    """
+    del corpus, base_dir
+    kind = str(table.get("type", "http")).lower()
+    options = {key: value for key, value in table.items() if key != "type"}
+    if kind == "http":
+        allowed = _HTTP_KEYS
+    elif kind in {"opensearch", "elasticsearch"}:
+        allowed = _OPENSEARCH_KEYS
+    else:
+        raise _bad(name, "type", f"{kind!r} is not handled here", "use http or opensearch")
+    unknown = sorted(set(options) - allowed)
+    if unknown:
+        raise _bad(
+            name,
+            f"[systems.{name}]",
+            f"has unknown key(s) {', '.join(unknown)}",
+            f"{kind} systems take: {', '.join(sorted(allowed))}",
+        )
+    for key in ("url",) + (("index",) if kind != "http" else ()):
+        if key not in options:
+            raise _bad(name, f"[systems.{name}]", f"needs {key} = ...")
+    if kind == "http":
+        return HttpSystem(name, **options)
+    from assay.systems.opensearch import opensearch_system
+
+    return opensearch_system(name, type_=kind, **options)

@@ -1,0 +1,70 @@
+"""OpenSearch / Elasticsearch ``_search`` as a system under test: an HttpSystem preset.
+
+Declared in ``assay.toml`` as ``type = "opensearch"`` (or ``"elasticsearch"``);
+:func:`assay.systems.http.from_config` builds it through :func:`opensearch_system`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from assay.systems.http import HttpSystem, _bad
+
+
+def opensearch_system(
+    name: str,
+    *,
+    url: str,
+    index: str,
+    fields: list[str] | None = None,
+    query: Mapping[str, Any] | None = None,
+    headers: Mapping[str, str] | None = None,
+    type_: str = "opensearch",
+    **options: Any,
+) -> HttpSystem:
+    """An :class:`HttpSystem` preset for OpenSearch / Elasticsearch ``_search``.
+
+    ``query`` is the Query DSL clause (the ``query`` member of the request body)
+    with ``"{query}"`` placeholders; by default a ``multi_match`` over ``fields``.
+    The body asks for ``size: k`` and no ``_source``; hits come from ``hits.hits``,
+    ids from ``_id`` and scores from ``_score``. ``options`` go to
+    :class:`HttpSystem` (timeout, retries, backoff, concurrency).
+    """
+    if not isinstance(url, str) or not url.strip():
+        raise _bad(name, "url", "must be the cluster URL, e.g. http://localhost:9200")
+    if not isinstance(index, str) or not index.strip() or "/" in index:
+        raise _bad(name, "index", f"must be an index name (or pattern), got {index!r}")
+    if query is None:
+        if (
+            not fields
+            or not isinstance(fields, list)
+            or not all(isinstance(f, str) for f in fields)
+        ):
+            raise _bad(
+                name,
+                "fields",
+                "must list the fields to search when no query template is given",
+                'e.g. fields = ["title^2", "body"]',
+            )
+        clause: Any = {"multi_match": {"query": "{query}", "fields": list(fields)}}
+    else:
+        if not isinstance(query, Mapping):
+            raise _bad(name, "query", "must be a Query DSL object (a TOML inline table)")
+        if "{query}" not in json.dumps(query):
+            raise _bad(name, "query", 'has no "{query}" placeholder')
+        clause = dict(query)
+    body = {"size": "{k}", "_source": False, "query": clause}
+    return HttpSystem(
+        name,
+        url=f"{url.strip().rstrip('/')}/{index.strip()}/_search",
+        method="POST",
+        body=body,
+        headers=headers,
+        hits_path="hits.hits",
+        id_path="_id",
+        score_path="_score",
+        type_=type_,
+        **options,
+    )

@@ -1,1 +1,6 @@
-"""assay.corpora."""
+"""assay.corpora: documents that local systems index and judgments are checked against."""
+
+from assay.corpora.load import detect_format, load_corpus
+from assay.corpora.models import Corpus
+
+__all__ = ["Corpus", "detect_format", "load_corpus"]

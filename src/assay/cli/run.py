@@ -1,0 +1,204 @@
+"""``assay run``: send every query of a judgment set to a system and write the run."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from assay.cli.app import app
+
+RUN_FORMATS = ("trec", "jsonl")
+
+
+@app.command("run")
+def run_command(
+    judgments: Annotated[
+        Path, typer.Argument(help="Judgment set (JSONL, CSV, JSON, TREC, BEIR folder).")
+    ],
+    system: Annotated[
+        str,
+        typer.Option(
+            "--system",
+            "-s",
+            help="A [systems.NAME] of the config, a type (keyword, bm25, ...) "
+            "or module.path:function / file.py:function.",
+        ),
+    ],
+    output: Annotated[Path, typer.Option("--output", "-o", help="Run file to write.")],
+    config: Annotated[
+        Path | None, typer.Option("--config", help="assay.toml (default: ./assay.toml if present).")
+    ] = None,
+    corpus: Annotated[
+        Path | None, typer.Option("--corpus", help="Corpus file (CSV, JSONL, BEIR corpus.jsonl).")
+    ] = None,
+    id_field: Annotated[
+        str | None, typer.Option("--id-field", help="Corpus id field (default: detect).")
+    ] = None,
+    text_field: Annotated[
+        list[str] | None,
+        typer.Option("--text-field", help="Corpus field to search; repeat for several."),
+    ] = None,
+    corpus_format: Annotated[
+        str | None, typer.Option("--corpus-format", help="csv, tsv, jsonl or beir.")
+    ] = None,
+    k: Annotated[int, typer.Option("-k", "--depth", help="Results per query.")] = 100,
+    fmt: Annotated[
+        str | None, typer.Option("--format", help="trec or jsonl (default: from -o suffix).")
+    ] = None,
+    concurrency: Annotated[
+        int, typer.Option("--concurrency", help="Queries in flight at once.")
+    ] = 1,
+    retries: Annotated[int, typer.Option("--retries", help="Retries of a failed call.")] = 2,
+    no_cache: Annotated[
+        bool, typer.Option("--no-cache", help="Always call the system; do not store the run.")
+    ] = False,
+    cache_dir: Annotated[
+        Path | None,
+        typer.Option("--cache-dir", help="Run cache (default: $ASSAY_CACHE_DIR or .assay/cache)."),
+    ] = None,
+    abstain_below: Annotated[
+        float | None,
+        typer.Option(
+            "--abstain-below", help="Report abstention: top score below this = no confident answer."
+        ),
+    ] = None,
+    judgments_format: Annotated[
+        str | None,
+        typer.Option(
+            "--judgments-format", help="jsonl, csv, json, trec or beir (default: detect)."
+        ),
+    ] = None,
+    progress: Annotated[
+        bool, typer.Option("--progress/--no-progress", help="Show a progress bar on a terminal.")
+    ] = True,
+) -> None:
+    """Run every query through a system; write the run and a ``.json`` sidecar.
+
+    The sidecar holds the system config (secrets redacted), its hash, the
+    corpus and judgment-set versions, k, latency, failures and timestamps.
+    Exit 1 when every query failed, 2 on invalid input.
+    """
+    from assay.errors import UsageError
+    from assay.systems.runner import run_system
+
+    if fmt is not None and fmt not in RUN_FORMATS:
+        raise UsageError(f"--format must be one of {', '.join(RUN_FORMATS)}; got {fmt!r}")
+    if k < 1:
+        raise UsageError(f"-k must be at least 1, got {k}")
+    if concurrency < 1:
+        raise UsageError(f"--concurrency must be at least 1, got {concurrency}")
+    judgment_set = _load_judgments(judgments, judgments_format)
+    sut = _build(system, config, corpus, id_field, text_field, corpus_format)
+    cache = None
+    if not no_cache:
+        from assay.systems.cache import RunCache
+
+        cache = RunCache(cache_dir)
+    outcome = run_system(
+        sut,
+        judgment_set,
+        k,
+        retries=retries,
+        concurrency=concurrency,
+        progress=progress,
+        cache=cache,
+    )
+    sidecar = outcome.metadata()
+    sidecar["judgments"] = str(judgments)
+    abstention = None
+    if abstain_below is not None:
+        from assay.systems.abstain import abstention_report
+
+        abstention = abstention_report(
+            outcome.run, judgment_set, abstain_below, failed=outcome.failed_ids
+        )
+        sidecar["abstention"] = abstention.to_dict()
+    _write(outcome.run, output, fmt, sidecar, tag=sut.name)
+    _summary(outcome, output, abstention)
+    if outcome.failures and len(outcome.failures) == outcome.queries:
+        raise SystemExit(1)  # typer.Exit is swallowed by main() in non-standalone mode
+
+
+def _load_judgments(path: Path, fmt: str | None) -> Any:
+    from assay.judgments.load import load_judgments
+
+    return load_judgments(path, format=fmt)
+
+
+def _build(
+    spec: str,
+    config: Path | None,
+    corpus: Path | None,
+    id_field: str | None,
+    text_fields: list[str] | None,
+    corpus_format: str | None,
+) -> Any:
+    from assay.systems.config import build_system
+
+    overrides: dict[str, Any] = {
+        "id_field": id_field,
+        "text_fields": list(text_fields) if text_fields else None,
+        "corpus_format": corpus_format,
+    }
+    return build_system(
+        spec,
+        config_path=config,
+        corpus=str(corpus) if corpus is not None else None,
+        overrides=overrides,
+    )
+
+
+def _write(run: Any, output: Path, fmt: str | None, sidecar: dict[str, Any], tag: str) -> None:
+    import json
+    import os
+    import tempfile
+
+    from assay.runs.io import write_run
+
+    write_run(run, output, format=fmt, tag=tag)
+    side = output.with_name(output.name + ".json")
+    fd, tmp = tempfile.mkstemp(prefix=f".{side.name}.", suffix=".tmp", dir=side.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            json.dump(sidecar, fh, indent=2, ensure_ascii=False, default=str)
+            fh.write("\n")
+        os.replace(tmp, side)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _summary(outcome: Any, output: Path, abstention: Any) -> None:
+    from rich.console import Console
+    from rich.markup import escape
+
+    console = Console(highlight=False, soft_wrap=True)
+    lat = outcome.latency_ms
+    ok = outcome.queries - len(outcome.failures)
+    cached = " (from cache)" if outcome.cached else ""
+    console.print(
+        f"{escape(outcome.system_name)}: {ok}/{outcome.queries} queries, k={outcome.k}, "
+        f"config {outcome.config_hash}{cached}"
+    )
+    if lat.get("p50") is not None:
+        console.print(f"latency p50 {lat['p50']:.1f} ms, p95 {lat['p95']:.1f} ms")
+    if outcome.corpus_version:
+        console.print(f"corpus {outcome.corpus_version}, judgments {outcome.judgments_version}")
+    for f in outcome.failures[:10]:
+        console.print(
+            f"[red]failed[/red] {escape(f.query_id)} after {f.attempts} attempts: {escape(f.error)}"
+        )
+    if len(outcome.failures) > 10:
+        console.print(f"... and {len(outcome.failures) - 10} more failures (see the sidecar)")
+    if abstention is not None:
+        acc, far = abstention.abstention_accuracy, abstention.false_abstention_rate
+        console.print(
+            f"abstention below {abstention.threshold:g}: "
+            f"{abstention.no_answer_abstained}/{abstention.no_answer_queries} no-answer queries"
+            f"{'' if acc is None else f' ({acc:.2f})'}, false abstention "
+            f"{abstention.answerable_abstained}/{abstention.answerable_queries}"
+            f"{'' if far is None else f' ({far:.2f})'}"
+        )
+    console.print(f"wrote {escape(str(output))} and {escape(output.name)}.json")

@@ -1,0 +1,312 @@
+"""Read a corpus from CSV, TSV, JSONL or a BEIR ``corpus.jsonl`` (each optionally gzipped).
+
+Rules, in order:
+
+* **Format**: ``format`` when given (``csv``, ``tsv``, ``jsonl``, ``beir``);
+  otherwise from the name with any ``.gz`` removed: ``corpus.jsonl`` (or a
+  folder holding one) is BEIR, ``.csv`` is CSV, ``.tsv`` is TSV, ``.jsonl`` /
+  ``.ndjson`` / ``.json`` is JSONL.
+* **Id field**: ``id_field`` when given. BEIR: ``_id``. CSV/JSONL: the first of
+  ``id``, ``idno``, ``doc_id``, ``_id`` present in the header (CSV) or the
+  first record (JSONL).
+* **Text fields**: ``text_fields`` when given (each must exist). BEIR:
+  ``title`` and ``text``. CSV/JSONL: every other field holding text, in file
+  order.
+
+Every problem names the file, the 1-based physical line and the field, with a
+hint; all are collected and raised together as :class:`InputError`. A UTF-8
+byte-order mark and Windows line ends are accepted.
+"""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import io
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from assay.corpora.models import Corpus
+from assay.errors import InputError, Problem, ProblemLog, UsageError, collecting
+
+FORMATS = ("csv", "tsv", "jsonl", "beir")
+#: Id fields tried, in order, when none is given for CSV or JSONL.
+ID_CANDIDATES = ("id", "idno", "doc_id", "_id")
+BEIR_ID = "_id"
+BEIR_TEXT_FIELDS = ("title", "text")
+
+
+def detect_format(path: str | Path) -> str:
+    """The corpus format implied by a file or folder name (see the module rules)."""
+    p = Path(path)
+    if p.is_dir():
+        if _beir_file(p) is not None:
+            return "beir"
+        raise UsageError(f"{p} is a folder without corpus.jsonl; give the corpus file itself")
+    name = p.name.lower().removesuffix(".gz")
+    if name == "corpus.jsonl":
+        return "beir"
+    for suffix, fmt in ((".csv", "csv"), (".tsv", "tsv"), (".jsonl", "jsonl")):
+        if name.endswith(suffix):
+            return fmt
+    if name.endswith((".ndjson", ".json")):
+        return "jsonl"
+    raise UsageError(
+        f"cannot tell the corpus format of {p.name}; pass format= (--corpus-format) "
+        f"as one of {', '.join(FORMATS)}"
+    )
+
+
+def load_corpus(
+    path: str | Path,
+    *,
+    id_field: str | None = None,
+    text_fields: Sequence[str] | None = None,
+    format: str | None = None,
+) -> Corpus:
+    """Read and validate a corpus file; see the module docstring for the rules.
+
+    Raises :class:`InputError` (file, line, field, hint) for duplicate or empty
+    ids, a missing id field, an unknown text field, malformed JSON or CSV and
+    bytes that are not UTF-8; :class:`UsageError` for a bad argument.
+    """
+    p = Path(path)
+    if not p.exists():
+        raise InputError([Problem(str(p), None, "file not found", hint="check the corpus path")])
+    fmt = (format or detect_format(p)).lower()
+    if fmt not in FORMATS:
+        raise UsageError(f"unknown corpus format {fmt!r}; use one of {', '.join(FORMATS)}")
+    if p.is_dir():
+        found = _beir_file(p)
+        if found is None:
+            raise UsageError(f"{p} is a folder without corpus.jsonl")
+        p = found
+    fields = None if text_fields is None else list(text_fields)
+    corpus = Corpus([], [])
+    with collecting(p) as log:
+        text = _read_text(p, log)
+        if text is None:
+            log.raise_if_any()
+            return corpus
+        if fmt in ("csv", "tsv"):
+            rows = _parse_csv(text, log, delimiter="," if fmt == "csv" else "\t")
+        else:
+            rows = _parse_jsonl(text, log)
+        if fmt == "beir":
+            id_field = id_field or BEIR_ID
+            if fields is None:
+                fields = list(BEIR_TEXT_FIELDS)
+                present = {k for _, r in rows for k in r}
+                fields = [f for f in fields if f in present] or fields
+        corpus = _build(p, fmt, rows, id_field, fields, log)
+    return corpus
+
+
+def _beir_file(folder: Path) -> Path | None:
+    for name in ("corpus.jsonl", "corpus.jsonl.gz"):
+        if (folder / name).is_file():
+            return folder / name
+    return None
+
+
+def _read_text(p: Path, log: ProblemLog) -> str | None:
+    data = p.read_bytes()
+    if data[:2] == b"\x1f\x8b":
+        try:
+            data = gzip.decompress(data)
+        except (OSError, EOFError) as exc:
+            log.add(None, f"not a valid gzip file ({exc})", hint="re-compress or unzip it")
+            return None
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        pass
+    for number, raw in enumerate(data.split(b"\n"), start=1):
+        try:
+            raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            log.add(
+                number,
+                f"bytes that are not UTF-8 at column {exc.start + 1} "
+                f"({raw[exc.start : exc.end]!r})",
+                hint="save the file as UTF-8",
+            )
+    return None
+
+
+# ---------------------------------------------------------------------- parse
+Row = tuple[int, dict[str, Any]]
+
+
+def _parse_csv(text: str, log: ProblemLog, delimiter: str) -> list[Row]:
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
+    rows: list[Row] = []
+    header: list[str] | None = None
+    last = 0
+    try:
+        for cells in reader:
+            start, last = last + 1, reader.line_num
+            if not cells or (len(cells) == 1 and cells[0].strip() == ""):
+                continue
+            if header is None:
+                header = [c.strip() for c in cells]
+                _check_header(header, start, log)
+                continue
+            if len(cells) != len(header):
+                log.add(
+                    start,
+                    f"{len(cells)} fields where the header has {len(header)}",
+                    hint="quote values that contain the delimiter and check for missing cells",
+                )
+                continue
+            rows.append((start, dict(zip(header, cells, strict=True))))
+    except csv.Error as exc:
+        log.add(
+            last + 1,
+            f"malformed CSV in the record starting here: {exc}",
+            hint="close every quoted value and double quotes inside one",
+        )
+    if header is None:
+        log.add(None, "the file is empty", hint="add a header row and one row per document")
+    return rows
+
+
+def _check_header(header: list[str], line: int, log: ProblemLog) -> None:
+    seen: set[str] = set()
+    for i, name in enumerate(header, start=1):
+        if not name:
+            log.add(line, f"column {i} of the header has no name", hint="name every column")
+        elif name in seen:
+            log.add(line, f"column {name!r} appears twice", field=name, hint="rename one")
+        seen.add(name)
+
+
+def _parse_jsonl(text: str, log: ProblemLog) -> list[Row]:
+    rows: list[Row] = []
+    for number, line in enumerate(text.split("\n"), start=1):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as exc:
+            log.add(
+                number,
+                f"malformed JSON: {exc.msg} at column {exc.colno}",
+                hint="write one JSON object per line",
+            )
+            continue
+        if not isinstance(obj, dict):
+            log.add(
+                number,
+                f"expected a JSON object, found {type(obj).__name__}",
+                hint="write one JSON object per line",
+            )
+            continue
+        rows.append((number, obj))
+    if not rows and not log:
+        log.add(None, "the file holds no records", hint="write one JSON object per line")
+    return rows
+
+
+# ---------------------------------------------------------------------- build
+def _build(
+    p: Path,
+    fmt: str,
+    rows: list[Row],
+    id_field: str | None,
+    text_fields: list[str] | None,
+    log: ProblemLog,
+) -> Corpus:
+    keys = list(rows[0][1]) if rows else []
+    if id_field is None:
+        id_field = next((k for k in ID_CANDIDATES if k in keys), None)
+        if id_field is None and rows:
+            log.add(
+                rows[0][0],
+                f"no id field: none of {', '.join(ID_CANDIDATES)} is present",
+                hint="name the id field with --id-field (id_field in assay.toml)",
+            )
+            return Corpus([], [])
+    elif rows and fmt in ("csv", "tsv") and id_field not in keys:
+        log.add(
+            1,
+            f"no column {id_field!r}; columns: {', '.join(keys)}",
+            field=id_field,
+            hint="fix --id-field or the header",
+        )
+        return Corpus([], [])
+    id_field = id_field or "id"
+    present = list(dict.fromkeys(k for _, r in rows for k in r))
+    if text_fields is None:
+        text_fields = [
+            k for k in present if k != id_field and any(isinstance(r.get(k), str) for _, r in rows)
+        ]
+    else:
+        for f in text_fields:
+            if f not in present and rows:
+                log.add(
+                    1 if fmt in ("csv", "tsv") else None,
+                    f"unknown text field {f!r}; fields: {', '.join(present)}",
+                    field=f,
+                    hint="fix --text-field (text_fields in assay.toml)",
+                )
+    ids: list[str] = []
+    records: list[dict[str, Any]] = []
+    first_line: dict[str, int] = {}
+    for line, record in rows:
+        doc = _doc_id(record, id_field, line, log)
+        if doc is None:
+            continue
+        if doc in first_line:
+            log.add(
+                line,
+                f"duplicate id {doc!r} (first on line {first_line[doc]})",
+                field=id_field,
+                hint="give every document its own id",
+            )
+            continue
+        first_line[doc] = line
+        for f in text_fields:
+            value = record.get(f)
+            if value is not None and not isinstance(value, str):
+                log.add(
+                    line,
+                    f"expected text, found {type(value).__name__}",
+                    field=f,
+                    hint="store the field as a JSON string or drop it from text fields",
+                )
+        ids.append(doc)
+        records.append(record)
+    return Corpus(
+        ids,
+        records,
+        id_field=id_field,
+        text_fields=text_fields,
+        path=str(p),
+        format=fmt,
+        name=p.name.split(".")[0] or p.name,
+    )
+
+
+def _doc_id(record: dict[str, Any], id_field: str, line: int, log: ProblemLog) -> str | None:
+    if id_field not in record:
+        log.add(line, "missing id", field=id_field, hint=f"give every record a {id_field!r}")
+        return None
+    value = record[id_field]
+    if isinstance(value, bool) or not isinstance(value, str | int):
+        log.add(
+            line,
+            f"id must be text or an integer, found {type(value).__name__}",
+            field=id_field,
+            hint="write the id as a string",
+        )
+        return None
+    doc = str(value).strip()
+    if not doc:
+        log.add(line, "empty id", field=id_field, hint="give every document a non-empty id")
+        return None
+    return doc

@@ -1,0 +1,308 @@
+"""Systems declared in ``assay.toml`` or on the command line, and the type registry.
+
+An ``assay.toml`` declares systems as tables::
+
+    [systems.keyword]
+    type = "keyword"            # keyword | bm25 | vector | hybrid | python | http | opensearch
+    corpus = "catalog.csv"      # relative to assay.toml
+    id_field = "idno"
+    text_fields = ["name", "definition_long"]
+
+    [systems.prod]
+    type = "http"
+    url = "https://search.example.org/api"
+    headers = { Authorization = "Bearer ${SEARCH_TOKEN}" }
+
+``${VAR}`` in a string value is read from the environment when the system is
+built; the system's ``config`` shows ``${VAR}``, never the value.
+
+Each system type is a module exposing ``from_config(name, table, *, corpus,
+base_dir) -> System``; modules are imported only when their type is used.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import re
+import tomllib
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+from assay.corpora.models import Corpus
+from assay.errors import InputError, Problem, UsageError
+from assay.systems.base import Hit, System
+
+#: The file read when no ``--config`` is given (if it exists in the working directory).
+DEFAULT_CONFIG = "assay.toml"
+#: System type -> module holding its ``from_config``.
+SYSTEM_TYPES: dict[str, str] = {
+    "keyword": "assay.systems.keyword",
+    "bm25": "assay.systems.bm25",
+    "vector": "assay.systems.vector",
+    "hybrid": "assay.systems.hybrid",
+    "python": "assay.systems.python",
+    "http": "assay.systems.http",
+    "opensearch": "assay.systems.http",
+    "elasticsearch": "assay.systems.http",
+}
+#: Types that index a local corpus and cannot run without one.
+CORPUS_TYPES = frozenset({"keyword", "bm25", "vector", "hybrid"})
+#: Table keys that describe the corpus rather than the system.
+CORPUS_KEYS = ("corpus", "id_field", "corpus_format")
+
+Factory = Callable[..., System]
+_REGISTERED: dict[str, Factory] = {}
+_ENV = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+
+
+def register_system_type(type_name: str, factory: Factory) -> None:
+    """Add (or replace) a system type: ``factory(name, table, *, corpus, base_dir)``."""
+    _REGISTERED[type_name] = factory
+
+
+def system_types() -> list[str]:
+    """Every known system type name."""
+    return sorted({*SYSTEM_TYPES, *_REGISTERED})
+
+
+def load_config(path: str | Path) -> dict[str, Any]:
+    """Parse an ``assay.toml``; a syntax error is an :class:`InputError` with its line."""
+    p = Path(path)
+    if not p.is_file():
+        raise InputError([Problem(str(p), None, "file not found", hint="check --config")])
+    try:
+        with p.open("rb") as fh:
+            data = tomllib.load(fh)
+    except tomllib.TOMLDecodeError as exc:
+        m = re.search(r"line (\d+)", str(exc))
+        raise InputError(
+            [
+                Problem(
+                    str(p),
+                    int(m.group(1)) if m else None,
+                    f"invalid TOML: {exc}",
+                    hint="check quotes, brackets and = signs",
+                )
+            ]
+        ) from None
+    except UnicodeDecodeError as exc:
+        raise InputError(
+            [Problem(str(p), None, f"not UTF-8: {exc}", hint="save as UTF-8")]
+        ) from None
+    systems = data.get("systems", {})
+    if not isinstance(systems, dict) or any(not isinstance(t, dict) for t in systems.values()):
+        raise InputError(
+            [
+                Problem(
+                    str(p),
+                    None,
+                    "systems must be tables: [systems.NAME]",
+                    field="systems",
+                    hint='write [systems.keyword] with type = "keyword"',
+                )
+            ]
+        )
+    return data
+
+
+def find_config(config_path: str | Path | None = None) -> Path | None:
+    """``config_path`` if given (it must exist), else ``./assay.toml`` if present."""
+    if config_path is not None:
+        p = Path(config_path)
+        if not p.is_file():
+            raise UsageError(f"config file {p} not found")
+        return p
+    default = Path(DEFAULT_CONFIG)
+    return default if default.is_file() else None
+
+
+def system_names(config_path: str | Path | None = None) -> list[str]:
+    """Names of the systems declared in the config file (empty without one)."""
+    p = find_config(config_path)
+    return list(load_config(p).get("systems", {})) if p else []
+
+
+def build_system(
+    name_or_spec: str,
+    *,
+    config_path: str | Path | None = None,
+    corpus: Corpus | str | Path | None = None,
+    overrides: Mapping[str, Any] | None = None,
+) -> System:
+    """Build a system from a declared name, a type name or ``module:function``.
+
+    Lookup order: a ``[systems.NAME]`` table of the config file; a type name
+    (``keyword``, ``bm25``, ...) configured by ``overrides`` alone; a
+    ``module.path:function`` / ``file.py:function`` spec (type python).
+    ``corpus`` (a loaded :class:`Corpus` or a path) and ``overrides``
+    (table keys such as ``corpus``, ``id_field``, ``text_fields``; ``None``
+    values ignored; paths relative to the working directory) take precedence
+    over the table. Raises :class:`UsageError` naming the file and table for
+    an unknown name or type, a missing corpus or an unset environment variable.
+    """
+    from assay.systems.python import is_function_spec
+
+    cfg_path = find_config(config_path)
+    systems = load_config(cfg_path).get("systems", {}) if cfg_path else {}
+    cwd = Path.cwd()
+    if name_or_spec in systems:
+        table = dict(systems[name_or_spec])
+        where = f"{cfg_path} [systems.{name_or_spec}]"
+        base_dir = cfg_path.parent if cfg_path else cwd
+        if "type" not in table:
+            raise UsageError(f"{where}: no type; set type = one of {', '.join(system_types())}")
+    elif name_or_spec in SYSTEM_TYPES or name_or_spec in _REGISTERED:
+        table, where, base_dir = {"type": name_or_spec}, f"--system {name_or_spec}", cwd
+    elif is_function_spec(name_or_spec):
+        table, where, base_dir = {"type": "python", "function": name_or_spec}, name_or_spec, cwd
+    else:
+        declared = ", ".join(systems) or "none"
+        raise UsageError(
+            f"unknown system {name_or_spec!r}: not declared in "
+            f"{cfg_path or 'assay.toml (no such file)'} (declared: {declared}), not a type "
+            f"({', '.join(system_types())}) and not module.path:function"
+        )
+    corpus_base = base_dir
+    for key, value in (overrides or {}).items():
+        if value is None or (isinstance(value, list | tuple) and not value):
+            continue
+        table[key] = list(value) if isinstance(value, tuple) else value
+        if key == "corpus":
+            corpus_base = cwd
+    type_name = table["type"]
+    if not isinstance(type_name, str) or type_name not in system_types():
+        raise UsageError(
+            f"{where}: unknown system type {type_name!r}; use one of {', '.join(system_types())}"
+        )
+    resolved, secrets = resolve_env(table, where)
+    loaded = _corpus(corpus, resolved, corpus_base)
+    if loaded is None and type_name in CORPUS_TYPES:
+        raise UsageError(
+            f'{where}: system type {type_name!r} needs a corpus; set corpus = "path" in the '
+            "table or pass --corpus"
+        )
+    factory = _factory(type_name, where)
+    if getattr(importlib.import_module(factory.__module__), "RESOLVES_ENV", False):
+        # http/opensearch read ${VAR} when each request is sent, so secrets never sit in config
+        raw = {k: v for k, v in table.items() if k not in CORPUS_KEYS}
+        return factory(name_or_spec, raw, corpus=loaded, base_dir=base_dir)
+    # The corpus arrives loaded; its keys are not the system's business.
+    table_for_factory = {k: v for k, v in resolved.items() if k not in CORPUS_KEYS}
+    system = factory(name_or_spec, table_for_factory, corpus=loaded, base_dir=base_dir)
+    if secrets:
+        return RedactedSystem(system, secrets)
+    return system
+
+
+def _corpus(corpus: Corpus | str | Path | None, table: dict[str, Any], base: Path) -> Corpus | None:
+    from assay.corpora.load import load_corpus
+
+    if isinstance(corpus, Corpus):
+        return corpus
+    source = corpus if corpus is not None else table.get("corpus")
+    if source is None:
+        return None
+    p = Path(source)
+    if not p.is_absolute() and corpus is None:
+        p = base / p
+    fields = table.get("text_fields")
+    return load_corpus(
+        p,
+        id_field=table.get("id_field"),
+        text_fields=[fields] if isinstance(fields, str) else fields,
+        format=table.get("corpus_format"),
+    )
+
+
+def _factory(type_name: str, where: str) -> Factory:
+    if type_name in _REGISTERED:
+        return _REGISTERED[type_name]
+    module_name = SYSTEM_TYPES[type_name]
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        if exc.name == module_name:
+            raise UsageError(
+                f"{where}: system type {type_name!r} is not available in this installation "
+                f"({module_name} is missing)"
+            ) from None
+        raise UsageError(
+            f"{where}: system type {type_name!r} needs the package {exc.name!r}; install it"
+        ) from None
+    factory = getattr(module, "from_config", None)
+    if factory is None:
+        raise UsageError(f"{where}: {module_name} has no from_config()")
+    return factory
+
+
+# ---------------------------------------------------------------- secrets
+def resolve_env(table: Mapping[str, Any], where: str = "config") -> tuple[dict[str, Any], dict]:
+    """Replace ``${VAR}`` in string values (nested too) with the environment's value.
+
+    Returns the resolved table and ``{value: "${VAR}"}`` for every value read,
+    used by :func:`redact`. An unset variable is a :class:`UsageError`.
+    """
+    secrets: dict[str, str] = {}
+
+    def sub(value: Any, key: str) -> Any:
+        if isinstance(value, str):
+
+            def one(m: re.Match[str]) -> str:
+                var = m.group(1)
+                if var not in os.environ:
+                    raise UsageError(
+                        f"{where}: {key} uses ${{{var}}} but the environment variable "
+                        f"{var} is not set"
+                    )
+                if os.environ[var]:
+                    secrets[os.environ[var]] = m.group(0)
+                return os.environ[var]
+
+            return _ENV.sub(one, value)
+        if isinstance(value, dict):
+            return {k: sub(v, f"{key}.{k}") for k, v in value.items()}
+        if isinstance(value, list):
+            return [sub(v, key) for v in value]
+        return value
+
+    resolved = {k: sub(v, k) for k, v in table.items()}
+    return resolved, secrets
+
+
+def redact(value: Any, secrets: Mapping[str, str]) -> Any:
+    """A copy of ``value`` with every secret string replaced by its ``${VAR}`` form."""
+    if isinstance(value, str):
+        for secret in sorted(secrets, key=len, reverse=True):
+            value = value.replace(secret, secrets[secret])
+        return value
+    if isinstance(value, dict):
+        return {k: redact(v, secrets) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [redact(v, secrets) for v in value]
+    return value
+
+
+class RedactedSystem:
+    """A system whose ``config`` has environment-variable values shown as ``${VAR}``."""
+
+    def __init__(self, system: System, secrets: Mapping[str, str]) -> None:
+        self.inner = system
+        self.name = system.name
+        self._secrets = dict(secrets)
+
+    @property
+    def config(self) -> dict[str, Any]:
+        """The wrapped system's config with secrets redacted."""
+        return redact(self.inner.config, self._secrets)
+
+    def search(self, query: str, k: int) -> list[Hit]:
+        """Delegate to the wrapped system."""
+        return self.inner.search(query, k)
+
+    def __getattr__(self, attr: str) -> Any:
+        return getattr(self.inner, attr)
+
+    def __repr__(self) -> str:
+        return f"RedactedSystem({self.inner!r})"

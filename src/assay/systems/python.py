@@ -1,0 +1,168 @@
+"""A system that is a Python function: ``module.path:function`` or ``file.py:function``.
+
+The function takes ``(query_text, k)`` and returns doc ids, ``(doc_id, score)``
+pairs, dicts with ``doc_id`` (or ``id``) and ``score``, or :class:`Hit` objects.
+Its configuration records the spec and a hash of the source file, so editing
+the function invalidates cached runs.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import importlib.util
+import inspect
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from assay.errors import UsageError
+from assay.systems.base import Hit, SystemError_, coerce_hits
+
+SearchFunction = Callable[..., Sequence[Any]]
+
+
+def is_function_spec(spec: str) -> bool:
+    """Whether ``spec`` looks like ``module.path:function`` or ``file.py:function``."""
+    target, sep, attr = spec.rpartition(":")
+    return bool(sep and target and attr.isidentifier())
+
+
+def load_function(spec: str, *, base_dir: str | Path | None = None) -> SearchFunction:
+    """Import the callable named by ``spec``.
+
+    ``path/to/file.py:function`` is read from that file (relative to
+    ``base_dir``, then the working directory); ``module.path:function`` is
+    imported with the working directory and ``base_dir`` on ``sys.path``.
+    Raises :class:`UsageError` when the module, file or attribute is missing.
+    """
+    target, sep, attr = spec.rpartition(":")
+    if not sep or not target or not attr:
+        raise UsageError(
+            f"python system {spec!r}: expected module.path:function or path/to/file.py:function"
+        )
+    if target.endswith(".py") or "/" in target or "\\" in target:
+        module = _module_from_file(target, spec, base_dir)
+    else:
+        module = _module_from_name(target, spec, base_dir)
+    obj: Any = module
+    for part in attr.split("."):
+        if not hasattr(obj, part):
+            raise UsageError(
+                f"python system {spec!r}: {target} has no attribute {part!r}",
+            )
+        obj = getattr(obj, part)
+    if not callable(obj):
+        raise UsageError(f"python system {spec!r}: {attr} is not callable")
+    return obj
+
+
+def _module_from_file(target: str, spec: str, base_dir: str | Path | None) -> Any:
+    candidates = [Path(base_dir) / target] if base_dir is not None else []
+    candidates.append(Path(target))
+    path = next((c.resolve() for c in candidates if c.is_file()), None)
+    if path is None:
+        raise UsageError(f"python system {spec!r}: file {target} not found")
+    digest = hashlib.sha256(str(path).encode()).hexdigest()[:12]
+    mod_name = f"_assay_user_{path.stem}_{digest}"
+    if mod_name in sys.modules:
+        return sys.modules[mod_name]
+    loader_spec = importlib.util.spec_from_file_location(mod_name, path)
+    if loader_spec is None or loader_spec.loader is None:
+        raise UsageError(f"python system {spec!r}: cannot import {path}")
+    module = importlib.util.module_from_spec(loader_spec)
+    sys.modules[mod_name] = module
+    try:
+        loader_spec.loader.exec_module(module)
+    except Exception as exc:
+        del sys.modules[mod_name]
+        raise UsageError(f"python system {spec!r}: importing {path} failed: {exc!r}") from None
+    return module
+
+
+def _module_from_name(target: str, spec: str, base_dir: str | Path | None) -> Any:
+    extra = [str(Path.cwd())] + ([str(Path(base_dir).resolve())] if base_dir else [])
+    added = [p for p in extra if p not in sys.path]
+    sys.path[:0] = added
+    try:
+        return importlib.import_module(target)
+    except ModuleNotFoundError as exc:
+        if exc.name and target.startswith(exc.name):
+            raise UsageError(
+                f"python system {spec!r}: no module named {target!r} "
+                "(run from the folder holding it or give path/to/file.py:function)"
+            ) from None
+        raise UsageError(f"python system {spec!r}: importing {target} failed: {exc}") from None
+    except Exception as exc:
+        raise UsageError(f"python system {spec!r}: importing {target} failed: {exc!r}") from None
+    finally:
+        for p in added:
+            if p in sys.path:
+                sys.path.remove(p)
+
+
+def _source_hash(function: Callable[..., Any]) -> str | None:
+    try:
+        source = inspect.getsourcefile(function)
+    except TypeError:
+        return None
+    if not source or not Path(source).is_file():
+        return None
+    return "sha256:" + hashlib.sha256(Path(source).read_bytes()).hexdigest()[:16]
+
+
+class PythonSystem:
+    """Wrap a ``(query_text, k, **params) -> results`` function as a system."""
+
+    def __init__(
+        self,
+        function: SearchFunction,
+        *,
+        name: str = "python",
+        spec: str | None = None,
+        params: dict[str, Any] | None = None,
+    ) -> None:
+        self.function = function
+        self.name = name
+        self.spec = spec or (
+            f"{getattr(function, '__module__', '?')}:"
+            f"{getattr(function, '__qualname__', repr(function))}"
+        )
+        self.params = dict(params or {})
+        self._source = _source_hash(function)
+
+    @property
+    def config(self) -> dict[str, Any]:
+        """The function spec, its parameters and a hash of its source file."""
+        out: dict[str, Any] = {"type": "python", "function": self.spec, "source": self._source}
+        if self.params:
+            out["params"] = dict(self.params)
+        return out
+
+    def search(self, query: str, k: int) -> list[Hit]:
+        """Call the function and coerce what it returned into hits."""
+        result = self.function(query, k, **self.params)
+        if result is None or isinstance(result, str | bytes) or not hasattr(result, "__iter__"):
+            raise SystemError_(
+                f"{self.spec} returned {type(result).__name__}; expected a list of ids, "
+                "(id, score) pairs or dicts"
+            )
+        return coerce_hits(list(result))
+
+    def __repr__(self) -> str:
+        return f"PythonSystem({self.name!r}, {self.spec!r})"
+
+
+def from_config(name: str, table: dict[str, Any], *, corpus: Any, base_dir: Path) -> PythonSystem:
+    """Registry factory: ``type = "python"`` with ``function = "module:function"``.
+
+    Optional ``params`` (a table) are passed to the function as keyword arguments.
+    """
+    spec = table.get("function")
+    if not isinstance(spec, str) or not spec:
+        raise UsageError(f'system {name!r} (type python) needs function = "module.path:function"')
+    params = table.get("params") or {}
+    if not isinstance(params, dict):
+        raise UsageError(f"system {name!r}: params must be a table")
+    return PythonSystem(load_function(spec, base_dir=base_dir), name=name, spec=spec, params=params)

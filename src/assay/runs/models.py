@@ -107,7 +107,7 @@ class Run:
         if ties == "given" or not self.has_scores:
             return f
         qcodes, _ = pd.factorize(f["query_id"])
-        dcodes, _ = pd.factorize(f["doc_id"], sort=True)
+        dcodes = _lexicographic_codes(f["doc_id"])
         order = np.lexsort((-dcodes, -f["score"].to_numpy(), qcodes))
         return f.iloc[order]
 
@@ -123,3 +123,18 @@ class Run:
 
     def __repr__(self) -> str:
         return f"Run({self.name!r}, rows={len(self.frame)}, queries={len(self.query_ids)})"
+
+
+def _lexicographic_codes(values: pd.Series) -> np.ndarray:
+    """Codes whose order is the code-point (= UTF-8 byte) order of the strings.
+
+    A categorical's own codes follow its category order (often appearance
+    order), so they are re-ranked by the sorted category strings.
+    """
+    if isinstance(values.dtype, pd.CategoricalDtype):
+        cats = np.asarray(values.cat.categories.astype(str).to_numpy(dtype=object))
+        rank = np.empty(len(cats), dtype=np.int64)
+        rank[np.argsort(cats, kind="stable")] = np.arange(len(cats))
+        return rank[values.cat.codes.to_numpy()]
+    codes, _ = pd.factorize(values.astype(str), sort=True)
+    return codes

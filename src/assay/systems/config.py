@@ -48,7 +48,7 @@ SYSTEM_TYPES: dict[str, str] = {
     "elasticsearch": "assay.systems.http",
 }
 #: Types that index a local corpus and cannot run without one.
-CORPUS_TYPES = frozenset({"keyword", "bm25", "vector", "hybrid"})
+CORPUS_TYPES = frozenset({"keyword", "bm25", "vector"})
 #: Table keys that describe the corpus rather than the system.
 CORPUS_KEYS = ("corpus", "id_field", "corpus_format")
 
@@ -190,6 +190,12 @@ def build_system(
         return factory(name_or_spec, raw, corpus=loaded, base_dir=base_dir)
     # The corpus arrives loaded; its keys are not the system's business.
     table_for_factory = {k: v for k, v in resolved.items() if k not in CORPUS_KEYS}
+    if type_name == "hybrid" and "resolve" not in table_for_factory:
+        # members are declared in the same config; a --corpus given here applies to them too
+        def _resolve(member: str) -> System:
+            return build_system(member, config_path=cfg_path, corpus=loaded)
+
+        table_for_factory["resolve"] = _resolve
     system = factory(name_or_spec, table_for_factory, corpus=loaded, base_dir=base_dir)
     if secrets:
         return RedactedSystem(system, secrets)

@@ -105,7 +105,7 @@ def run_system(
     include_no_answer: bool = True,
     retries: int = 2,
     backoff: float = 0.5,
-    concurrency: int = 1,
+    concurrency: int | None = None,
     progress: bool = True,
     cache: RunCache | None = None,
 ) -> RunOutcome:
@@ -114,12 +114,16 @@ def run_system(
     No-answer queries are run too (so abstention can be scored) unless
     ``include_no_answer`` is false. A failing call is retried ``retries``
     times, waiting ``backoff * 2**attempt`` seconds. ``concurrency > 1`` uses a
-    thread pool. With a ``cache``, an unchanged system (same config hash,
+    thread pool; by default a system's own ``concurrency`` attribute (HTTP
+    adapters) or 1. Systems with a ``prepare()`` method (index building) are
+    prepared before the first timed call. With a ``cache``, an unchanged system (same config hash,
     corpus version, judgment-set version and k) is not called again; runs
     with failures are never cached.
     """
     if k < 1:
         raise UsageError(f"k must be at least 1, got {k}")
+    if concurrency is None:
+        concurrency = int(getattr(system, "concurrency", 1) or 1)
     if retries < 0 or concurrency < 1 or backoff < 0:
         raise UsageError("retries and backoff must be >= 0 and concurrency >= 1")
     cfg = system.config
@@ -139,6 +143,9 @@ def run_system(
         if hit is not None:
             return hit
     texts = judgments.queries["text"].astype(str).to_dict()
+    prepare = getattr(system, "prepare", None)
+    if callable(prepare):
+        prepare()
     started = _now()
     results: dict[str, list[Hit]] = {}
     failures: dict[str, QueryFailure] = {}

@@ -1,0 +1,250 @@
+"""Speed benchmark: assay vs pytrec_eval vs ranx, end to end from the same TREC files.
+
+Writes seeded synthetic qrels and a run into benchmarks/_data/ (gitignored), then
+times each job in its own subprocess (wall seconds, peak RSS of the child):
+
+* assay CLI: ``assay evaluate QRELS RUN --judgments-format trec -m ... --format json``
+* assay API: ``load_judgments`` + ``load_run`` + ``compute`` (no CLI layer)
+* pytrec_eval: dict building from the files + RelevanceEvaluator + means
+* ranx: Qrels.from_file / Run.from_file (kind trec) + evaluate (JIT warmed first)
+
+Measures: nDCG@10 AP@100 RR@10 R@100. pytrec_eval has no cut for recip_rank, so
+its RR@10 is recip_rank on the run truncated to its top 10 after trec_eval's
+tie order (score desc, doc id desc); ranx's ``mrr@10`` is the same definition.
+
+Usage: ``.venv/bin/python benchmarks/metrics_speed.py [--queries N] [--docs K]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+DATA = ROOT / "benchmarks" / "_data"
+PY = sys.executable
+MEASURES = ["nDCG@10", "AP@100", "RR@10", "R@100"]
+
+
+def make_data(nq: int, ndocs: int, seed: int = 7) -> tuple[Path, Path]:
+    """Write seeded qrels (5 graded judgments per query) and a run (``ndocs`` per query)."""
+    import numpy as np
+
+    DATA.mkdir(parents=True, exist_ok=True)
+    qrels_p, run_p = DATA / f"qrels_{nq}_{ndocs}.txt", DATA / f"run_{nq}_{ndocs}.trec"
+    if qrels_p.exists() and run_p.exists():
+        return qrels_p, run_p
+    rng = np.random.default_rng(seed)
+    corpus = 1_000_000
+    q = np.repeat(np.arange(nq), ndocs)
+    docs = rng.integers(0, corpus, size=(nq, ndocs * 2))
+    # unique docs per query: take the first ndocs distinct values of each row
+    docs.sort(axis=1)
+    dup = np.zeros_like(docs, dtype=bool)
+    dup[:, 1:] = docs[:, 1:] == docs[:, :-1]
+    docs[dup] = -1
+    docs = -np.sort(-docs, axis=1)[:, :ndocs]  # drop the -1 markers
+    rng.permuted(docs, axis=1, out=docs)
+    scores = np.round(np.sort(rng.random((nq, ndocs)) * 20, axis=1)[:, ::-1], 4)
+    ranks = np.tile(np.arange(1, ndocs + 1), nq)
+    with open(run_p, "w") as fh:
+        lines = (
+            np.char.add("q", q.astype(str)).astype(object)
+            + " Q0 D"
+            + docs.reshape(-1).astype(str).astype(object)
+            + " "
+            + ranks.astype(str).astype(object)
+            + " "
+            + scores.reshape(-1).astype(str).astype(object)
+            + " bench\n"
+        )
+        fh.writelines(lines.tolist())
+    # 5 judged docs per query: 3 from the run (random positions), 2 unretrieved
+    pos = rng.integers(0, ndocs, size=(nq, 3))
+    judged_in = np.take_along_axis(docs, pos, axis=1)
+    judged_out = rng.integers(corpus, corpus * 2, size=(nq, 2))
+    judged = np.concatenate([judged_in, judged_out], axis=1)
+    grades = rng.integers(0, 4, size=(nq, 5))
+    grades[:, 4] = rng.integers(1, 4, size=nq)  # every query answerable
+    with open(qrels_p, "w") as fh:
+        for qi in range(nq):
+            seen = set()
+            for d, g in zip(judged[qi].tolist(), grades[qi].tolist(), strict=True):
+                if d not in seen:
+                    seen.add(d)
+                    fh.write(f"q{qi} 0 D{d} {g}\n")
+    return qrels_p, run_p
+
+
+ASSAY_API = """
+import json, sys
+from assay.judgments.load import load_judgments
+from assay.runs.io import load_run
+from assay.metrics.engine import compute
+from assay.metrics.measures import parse_measure
+j = load_judgments(sys.argv[1], format="trec")
+r = load_run(sys.argv[2], format="trec")
+ms = [parse_measure(m) for m in sys.argv[4].split()]
+agg = compute(j, r, ms).aggregate()
+json.dump({m.name: v for m, v in agg.items()}, open(sys.argv[3], "w"))
+"""
+
+PYTREC = """
+import json, sys
+import pytrec_eval
+qrels = {}
+with open(sys.argv[1]) as fh:
+    for line in fh:
+        q, _, d, g = line.split()
+        qrels.setdefault(q, {})[d] = int(g)
+run = {}
+with open(sys.argv[2]) as fh:
+    for line in fh:
+        q, _, d, _, s, _ = line.split()
+        run.setdefault(q, {})[d] = float(s)
+ev = pytrec_eval.RelevanceEvaluator(qrels, {"ndcg_cut.10", "map_cut.100", "recall.100"})
+res = ev.evaluate(run)
+# RR@10: recip_rank on each run truncated to its top 10 in trec_eval's order
+top = {q: dict(sorted(sorted(d.items(), reverse=True), key=lambda x: -x[1])[:10])
+       for q, d in run.items()}
+rr = pytrec_eval.RelevanceEvaluator(qrels, {"recip_rank"}).evaluate(top)
+n = len(qrels)
+out = {
+    "nDCG@10": sum(v["ndcg_cut_10"] for v in res.values()) / n,
+    "AP@100": sum(v["map_cut_100"] for v in res.values()) / n,
+    "RR@10": sum(v["recip_rank"] for v in rr.values()) / n,
+    "R@100": sum(v["recall_100"] for v in res.values()) / n,
+}
+json.dump(out, open(sys.argv[3], "w"))
+"""
+
+RANX = """
+import json, sys
+from ranx import Qrels, Run, evaluate
+# warm the numba JIT on a tiny set first
+wq = Qrels.from_dict({"a": {"x": 1}}); wr = Run.from_dict({"a": {"x": 1.0, "y": 0.5}})
+evaluate(wq, wr, ["ndcg@10", "map@100", "mrr@10", "recall@100"])
+qrels = Qrels.from_file(sys.argv[1], kind="trec")
+run = Run.from_file(sys.argv[2], kind="trec")
+res = evaluate(qrels, run, ["ndcg@10", "map@100", "mrr@10", "recall@100"], make_comparable=True)
+out = {"nDCG@10": res["ndcg@10"], "AP@100": res["map@100"], "RR@10": res["mrr@10"],
+       "R@100": res["recall@100"]}
+json.dump(out, open(sys.argv[3], "w"))
+"""
+
+
+def timed(cmd: list[str]) -> tuple[float, float, int]:
+    """Run ``cmd``; wall seconds, peak RSS (MB) of that child, return code."""
+    wrapper = (
+        "import resource, subprocess, sys, time\n"
+        "t = time.perf_counter(); rc = subprocess.call(sys.argv[1:])\n"
+        "dt = time.perf_counter() - t\n"
+        "rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss\n"
+        "print(dt, rss / 1024, rc)\n"
+    )
+    out = subprocess.run([PY, "-c", wrapper, *cmd], capture_output=True, text=True, check=True)
+    dt, mb, rc = out.stdout.split()[-3:]
+    return float(dt), float(mb), int(rc)
+
+
+def main() -> None:
+    """Generate the data, time the jobs, print a table and check agreement."""
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--queries", type=int, default=100_000)
+    ap.add_argument("--docs", type=int, default=100)
+    ap.add_argument("--skip-ranx", action="store_true")
+    args = ap.parse_args()
+    qrels_p, run_p = make_data(args.queries, args.docs)
+    print(
+        f"data: {qrels_p.name} ({qrels_p.stat().st_size / 1e6:.1f} MB), "
+        f"{run_p.name} ({run_p.stat().st_size / 1e6:.1f} MB)"
+    )
+    work = Path(tempfile.mkdtemp(prefix="assay_bench_"))
+    assay_bin = str(Path(PY).with_name("assay"))
+    mflags = [x for m in MEASURES for x in ("-m", m)]
+    jobs = {
+        "assay (CLI)": [
+            assay_bin,
+            "evaluate",
+            str(qrels_p),
+            str(run_p),
+            "--judgments-format",
+            "trec",
+            *mflags,
+            "--format",
+            "json",
+            "-o",
+            str(work / "cli.json"),
+        ],
+        "assay (API)": [
+            PY,
+            "-c",
+            ASSAY_API,
+            str(qrels_p),
+            str(run_p),
+            str(work / "api.json"),
+            " ".join(MEASURES),
+        ],
+        "pytrec_eval": [PY, "-c", PYTREC, str(qrels_p), str(run_p), str(work / "pytrec.json")],
+        "ranx": [PY, "-c", RANX, str(qrels_p), str(run_p), str(work / "ranx.json")],
+    }
+    if args.skip_ranx:
+        del jobs["ranx"]
+    results: dict[str, tuple[float, float, int]] = {}
+    for name, cmd in jobs.items():
+        results[name] = dt, mb, rc = timed(cmd)
+        print(
+            f"  {name:12s} {dt:8.2f} s {mb:8.0f} MB rc={rc}",
+            flush=True,
+        )
+    values = {}
+    for name, fname in (
+        ("assay (API)", "api.json"),
+        ("pytrec_eval", "pytrec.json"),
+        ("ranx", "ranx.json"),
+    ):
+        if (work / fname).exists():
+            values[name] = json.loads((work / fname).read_text())
+    cli_file = work / "cli.json"
+    if cli_file.exists() and results["assay (CLI)"][2] == 0:
+        values["assay (CLI)"] = _cli_aggregate(json.loads(cli_file.read_text()))
+    base = results["assay (CLI)"] if results["assay (CLI)"][2] == 0 else results["assay (API)"]
+    print(f"\n{'job':14s} {'seconds':>9s} {'peak MB':>9s} {'x assay':>9s}")
+    for name, (dt, mb, rc) in results.items():
+        flag = "" if rc == 0 else f"  (failed rc={rc})"
+        print(f"{name:14s} {dt:9.2f} {mb:9.0f} {dt / base[0]:9.2f}{flag}")
+    print("\naggregates:")
+    for name, vals in values.items():
+        print(
+            f"  {name:12s} " + "  ".join(f"{k}={vals.get(k, float('nan')):.8f}" for k in MEASURES)
+        )
+    ref = values.get("assay (API)")
+    if ref:
+        for name, vals in values.items():
+            ok = all(abs(vals.get(k, float("inf")) - ref[k]) <= 1e-6 for k in MEASURES)
+            print(f"  {name:12s} agrees with assay API to 1e-6: {ok}")
+    print(
+        f"\n(base for ratios: {'assay CLI' if base is results['assay (CLI)'] else 'assay API'}; "
+        f"{os.cpu_count()} CPUs; resource limit {resource.getrlimit(resource.RLIMIT_AS)[0]})"
+    )
+
+
+def _cli_aggregate(doc: dict) -> dict:
+    """Pull the aggregate values out of ``assay evaluate --format json`` output."""
+    agg = doc.get("aggregate") or doc.get("metrics") or {}
+    if isinstance(agg, list):
+        agg = {a.get("metric") or a.get("name"): a.get("value") for a in agg}
+    return {k: (v["mean"] if isinstance(v, dict) else v) for k, v in agg.items() if k in MEASURES}
+
+
+if __name__ == "__main__":
+    start = time.perf_counter()
+    main()
+    print(f"total benchmark time {time.perf_counter() - start:.1f} s")

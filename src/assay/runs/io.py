@@ -1,0 +1,477 @@
+"""Read and write run files: TREC (``qid Q0 docid rank score tag``) and JSONL.
+
+The TREC reader is vectorised: the bytes are normalised (BOM, CRLF, tabs and
+repeated spaces) and parsed by ``pyarrow.csv`` into compact Arrow arrays, and
+query and document ids are kept dictionary-encoded (pandas categoricals), so a
+ten-million-line run never becomes ten million Python strings. When the fast
+parse fails, a line-by-line checker names every bad line (up to
+:data:`assay.errors.MAX_PROBLEMS`).
+
+JSONL runs hold one query per line::
+
+    {"query_id": "q1", "results": ["d3", "d1"]}
+    {"query_id": "q2", "results": [{"doc_id": "d7", "score": 2.5}]}
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from assay.errors import InputError, Problem, UsageError, collecting
+from assay.runs.models import Run
+
+FORMATS = ("trec", "jsonl")
+_TREC_FIELDS = ("query_id", "Q0", "doc_id", "rank", "score", "tag")
+_TREC_HINT = "each line must be 'query_id Q0 doc_id rank score tag' (6 fields)"
+
+
+# --------------------------------------------------------------------- detect
+def detect_format(path: str | Path) -> str:
+    """Guess a run file's format from its extension, then from its first line."""
+    p = Path(path)
+    suffix = p.suffix.lower()
+    if suffix in (".jsonl", ".json", ".ndjson"):
+        return "jsonl"
+    if suffix in (".trec", ".run", ".txt", ".tsv", ".res"):
+        return "trec"
+    with open(p, "rb") as fh:
+        head = fh.read(4096)
+    head = head.removeprefix(b"\xef\xbb\xbf").lstrip()
+    return "jsonl" if head.startswith(b"{") else "trec"
+
+
+def load_run(path: str | Path, format: str | None = None, name: str | None = None) -> Run:
+    """Load a run file (``format`` 'trec' or 'jsonl'; detected when ``None``).
+
+    ``name`` defaults to the TREC tag of the first line, else the file stem.
+    Raises :class:`InputError` naming each bad line (file, line, field, hint),
+    :class:`UsageError` for an unknown format or a missing file.
+    """
+    p = Path(path)
+    if not p.is_file():
+        raise UsageError(f"run file not found: {p}")
+    fmt = format or detect_format(p)
+    if fmt not in FORMATS:
+        raise UsageError(f"unknown run format {fmt!r}; use one of {', '.join(FORMATS)}")
+    if fmt == "trec":
+        return _load_trec(p, name)
+    return _load_jsonl(p, name)
+
+
+# ----------------------------------------------------------------------- TREC
+def _normalise(data: bytes) -> bytes:
+    """Turn any run of blanks (tabs, repeated spaces) into one space; trim lines."""
+    if b"\t" in data:
+        data = data.replace(b"\t", b" ")
+    if b"\x0b" in data or b"\x0c" in data:
+        data = data.replace(b"\x0b", b" ").replace(b"\x0c", b" ")
+    if b"  " in data:
+        data = re.sub(rb" {2,}", b" ", data)
+    if b"\n " in data or b" \n" in data or data.startswith(b" ") or data.endswith(b" "):
+        data = re.sub(rb"(?m)^ | $", b"", data)
+    return data.rstrip(b"\n")
+
+
+def _load_trec(p: Path, name: str | None) -> Run:
+    import pyarrow as pa
+
+    data = p.read_bytes().removeprefix(b"\xef\xbb\xbf")
+    if b"\r" in data:
+        data = data.replace(b"\r\n", b"\n")
+    if not data.strip():
+        raise InputError([Problem(str(p), None, "empty run file", hint=_TREC_HINT)])
+    try:
+        # Fast path on the bytes as they are (single spaces, the usual case); only
+        # when that fails are blanks normalised (tabs, repeated spaces), then retried.
+        try:
+            table = _parse_trec(data)
+        except (pa.ArrowInvalid, pa.ArrowTypeError):
+            data = _normalise(data)
+            table = _parse_trec(data)
+    except (pa.ArrowInvalid, pa.ArrowTypeError, UnicodeDecodeError):
+        # Slow path: names bad lines and raises, or returns the lines cut to
+        # 6 fields when the only deviation is trailing text after the tag
+        # (trec_eval ignores it; its own test/results.trunc has some).
+        data = _check_trec_lines(p, data)
+        table = _parse_trec(data)
+    return _trec_table_to_run(p, table, name)
+
+
+def _parse_trec(data: bytes) -> Any:
+    import pyarrow as pa
+    import pyarrow.csv as pacsv
+
+    return pacsv.read_csv(
+        pa.py_buffer(data),
+        read_options=pacsv.ReadOptions(
+            column_names=list(_TREC_FIELDS), block_size=1 << 26, use_threads=True
+        ),
+        parse_options=pacsv.ParseOptions(
+            delimiter=" ", quote_char=False, escape_char=False, ignore_empty_lines=False
+        ),
+        convert_options=pacsv.ConvertOptions(
+            column_types={
+                "query_id": pa.string(),
+                "Q0": pa.string(),
+                "doc_id": pa.string(),
+                "rank": pa.float64(),
+                "score": pa.float64(),
+                "tag": pa.string(),
+            },
+            strings_can_be_null=False,
+            null_values=[],
+            check_utf8=True,
+        ),
+    )
+
+
+def _trec_table_to_run(p: Path, table: Any, name: str | None) -> Run:
+    import pyarrow.compute as pc
+
+    scores = table.column("score").to_numpy()
+    with collecting(p) as log:
+        for row in np.flatnonzero(~np.isfinite(scores))[:20]:
+            log.add(
+                int(row) + 1,
+                f"score is {scores[row]}",
+                field="score",
+                hint="scores must be finite numbers",
+            )
+    qids = _categorical(table.column("query_id"))
+    docs = _categorical(table.column("doc_id"))
+    _check_duplicates(p, qids.codes, docs.codes, qids.categories, docs.categories)
+    tag = table.column("tag")
+    run_name = name or (str(tag[0]) if len(tag) else p.stem)
+    if pc.count_distinct(tag).as_py() > 1:
+        tags = pc.unique(tag).to_pylist()[:5]
+        warn = f"several run tags in one file: {', '.join(map(str, tags))}"
+        metadata = {"format": "trec", "warnings": [warn]}
+    else:
+        metadata = {"format": "trec", "warnings": []}
+    return _make_run(qids, docs, scores, run_name, p, True, metadata)
+
+
+def _categorical(column: Any) -> Any:
+    """A pyarrow string column as a pandas Categorical (codes in appearance order)."""
+    import pandas as pd
+
+    encoded = column.combine_chunks().dictionary_encode()
+    codes = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int32, copy=False)
+    categories = pd.Index(encoded.dictionary.to_pandas())
+    return pd.Categorical.from_codes(codes, categories=categories, validate=False)
+
+
+def _check_duplicates(
+    p: Path, qcodes: np.ndarray, dcodes: np.ndarray, qcats: Any, dcats: Any
+) -> None:
+    """Raise naming every repeated (query, doc) pair with the line of its first use."""
+    n = len(qcodes)
+    if n < 2:
+        return
+    key = qcodes.astype(np.int64) * max(len(dcats), 1) + dcodes.astype(np.int64)
+    order = np.argsort(key, kind="stable")
+    skey = key[order]
+    dup = np.flatnonzero(skey[1:] == skey[:-1]) + 1
+    if not len(dup):
+        return
+    # first occurrence of each duplicated key: walk back to the group start
+    starts = np.flatnonzero(np.r_[True, skey[1:] != skey[:-1]])
+    group_of = np.searchsorted(starts, dup, side="right") - 1
+    with collecting(p) as log:
+        pairs = sorted(zip(order[dup].tolist(), order[starts[group_of]].tolist(), strict=True))
+        for row, first in pairs:
+            log.add(
+                row + 1,
+                f"duplicate doc_id {dcats[dcodes[row]]!r} for query {qcats[qcodes[row]]!r} "
+                f"(first seen on line {first + 1})",
+                field="doc_id",
+                hint="list each document once per query",
+            )
+
+
+def _check_trec_lines(p: Path, data: bytes) -> bytes:
+    """Slow path: name every bad line of a TREC run and raise, else return clean bytes.
+
+    More than 6 fields is accepted (trec_eval ignores text after the tag); the
+    returned bytes keep the first 6 fields of each line.
+    """
+    out: list[bytes] = []
+    with collecting(p) as log:
+        for lineno, raw in enumerate(data.split(b"\n"), start=1):
+            out.append(b" ".join(raw.split(b" ")[:6]))
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                log.add(
+                    lineno,
+                    f"undecodable bytes at column {exc.start + 1} ({exc.reason})",
+                    hint="save the file as UTF-8",
+                )
+                continue
+            fields = line.split()
+            if not fields:
+                log.add(lineno, "blank line", hint="remove blank lines")
+                continue
+            if len(fields) < 6:
+                log.add(lineno, f"expected 6 fields, found {len(fields)}", hint=_TREC_HINT)
+                continue
+            for idx, fname in ((3, "rank"), (4, "score")):
+                try:
+                    float(fields[idx])
+                except ValueError:
+                    log.add(
+                        lineno,
+                        f"{fname} {fields[idx]!r} is not a number",
+                        field=fname,
+                        hint=_TREC_HINT,
+                    )
+    return b"\n".join(out)
+
+
+# ---------------------------------------------------------------------- JSONL
+_JSONL_HINT = (
+    'each line must be {"query_id": "...", "results": [doc_id, ...]} '
+    'or results [{"doc_id": "...", "score": 1.0}, ...]'
+)
+
+
+def _load_jsonl(p: Path, name: str | None) -> Run:
+    import pandas as pd
+
+    raw = p.read_bytes().removeprefix(b"\xef\xbb\xbf")
+    if not raw.strip():
+        raise InputError([Problem(str(p), None, "empty run file", hint=_JSONL_HINT)])
+    lines = raw.split(b"\n")
+    if lines and lines[-1].strip() == b"":
+        lines.pop()
+    qids: list[str] = []
+    docs: list[str] = []
+    scores: list[float] = []
+    scored_state: dict[str, Any] = {"kind": None, "line": None}
+    seen_q: dict[str, int] = {}
+    with collecting(p) as log:
+        for lineno, bline in enumerate(lines, start=1):
+            try:
+                text = bline.decode("utf-8").rstrip("\r")
+            except UnicodeDecodeError as exc:
+                log.add(
+                    lineno,
+                    f"undecodable bytes at column {exc.start + 1} ({exc.reason})",
+                    hint="save the file as UTF-8",
+                )
+                continue
+            if not text.strip():
+                log.add(lineno, "blank line", hint="remove blank lines (one query per line)")
+                continue
+            try:
+                obj = json.loads(text)
+            except json.JSONDecodeError as exc:
+                log.add(
+                    lineno, f"malformed JSON: {exc.msg} at column {exc.colno}", hint=_JSONL_HINT
+                )
+                continue
+            _parse_jsonl_record(log, lineno, obj, seen_q, scored_state, qids, docs, scores)
+    has_scores = scored_state["kind"] == "scored"
+    arr = np.asarray(scores, dtype=np.float64) if has_scores else np.full(len(docs), np.nan)
+    qcat = pd.Categorical(qids, categories=pd.unique(pd.Series(qids, dtype=object)))
+    dcat = pd.Categorical(docs)
+    return _make_run(qcat, dcat, arr, name or p.stem, p, has_scores, {"format": "jsonl"})
+
+
+def _parse_jsonl_record(
+    log: Any,
+    lineno: int,
+    obj: Any,
+    seen_q: dict[str, int],
+    state: dict[str, Any],
+    qids: list[str],
+    docs: list[str],
+    scores: list[float],
+) -> None:
+    if not isinstance(obj, dict):
+        log.add(lineno, "expected a JSON object", hint=_JSONL_HINT)
+        return
+    qid = obj.get("query_id")
+    if qid is None or isinstance(qid, dict | list | bool) or str(qid) == "":
+        log.add(lineno, "missing query_id", field="query_id", hint=_JSONL_HINT)
+        return
+    qid = str(qid)
+    if qid in seen_q:
+        log.add(
+            lineno,
+            f"duplicate query_id {qid!r} (first seen on line {seen_q[qid]})",
+            field="query_id",
+            hint="put all results of a query on one line",
+        )
+        return
+    seen_q[qid] = lineno
+    results = obj.get("results")
+    if not isinstance(results, list):
+        log.add(lineno, "results must be a list", field="results", hint=_JSONL_HINT)
+        return
+    seen_d: set[str] = set()
+    for pos, item in enumerate(results, start=1):
+        if isinstance(item, dict):
+            doc, score, kind = item.get("doc_id"), item.get("score"), "scored"
+            if score is None:
+                kind = "unscored"
+        else:
+            doc, score, kind = item, None, "unscored"
+        if doc is None or isinstance(doc, dict | list | bool) or str(doc) == "":
+            log.add(lineno, f"result {pos} has no doc_id", field="results", hint=_JSONL_HINT)
+            return
+        doc = str(doc)
+        if state["kind"] is None:
+            state["kind"], state["line"] = kind, lineno
+        elif state["kind"] != kind:
+            log.add(
+                lineno,
+                f"result {pos} is {kind} but line {state['line']} is {state['kind']}",
+                field="score",
+                hint="give every result a score, or none",
+            )
+            return
+        if score is not None:
+            if isinstance(score, bool) or not isinstance(score, int | float):
+                log.add(
+                    lineno, f"score of {doc!r} is not a number", field="score", hint=_JSONL_HINT
+                )
+                return
+            if not math.isfinite(score):
+                log.add(
+                    lineno,
+                    f"score of {doc!r} is {score}",
+                    field="score",
+                    hint="scores must be finite numbers",
+                )
+                return
+        if doc in seen_d:
+            log.add(
+                lineno,
+                f"duplicate doc_id {doc!r} for query {qid!r}",
+                field="results",
+                hint="list each document once per query",
+            )
+            return
+        seen_d.add(doc)
+        qids.append(qid)
+        docs.append(doc)
+        scores.append(math.nan if score is None else float(score))
+
+
+# ---------------------------------------------------------------------- build
+def _make_run(
+    qids: Any,
+    docs: Any,
+    scores: np.ndarray,
+    name: str,
+    p: Path,
+    has_scores: bool,
+    metadata: dict[str, Any],
+) -> Run:
+    import pandas as pd
+
+    frame = pd.DataFrame({"query_id": qids, "doc_id": docs, "score": scores}, copy=False)
+    return Run(frame, name=name, path=str(p), has_scores=has_scores, metadata=metadata)
+
+
+# ---------------------------------------------------------------------- write
+def write_run(
+    run: Run,
+    path: str | Path,
+    format: str | None = None,
+    tag: str | None = None,
+    ties: str = "score",
+) -> None:
+    """Write ``run`` atomically (temp file, then rename) as TREC or JSONL.
+
+    Rows are written in rank order (``ties`` as in :meth:`Run.ranked`). A run
+    without scores gets TREC scores ``n - rank + 1`` so that trec_eval keeps
+    its order; in JSONL it is written as bare doc ids.
+    """
+    p = Path(path)
+    fmt = format or ("jsonl" if p.suffix.lower() in (".jsonl", ".json", ".ndjson") else "trec")
+    if fmt not in FORMATS:
+        raise UsageError(f"unknown run format {fmt!r}; use one of {', '.join(FORMATS)}")
+    ranked = run.ranked(ties)  # type: ignore[arg-type]
+    payload = _trec_bytes(ranked, run, tag) if fmt == "trec" else _jsonl_bytes(ranked, run)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(payload)
+        os.replace(tmp, p)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _ranks(qids: Any) -> np.ndarray:
+    import pandas as pd
+
+    codes, _ = pd.factorize(qids)
+    return (pd.Series(codes).groupby(codes).cumcount() + 1).to_numpy()
+
+
+def _trec_bytes(ranked: Any, run: Run, tag: str | None) -> bytes:
+    import pyarrow as pa
+    import pyarrow.csv as pacsv
+
+    tagname = tag or run.name or "run"
+    if re.search(r"\s", tagname):
+        raise UsageError(f"run tag {tagname!r} must not contain whitespace")
+    n = len(ranked)
+    ranks = _ranks(ranked["query_id"]) if n else np.zeros(0, dtype=np.int64)
+    if run.has_scores:
+        scores = pa.array([repr(float(s)) for s in ranked["score"].to_numpy()], pa.string())
+    else:
+        codes = _codes(ranked["query_id"])
+        sizes = np.bincount(codes)[codes] if n else np.zeros(0, dtype=np.int64)
+        scores = pa.array((sizes - ranks + 1).astype(np.int64)).cast(pa.string())
+    table = pa.table(
+        {
+            "q": pa.array(ranked["query_id"].astype(str).to_numpy(), pa.string()),
+            "z": pa.array(np.full(n, "Q0", dtype=object), pa.string()),
+            "d": pa.array(ranked["doc_id"].astype(str).to_numpy(), pa.string()),
+            "r": pa.array(ranks.astype(np.int64)).cast(pa.string()),
+            "s": scores,
+            "t": pa.array(np.full(n, tagname, dtype=object), pa.string()),
+        }
+    )
+    sink = pa.BufferOutputStream()
+    pacsv.write_csv(
+        table,
+        sink,
+        pacsv.WriteOptions(include_header=False, delimiter=" ", quoting_style="none"),
+    )
+    return sink.getvalue().to_pybytes()
+
+
+def _codes(values: Any) -> np.ndarray:
+    """Integer codes of ``values`` in first-appearance order."""
+    import pandas as pd
+
+    codes, _ = pd.factorize(values)
+    return codes
+
+
+def _jsonl_bytes(ranked: Any, run: Run) -> bytes:
+    out: dict[str, list[Any]] = {}
+    for q, d, s in zip(
+        ranked["query_id"].astype(str).tolist(),
+        ranked["doc_id"].astype(str).tolist(),
+        ranked["score"].tolist(),
+        strict=True,
+    ):
+        item: Any = {"doc_id": d, "score": s} if run.has_scores else d
+        out.setdefault(q, []).append(item)
+    lines = [json.dumps({"query_id": q, "results": r}, ensure_ascii=False) for q, r in out.items()]
+    return ("\n".join(lines) + "\n").encode("utf-8") if lines else b""

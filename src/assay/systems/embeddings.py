@@ -1,0 +1,233 @@
+"""Text encoders for the vector baseline, and the on-disk cache of document embeddings.
+
+Two encoders, both offline:
+
+* ``"wordllama"`` (default): WordLlama's ``l2_supercat`` token embeddings, dimension
+  256, whose weights and tokenizer ship inside the ``wordllama`` wheel. They are
+  loaded from the installed package files by path; WordLlama's own loader is not
+  used because it looks for the tokenizer in a folder that does not exist and
+  then falls back to the Hugging Face hub. ``dim`` may truncate the vectors to
+  64 or 128 (the model is trained Matryoshka-style).
+* a local sentence-transformers model directory (the optional ``st`` extra);
+  loaded with ``local_files_only`` so that nothing is fetched.
+
+Every encoder returns float32 rows of unit length (zero rows stay zero), so a
+dot product is the cosine similarity. :class:`EmbeddingCache` stores document
+matrices as ``.npy`` files keyed by model id, corpus version and text fields,
+written atomically.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+
+from assay.errors import UsageError
+
+if TYPE_CHECKING:
+    import numpy as np
+
+WORDLLAMA_CONFIG = "l2_supercat"
+WORDLLAMA_DIM = 256
+WORDLLAMA_DIMS = (64, 128, 256)
+
+
+@runtime_checkable
+class Encoder(Protocol):
+    """Maps texts to unit-length float32 vectors; ``model_id`` names the weights exactly."""
+
+    model_id: str
+    dim: int
+
+    def encode(self, texts: list[str], batch_size: int = 64) -> np.ndarray: ...
+
+
+def _unit_rows(matrix: Any) -> np.ndarray:
+    """float32 copy of ``matrix`` with rows scaled to unit length (zero rows stay zero)."""
+    import numpy as np
+
+    out = np.asarray(matrix, dtype=np.float32).copy()
+    norms = np.linalg.norm(out, axis=1, keepdims=True)
+    np.divide(out, norms, out=out, where=norms > 0)
+    return out
+
+
+def wordllama_files() -> tuple[Path, Path]:
+    """Paths of the weights and tokenizer files shipped inside the installed ``wordllama``."""
+    from importlib.util import find_spec
+
+    spec = find_spec("wordllama")
+    if spec is None or not spec.submodule_search_locations:
+        raise UsageError(
+            "the vector baseline needs the 'wordllama' package (pip install wordllama)"
+        )
+    root = Path(next(iter(spec.submodule_search_locations))).resolve()
+    weights = root / "weights" / f"{WORDLLAMA_CONFIG}_{WORDLLAMA_DIM}.safetensors"
+    tokenizer = root / "tokenizers" / f"{WORDLLAMA_CONFIG}_tokenizer_config.json"
+    for path in (weights, tokenizer):
+        if not path.is_file():
+            raise UsageError(
+                f"the installed wordllama package has no {path.name} (looked in {path.parent}); "
+                "reinstall wordllama or give a local sentence-transformers model directory"
+            )
+    return weights, tokenizer
+
+
+class WordLlamaEncoder:
+    """WordLlama ``l2_supercat`` embeddings loaded from the package's own files."""
+
+    def __init__(self, dim: int | None = None) -> None:
+        dim = WORDLLAMA_DIM if dim is None else dim
+        if dim not in WORDLLAMA_DIMS:
+            raise UsageError(
+                f"wordllama dim must be one of {', '.join(map(str, WORDLLAMA_DIMS))}, got {dim!r}"
+            )
+        self.dim = dim
+        self._model: Any = None
+        try:
+            from importlib.metadata import version
+
+            pkg_version = version("wordllama")
+        except Exception:  # pragma: no cover - metadata missing in odd installs
+            pkg_version = "unknown"
+        self.model_id = f"wordllama-{pkg_version}:{WORDLLAMA_CONFIG}_{WORDLLAMA_DIM}:dim{dim}"
+
+    def _load(self) -> Any:
+        if self._model is None:
+            from safetensors import safe_open
+            from tokenizers import Tokenizer
+            from wordllama.inference import WordLlamaInference
+
+            weights, tokenizer_file = wordllama_files()
+            with safe_open(str(weights), framework="np", device="cpu") as handle:
+                matrix = handle.get_tensor("embedding.weight")[:, : self.dim]
+            tokenizer = Tokenizer.from_file(str(tokenizer_file))
+            self._model = WordLlamaInference(matrix, tokenizer)
+        return self._model
+
+    def encode(self, texts: list[str], batch_size: int = 64) -> np.ndarray:
+        """Mean-pooled token embeddings of ``texts``, unit length, shape ``(len(texts), dim)``."""
+        import numpy as np
+
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        model = self._load()
+        # Batches of similar length pad less; the output keeps the input order.
+        order = np.argsort([len(t) for t in texts], kind="stable")
+        raw = model.embed([texts[i] for i in order], norm=False, batch_size=batch_size)
+        out = np.empty_like(raw)
+        out[order] = raw
+        return _unit_rows(out)
+
+
+class SentenceTransformerEncoder:
+    """A local sentence-transformers model directory (needs the optional ``st`` extra)."""
+
+    def __init__(self, path: str | Path, dim: int | None = None) -> None:
+        self.path = Path(path).expanduser().resolve()
+        if not self.path.is_dir():
+            raise UsageError(
+                f"embedding model {str(path)!r} is neither 'wordllama' nor a local directory",
+                # hub names are refused on purpose: assay never downloads models
+            )
+        try:
+            from sentence_transformers import SentenceTransformer
+        except ImportError as exc:
+            raise UsageError(
+                f"model {str(path)!r} is a sentence-transformers directory, but the package is "
+                "not installed (pip install 'assay[st]') - or use model = \"wordllama\""
+            ) from exc
+        self._model = SentenceTransformer(str(self.path), device="cpu", local_files_only=True)
+        native = int(self._model.get_sentence_embedding_dimension() or 0)
+        if dim is not None and (dim < 1 or (native and dim > native)):
+            raise UsageError(f"dim {dim} is not in 1..{native} for model {str(path)!r}")
+        self.dim = dim or native
+        self.model_id = f"st:{self.path.name}:{_dir_fingerprint(self.path)}:dim{self.dim}"
+
+    def encode(self, texts: list[str], batch_size: int = 64) -> np.ndarray:
+        """Sentence embeddings of ``texts``, unit length, shape ``(len(texts), dim)``."""
+        import numpy as np
+
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        raw = self._model.encode(
+            list(texts), batch_size=batch_size, convert_to_numpy=True, show_progress_bar=False
+        )
+        return _unit_rows(np.asarray(raw)[:, : self.dim])
+
+
+def _dir_fingerprint(path: Path) -> str:
+    """Short hash of a model directory's small config files, names and sizes."""
+    digest = hashlib.sha256()
+    for item in sorted(path.rglob("*")):
+        if item.is_file():
+            digest.update(f"{item.relative_to(path)}:{item.stat().st_size}\n".encode())
+            if item.suffix == ".json" and item.stat().st_size < 1_000_000:
+                digest.update(item.read_bytes())
+    return digest.hexdigest()[:12]
+
+
+def load_encoder(model: str = "wordllama", dim: int | None = None) -> Encoder:
+    """The encoder for ``model``: ``"wordllama"`` or a local sentence-transformers directory."""
+    if model == "wordllama":
+        return WordLlamaEncoder(dim)
+    return SentenceTransformerEncoder(model, dim)
+
+
+class EmbeddingCache:
+    """Document embeddings on disk: one ``<key>.npy`` per (model, corpus version, fields).
+
+    Writes go to a temporary file in the same folder and are renamed into place,
+    so a reader never sees half a file and concurrent writers do no harm.
+    """
+
+    def __init__(self, directory: str | Path) -> None:
+        self.directory = Path(directory)
+
+    @staticmethod
+    def key(model_id: str, corpus_version: str, text_fields: list[str] | None) -> str:
+        """Cache key: sha256 of the model id, corpus version and text fields (24 hex digits)."""
+        blob = json.dumps(
+            {"model": model_id, "corpus": str(corpus_version), "fields": text_fields},
+            sort_keys=True,
+        )
+        return hashlib.sha256(blob.encode()).hexdigest()[:24]
+
+    def path(self, key: str) -> Path:
+        """File that holds the matrix of ``key``."""
+        return self.directory / f"{key}.npy"
+
+    def load(self, key: str, rows: int, dim: int) -> np.ndarray | None:
+        """The cached matrix, or None when absent, unreadable or of the wrong shape."""
+        import numpy as np
+
+        file = self.path(key)
+        if not file.is_file():
+            return None
+        try:
+            matrix = np.load(file, allow_pickle=False)
+        except (OSError, ValueError):
+            return None
+        if matrix.shape != (rows, dim) or matrix.dtype != np.float32:
+            return None
+        return matrix
+
+    def save(self, key: str, matrix: np.ndarray) -> Path:
+        """Write ``matrix`` atomically; returns its path."""
+        import numpy as np
+
+        self.directory.mkdir(parents=True, exist_ok=True)
+        target = self.path(key)
+        fd, tmp = tempfile.mkstemp(prefix=f".{key}.", suffix=".tmp", dir=self.directory)
+        try:
+            with os.fdopen(fd, "wb") as handle:
+                np.save(handle, np.ascontiguousarray(matrix, dtype=np.float32))
+            os.replace(tmp, target)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+        return target

@@ -1,0 +1,159 @@
+"""The vector baseline: exact cosine search over document embeddings, in numpy.
+
+Documents and queries are embedded by an :class:`~assay.systems.embeddings.Encoder`
+(WordLlama's shipped weights by default, or a local sentence-transformers
+directory), normalised to unit length, and scored by one matrix product; the top
+``k`` come from ``argpartition`` and are then sorted (score descending, then
+corpus position). Document embeddings are cached on disk under ``cache_dir``,
+keyed by model id, corpus version and text fields, so a second construction
+over the same corpus does not call the encoder for documents.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, cast
+
+from assay.errors import UsageError
+from assay.systems._corpus import (
+    check_k,
+    check_keys,
+    corpus_documents,
+    corpus_version,
+    fields_option,
+)
+from assay.systems.base import Hit
+from assay.systems.embeddings import EmbeddingCache, Encoder, load_encoder
+
+if TYPE_CHECKING:
+    import numpy as np
+
+DEFAULT_CACHE_DIR = ".assay/cache/embeddings"
+_KEYS = ("model", "dim", "batch_size", "cache_dir", "text_fields")
+
+
+class VectorSystem:
+    """Exact (brute-force) cosine-similarity retrieval over a corpus.
+
+    ``cache_dir=None`` disables the on-disk cache. ``encoder`` overrides
+    ``model``/``dim`` with a ready :class:`Encoder` (for tests and custom
+    models). Embedding happens on the first search or :meth:`prepare`.
+    ``search_many`` embeds all queries in one batch; runners should prefer it.
+    """
+
+    def __init__(
+        self,
+        corpus: Any,
+        *,
+        model: str = "wordllama",
+        dim: int | None = None,
+        batch_size: int = 16,
+        cache_dir: str | Path | None = DEFAULT_CACHE_DIR,
+        text_fields: list[str] | None = None,
+        name: str = "vector",
+        encoder: Encoder | None = None,
+    ) -> None:
+        if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
+            raise UsageError(f"batch_size must be a positive integer, got {batch_size!r}")
+        self.name = name
+        self.model = model
+        self.batch_size = batch_size
+        self.text_fields = None if text_fields is None else list(text_fields)
+        self.encoder: Encoder = encoder if encoder is not None else load_encoder(model, dim)
+        self.cache = None if cache_dir is None else EmbeddingCache(cache_dir)
+        self._doc_ids, self._texts = corpus_documents(corpus, self.text_fields)
+        self._version = corpus_version(corpus)
+        self._matrix: np.ndarray | None = None
+        self.loaded_from_cache = False
+
+    @property
+    def config(self) -> dict[str, Any]:
+        """Model id (exact weights and dimension), text fields and corpus version."""
+        return {
+            "type": "vector",
+            "model": self.encoder.model_id,
+            "dim": self.encoder.dim,
+            "similarity": "cosine",
+            "text_fields": self.text_fields,
+            "corpus_version": self._version,
+        }
+
+    @property
+    def cache_key(self) -> str:
+        """Key of this corpus' embeddings in the on-disk cache."""
+        return EmbeddingCache.key(self.encoder.model_id, self._version, self.text_fields)
+
+    def prepare(self) -> VectorSystem:
+        """Load (from cache) or compute the document embeddings now; returns self."""
+        if self._matrix is not None:
+            return self
+        rows, dim = len(self._doc_ids), self.encoder.dim
+        matrix = None if self.cache is None else self.cache.load(self.cache_key, rows, dim)
+        self.loaded_from_cache = matrix is not None
+        if matrix is None:
+            matrix = self.encoder.encode(self._texts, batch_size=self.batch_size)
+            if self.cache is not None:
+                self.cache.save(self.cache_key, matrix)
+        self._matrix = matrix
+        self._texts = []
+        return self
+
+    def search(self, query: str, k: int) -> list[Hit]:
+        """The ``k`` documents most similar to one query text."""
+        return self.search_many([query], k)[0]
+
+    def search_many(self, queries: Sequence[str], k: int) -> list[list[Hit]]:
+        """The ``k`` most similar documents for each query, in query order."""
+        import numpy as np
+
+        check_k(k)
+        matrix = cast("np.ndarray", self.prepare()._matrix)
+        if not queries:
+            return []
+        q = self.encoder.encode(list(queries), batch_size=self.batch_size)
+        n = matrix.shape[0]
+        depth = min(k, n)
+        out: list[list[Hit]] = []
+        block = 256  # bounds the (queries x docs) score matrix held at once
+        for start in range(0, len(q), block):
+            scores = q[start : start + block] @ matrix.T
+            if depth < n:
+                top = np.argpartition(-scores, depth - 1, axis=1)[:, :depth]
+            else:
+                top = np.broadcast_to(np.arange(n), scores.shape)
+            for row in range(scores.shape[0]):
+                cand = top[row]
+                vals = scores[row, cand]
+                order = np.lexsort((cand, -vals))
+                out.append([Hit(self._doc_ids[int(cand[j])], float(vals[j])) for j in order])
+        return out
+
+    def __repr__(self) -> str:
+        return f"VectorSystem({self.name!r}, model={self.encoder.model_id!r})"
+
+
+def from_config(name: str, table: dict[str, Any], *, corpus: Any, base_dir: Path) -> VectorSystem:
+    """Build a :class:`VectorSystem` from a ``[systems.NAME]`` table of assay.toml.
+
+    Keys: ``model`` (``"wordllama"`` or a sentence-transformers directory,
+    relative to ``base_dir``), ``dim``, ``batch_size``, ``cache_dir`` (relative
+    to ``base_dir``; ``"none"`` disables the cache), ``text_fields``.
+    """
+    check_keys(name, table, _KEYS)
+    model = table.get("model", "wordllama")
+    if not isinstance(model, str) or not model:
+        raise UsageError(f"[systems.{name}].model must be 'wordllama' or a model directory")
+    if model != "wordllama":
+        model = str((Path(base_dir) / Path(model).expanduser()).resolve())
+    cache = table.get("cache_dir", DEFAULT_CACHE_DIR)
+    cache_dir = None if cache in (None, "none", "", False) else Path(base_dir) / str(cache)
+    return VectorSystem(
+        corpus,
+        model=model,
+        dim=table.get("dim"),
+        batch_size=table.get("batch_size", 16),
+        cache_dir=cache_dir,
+        text_fields=fields_option(name, table.get("text_fields")),
+        name=name,
+    )

@@ -1,0 +1,174 @@
+"""Run file reading and writing: formats, round trips and every error rule."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from assay.errors import InputError, UsageError
+from assay.runs.io import load_run, write_run
+from assay.runs.models import Run
+
+
+def write(tmp_path: Path, name: str, data: bytes | str) -> Path:
+    p = tmp_path / name
+    p.write_bytes(data.encode() if isinstance(data, str) else data)
+    return p
+
+
+def problems(path: Path, fmt: str | None = None) -> list:
+    with pytest.raises(InputError) as exc:
+        load_run(path, format=fmt)
+    return exc.value.problems
+
+
+GOOD = "q1 Q0 d1 1 2.5 tagA\nq1 Q0 d2 2 1.5 tagA\nq2 Q0 d1 1 0.5 tagA\n"
+
+
+def test_trec_basic_and_name(tmp_path: Path) -> None:
+    run = load_run(write(tmp_path, "r.trec", GOOD))
+    assert run.name == "tagA" and run.has_scores and len(run) == 3
+    assert run.to_dict()["q1"] == [("d1", 2.5), ("d2", 1.5)]
+    assert load_run(write(tmp_path, "r2.trec", GOOD), name="x").name == "x"
+
+
+def test_trec_whitespace_bom_crlf(tmp_path: Path) -> None:
+    messy = (
+        "\ufeffq1\tQ0\td1\t1\t  2.5\ttagA\r\n"
+        "  q1  Q0 d2 2   1.5 tagA  \r\nq2 Q0 d1 1 0.5 tagA\r\n\r\n"
+    )
+    run = load_run(write(tmp_path, "m.txt", messy))
+    ref = load_run(write(tmp_path, "r.trec", GOOD))
+    assert run.to_dict() == ref.to_dict()
+
+
+def test_trec_extra_trailing_fields_ignored(tmp_path: Path) -> None:
+    run = load_run(write(tmp_path, "r.trec", "q1 Q0 d1 1 2.5 tag more junk\nq1 Q0 d2 2 1 tag\n"))
+    assert run.to_dict()["q1"] == [("d1", 2.5), ("d2", 1.0)]
+
+
+@pytest.mark.parametrize(
+    ("body", "line", "needle"),
+    [
+        ("q1 Q0 d1 1 2.5 t\nq1 Q0 d2 2\n", 2, "expected 6 fields, found 4"),
+        ("q1 Q0 d1 one 2.5 t\n", 1, "rank 'one' is not a number"),
+        ("q1 Q0 d1 1 high t\n", 1, "score 'high' is not a number"),
+        ("q1 Q0 d1 1 nan t\n", 1, "score is nan"),
+        ("q1 Q0 d1 1 2 t\nq1 Q0 d2 2 inf t\n", 2, "score is inf"),
+        ("q1 Q0 d1 1 2 t\n\nq1 Q0 d2 2 1 t\n", 2, "blank line"),
+    ],
+)
+def test_trec_errors(tmp_path: Path, body: str, line: int, needle: str) -> None:
+    found = problems(write(tmp_path, "bad.trec", body))
+    assert found[0].line == line and needle in found[0].message
+    assert found[0].hint
+
+
+def test_trec_duplicate_doc_names_first_line(tmp_path: Path) -> None:
+    body = "q1 Q0 d1 1 2 t\nq2 Q0 d1 1 2 t\nq1 Q0 d1 2 1 t\n"
+    (p,) = problems(write(tmp_path, "dup.trec", body))
+    assert p.line == 3 and "first seen on line 1" in p.message and p.field == "doc_id"
+
+
+def test_trec_encoding_error(tmp_path: Path) -> None:
+    (p,) = problems(write(tmp_path, "enc.trec", b"q1 Q0 d1 1 2 t\nq1 Q0 d\xff2 2 1 t\n"))
+    assert p.line == 2 and "undecodable" in p.message
+
+
+def test_errors_collected_up_to_limit(tmp_path: Path) -> None:
+    body = "".join(f"q{i} Q0 d 1 x t\n" for i in range(30))
+    with pytest.raises(InputError) as exc:
+        load_run(write(tmp_path, "many.trec", body))
+    assert len(exc.value.problems) == 20 and exc.value.truncated
+
+
+@pytest.mark.parametrize("fmt", ["trec", "jsonl"])
+def test_empty_file(tmp_path: Path, fmt: str) -> None:
+    (p,) = problems(write(tmp_path, f"e.{fmt}", "\n"), fmt)
+    assert "empty" in p.message and p.line is None
+
+
+def test_missing_file_and_bad_format(tmp_path: Path) -> None:
+    with pytest.raises(UsageError):
+        load_run(tmp_path / "nope.trec")
+    with pytest.raises(UsageError):
+        load_run(write(tmp_path, "r.trec", GOOD), format="csv")
+
+
+JSONL = (
+    '{"query_id": "q1", "results": [{"doc_id": "d1", "score": 2.5}, '
+    '{"doc_id": "d2", "score": 1.5}]}\n'
+    '{"query_id": "q2", "results": [{"doc_id": "d1", "score": 0.5}]}\n'
+)
+
+
+def test_jsonl_scored_equals_trec(tmp_path: Path) -> None:
+    a = load_run(write(tmp_path, "r.jsonl", "\ufeff" + JSONL.replace("\n", "\r\n")))
+    b = load_run(write(tmp_path, "r.trec", GOOD))
+    assert a.to_dict() == b.to_dict() and a.name == "r"
+
+
+def test_jsonl_unscored_keeps_order(tmp_path: Path) -> None:
+    run = load_run(write(tmp_path, "u.jsonl", '{"query_id": "q1", "results": ["z", "a", "m"]}\n'))
+    assert not run.has_scores
+    assert [d for d, _ in run.to_dict()["q1"]] == ["z", "a", "m"]
+
+
+@pytest.mark.parametrize(
+    ("body", "line", "needle"),
+    [
+        (
+            '{"query_id": "q1", "results": ["a"]}\n\n{"query_id": "q2", "results": ["b"]}\n',
+            2,
+            "blank line",
+        ),
+        ('{"query_id": "q1", "results": ["a"]\n', 1, "malformed JSON"),
+        (
+            '{"query_id": "q1", "results": ["a"]}\n{"query_id": "q1", "results": ["b"]}\n',
+            2,
+            "duplicate query_id 'q1' (first seen on line 1)",
+        ),
+        ('{"query_id": "q1", "results": ["a", {"doc_id": "b", "score": 1}]}\n', 1, "is scored but"),
+        ('{"query_id": "q1", "results": ["a", "a"]}\n', 1, "duplicate doc_id 'a'"),
+        (
+            '{"query_id": "q1", "results": [{"doc_id": "a", "score": NaN}]}\n',
+            1,
+            "score of 'a' is nan",
+        ),
+        (b'{"query_id": "q\xff1", "results": []}\n', 1, "undecodable"),
+    ],
+)
+def test_jsonl_errors(tmp_path: Path, body, line: int, needle: str) -> None:
+    found = problems(write(tmp_path, "bad.jsonl", body))
+    assert found[0].line == line and needle in found[0].message, found
+
+
+@pytest.mark.parametrize("fmt", ["trec", "jsonl"])
+def test_round_trip(tmp_path: Path, fmt: str) -> None:
+    rng = np.random.default_rng(0)
+    ranking = {
+        f"q{q}": [(f"d{d}", float(rng.integers(0, 3)) + 0.1) for d in rng.permutation(20)[:8]]
+        for q in range(5)
+    }
+    run = Run.from_dict(ranking, name="sys1")
+    out = tmp_path / f"out.{fmt}"
+    write_run(run, out, format=fmt)
+    back = load_run(out)
+    assert back.to_dict() == run.to_dict()
+    assert not list(tmp_path.glob(".*tmp"))  # no temp file left behind
+
+
+def test_write_unscored_trec_keeps_order(tmp_path: Path) -> None:
+    run = Run.from_dict({"q": ["z", "a", "m"]})
+    write_run(run, tmp_path / "u.trec")
+    assert [d for d, _ in load_run(tmp_path / "u.trec").to_dict()["q"]] == ["z", "a", "m"]
+
+
+def test_real_trec_eval_runs(shared_data: Path) -> None:
+    te = shared_data / "trec_eval_tests"
+    run = load_run(te / "results.test")
+    assert len(run) == 1500 and run.name == "STANDARD"
+    comment = load_run(te / "results.comment.test")
+    assert comment.frame["doc_id"].astype(str).str.contains("#").any()

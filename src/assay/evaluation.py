@@ -117,19 +117,22 @@ def score_run(
     texts = queries["text"].reindex(qids).tolist() if qids else []
     meta_cols = {f: queries[f].reindex(qids).tolist() for f in meta_fields} if qids else {}
     per_query: list[dict[str, Any]] = []
+    metric_columns = [(m.name, values[m].tolist()) for m in measures]
+    first_list = first.tolist()
+    in_run_list = in_run.tolist()
     for i, qid in enumerate(qids):
         row = {
             "query_id": qid,
             "text": _clean(texts[i]) or "",
-            "first_rel_rank": int(first[i]) if first[i] > 0 else NOT_FOUND,
-            "in_run": bool(in_run[i]),
+            "first_rel_rank": first_list[i] if first_list[i] > 0 else NOT_FOUND,
+            "in_run": in_run_list[i],
         }
         for f in meta_fields:
             v = _clean(meta_cols[f][i])
             if v is not None:
                 row[f] = v
-        for m in measures:
-            row[m.name] = float(values[m][i])
+        for name, column in metric_columns:
+            row[name] = column[i]
         per_query.append(row)
 
     no_answer = _no_answer_rows(run, judgments, ties)
@@ -298,7 +301,7 @@ def _no_answer_rows(run: Run, judgments: JudgmentSet, ties: str) -> list[dict[st
         return []
     wanted = set(ids)
     frame = run.frame
-    sub = frame[frame["query_id"].astype(str).isin(wanted)]
+    sub = frame[frame["query_id"].isin(wanted)]
     top: dict[str, tuple[str, float | None, int]] = {}
     if len(sub):
         ranked = Run(sub.reset_index(drop=True), name=run.name, has_scores=run.has_scores)

@@ -200,15 +200,10 @@ class JudgmentSet:
             h.update("\x1f".join(parts).encode())
             h.update(b"\x1e")
         h.update(b"\x1d")
-        r = self.qrels.sort_values(["query_id", "doc_id"], kind="stable")
-        payload = (
-            r["query_id"].astype(str)
-            + "\x1f"
-            + r["doc_id"].astype(str)
-            + "\x1f"
-            + r["grade"].astype(str)
-        )
-        h.update("\x1e".join(payload.tolist()).encode())
+        r = self.qrels
+        for column in _sorted_qrels_columns(r["query_id"], r["doc_id"], r["grade"]):
+            h.update("\x1e".join(map(str, column)).encode())
+            h.update(b"\x1d")
         return "sha256:" + h.hexdigest()[:16]
 
     def summary(self) -> dict[str, Any]:
@@ -245,3 +240,24 @@ def _fast_rows(q: pd.DataFrame, fields: list[str]) -> Iterator[tuple[str, tuple]
     cols = [q["text"].astype(str).tolist(), q["no_answer"].astype(bool).tolist()]
     cols += [[_norm(v) for v in q[f].tolist()] for f in fields]
     yield from zip(q.index.tolist(), zip(*cols, strict=True), strict=True)
+
+
+def _sorted_qrels_columns(qids: Any, docs: Any, grades: Any) -> tuple[list, list, list]:
+    """The three qrels columns as lists, sorted by (query id, doc id) code points."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    def arrow(series: Any) -> Any:
+        try:
+            return pc.cast(pa.array(series.array), pa.string())
+        except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError, TypeError):
+            return pa.array(series.astype(str).to_numpy(object), pa.string())
+
+    table = pa.table({"q": arrow(qids), "d": arrow(docs)})
+    order = pc.sort_indices(table, sort_keys=[("q", "ascending"), ("d", "ascending")])
+    order = order.to_numpy()
+    return (
+        table.column("q").take(order).to_pylist(),
+        table.column("d").take(order).to_pylist(),
+        grades.to_numpy()[order].tolist(),
+    )

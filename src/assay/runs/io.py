@@ -86,7 +86,7 @@ def _load_trec(p: Path, name: str | None) -> Run:
     data = p.read_bytes().removeprefix(b"\xef\xbb\xbf")
     if b"\r" in data:
         data = data.replace(b"\r\n", b"\n")
-    if not data.strip():
+    if re.search(rb"\S", data[:4096]) is None and re.search(rb"\S", data) is None:
         raise InputError([Problem(str(p), None, "empty run file", hint=_TREC_HINT)])
     try:
         # Fast path on the bytes as they are (single spaces, the usual case); only
@@ -102,7 +102,14 @@ def _load_trec(p: Path, name: str | None) -> Run:
         # (trec_eval ignores it; its own test/results.trunc has some).
         data = _check_trec_lines(p, data)
         table = _parse_trec(data)
-    return _trec_table_to_run(p, table, name)
+    return _trec_table_to_run(p, table, name, _first_tag(data))
+
+
+def _first_tag(data: bytes) -> str | None:
+    """The run tag (6th field) of the first line, if any."""
+    first = data[: data.find(b"\n")] if b"\n" in data[:65536] else data[:65536]
+    fields = first.split()
+    return fields[5].decode("utf-8", "replace") if len(fields) >= 6 else None
 
 
 def _parse_trec(data: bytes) -> Any:
@@ -118,13 +125,14 @@ def _parse_trec(data: bytes) -> Any:
             delimiter=" ", quote_char=False, escape_char=False, ignore_empty_lines=False
         ),
         convert_options=pacsv.ConvertOptions(
+            # Q0 and the tag are not converted (the parser still checks every line has
+            # all 6 fields); the tag of the first line names the run.
+            include_columns=["query_id", "doc_id", "rank", "score"],
             column_types={
                 "query_id": pa.string(),
-                "Q0": pa.string(),
                 "doc_id": pa.string(),
                 "rank": pa.float64(),
                 "score": pa.float64(),
-                "tag": pa.string(),
             },
             strings_can_be_null=False,
             null_values=[],
@@ -133,9 +141,7 @@ def _parse_trec(data: bytes) -> Any:
     )
 
 
-def _trec_table_to_run(p: Path, table: Any, name: str | None) -> Run:
-    import pyarrow.compute as pc
-
+def _trec_table_to_run(p: Path, table: Any, name: str | None, tag: str | None) -> Run:
     scores = table.column("score").to_numpy()
     with collecting(p) as log:
         for row in np.flatnonzero(~np.isfinite(scores))[:20]:
@@ -148,15 +154,8 @@ def _trec_table_to_run(p: Path, table: Any, name: str | None) -> Run:
     qids = _categorical(table.column("query_id"))
     docs = _categorical(table.column("doc_id"))
     _check_duplicates(p, qids.codes, docs.codes, qids.categories, docs.categories)
-    tag = table.column("tag")
-    run_name = name or (str(tag[0]) if len(tag) else p.stem)
-    if pc.count_distinct(tag).as_py() > 1:
-        tags = pc.unique(tag).to_pylist()[:5]
-        warn = f"several run tags in one file: {', '.join(map(str, tags))}"
-        metadata = {"format": "trec", "warnings": [warn]}
-    else:
-        metadata = {"format": "trec", "warnings": []}
-    return _make_run(qids, docs, scores, run_name, p, True, metadata)
+    run_name = name or tag or p.stem
+    return _make_run(qids, docs, scores, run_name, p, True, {"format": "trec", "warnings": []})
 
 
 def _categorical(column: Any) -> Any:
@@ -165,7 +164,7 @@ def _categorical(column: Any) -> Any:
 
     encoded = column.combine_chunks().dictionary_encode()
     codes = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int32, copy=False)
-    categories = pd.Index(encoded.dictionary.to_pandas())
+    categories = pd.Index(pd.arrays.ArrowStringArray(encoded.dictionary))
     return pd.Categorical.from_codes(codes, categories=categories, validate=False)
 
 
@@ -177,6 +176,9 @@ def _check_duplicates(
     if n < 2:
         return
     key = qcodes.astype(np.int64) * max(len(dcats), 1) + dcodes.astype(np.int64)
+    ordered = np.sort(key)
+    if not (ordered[1:] == ordered[:-1]).any():  # the usual case: detect cheaply
+        return
     order = np.argsort(key, kind="stable")
     skey = key[order]
     dup = np.flatnonzero(skey[1:] == skey[:-1]) + 1

@@ -94,7 +94,11 @@ class Run:
     @property
     def query_ids(self) -> list[str]:
         """Query ids in first-appearance order."""
-        return pd.unique(self.frame["query_id"].astype(str)).tolist()
+        col = self.frame["query_id"]
+        if isinstance(col.dtype, pd.CategoricalDtype):
+            codes = col.cat.codes.to_numpy()
+            return [str(x) for x in col.cat.categories[pd.unique(codes)]]
+        return [str(x) for x in pd.unique(col)]
 
     def ranked(self, ties: TiePolicy = "score") -> pd.DataFrame:
         """Rows sorted into rank order within each query (queries keep first-seen order).

@@ -1,0 +1,63 @@
+"""Markdown rendering of a :class:`~assay.store.gate.GateResult` (a pull-request comment)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # pragma: no cover
+    from assay.store.gate import GateCheck, GateResult
+
+
+def _status(check: GateCheck) -> str:
+    if not check.gated:
+        return "not gated"
+    return "pass" if check.passed else "**regression**"
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|")
+
+
+def render_markdown(result: GateResult) -> str:
+    """The gate's verdict, rule, one table row per check, and the failing checks in words."""
+    head = "passed" if result.passed else "failed: regression"
+    pct = f"{result.confidence * 100:.4g}%"
+    lines = [
+        f"### assay gate {head}",
+        "",
+        f"Candidate **{_cell(result.candidate)}** vs baseline **{_cell(result.baseline)}** "
+        f"({_cell(result.baseline_source)}) on `{_cell(result.judgments_name)}` "
+        f"(`{result.judgments_version}`), {result.n_paired} paired queries.",
+        "",
+        f"Rule: {result.rule}; margin {result.margin:.3f}, seed {result.seed}, "
+        f"{result.n_resamples} resamples.",
+        "",
+        f"| Check | Metric | n | Baseline | Candidate | Delta | {pct} CI | Result |",
+        "|---|---|---:|---:|---:|---:|---|---|",
+    ]
+    for c in result.checks:
+        lines.append(
+            f"| {_cell(c.label)} | {_cell(c.metric)} | {c.n} | {c.baseline_mean:.3f} | "
+            f"{c.candidate_mean:.3f} | {c.delta:+.3f} | {c.ci_low:.3f} to {c.ci_high:.3f} | "
+            f"{_status(c)} |"
+        )
+    lines.append("")
+    failures = result.failures
+    if failures:
+        lines.append("Regressions:")
+        lines.append("")
+        lines.extend(f"- {_cell(c.message)}" for c in failures)
+        lines.append("")
+    small = [c for c in result.checks if not c.gated]
+    if small:
+        lines.append(
+            f"Slices with fewer than {result.min_n} queries are listed but not gated: "
+            + ", ".join(sorted({_cell(c.label) for c in small}))
+            + "."
+        )
+        lines.append("")
+    for w in result.warnings:
+        lines.append(f"> warning: {_cell(w)}")
+    if result.warnings:
+        lines.append("")
+    return "\n".join(lines)

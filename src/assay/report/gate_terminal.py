@@ -1,0 +1,81 @@
+"""Terminal rendering of gate and verify-suite results (rich)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # pragma: no cover
+    from rich.console import Console
+
+    from assay.store.gate import GateResult
+    from assay.store.verify import VerifyResult
+
+
+def render_terminal(result: GateResult, console: Console) -> None:
+    """Verdict line, the rule, a table of checks and every regression in words."""
+    from rich.markup import escape
+    from rich.table import Table
+
+    verdict = "[bold green]PASS[/]" if result.passed else "[bold red]REGRESSION[/]"
+    console.print(
+        f"assay gate: {verdict}  {escape(result.candidate)} vs baseline "
+        f"{escape(result.baseline)} ({escape(result.baseline_source)}), "
+        f"{escape(result.judgments_name)} {result.judgments_version}, "
+        f"{result.n_paired} paired queries"
+    )
+    console.print(f"rule: {escape(result.rule)}")
+    pct = f"{result.confidence * 100:.4g}% CI"
+    table = Table(show_edge=False)
+    for name, justify in (
+        ("check", "left"),
+        ("metric", "left"),
+        ("n", "right"),
+        ("baseline", "right"),
+        ("candidate", "right"),
+        ("delta", "right"),
+        (pct, "right"),
+        ("result", "left"),
+    ):
+        table.add_column(name, justify=justify)  # type: ignore[arg-type]
+    for c in result.checks:
+        status = "not gated" if not c.gated else ("pass" if c.passed else "[red]regression[/]")
+        table.add_row(
+            escape(c.label),
+            escape(c.metric),
+            str(c.n),
+            f"{c.baseline_mean:.3f}",
+            f"{c.candidate_mean:.3f}",
+            f"{c.delta:+.3f}",
+            f"{c.ci_low:.3f} to {c.ci_high:.3f}",
+            status,
+        )
+    console.print(table)
+    for c in result.failures:
+        console.print(f"[red]regression:[/] {escape(c.message)}")
+    if result.passed:
+        for c in (c for c in result.checks if c.gated and c.slice_field is None):
+            console.print(escape(c.message))
+    for w in result.warnings:
+        console.print(f"[yellow]warning:[/] {escape(w)}")
+
+
+def render_verify_terminal(result: VerifyResult, console: Console) -> None:
+    """Both scores, delta, CI, p and the verdict of ``assay verify-suite``."""
+    from rich.markup import escape
+
+    verdict = "[bold green]PASS[/]" if result.passed else "[bold red]FAIL[/]"
+    console.print(
+        f"assay verify-suite: {verdict}  {escape(result.system)} vs degraded "
+        f"{escape(result.degraded)} on {escape(result.judgments_name)} {result.judgments_version}"
+    )
+    console.print(f"  {result.metric} system    {result.system_mean:.4f}")
+    console.print(f"  {result.metric} degraded  {result.degraded_mean:.4f}")
+    console.print(
+        f"  delta {result.delta:+.4f} ({result.confidence * 100:.4g}% CI {result.ci_low:.4f} "
+        f"to {result.ci_high:.4f}), {result.n} paired queries"
+    )
+    console.print(
+        f"  paired {result.test} test: p = {result.p_value:.4g} ({escape(result.p_value_method)}), "
+        f"alpha {result.alpha:g}"
+    )
+    console.print(escape(result.message))

@@ -1,0 +1,289 @@
+"""The history store: record results, list them over time, fetch one back.
+
+``open_store(url)`` opens (and creates or migrates) a store: a SQLAlchemy URL
+such as ``sqlite:///.assay/history.db`` (the default) or
+``postgresql+psycopg://user@host:5432/db``; ``$ASSAY_STORE`` overrides the
+default, ``--store URL`` on the command line overrides both. Every result is
+recorded in one transaction, so a result is either entirely present or absent.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel, Field
+
+from assay.errors import UsageError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from sqlalchemy import Engine
+
+#: The store used when neither ``--store`` nor ``$ASSAY_STORE`` is given.
+DEFAULT_URL = "sqlite:///.assay/history.db"
+#: Environment variable naming the store.
+ENV_VAR = "ASSAY_STORE"
+
+#: Result kind -> "module:Class" of its pydantic model.
+RESULT_MODELS = {
+    "evaluation": "assay.results:EvaluationResult",
+    "comparison": "assay.stats.models:ComparisonResult",
+    "answers": "assay.answers.result:AnswersResult",
+    "gate": "assay.store.gate:GateResult",
+    "verify": "assay.store.verify:VerifyResult",
+}
+
+
+class HistoryEntry(BaseModel):
+    """One recorded result: its indexed columns and aggregate numbers (no payload)."""
+
+    run_id: int
+    kind: str
+    schema_version: str
+    system: str | None = None
+    config_hash: str | None = None
+    judgments_name: str | None = None
+    judgments_version: str | None = None
+    corpus_version: str | None = None
+    created_at: str | None = None
+    git_commit: str | None = None
+    dirty: bool | None = None
+    assay_version: str | None = None
+    metrics: dict[str, float] = Field(default_factory=dict)
+
+
+def resolve_url(url: str | None = None) -> str:
+    """The store URL: ``url``, else ``$ASSAY_STORE``, else :data:`DEFAULT_URL`.
+
+    A value without ``://`` is taken as the path of a SQLite file.
+    """
+    chosen = url or os.environ.get(ENV_VAR) or DEFAULT_URL
+    if "://" not in chosen:
+        chosen = f"sqlite:///{chosen}"
+    return chosen
+
+
+def _sqlite_file(url: str) -> Path | None:
+    from sqlalchemy.engine import make_url
+
+    parsed = make_url(url)
+    if parsed.get_backend_name() != "sqlite":
+        return None
+    db = parsed.database
+    if not db or db == ":memory:" or db.startswith("file:"):
+        return None
+    return Path(db)
+
+
+def load_result(payload: str | dict[str, Any]) -> Any:
+    """Turn a stored payload (JSON text or dict) back into its result model.
+
+    Unknown kinds come back as plain dicts.
+    """
+    import importlib
+
+    data = json.loads(payload) if isinstance(payload, str) else dict(payload)
+    target = RESULT_MODELS.get(str(data.get("kind", "evaluation")))
+    if target is None:
+        return data
+    module, name = target.split(":")
+    model = getattr(importlib.import_module(module), name)
+    if isinstance(payload, str):
+        return model.model_validate_json(payload)
+    return model.model_validate(data)
+
+
+def _payload(result: Any) -> str:
+    if isinstance(result, BaseModel):
+        text = result.model_dump_json()
+        if "kind" not in type(result).model_fields and "kind" not in (result.model_extra or {}):
+            raise UsageError(f"cannot record a {type(result).__name__}: it has no 'kind'")
+        return text
+    if isinstance(result, dict):
+        if "kind" not in result:
+            raise UsageError("cannot record a result without a 'kind' field")
+        return json.dumps(result)
+    raise UsageError(f"cannot record a {type(result).__name__}; expected an assay result")
+
+
+class Store:
+    """A history store on one database (see :func:`open_store`)."""
+
+    def __init__(self, engine: Engine, url: str) -> None:
+        self.engine = engine
+        self.url = url
+
+    def __repr__(self) -> str:
+        return f"Store({self.engine.url.render_as_string(hide_password=True)!r})"
+
+    def close(self) -> None:
+        """Release the store's connections."""
+        self.engine.dispose()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # ------------------------------------------------------------------ writing
+    def record(self, result: Any) -> int:
+        """Store one result (any kind) in one transaction; return its run id."""
+        from sqlalchemy import insert
+
+        from assay.store.columns import index_columns, metric_values
+        from assay.store.db import METRICS, RESULTS
+
+        text = _payload(result)
+        data = json.loads(text)
+        cols = index_columns(data)
+        values = metric_values(data)
+        with self.engine.begin() as conn:
+            run_id = conn.execute(
+                insert(RESULTS).values(**cols, payload=text).returning(RESULTS.c.id)
+            ).scalar_one()
+            if values:
+                conn.execute(
+                    insert(METRICS),
+                    [{"result_id": run_id, "metric": m, "value": v} for m, v in values.items()],
+                )
+        return int(run_id)
+
+    # ------------------------------------------------------------------ reading
+    def _query(
+        self,
+        *,
+        system: str | None,
+        judgments: str | None,
+        metric: str | None,
+        kind: str | None,
+    ) -> Any:
+        from sqlalchemy import or_, select
+
+        from assay.store.db import METRICS, RESULTS
+
+        cols = [c for c in RESULTS.c if c.name != "payload"]
+        stmt = select(*cols)
+        if system is not None:
+            stmt = stmt.where(RESULTS.c.system == system)
+        if judgments is not None:
+            stmt = stmt.where(
+                or_(RESULTS.c.judgments_name == judgments, RESULTS.c.judgments_version == judgments)
+            )
+        if kind is not None:
+            stmt = stmt.where(RESULTS.c.kind == kind)
+        if metric is not None:
+            has = select(METRICS.c.result_id).where(METRICS.c.metric == metric)
+            stmt = stmt.where(RESULTS.c.id.in_(has))
+        return stmt
+
+    def list(
+        self,
+        system: str | None = None,
+        judgments: str | None = None,
+        metric: str | None = None,
+        *,
+        kind: str | None = None,
+    ) -> list[HistoryEntry]:
+        """Recorded results, oldest first, filtered by system name, judgment set
+        (name or version), metric present, and kind."""
+        from sqlalchemy import select
+
+        from assay.store.db import METRICS, RESULTS
+
+        stmt = self._query(system=system, judgments=judgments, metric=metric, kind=kind)
+        stmt = stmt.order_by(RESULTS.c.created_at, RESULTS.c.id)
+        with self.engine.connect() as conn:
+            rows = conn.execute(stmt).mappings().all()
+            ids = [r["id"] for r in rows]
+            values: dict[int, dict[str, float]] = {i: {} for i in ids}
+            for start in range(0, len(ids), 500):
+                chunk = ids[start : start + 500]
+                mstmt = select(METRICS).where(METRICS.c.result_id.in_(chunk))
+                for rid, name, value in conn.execute(mstmt):
+                    values[rid][name] = value
+        return [
+            HistoryEntry(
+                run_id=r["id"],
+                **{k: v for k, v in r.items() if k != "id"},
+                metrics=values[r["id"]],
+            )
+            for r in rows
+        ]
+
+    def get(self, run_id: int | str) -> Any:
+        """The result recorded as ``run_id`` (its pydantic model); UsageError if absent."""
+        from sqlalchemy import select
+
+        from assay.store.db import RESULTS
+
+        try:
+            key = int(run_id)
+        except (TypeError, ValueError):
+            raise UsageError(f"a run id is a whole number, got {run_id!r}") from None
+        with self.engine.connect() as conn:
+            payload = conn.execute(
+                select(RESULTS.c.payload).where(RESULTS.c.id == key)
+            ).scalar_one_or_none()
+        if payload is None:
+            raise UsageError(f"no run {key} in the store {self!r}")
+        try:
+            return load_result(payload)
+        except ValueError as exc:
+            raise UsageError(f"run {key} in the store is not a readable result: {exc}") from None
+
+    def last(
+        self, system: str | None = None, judgments: str | None = None, *, kind: str = "evaluation"
+    ) -> Any | None:
+        """The most recently recorded result of ``kind`` for a system and judgment set."""
+        from assay.store.db import RESULTS
+
+        stmt = self._query(system=system, judgments=judgments, metric=None, kind=kind)
+        stmt = stmt.order_by(RESULTS.c.id.desc()).limit(1)
+        with self.engine.connect() as conn:
+            row = conn.execute(stmt).mappings().first()
+        return None if row is None else self.get(row["id"])
+
+    def last_id(
+        self, system: str | None = None, judgments: str | None = None, *, kind: str = "evaluation"
+    ) -> int | None:
+        """The run id of :meth:`last`, or ``None``."""
+        from assay.store.db import RESULTS
+
+        stmt = self._query(system=system, judgments=judgments, metric=None, kind=kind)
+        stmt = stmt.order_by(RESULTS.c.id.desc()).limit(1)
+        with self.engine.connect() as conn:
+            row = conn.execute(stmt).mappings().first()
+        return None if row is None else int(row["id"])
+
+    def count(self) -> int:
+        """How many results the store holds."""
+        from sqlalchemy import func, select
+
+        from assay.store.db import RESULTS
+
+        with self.engine.connect() as conn:
+            return int(conn.execute(select(func.count()).select_from(RESULTS)).scalar_one())
+
+
+def open_store(url: str | None = None) -> Store:
+    """Open the history store at ``url`` (see :func:`resolve_url`), creating or
+    migrating its schema; a SQLite file's folder is created."""
+    from sqlalchemy.exc import OperationalError
+
+    from assay.store.db import create_engine_for, migrate
+
+    resolved = resolve_url(url)
+    path = _sqlite_file(resolved)
+    if path is not None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    engine = create_engine_for(resolved)
+    try:
+        migrate(engine)
+    except OperationalError as exc:
+        engine.dispose()
+        where = engine.url.render_as_string(hide_password=True)
+        raise UsageError(f"cannot open the store {where}: {exc.orig}") from None
+    return Store(engine, resolved)

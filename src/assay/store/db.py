@@ -1,0 +1,216 @@
+"""The history store's tables, engine set-up and schema migrations.
+
+Three tables (SQLAlchemy Core): ``results`` holds every result as its JSON
+payload plus indexed columns, ``result_metrics`` one row per aggregate metric
+value, and ``schema_version`` the versions applied. :func:`connect` creates
+the engine (SQLite: WAL journal, busy timeout, ``BEGIN IMMEDIATE`` so writers
+queue instead of failing) and brings an older schema up to
+:data:`SCHEMA_VERSION` inside one locked transaction.
+
+Schema history: version 1 had no ``config_hash``, ``corpus_version`` or
+``dirty`` columns; version 2 adds them and back-fills them from the payloads.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+from assay.errors import UsageError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from sqlalchemy import Connection, Engine, MetaData, Table
+
+#: The schema this assay writes. Older stores are migrated when opened.
+SCHEMA_VERSION = 2
+#: Milliseconds a SQLite writer waits for the lock before giving up.
+BUSY_TIMEOUT_MS = 60_000
+#: Key of the PostgreSQL advisory lock that serialises migrations.
+_PG_LOCK_KEY = 0x61737361  # "assa"
+
+
+def _tables() -> tuple[MetaData, Table, Table, Table]:
+    from sqlalchemy import (
+        Boolean,
+        Column,
+        DateTime,
+        Float,
+        ForeignKey,
+        Integer,
+        MetaData,
+        String,
+        Table,
+        Text,
+    )
+
+    md = MetaData()
+    results = Table(
+        "results",
+        md,
+        Column("id", Integer, primary_key=True, autoincrement=True),
+        Column("kind", String(32), nullable=False, index=True),
+        Column("schema_version", String(16), nullable=False),
+        Column("system", String(200), index=True),
+        Column("config_hash", String(80)),
+        Column("judgments_name", String(200), index=True),
+        Column("judgments_version", String(80)),
+        Column("corpus_version", String(80)),
+        Column("created_at", String(40), index=True),
+        Column("git_commit", String(64)),
+        Column("dirty", Boolean),
+        Column("assay_version", String(40)),
+        Column("payload", Text, nullable=False),
+    )
+    metrics = Table(
+        "result_metrics",
+        md,
+        Column(
+            "result_id",
+            Integer,
+            ForeignKey("results.id", ondelete="CASCADE"),
+            primary_key=True,
+        ),
+        Column("metric", String(200), primary_key=True, index=True),
+        Column("value", Float, nullable=False),
+    )
+    versions = Table(
+        "schema_version",
+        md,
+        Column("version", Integer, primary_key=True),
+        Column("applied_at", DateTime(timezone=True), nullable=False),
+    )
+    return md, results, metrics, versions
+
+
+METADATA, RESULTS, METRICS, VERSIONS = _tables()
+
+
+def _sqlite_setup(engine: Engine) -> None:
+    """WAL journal, busy timeout, foreign keys; transactions begin IMMEDIATE.
+
+    pysqlite's own transaction handling is switched off (``isolation_level =
+    None``) and SQLAlchemy's ``begin`` event emits ``BEGIN IMMEDIATE``, the
+    recipe of the SQLAlchemy SQLite dialect documentation: a writer takes the
+    write lock up front, so concurrent writers wait (busy timeout) rather than
+    failing with "database is locked" on a lock upgrade.
+    """
+    from sqlalchemy import event
+
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_connection: Any, _record: Any) -> None:
+        dbapi_connection.isolation_level = None
+        cur = dbapi_connection.cursor()
+        cur.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        cur.execute("PRAGMA journal_mode = WAL")
+        cur.execute("PRAGMA synchronous = FULL")
+        cur.execute("PRAGMA foreign_keys = ON")
+        cur.close()
+
+    @event.listens_for(engine, "begin")
+    def _on_begin(conn: Connection) -> None:
+        conn.exec_driver_sql("BEGIN IMMEDIATE")
+
+
+def create_engine_for(url: str) -> Engine:
+    """An engine for ``url``; SQLite gets WAL, a busy timeout and immediate transactions."""
+    from sqlalchemy import create_engine
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import ArgumentError, NoSuchModuleError
+
+    try:
+        parsed = make_url(url)
+    except ArgumentError:
+        raise UsageError(
+            f"not a store URL: {url!r}",
+        ) from None
+    try:
+        if parsed.get_backend_name() == "sqlite":
+            engine = create_engine(parsed, connect_args={"timeout": BUSY_TIMEOUT_MS / 1000})
+            _sqlite_setup(engine)
+            return engine
+        return create_engine(parsed, pool_pre_ping=True)
+    except (NoSuchModuleError, ImportError) as exc:
+        raise UsageError(
+            f"cannot open store {parsed.render_as_string(hide_password=True)}: {exc}"
+        ) from None
+
+
+# --------------------------------------------------------------------------- migrations
+def _current_version(conn: Connection) -> int | None:
+    from sqlalchemy import func, inspect, select
+
+    insp = inspect(conn)
+    if not insp.has_table("schema_version"):
+        return 0 if insp.has_table("results") else None
+    value = conn.execute(select(func.max(VERSIONS.c.version))).scalar()
+    return int(value) if value is not None else 0
+
+
+def _add_column(conn: Connection, table: Table, name: str) -> None:
+    from sqlalchemy.schema import CreateColumn
+
+    ddl = CreateColumn(table.c[name]).compile(dialect=conn.dialect)
+    conn.exec_driver_sql(f"ALTER TABLE {table.name} ADD COLUMN {ddl}")
+
+
+def _migrate_1_to_2(conn: Connection) -> None:
+    """Add ``config_hash``, ``corpus_version``, ``dirty``; back-fill from payloads."""
+    from sqlalchemy import select, update
+
+    from assay.store.columns import index_columns
+
+    for name in ("config_hash", "corpus_version", "dirty"):
+        _add_column(conn, RESULTS, name)
+    rows = conn.execute(select(RESULTS.c.id, RESULTS.c.payload)).all()
+    for row_id, payload in rows:
+        cols = index_columns(json.loads(payload))
+        conn.execute(
+            update(RESULTS)
+            .where(RESULTS.c.id == row_id)
+            .values(
+                config_hash=cols["config_hash"],
+                corpus_version=cols["corpus_version"],
+                dirty=cols["dirty"],
+            )
+        )
+
+
+#: ``MIGRATIONS[v]`` brings a version-``v`` store to version ``v + 1``.
+MIGRATIONS: dict[int, Callable[[Connection], None]] = {1: _migrate_1_to_2}
+
+
+def migrate(engine: Engine) -> int:
+    """Create or upgrade the schema to :data:`SCHEMA_VERSION`; return the version found.
+
+    Runs in one transaction holding the database's write lock (SQLite
+    ``BEGIN IMMEDIATE``, PostgreSQL advisory lock), so processes opening the
+    store at the same time migrate it once. A store newer than this assay is
+    refused with a :class:`UsageError`.
+    """
+    from sqlalchemy import insert, text
+
+    now = datetime.now(UTC)
+    with engine.begin() as conn:
+        if conn.dialect.name == "postgresql":
+            conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": _PG_LOCK_KEY})
+        found = _current_version(conn)
+        if found is None:
+            METADATA.create_all(conn)
+            conn.execute(insert(VERSIONS).values(version=SCHEMA_VERSION, applied_at=now))
+            return 0
+        if found == 0:
+            raise UsageError(
+                "the store has a results table but no schema_version table; "
+                "it was not written by assay"
+            )
+        if found > SCHEMA_VERSION:
+            raise UsageError(
+                f"the store has schema version {found}, newer than this assay understands "
+                f"({SCHEMA_VERSION}); upgrade assay"
+            )
+        for version in range(found, SCHEMA_VERSION):
+            MIGRATIONS[version](conn)
+            conn.execute(insert(VERSIONS).values(version=version + 1, applied_at=now))
+        return found

@@ -1,0 +1,77 @@
+"""``assay history``: runs over time, judgment-set version changes marked, HTML trend chart."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from _store_helpers import make_result
+
+from assay.cli.app import main
+from assay.store.api import open_store
+from assay.store.history import build_history
+
+
+def _run(argv: list[str]) -> int:
+    with pytest.raises(SystemExit) as exc:
+        main(argv)
+    return int(exc.value.code or 0)
+
+
+@pytest.fixture
+def filled(tmp_path: Path) -> str:
+    url = f"sqlite:///{tmp_path / 'h.db'}"
+    with open_store(url) as store:
+        store.record(make_result("prod", created_at="2024-01-01T00:00:00+00:00"))
+        store.record(make_result("prod", values=[0.5] * 20, created_at="2024-02-01T00:00:00+00:00"))
+        store.record(
+            make_result(
+                "prod",
+                version="sha256:bbbbbbbbbbbbbbbb",
+                values=[0.9] * 20,
+                created_at="2024-03-01T00:00:00+00:00",
+            )
+        )
+        store.record(make_result("other", created_at="2024-01-15T00:00:00+00:00"))
+    return url
+
+
+def test_version_change_is_marked(filled: str) -> None:
+    with open_store(filled) as store:
+        report = build_history(store.list(system="prod"), store="x")
+    assert [r.version_changed for r in report.rows] == [False, False, True]
+    assert [r.segment for r in report.rows] == [0, 0, 1]
+    assert report.version_changes == 1
+    assert sorted(report.metrics) == ["RR", "nDCG@10"]
+
+
+def test_history_json(filled: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert _run(["history", "--store", filled, "--system", "prod", "-f", "json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["kind"] == "history"
+    assert [r["metrics"]["nDCG@10"] for r in data["rows"]][1:] == [0.5, 0.9]
+    assert data["rows"][2]["version_changed"] is True
+
+
+def test_history_table_and_filters(filled: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert _run(["history", "--store", filled, "-m", "nDCG@10"]) == 0
+    out = capsys.readouterr().out
+    assert "other" in out and "prod" in out
+    assert "not comparable" in out
+    assert _run(["history", "--store", filled, "--system", "nobody"]) == 0
+    assert "no results" in capsys.readouterr().out
+
+
+def test_history_html_is_self_contained(filled: str, tmp_path: Path) -> None:
+    out = tmp_path / "h.html"
+    assert _run(["history", "--store", filled, "-f", "html", "-o", str(out)]) == 0
+    text = out.read_text()
+    assert "* plotly.js v" in text  # the library itself is inlined
+    assert "<script src" not in text
+    assert "Plotly.newPlot" in text
+    assert "judgment-set version changed" in text
+
+
+def test_history_bad_format(filled: str) -> None:
+    assert _run(["history", "--store", filled, "-f", "pdf"]) == 2

@@ -80,3 +80,14 @@ def test_worse_configuration_scores_lower(tmp_path: Path) -> None:
     full_r5 = json.loads(full.stdout)["aggregate"]["R@5"]
     worse_r5 = json.loads(worse.stdout)["aggregate"]["R@5"]
     assert worse_r5 < full_r5
+
+
+def test_readme_shows_the_real_demo_output(tmp_path: Path) -> None:
+    """The output pasted in the README is what `make demo` prints today."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    block = readme.split("<!-- demo-output -->\n```\n", 1)[1].split("```", 1)[0]
+    proc = _assay(*DEMO_ARGS, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    printed = [line.rstrip() for line in proc.stdout.splitlines()]
+    for line in filter(None, (raw.rstrip() for raw in block.splitlines())):
+        assert line in printed, f"README line not in the demo output: {line!r}"

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -41,6 +41,12 @@ def answers(
     judgments: Annotated[
         Path | None, typer.Option(help="with --collect: the questions (any judgment format)")
     ] = None,
+    store: Annotated[
+        str | None, typer.Option("--store", help="History store URL (default $ASSAY_STORE).")
+    ] = None,
+    record: Annotated[
+        bool, typer.Option("--record/--no-record", help="Record the result in the store.")
+    ] = False,
 ) -> None:
     """Score grounded answers: status, provenance, claim support, citations, refusals, numbers.
 
@@ -62,10 +68,14 @@ def answers(
         raise UsageError("name a cases file to score (or use --collect)")
     if system is not None or judgments is not None:
         raise UsageError("--system and --judgments are only used with --collect")
-    _score(cases, corpus, by or [], format, output)
+    result = _score(cases, corpus, by or [], format, output)
+    if record:
+        from assay.cli.common import record_result
+
+        record_result(result, store)
 
 
-def _score(cases: Path, corpus: Path | None, by: list[str], fmt: str, output: Path | None) -> None:
+def _score(cases: Path, corpus: Path | None, by: list[str], fmt: str, output: Path | None) -> Any:
     from rich.console import Console
 
     from assay.answers import load_cases, read_corpus_ids, score_cases
@@ -88,6 +98,7 @@ def _score(cases: Path, corpus: Path | None, by: list[str], fmt: str, output: Pa
         stderr.print(f"wrote {file_fmt} result to {output}")
     elif fmt != "table":
         typer.echo(_render(result, fmt), nl=False)
+    return result
 
 
 def _render(result, fmt: str) -> str:

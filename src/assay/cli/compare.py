@@ -100,7 +100,9 @@ def _emit(result: Any, fmt: str, output: Path | None) -> None:
     if output is None:
         typer.echo(text, nl=False)
     else:
-        Path(output).write_text(text, encoding="utf-8")
+        from assay.report.output import write_text_atomic
+
+        write_text_atomic(output, text)
 
 
 @app.command()
@@ -179,6 +181,12 @@ def compare(
     ties: Annotated[
         str, typer.Option("--ties", help="score (trec_eval) | given: order of tied scores.")
     ] = "score",
+    store: Annotated[
+        str | None, typer.Option("--store", help="History store URL (default $ASSAY_STORE).")
+    ] = None,
+    record: Annotated[
+        bool, typer.Option("--record/--no-record", help="Record the comparison in the store.")
+    ] = False,
 ) -> None:
     """Compare systems with a baseline: deltas, CIs, paired tests, Holm, slices, power."""
     from assay.cli.common import validate_choice
@@ -223,4 +231,8 @@ def compare(
         allow_version_mismatch=allow_version_mismatch,
         top=top,
     )
+    if record:
+        from assay.cli.common import record_result
+
+        record_result(result, store)
     _emit(result, fmt, output)

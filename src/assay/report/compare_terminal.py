@@ -19,8 +19,15 @@ def render_terminal(result: ComparisonResult, console: Console | None = None) ->
     from rich.table import Table
 
     out = console or Console()
+    if not out.is_terminal and out.width < 120:
+        out = Console(file=out.file, width=120, no_color=out.no_color, highlight=False)
     title = f"{result.judgments_name} (judgments {result.judgments_version})"
-    table = Table(title=f"Comparison vs {result.baseline} — {title}", title_justify="left")
+    table = Table(
+        title=f"Comparison vs {result.baseline} — {title}",
+        title_justify="left",
+        box=None,
+        header_style="bold",
+    )
     for col in ("system", "metric", "base", "cand", "Δ", "95% CI", "p adj", "W/L/T"):
         left = col in ("system", "metric")
         table.add_column(
@@ -49,9 +56,10 @@ def render_terminal(result: ComparisonResult, console: Console | None = None) ->
         out.print(f"[yellow]warning:[/yellow] {w}")
 
     if result.slices:
-        st = Table(title="Per slice", title_justify="left")
+        st = Table(title="Per slice", title_justify="left", box=None, header_style="bold")
         for col in ("slice", "n", "system", "metric", "delta", "95% CI", "p (Holm)", "verdict"):
-            st.add_column(col)
+            numeric = col in ("n", "delta", "95% CI", "p (Holm)")
+            st.add_column(col, no_wrap=col != "verdict", justify="right" if numeric else "left")
         for s in result.slices:
             st.add_row(
                 f"{s.field}={s.value}",
@@ -68,9 +76,14 @@ def render_terminal(result: ComparisonResult, console: Console | None = None) ->
     for c in result.comparisons:
         if not (c.top_losses or c.top_gains):
             continue
-        qt = Table(title=f"Largest changes: {c.candidate} {c.metric}", title_justify="left")
+        qt = Table(
+            title=f"Largest changes: {c.candidate} {c.metric}",
+            title_justify="left",
+            box=None,
+            header_style="bold",
+        )
         for col in ("", "query", "text", "baseline", "candidate", "delta", "first rel rank"):
-            qt.add_column(col)
+            qt.add_column(col, no_wrap=col != "text", overflow="fold")
         for label, rows in (("loss", c.top_losses), ("gain", c.top_gains)):
             for q in rows:
                 qt.add_row(
@@ -84,9 +97,15 @@ def render_terminal(result: ComparisonResult, console: Console | None = None) ->
                 )
         out.print(qt)
 
-    pt = Table(title=f"Power ({result.settings.power_method})", title_justify="left")
+    pt = Table(
+        title=f"Power ({result.settings.power_method})",
+        title_justify="left",
+        box=None,
+        header_style="bold",
+    )
     for col in ("system", "metric", "n", "sd of diffs", "min detectable delta", "queries for 0.02"):
-        pt.add_column(col, justify="left" if col in ("system", "metric") else "right")
+        left = col in ("system", "metric")
+        pt.add_column(col, justify="left" if left else "right", no_wrap=True)
     for p in result.power:
         pt.add_row(
             p.candidate,

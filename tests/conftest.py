@@ -29,3 +29,13 @@ def shared_data() -> Path:
 def examples_dir() -> Path:
     """examples/: the bundled examples."""
     return ROOT / "examples"
+
+
+@pytest.fixture(autouse=True)
+def _isolated_state(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch):
+    """Commands record results and cache runs by default: keep that out of the repository."""
+    base = tmp_path_factory.getbasetemp() / "assay-state"
+    base.mkdir(exist_ok=True)
+    monkeypatch.setenv("ASSAY_STORE", f"sqlite:///{base / 'history.db'}")
+    monkeypatch.setenv("ASSAY_CACHE_DIR", str(base / "cache"))
+    yield

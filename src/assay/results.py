@@ -59,6 +59,10 @@ class RunInfo(BaseModel):
     failed_queries: list[str] = Field(
         default_factory=list, description="queries whose system call failed: not scored"
     )
+    failures: list[dict[str, Any]] = Field(
+        default_factory=list, description="each failed call: query_id, error, attempts"
+    )
+    warnings: list[str] = Field(default_factory=list)
 
 
 class Policy(BaseModel):
@@ -93,6 +97,11 @@ class EvaluationResult(BaseModel):
         default_factory=list, description="no-answer queries, reported apart from ranking scores"
     )
     environment: dict[str, Any] = Field(default_factory=dict)
+    abstention: dict[str, Any] | None = Field(
+        None,
+        description="with --abstain-below: abstention accuracy on no-answer queries and "
+        "the false-abstention rate on answerable ones, with counts",
+    )
 
     def per_query_frame(self):  # -> pandas.DataFrame
         """Per-query rows as a pandas DataFrame indexed by ``query_id``."""

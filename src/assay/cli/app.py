@@ -44,6 +44,7 @@ _COMMAND_MODULES = (
     "assay.cli.gate",
     "assay.cli.history",
     "assay.cli.verify",
+    "assay.cli.report",
 )
 
 
@@ -79,16 +80,37 @@ def main(argv: list[str] | None = None) -> None:
         raise SystemExit(exc.exit_code) from None
     except KeyboardInterrupt:
         raise SystemExit(130) from None
-    except Exception as exc:  # click usage errors and friends
-        import click
-
-        if isinstance(exc, click.exceptions.ClickException):
-            exc.show()
+    except OSError as exc:  # an unwritable -o path, a vanished file: input, not a crash
+        where = f"{exc.filename}: " if getattr(exc, "filename", None) else ""
+        raise SystemExit(_report(AssayError(f"{where}{exc.strerror or exc}"))) from None
+    except Exception as exc:  # click/typer usage errors and friends
+        if _is_usage_error(exc):
+            exc.show()  # type: ignore[attr-defined]
             raise SystemExit(2) from None
-        if isinstance(exc, click.exceptions.Abort):
+        if type(exc).__name__ == "Abort":
             raise SystemExit(130) from None
         raise
     raise SystemExit(rc if isinstance(rc, int) else 0)
+
+
+def _is_usage_error(exc: Exception) -> bool:
+    """True for click's (or typer's vendored click's) usage exceptions."""
+    classes: list[type] = []
+    try:
+        import click
+
+        classes.append(click.exceptions.ClickException)
+    except ImportError:  # pragma: no cover
+        pass
+    try:
+        from typer._click import exceptions as vendored
+
+        classes.append(vendored.ClickException)
+    except ImportError:  # pragma: no cover
+        pass
+    if classes and isinstance(exc, tuple(classes)):
+        return True
+    return hasattr(exc, "show") and isinstance(getattr(exc, "exit_code", None), int)
 
 
 def _report(exc: Exception) -> int:

@@ -15,15 +15,50 @@ def validate_choice(option: str, value: str, choices: Sequence[str]) -> None:
         raise UsageError(f"{option} must be one of {', '.join(choices)}; got {value!r}")
 
 
+#: Output format implied by the suffix of ``-o`` when ``--format`` is not given.
+SUFFIX_FORMATS = {
+    ".json": "json",
+    ".csv": "csv",
+    ".md": "markdown",
+    ".markdown": "markdown",
+    ".html": "html",
+    ".htm": "html",
+    ".txt": "table",
+}
+
+
+def resolve_format(fmt: str | None, output: Path | None, choices: Sequence[str]) -> str:
+    """``--format`` if given, else the one implied by the ``-o`` suffix, else ``table``."""
+    if fmt is None:
+        implied = SUFFIX_FORMATS.get(output.suffix.lower()) if output is not None else None
+        fmt = implied if implied in choices else "table"
+    validate_choice("--format", fmt, choices)
+    return fmt
+
+
+def corpus_ids_for(corpus: Path, id_field: str | None = None) -> frozenset[str]:
+    """Doc ids of a corpus, to check judged doc ids against it."""
+    from assay.corpora import load_corpus
+
+    return frozenset(load_corpus(corpus, id_field=id_field).ids)
+
+
 def load_cli_judgments(
-    path: Path, fmt: str | None, *, queries: Path | None = None, split: str = "test"
+    path: Path,
+    fmt: str | None,
+    *,
+    queries: Path | None = None,
+    split: str = "test",
+    corpus_ids: frozenset[str] | None = None,
 ) -> Any:
-    """Load a judgment set with the CLI's options."""
+    """Load a judgment set with the CLI's options (judged doc ids checked against a corpus)."""
     from assay.judgments.load import load_judgments
 
     kwargs: dict[str, Any] = {"split": split}
     if queries is not None:
         kwargs["queries"] = queries
+    if corpus_ids is not None:
+        kwargs["corpus_ids"] = corpus_ids
     return load_judgments(path, format=fmt, **kwargs)
 
 
@@ -52,10 +87,22 @@ def build_cli_system(
 
 
 def record_result(result: Any, store: str | None) -> None:
-    """Record a result in the history store."""
-    from assay.store.api import open_store
+    """Record a result in the history store; a store failure only warns.
 
-    open_store(store).record(result)
+    ``ASSAY_RECORD=0`` in the environment turns default recording off.
+    """
+    import os
+
+    if os.environ.get("ASSAY_RECORD", "1").strip().lower() in ("0", "false", "no", "off"):
+        return
+    try:
+        from assay.store.api import record_quietly
+    except ImportError:  # pragma: no cover - older store module
+        from assay.store.api import open_store
+
+        open_store(store).record(result)
+        return
+    record_quietly(result, store)
 
 
 def emit_report(

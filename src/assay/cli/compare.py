@@ -39,6 +39,7 @@ def _evaluate_sources(
     config: Path | None,
     corpus: Path | None,
     k: int,
+    allow_version_mismatch: bool = False,
 ) -> list[Any]:
     """One EvaluationResult per run file, result file or --system, in that order."""
     from assay.cli.common import load_cli_judgments
@@ -59,9 +60,13 @@ def _evaluate_sources(
             js = load_cli_judgments(judgments, judgments_format, split=split)
         from assay.evaluation import score_run
         from assay.runs.io import load_run
+        from assay.runs.sidecar import run_info_from_sidecar
 
+        info = run_info_from_sidecar(
+            path, js.version, allow_version_mismatch=allow_version_mismatch
+        )
         run = load_run(path)
-        info = {"name": run.name, "path": str(path)}
+        info.update({"name": run.name, "path": str(path)})
         results.append(score_run(run, js, measures, by, missing=missing, ties=ties, info=info))
     for spec in systems:
         from assay.cli.common import build_cli_system
@@ -159,8 +164,11 @@ def compare(
     ] = "percentile",
     top: Annotated[int, typer.Option("--top", help="Largest losses and gains listed.")] = 5,
     fmt: Annotated[
-        str, typer.Option("--format", "-f", help="table | json | markdown | html | csv")
-    ] = "table",
+        str | None,
+        typer.Option(
+            "--format", "-f", help="table | json | markdown | html | csv (default: from -o)"
+        ),
+    ] = None,
     output: Annotated[
         Path | None, typer.Option("--output", "-o", help="Write the report here.")
     ] = None,
@@ -189,11 +197,11 @@ def compare(
     ] = False,
 ) -> None:
     """Compare systems with a baseline: deltas, CIs, paired tests, Holm, slices, power."""
-    from assay.cli.common import validate_choice
+    from assay.cli.common import resolve_format, validate_choice
     from assay.errors import UsageError
     from assay.stats.compare import compare as run_compare
 
-    validate_choice("--format", fmt, FORMATS)
+    fmt = resolve_format(fmt, output, FORMATS)
     validate_choice("--test", test, TESTS)
     validate_choice("--missing", missing, ("zero", "skip"))
     validate_choice("--ties", ties, ("score", "given"))
@@ -216,6 +224,7 @@ def compare(
         config=config,
         corpus=corpus,
         k=k,
+        allow_version_mismatch=allow_version_mismatch,
     )
     result = run_compare(
         results,

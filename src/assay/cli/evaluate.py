@@ -59,8 +59,9 @@ def evaluate(
         ),
     ] = None,
     fmt: Annotated[
-        str, typer.Option("--format", "-f", help="table | json | csv | markdown")
-    ] = "table",
+        str | None,
+        typer.Option("--format", "-f", help="table | json | csv | markdown (default: from -o)"),
+    ] = None,
     output: Annotated[
         Path | None, typer.Option("--output", "-o", help="Write the report here instead of stdout.")
     ] = None,
@@ -114,21 +115,34 @@ def evaluate(
         ),
     ] = None,
     record: Annotated[
-        bool, typer.Option("--record/--no-record", help="Record the result in the history store.")
+        bool,
+        typer.Option(
+            "--record/--no-record",
+            help="Record the result in the history store (read by `gate --baseline last`).",
+        ),
+    ] = True,
+    allow_version_mismatch: Annotated[
+        bool,
+        typer.Option(
+            "--allow-version-mismatch",
+            help="Score a run whose sidecar says it was made on other judgments.",
+        ),
     ] = False,
 ) -> None:
     """Score a run (or a live system) on a judgment set, overall and per group."""
     from assay.cli.common import (
         build_cli_system,
+        corpus_ids_for,
         emit_report,
         load_cli_judgments,
+        resolve_format,
         validate_choice,
     )
     from assay.errors import UsageError
     from assay.evaluation import run_live, score_run
     from assay.metrics.measures import parse_measures
 
-    validate_choice("--format", fmt, FORMATS)
+    fmt = resolve_format(fmt, output, FORMATS)
     validate_choice("--missing", missing, ("zero", "skip"))
     validate_choice("--ties", ties, ("score", "given"))
     if k < 1:
@@ -136,15 +150,20 @@ def evaluate(
     if (run is None) == (system is None):
         raise UsageError("give either a RUN file or --system NAME (not both)")
     measures = parse_measures(metric)
-    js = load_cli_judgments(judgments, judgments_format, queries=queries, split=split)
+    corpus_ids = corpus_ids_for(corpus, id_field) if corpus is not None else None
+    js = load_cli_judgments(
+        judgments, judgments_format, queries=queries, split=split, corpus_ids=corpus_ids
+    )
     by_fields = list(by or [])
     for field_name in by_fields:
         js.groups(field_name)
     if run is not None:
         from assay.runs.io import load_run
+        from assay.runs.sidecar import run_info_from_sidecar
 
+        info = run_info_from_sidecar(run, js.version, allow_version_mismatch=allow_version_mismatch)
         the_run = load_run(run)
-        info = {"name": the_run.name, "path": str(run)}
+        info.update({"name": the_run.name, "path": str(run)})
     else:
         sys_obj = build_cli_system(
             system, config=config, corpus=corpus, id_field=id_field, text_fields=text_field
@@ -154,11 +173,14 @@ def evaluate(
     if abstain_below is not None:
         from assay.systems.abstain import abstention_report
 
-        report = abstention_report(the_run, js, abstain_below)
-        extra = report.model_dump() if hasattr(report, "model_dump") else dict(vars(report))
-        result = result.model_copy(update={"abstention": extra})
+        report = abstention_report(
+            the_run, js, abstain_below, failed=info.get("failed_query_ids", [])
+        )
+        result = result.model_copy(update={"abstention": report.to_dict()})
     if record:
         from assay.cli.common import record_result
 
         record_result(result, store)
     emit_report(result, fmt, output, digits=digits, per_query=per_query)
+    if result.judgments.queries == 0 and result.run.failed_queries:
+        raise typer.Exit(1)  # every call failed: nothing was scored

@@ -151,23 +151,11 @@ def _build(
 
 
 def _write(run: Any, output: Path, fmt: str | None, sidecar: dict[str, Any], tag: str) -> None:
-    import json
-    import os
-    import tempfile
-
     from assay.runs.io import write_run
+    from assay.runs.sidecar import write_sidecar
 
     write_run(run, output, format=fmt, tag=tag)
-    side = output.with_name(output.name + ".json")
-    fd, tmp = tempfile.mkstemp(prefix=f".{side.name}.", suffix=".tmp", dir=side.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(sidecar, fh, indent=2, ensure_ascii=False, default=str)
-            fh.write("\n")
-        os.replace(tmp, side)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    write_sidecar(output, sidecar)
 
 
 def _summary(outcome: Any, output: Path, abstention: Any) -> None:

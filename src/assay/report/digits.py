@@ -20,7 +20,7 @@ def default_digits(n: int) -> int:
 
 def fmt(value: float | int | None, digits: int) -> str:
     """Format a score with ``digits`` decimals; counts as integers; None as '-'."""
-    if value is None:
+    if value is None or value != value:  # None or NaN: no value (e.g. an empty group)
         return "-"
     if isinstance(value, int) and not isinstance(value, bool):
         return str(value)

@@ -61,9 +61,33 @@ def header_lines(result: EvaluationResult) -> list[str]:
         counts.append(f"{r.tied_pairs_at_cutoff} cutoffs fall inside tied scores")
     lines.append("counts     " + ", ".join(counts))
     lines.append("policy     " + _policy_text(result))
-    for w in j.warnings:
+    for w in [*j.warnings, *r.warnings]:
         lines.append(f"warning    {w}")
+    for f in r.failures[:10]:
+        lines.append(
+            f"failed     {f.get('query_id')}: {f.get('error')} ({f.get('attempts', '?')} attempts)"
+        )
+    if len(r.failures) > 10:
+        lines.append(f"failed     ... and {len(r.failures) - 10} more (see the JSON result)")
+    ab = result.abstention
+    if ab:
+        lines.append("abstention " + abstention_text(ab))
     return lines
+
+
+def abstention_text(ab: dict) -> str:
+    """One line on abstention: accuracy on no-answer queries, false abstentions."""
+
+    def rate(value: float | None) -> str:
+        return "-" if value is None else f"{value:.2f}"
+
+    return (
+        f"below score {ab.get('threshold')}: abstained on "
+        f"{ab.get('no_answer_abstained', 0)}/{ab.get('no_answer_queries', 0)} no-answer "
+        f"queries (accuracy {rate(ab.get('abstention_accuracy'))}), and on "
+        f"{ab.get('answerable_abstained', 0)}/{ab.get('answerable_queries', 0)} answerable "
+        f"ones (false-abstention rate {rate(ab.get('false_abstention_rate'))})"
+    )
 
 
 def _group_rows(result: EvaluationResult) -> list[tuple[str, str, dict[str, Any]]]:
@@ -88,6 +112,8 @@ def render_terminal(
     from rich.table import Table
 
     console = console or Console()
+    if not console.is_terminal and console.width < 120:
+        console = Console(file=console.file, width=120, no_color=console.no_color)
     d = default_digits(result.judgments.queries) if digits is None else digits
     for line in header_lines(result):
         console.print(line, highlight=False, markup=False, soft_wrap=True)
@@ -169,10 +195,19 @@ def render_csv(result: EvaluationResult) -> str:
     for row in result.per_query:
         meta += [key for key in row if key not in fixed and key not in meta]
     cols = ["query_id", *meta, "first_rel_rank", "in_run", *result.metrics, "text"]
+    # every row says which judgments and policies produced it
+    context = {
+        "judgments_version": result.judgments.version,
+        "run": result.run.name,
+        "missing_policy": result.policy.missing,
+        "ties_policy": result.policy.ties,
+    }
+    cols += list(context)
     writer = csv.DictWriter(buf, fieldnames=cols, extrasaction="ignore", lineterminator="\n")
     writer.writeheader()
     for row in result.per_query:
-        writer.writerow({c: ("" if row.get(c) is None else row.get(c)) for c in cols})
+        values = {**row, **context}
+        writer.writerow({c: ("" if values.get(c) is None else values.get(c)) for c in cols})
     return buf.getvalue()
 
 

@@ -81,6 +81,7 @@ class RunCache:
                 k=int(meta["k"]),
                 queries=int(meta["queries"]),
                 cached=True,
+                extra={"empty_query_ids": list(meta.get("empty_query_ids", []))},
             )
         except (OSError, ValueError, KeyError, TypeError):
             return None

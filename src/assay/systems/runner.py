@@ -61,6 +61,11 @@ class RunOutcome:
     extra: dict[str, Any] = field(default_factory=dict)
 
     @property
+    def empty_ids(self) -> list[str]:
+        """Ids of queries that succeeded with an empty result list."""
+        return list(self.extra.get("empty_query_ids", []))
+
+    @property
     def failed_ids(self) -> list[str]:
         """Ids of failed queries."""
         return [f.query_id for f in self.failures]
@@ -82,12 +87,13 @@ class RunOutcome:
                 {"query_id": f.query_id, "error": f.error, "attempts": f.attempts}
                 for f in self.failures
             ],
+            "empty_query_ids": list(self.empty_ids),
             "latency_ms": dict(self.latency_ms),
             "started": self.started,
             "finished": self.finished,
             "cached": self.cached,
             "assay_version": __version__,
-            **self.extra,
+            **{k: v for k, v in self.extra.items() if k != "empty_query_ids"},
         }
 
 
@@ -182,6 +188,7 @@ def run_system(
         k=k,
         queries=len(ids),
     )
+    outcome.extra["empty_query_ids"] = [q for q in ids if q in results and not results[q]]
     run.metadata.update(outcome.metadata())
     if cacheable and not outcome.failures:
         cache.put(key, outcome)  # type: ignore[union-attr]

@@ -1,0 +1,49 @@
+"""``assay report``: render a saved result file again, in any format."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from assay.cli.app import app
+
+
+@app.command()
+def report(
+    result_file: Annotated[
+        Path, typer.Argument(help="A result file written with --format json -o FILE.json.")
+    ],
+    fmt: Annotated[
+        str | None,
+        typer.Option(
+            "--format",
+            "-f",
+            help="table | json | csv | markdown | html | junit (default: from -o, else table)",
+        ),
+    ] = None,
+    output: Annotated[
+        Path | None, typer.Option("--output", "-o", help="Write the report here.")
+    ] = None,
+) -> None:
+    """Render an evaluation, comparison, answers, gate or verify result file."""
+    from assay.cli.common import resolve_format
+    from assay.report.output import write_text_atomic
+    from assay.report.render import FORMATS_BY_KIND, print_terminal, read_result_file, render
+
+    result = read_result_file(result_file)
+    choices = FORMATS_BY_KIND[result.kind]
+    if fmt is None and output is not None and output.suffix.lower() == ".xml":
+        fmt = "junit"
+    fmt = resolve_format(fmt, output, choices)
+    if fmt == "table" and output is None:
+        from rich.console import Console
+
+        print_terminal(result, Console())
+        return
+    text = render(result, fmt)
+    if output is None:
+        typer.echo(text, nl=not text.endswith("\n"))
+    else:
+        write_text_atomic(output, text)

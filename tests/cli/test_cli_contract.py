@@ -1,0 +1,164 @@
+"""CLI contract: exit codes, no tracebacks, sidecars, result files, default recording."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLE = ROOT / "examples" / "statistics"
+QUESTIONS = EXAMPLE / "questions.csv"
+CONFIG = EXAMPLE / "assay.toml"
+
+
+def assay(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """Run the CLI in a subprocess (the environment carries the test's ASSAY_STORE)."""
+    cmd = [sys.executable, "-c", "from assay.cli import main; main()", *args]
+    return subprocess.run(cmd, capture_output=True, text=True, cwd=cwd, timeout=180)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["compare", "--nosuch"],
+        ["nosuchcommand"],
+        ["evaluate"],
+        ["gate", str(QUESTIONS), "--bogus-flag"],
+        ["answers", str(ROOT / "examples" / "answers" / "cases.jsonl"), "--colour"],
+    ],
+)
+def test_usage_errors_exit_2_without_traceback(args: list[str], tmp_path: Path) -> None:
+    proc = assay(*args, cwd=tmp_path)
+    assert proc.returncode == 2, proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert "Error" in proc.stderr or "error" in proc.stderr
+
+
+def test_unwritable_output_is_an_input_error(tmp_path: Path) -> None:
+    target = tmp_path / "a-directory"
+    target.mkdir()
+    proc = assay(
+        "evaluate", str(QUESTIONS), "--system", "keyword", "--config", str(CONFIG),
+        "-o", str(target), "--no-record", cwd=tmp_path,
+    )  # fmt: skip
+    assert proc.returncode == 2
+    assert "Traceback" not in proc.stderr
+    assert str(target) in proc.stderr
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Two runs of the example made with `assay run` (with sidecars), one on edited judgments."""
+    work = tmp_path_factory.mktemp("runs")
+    edited = work / "edited.csv"
+    text = QUESTIONS.read_text(encoding="utf-8")
+    edited.write_text(text.replace("jobless rate", "jobless rate today"), encoding="utf-8")
+    for judgments, out in ((QUESTIONS, "kw.trec"), (edited, "kw_edited.trec")):
+        proc = assay(
+            "run", str(judgments), "--system", "keyword", "--config", str(CONFIG),
+            "-o", str(work / out), "--no-progress", "--no-cache", cwd=work,
+        )  # fmt: skip
+        assert proc.returncode == 0, proc.stderr
+    return work
+
+
+def test_run_made_on_other_judgments_is_refused(runs: Path) -> None:
+    for command in ("evaluate", "compare"):
+        extra = [str(runs / "kw.trec")] if command == "compare" else []
+        proc = assay(
+            command, str(QUESTIONS), *extra, str(runs / "kw_edited.trec"), "--no-record",
+            cwd=runs,
+        )  # fmt: skip
+        assert proc.returncode == 2, (command, proc.stdout, proc.stderr)
+        assert "kw_edited.trec was made on judgment-set version" in proc.stderr
+        assert "--allow-version-mismatch" in proc.stderr
+
+
+def test_version_mismatch_can_be_overridden_and_is_reported(runs: Path) -> None:
+    proc = assay(
+        "evaluate", str(QUESTIONS), str(runs / "kw_edited.trec"), "--no-record",
+        "--allow-version-mismatch", "-f", "json", cwd=runs,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    assert any("--allow-version-mismatch" in w for w in data["run"]["warnings"])
+    # the sidecar's provenance reaches the result: system configuration and corpus version
+    assert data["run"]["system"]["type"] == "keyword"
+    assert data["run"]["corpus_version"].startswith("sha256:")
+
+
+def test_empty_result_lists_count_as_in_run(runs: Path) -> None:
+    """A query the system answered with nothing is not 'missing' (the sidecar says so)."""
+    proc = assay(
+        "evaluate", str(QUESTIONS), str(runs / "kw.trec"), "--no-record", "-f", "json",
+        "--missing", "skip", "-m", "RR", cwd=runs,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    assert data["run"]["missing_queries"] == 0
+    assert data["judgments"]["queries"] == 14  # seed 003: 14 scored questions
+    assert data["aggregate"]["RR"] == pytest.approx(8 / 14)
+
+
+def test_output_format_follows_the_suffix_and_report_renders_it(runs: Path) -> None:
+    out = runs / "result.json"
+    proc = assay(
+        "evaluate", str(QUESTIONS), str(runs / "kw.trec"), "--no-record", "-m", "RR",
+        "--by", "language", "-o", str(out), cwd=runs,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(out.read_text(encoding="utf-8"))
+    assert data["kind"] == "evaluation"
+    assert stat.S_IMODE(out.stat().st_mode) == 0o666 & ~_umask()
+    direct = assay(
+        "evaluate", str(QUESTIONS), str(runs / "kw.trec"), "--no-record", "-m", "RR",
+        "--by", "language", "-f", "markdown", cwd=runs,
+    )  # fmt: skip
+    again = assay("report", str(out), "-f", "markdown", cwd=runs)
+    assert again.returncode == 0, again.stderr
+    assert again.stdout.strip() == direct.stdout.strip()
+
+
+def test_report_rejects_a_file_that_is_not_a_result(tmp_path: Path) -> None:
+    bad = tmp_path / "table.json"
+    bad.write_text("judgments  questions\n", encoding="utf-8")
+    proc = assay("report", str(bad), cwd=tmp_path)
+    assert proc.returncode == 2
+    assert f"{bad}:1:" in proc.stderr
+
+
+def test_judged_ids_are_checked_against_the_corpus(tmp_path: Path) -> None:
+    questions = tmp_path / "questions.csv"
+    rows = QUESTIONS.read_text(encoding="utf-8").replace("LF_UNEMP_PCT,paraphrase", "LF_NOPE,x")
+    questions.write_text(rows, encoding="utf-8")
+    proc = assay(
+        "evaluate", str(questions), "--system", "keyword",
+        "--corpus", str(EXAMPLE / "catalog.csv"), "--no-record", cwd=tmp_path,
+    )  # fmt: skip
+    assert proc.returncode == 2
+    assert "LF_NOPE" in proc.stderr
+    assert f"{questions}:5:" in proc.stderr  # q04 is on physical line 5
+
+
+def test_evaluate_records_by_default(runs: Path, tmp_path: Path) -> None:
+    store = f"sqlite:///{tmp_path / 'h.db'}"
+    proc = assay(
+        "evaluate", str(QUESTIONS), str(runs / "kw.trec"), "-m", "RR", "--store", store,
+        cwd=runs,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    hist = assay("history", "--store", store, "--format", "json", cwd=runs)
+    assert hist.returncode == 0, hist.stderr
+    assert "keyword" in hist.stdout
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask

@@ -40,6 +40,7 @@ def test_collect_writes_cases_ready_for_review(rag: Path, tmp_path: Path, capsys
     assert "wrote 3 cases" in err and "2 claim citation(s) await" in err
     cases = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
     assert [c["case_id"] for c in cases] == ["q01", "q11", "q15"]
+    assert {c["system"] for c in cases} == {"fake_rag:answer"}
     assert [c["expected_status"] for c in cases] == ["answered", "answered", "declined"]
     assert cases[0]["expected_ids"] == ["FS_UNDERNOURISH_PCT"]  # grade 0 left out
     assert "expected_ids" not in cases[2]
@@ -92,20 +93,60 @@ def test_collect_needs_its_options(tmp_path: Path, capsys) -> None:
     assert code == 2 and "--collect needs" in err
 
 
+def _collect(rag: Path, out: Path, spec: str, capsys) -> tuple[int, str, str]:
+    argv = ["answers", "--collect", "--system", spec]
+    return run([*argv, "--judgments", str(rag / "questions.jsonl"), "-o", str(out)], capsys)
+
+
+def test_collect_keeps_going_after_a_failure(rag: Path, tmp_path: Path, capsys) -> None:
+    out = tmp_path / "cases.jsonl"
+    code, _, err = _collect(rag, out, "fake_rag:flaky", capsys)
+    assert code == 1
+    assert "query q11: the system failed: RuntimeError: backend timed out" in err
+    assert "wrote 2 cases" in err and "1 of 3 question(s) failed" in err
+    cases = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    assert [c["case_id"] for c in cases] == ["q01", "q15"]
+    assert {c["system"] for c in cases} == {"fake_rag:flaky"}
+    assert [p.name for p in tmp_path.iterdir()] == ["cases.jsonl"]  # no temporary left
+
+
+def test_collect_cases_records_failures(rag: Path) -> None:
+    from assay.answers.collect import collect_cases
+    from assay.judgments.load import load_judgments
+
+    done: list[str] = []
+    collected = collect_cases(
+        load_function("fake_rag:flaky"),
+        load_judgments(rag / "questions.jsonl"),
+        system="fake_rag:flaky",
+        on_case=done.append,
+    )
+    assert done == ["q01", "q11", "q15"]  # progress advances on failures too
+    assert [c["case_id"] for c in collected.cases] == ["q01", "q15"]
+    assert [(f.query_id, f.error) for f in collected.failures] == [
+        ("q11", "the system failed: RuntimeError: backend timed out")
+    ]
+
+
 def test_failed_collect_leaves_no_file(rag: Path, tmp_path: Path, capsys) -> None:
     out = tmp_path / "cases.jsonl"
-    code, _, err = run(
-        [
-            "answers",
-            "--collect",
-            "--system",
-            "fake_rag:broken",
-            "--judgments",
-            str(rag / "questions.jsonl"),
-            "-o",
-            str(out),
-        ],
-        capsys,
-    )
-    assert code == 2 and "the system returned str" in err
+    code, _, err = _collect(rag, out, "fake_rag:broken", capsys)
+    assert code == 1 and "the system returned str" in err
+    assert "3 of 3 question(s) failed; no case written" in err
     assert not out.exists() and list(tmp_path.iterdir()) == []
+
+
+def test_failed_collect_keeps_an_existing_file(rag: Path, tmp_path: Path, capsys) -> None:
+    out = tmp_path / "cases.jsonl"
+    out.write_text("earlier\n", encoding="utf-8")
+    code, _, _ = _collect(rag, out, "fake_rag:broken", capsys)
+    assert code == 1 and out.read_text(encoding="utf-8") == "earlier\n"
+
+
+def test_collect_refuses_system_name(rag: Path, tmp_path: Path, capsys) -> None:
+    out = tmp_path / "cases.jsonl"
+    code, _, err = _collect(rag, out, "fake_rag:answer", capsys)
+    assert code == 0, err
+    argv = ["answers", "--collect", "--system", "fake_rag:answer", "--system-name", "x"]
+    code, _, err = run([*argv, "--judgments", str(rag / "questions.jsonl"), "-o", str(out)], capsys)
+    assert code == 2 and "--system-name names the system when scoring" in err

@@ -70,6 +70,21 @@ FORMATS = [
     ("38 por cada 1.000 nacidos vivos", "es", [(38, False)]),
     ("It was 7.6.", "en", [(7.6, False)]),
     ("three years", "en", []),
+    ("12.5k", "en", [(12_500, False)]),
+    ("12.5K", "en", [(12_500, False)]),
+    ("10k runners", "en", [(10_000, False)]),
+    ("$3M", "en", [(3e6, False)]),
+    ("$2B", "en", [(2e9, False)]),
+    ("3.2 BN", "en", [(3.2e9, False)]),
+    ("12 m", "en", [(12, False)]),  # metres: lower-case m is not a scale
+    ("5km", "en", [(5, False)]),
+    ("12 k", "en", [(12, False)]),  # a one-letter suffix must touch the number
+    ("1.2e3", "en", [(1200, False)]),
+    ("3E-4", "en", [(3e-4, False)]),
+    ("1,2e3", "fr", [(1200, False)]),
+    ("1.234e3", "es", [(1234, False)]),  # a mantissa's separator is always decimal
+    ("-1.5e3", "en", [(-1500, False)]),
+    ("2.5e-2%", "en", [(0.025, True)]),
 ]
 
 
@@ -98,6 +113,22 @@ def test_shown_precision_and_scale_are_kept() -> None:
 
 
 @pytest.mark.parametrize(
+    ("text", "shown", "decimals", "scale", "written"),
+    [
+        ("it rose to 12.5k.", 12.5, 1, 1e3, "12.5k"),
+        ("about 1.2e3 people", 1.2, 1, 1e3, "1.2e3"),
+        ("p = 3E-4", 3.0, 0, 1e-4, "3E-4"),
+    ],
+)
+def test_suffix_and_exponent_are_the_scale(
+    text: str, shown: float, decimals: int, scale: float, written: str
+) -> None:
+    (n,) = extract_numbers(text, "en")
+    assert (n.shown, n.decimals, n.text) == (shown, decimals, written)
+    assert n.scale == pytest.approx(scale)
+
+
+@pytest.mark.parametrize(
     ("text", "value", "tolerance", "unit", "ok"),
     [
         ("7.6", 7.63, 0.0, "%", True),  # rounding to the shown precision (seed 003)
@@ -113,6 +144,12 @@ def test_shown_precision_and_scale_are_kept() -> None:
         ("7.6%", 7.6, 0.0, "people", False),  # a percentage is not a count
         ("-0.4", -0.4, 0.0, None, True),
         ("0.4", -0.4, 0.0, None, False),
+        ("12.5k", 12_480, 0.0, None, True),  # 12.48 thousand rounds to 12.5
+        ("12.5k", 12.5, 0.0, None, False),
+        ("1.2e3", 1234, 0.0, None, True),
+        ("1.2e3", 1.2, 0.0, None, False),
+        ("3E-4", 0.0003, 0.0, None, True),
+        ("3M", 3, 0.0, "M", True),  # unit M names the scale
     ],
 )
 def test_matching(text: str, value: float, tolerance: float, unit: str | None, ok: bool) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import json
 from pathlib import Path
 
 import pytest
@@ -157,6 +158,7 @@ CASES = [
         "expected_values must be a list",
     ),
     ("misspelled key holding an object", case(suport={"0": {}}), "suport", "unknown key 'suport'"),
+    ("system not text", case(system=3), "system", "system must be non-empty text"),
 ]
 
 
@@ -174,6 +176,17 @@ def test_duplicate_case_id(tmp_path: Path, capsys) -> None:
     code, _, err = run(["answers", str(path)], capsys)
     assert code == 2
     assert "cases.jsonl:3: [case_id] duplicate case_id 'c01' (first seen on line 1)" in err
+
+
+def test_duplicate_of_an_invalid_line_is_reported(tmp_path: Path, capsys) -> None:
+    bad = case(expected_status="maybe")
+    path = write_cases(tmp_path / FILE, [bad, case(), case(case_id="c02"), bad])
+    code, _, err = run(["answers", str(path)], capsys)
+    assert code == 2
+    assert "cases.jsonl:1: [expected_status] unknown status 'maybe'" in err
+    assert "cases.jsonl:2: [case_id] duplicate case_id 'c01' (first seen on line 1)" in err
+    assert "cases.jsonl:4: [case_id] duplicate case_id 'c01' (first seen on line 1)" in err
+    assert "cases.jsonl:4: [expected_status]" in err  # the duplicate's own problems too
 
 
 def test_all_problems_are_reported_at_once(tmp_path: Path) -> None:
@@ -249,3 +262,12 @@ def test_unknown_format_is_a_usage_error(tmp_path: Path, capsys) -> None:
     path = write_cases(tmp_path / FILE, [case()])
     code, _, err = run(["answers", str(path), "--format", "html"], capsys)
     assert code == 2 and "unknown --format 'html'" in err
+
+
+def test_short_format_flag(tmp_path: Path, capsys) -> None:
+    path = write_cases(tmp_path / FILE, [case()])
+    code, out, err = run(["answers", str(path), "-f", "json"], capsys)
+    assert code == 0, err
+    assert json.loads(out)["kind"] == "answers"
+    code, _, err = run(["answers", str(path), "-f", "yaml"], capsys)
+    assert code == 2 and "unknown --format 'yaml'" in err

@@ -8,8 +8,10 @@ a ``(response, retrieved_ids)`` pair. ``response`` is a
 of the same shape; retrieved ids may be ids, hits or ``(id, score)`` pairs.
 
 Each written case expects ``declined`` for no-answer queries and ``answered``
-otherwise, names the positively judged documents as ``expected_ids`` and holds
-a support skeleton (``null`` per claim citation) for reviewers to fill in.
+otherwise, names the positively judged documents as ``expected_ids``, records
+the ``system`` spec and holds a support skeleton (``null`` per claim citation)
+for reviewers to fill in. A question the system fails on is recorded as a
+failure and the collection goes on.
 """
 
 from __future__ import annotations
@@ -22,12 +24,13 @@ import os
 import sys
 import tempfile
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from assay.answers.load import KNOWN
 from assay.answers.models import GroundedResponse, dump_case
-from assay.errors import UsageError
+from assay.errors import AssayError, UsageError
 
 RagFunction = Callable[..., Any]
 
@@ -102,19 +105,42 @@ def call_system(
     return parsed, list(dict.fromkeys(ids))
 
 
+@dataclass(frozen=True)
+class CollectFailure:
+    """A question the system could not answer: its query id and the error."""
+
+    query_id: str
+    error: str
+
+    def __str__(self) -> str:
+        return f"query {self.query_id}: {self.error}"
+
+
+@dataclass
+class Collected:
+    """What a collection produced: cases built and questions that failed."""
+
+    cases: list[dict[str, Any]] = field(default_factory=list)
+    failures: list[CollectFailure] = field(default_factory=list)
+
+
 def collect_cases(
     function: RagFunction,
     judgments: Any,
     *,
+    system: str | None = None,
     on_case: Callable[[str], None] | None = None,
-) -> list[dict[str, Any]]:
-    """Run ``function`` on every query of a judgment set; return case dicts.
+) -> Collected:
+    """Run ``function`` on every query of a judgment set; return cases and failures.
 
-    ``judgments`` is a :class:`~assay.judgments.models.JudgmentSet`; ``on_case``
-    is called with each query id once its case is built (progress bars).
+    ``judgments`` is a :class:`~assay.judgments.models.JudgmentSet`. A question
+    whose call fails (the function raises, or returns something unreadable) is
+    recorded as a :class:`CollectFailure` and the collection goes on. ``system``
+    (the ``module:function`` spec) is written in each case; ``on_case`` is
+    called with each query id once it is done, failed or not (progress bars).
     """
     qrels = judgments.qrels_dict()
-    cases: list[dict[str, Any]] = []
+    out = Collected()
     for query in judgments:
         record = {
             "query_id": query.query_id,
@@ -122,15 +148,26 @@ def collect_cases(
             "no_answer": query.no_answer,
             **query.metadata,
         }
-        response, retrieved = call_system(function, query.text, record)
-        cases.append(build_case(query, response, retrieved, qrels.get(query.query_id, {})))
+        try:
+            response, retrieved = call_system(function, query.text, record)
+        except AssayError as exc:
+            error = str(exc).removeprefix(f"query {query.query_id}: ")
+            out.failures.append(CollectFailure(query.query_id, error))
+        else:
+            judged = qrels.get(query.query_id, {})
+            out.cases.append(build_case(query, response, retrieved, judged, system=system))
         if on_case is not None:
             on_case(query.query_id)
-    return cases
+    return out
 
 
 def build_case(
-    query: Any, response: GroundedResponse, retrieved: list[str], judged: Mapping[str, int]
+    query: Any,
+    response: GroundedResponse,
+    retrieved: list[str],
+    judged: Mapping[str, int],
+    *,
+    system: str | None = None,
 ) -> dict[str, Any]:
     """One case awaiting review: expectations from the judgments, a support skeleton."""
     case: dict[str, Any] = {
@@ -139,6 +176,8 @@ def build_case(
         "question": query.text,
         "expected_status": "declined" if query.no_answer else "answered",
     }
+    if system is not None:
+        case["system"] = system
     positives = [doc for doc, grade in judged.items() if grade > 0]
     if positives and not query.no_answer:
         case["expected_ids"] = positives

@@ -7,6 +7,7 @@ Keys of a line::
                      {"0": {"judgments": {"DOC": true}, "judged_by": "person"}}
                      or seed 000's short form {"0": {"DOC": true}}
     query_id, expected_ids, expected_values, judged_by, metadata  optional
+    system           optional: the system that answered (``module:function``)
     any other key with a text/number value                         metadata
 
 Every problem is collected with file, 1-based physical line and field, and
@@ -35,6 +36,7 @@ REQUIRED = ("case_id", "question", "expected_status", "retrieved_ids", "response
 KNOWN = (
     *REQUIRED,
     "query_id",
+    "system",
     "support",
     "expected_ids",
     "expected_values",
@@ -98,18 +100,21 @@ def parse_cases(text: str, log: ProblemLog) -> tuple[list[AnswerCase], list[dict
             )
             continue
         case = _parse_case(obj, number, log)
+        # ids are tracked for every line that names one, valid or not, so a
+        # duplicate of an invalid line is still reported
+        case_id = obj.get("case_id")
+        if isinstance(case_id, str) and case_id.strip():
+            if case_id in first_seen:
+                log.add(
+                    number,
+                    f"duplicate case_id {case_id!r} (first seen on line {first_seen[case_id]})",
+                    field="case_id",
+                    hint="give every case its own id",
+                )
+                continue
+            first_seen[case_id] = number
         if case is None:
             continue
-        if case.case_id in first_seen:
-            log.add(
-                number,
-                f"duplicate case_id {case.case_id!r} "
-                f"(first seen on line {first_seen[case.case_id]})",
-                field="case_id",
-                hint="give every case its own id",
-            )
-            continue
-        first_seen[case.case_id] = number
         cases.append(case)
         raws.append(obj)
     return cases, raws
@@ -136,6 +141,7 @@ def _parse_case(obj: dict[str, Any], n: int, log: ProblemLog) -> AnswerCase | No
     case_id = _text(obj, "case_id", n, log)
     question = _text(obj, "question", n, log)
     query_id = _text(obj, "query_id", n, log) if obj.get("query_id") is not None else None
+    system = _text(obj, "system", n, log) if obj.get("system") is not None else None
     expected_status = obj["expected_status"]
     if expected_status not in STATUSES:
         log.add(
@@ -172,6 +178,7 @@ def _parse_case(obj: dict[str, Any], n: int, log: ProblemLog) -> AnswerCase | No
         response=response,
         support=support,
         query_id=query_id,
+        system=system,
         expected_ids=None if expected_ids is None else tuple(expected_ids),
         expected_values=tuple(values),
         metadata=metadata,

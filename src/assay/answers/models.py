@@ -116,6 +116,7 @@ class AnswerCase:
     response: GroundedResponse
     support: tuple[ClaimSupport, ...] = ()
     query_id: str | None = None
+    system: str | None = None
     expected_ids: tuple[str, ...] | None = None
     expected_values: tuple[ExpectedValue, ...] = ()
     metadata: Mapping[str, str] = field(default_factory=dict)
@@ -149,6 +150,13 @@ class CaseSet:
     def __len__(self) -> int:
         return len(self.cases)
 
+    def system_name(self) -> str | None:
+        """The ``system`` every case names, or ``None`` when any differs or is missing."""
+        names = {case.system for case in self.cases}
+        if len(names) == 1:
+            return names.pop()
+        return None
+
     def metadata_fields(self) -> list[str]:
         """Metadata fields present in any case, first-seen order."""
         seen: dict[str, None] = {}
@@ -163,6 +171,7 @@ def dump_case(case: Mapping[str, Any]) -> dict[str, Any]:
     order = (
         "case_id",
         "query_id",
+        "system",
         "question",
         "expected_status",
         "expected_ids",

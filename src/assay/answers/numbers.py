@@ -17,9 +17,16 @@ Reading rules (English, French, Spanish; see ``tests/answers/test_answers_number
   (``under-5``, ``COVID-19``) and the number is skipped.
 * Percent: ``%``, ``percent``, ``per cent``, ``pour cent``, ``por ciento`` and
   percentage points mark a percentage; the value stays as written (7.6).
-* Scale words multiply: thousand, million, billion, trillion, bn, mn, tn;
-  mille, million(s), milliard(s), billion(s) (10^12 in French); mil, millón,
-  millones, mil millones (10^9), billón (10^12).
+* Scale words multiply: thousand, million, billion, trillion, bn, mn, mln, tn
+  (any case, with or without a space: ``3.2bn``, ``3.2 BN``); mille,
+  million(s), milliard(s), billion(s) (10^12 in French); mil, millón,
+  millones, mil millones (10^9), billón (10^12). One-letter suffixes multiply
+  when written right after the number and in this case: ``k``/``K`` (10^3),
+  ``M`` (10^6), ``B`` (10^9), so ``12.5k`` is 12,500 while ``12 m`` and
+  ``5km`` are not scaled.
+* Scientific notation: ``1.2e3``, ``3E-4`` (the mantissa's separator is always
+  decimal); the exponent acts as the scale, so ``1.2e3`` shows one decimal
+  of thousands.
 * Not compared as values: years (a bare four-digit integer from 1800 to 2100,
   with no percent or scale), denominators of a rate (``per 1,000``, ``pour
   1 000``, ``por cada 1.000``); skipped altogether: fractions and dates
@@ -92,6 +99,7 @@ _NUMBER = re.compile(
       | \d+(?:[.,]\d+)?
       | \.\d+
     )
+    (?P<exp>[eE][-−+]?\d+)?
     (?!\d)(?![.,]\d)
     """,
     re.VERBOSE,
@@ -115,10 +123,20 @@ _SCALE_WORDS: tuple[tuple[str, float], ...] = (
     (r"mil", 1e3),
     (r"bn|mn|mln|tn", 0.0),  # abbreviations, resolved in _scale_of
 )
+#: One-letter suffixes, case-sensitive and written right after the number
+#: (``12.5k``, ``$3M``, ``$2B``): ``m`` (metres) and ``b`` are not scales.
+_LETTERS = "kKMB"
 _SCALE = re.compile(
-    _GAP + r"(?P<word>" + "|".join(w for w, _ in _SCALE_WORDS) + r")\b", re.IGNORECASE
+    r"(?:"
+    + _GAP
+    + r"(?P<word>"
+    + "|".join(w for w, _ in _SCALE_WORDS)
+    + r")|(?-i:(?P<letter>["
+    + _LETTERS
+    + r"])))\b",
+    re.IGNORECASE,
 )
-_ABBREVIATIONS = {"bn": 1e9, "mn": 1e6, "mln": 1e6, "tn": 1e12}
+_ABBREVIATIONS = {"bn": 1e9, "mn": 1e6, "mln": 1e6, "tn": 1e12, "k": 1e3, "m": 1e6, "b": 1e9}
 _ORDINAL = re.compile(r"(?:st|nd|rd|th|er|re|e|ème|eme|º|ª)\b", re.IGNORECASE)
 _SKIP = re.compile(r"\d+(?:/\d+)+|\d{4}-\d{1,2}-\d{1,2}|\d{1,2}:\d{2}")
 _DENOMINATOR = re.compile(r"(?:\bper|\bpour|\bpor(?:\s+cada)?|\bsur|\bout\s+of)\s*$", re.I)
@@ -176,7 +194,12 @@ def extract_numbers(text: str, language: str | None = None) -> list[ExtractedNum
         negative = _negative(text, m)
         if negative is None:
             continue
-        resolved = _resolve(m.group("num"), m.group("g"), lang)
+        exponent = m.group("exp")
+        if exponent is None:
+            resolved = _resolve(m.group("num"), m.group("g"), lang)
+        else:
+            resolved = _mantissa(m.group("num"))
+            end = m.end("exp")
         if resolved is None:
             continue
         shown, decimals = resolved
@@ -184,8 +207,12 @@ def extract_numbers(text: str, language: str | None = None) -> list[ExtractedNum
         if _ORDINAL.match(tail):
             continue
         percent_m = _PERCENT.match(tail)
-        scale_m = None if percent_m else _SCALE.match(tail)
-        scale = _scale_of(scale_m.group("word"), lang) if scale_m else 1.0
+        scale_m = None if percent_m or exponent else _SCALE.match(tail)
+        scale = (
+            _scale_of(scale_m.group("word") or scale_m.group("letter"), lang) if scale_m else 1.0
+        )
+        if exponent is not None:
+            scale = float(Decimal(1).scaleb(int(exponent[1:].replace("−", "-"))))
         stop = end + (percent_m or scale_m).end() if (percent_m or scale_m) else end
         if negative:
             shown = -shown
@@ -304,6 +331,14 @@ def _resolve(token: str, group: str | None, lang: str) -> tuple[float, int] | No
     return _to_float(head + tail, 0)
 
 
+def _mantissa(token: str) -> tuple[float, int] | None:
+    """Value and decimals of the mantissa of ``1.2e3`` / ``1,2e3`` (always decimal)."""
+    if not re.fullmatch(r"\d+(?:[.,]\d+)?|\.\d+", token):
+        return None
+    _, _, tail = token.replace(",", ".").partition(".")
+    return _to_float(token.replace(",", "."), len(tail))
+
+
 def _to_float(text: str, decimals: int) -> tuple[float, int] | None:
     try:
         return float(Decimal(text)), decimals
@@ -328,7 +363,7 @@ def _unit_scale(unit: str | None) -> float:
     if not unit:
         return 1.0
     m = _SCALE.fullmatch(unit.strip())
-    return _scale_of(m.group("word"), "") if m else 1.0
+    return _scale_of(m.group("word") or m.group("letter"), "") if m else 1.0
 
 
 def _is_percent_unit(unit: str) -> bool:

@@ -1,8 +1,9 @@
 """The versioned result of scoring grounded answers (what every renderer reads).
 
-``AnswersResult`` is self-describing: it names the cases file and its content
-version, the corpus used for citation checks, each score with its numerator and
-denominator, the first failing layer of every case and the scores per group.
+``AnswersResult`` is self-describing: it names the system that answered (when
+known), the cases file and its content version, the corpus used for citation
+checks, each score with its numerator and denominator, the first failing layer
+of every case and the scores per group.
 """
 
 from __future__ import annotations
@@ -90,6 +91,9 @@ class AnswersResult(BaseModel):
     kind: Literal["answers"] = "answers"
     assay_version: str = Field(default_factory=_assay_version)
     created_at: str = Field(default_factory=_now)
+    system_name: str | None = Field(
+        None, description="the system that answered (what `assay history --system` filters on)"
+    )
     cases: CasesInfo
     scores: dict[str, Score]
     failures: dict[str, int] = Field(description="cases per first failing layer")

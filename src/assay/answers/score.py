@@ -82,6 +82,7 @@ def score_case(case: AnswerCase, corpus_ids: Collection[str] | None = None) -> d
         "case_id": case.case_id,
         "line": case.line,
         "query_id": case.query_id,
+        "system": case.system,
         "question": case.question,
         "metadata": dict(case.metadata),
         "expected_status": case.expected_status,
@@ -144,10 +145,13 @@ def score_cases(
     corpus_ids: Collection[str] | None = None,
     corpus_path: str | None = None,
     by: Sequence[str] = (),
+    system_name: str | None = None,
 ) -> AnswersResult:
     """Score every case; group the scores by each metadata field in ``by``.
 
     With ``corpus_ids`` a citation is valid only when it names a corpus record.
+    ``system_name`` names the system in the result (and the history store);
+    without it, the ``system`` all cases share is used, if they share one.
     Raises :class:`UsageError` for a ``by`` field no case carries.
     """
     ids = None if corpus_ids is None else frozenset(corpus_ids)
@@ -179,6 +183,7 @@ def score_cases(
         corpus_ids=None if ids is None else len(ids),
     )
     return AnswersResult(
+        system_name=system_name or cases.system_name(),
         cases=info,
         scores=aggregate(rows),
         failures=failures,

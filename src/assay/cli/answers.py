@@ -25,7 +25,9 @@ def answers(
     by: Annotated[
         list[str] | None, typer.Option("--by", help="group scores by a metadata field (repeat)")
     ] = None,
-    format: Annotated[str, typer.Option("--format", help="table, json, markdown or csv")] = "table",
+    format: Annotated[
+        str, typer.Option("--format", "-f", help="table, json, markdown or csv")
+    ] = "table",
     output: Annotated[
         Path | None,
         typer.Option(
@@ -41,6 +43,14 @@ def answers(
     judgments: Annotated[
         Path | None, typer.Option(help="with --collect: the questions (any judgment format)")
     ] = None,
+    system_name: Annotated[
+        str | None,
+        typer.Option(
+            "--system-name",
+            help="name of the system that answered, recorded in the result (default: the "
+            "'system' all cases share)",
+        ),
+    ] = None,
     store: Annotated[
         str | None, typer.Option("--store", help="History store URL (default $ASSAY_STORE).")
     ] = None,
@@ -51,7 +61,8 @@ def answers(
     """Score grounded answers: status, provenance, claim support, citations, refusals, numbers.
 
     With --collect, run --system on every question of --judgments and write
-    cases (support left for reviewers) to -o.
+    cases (support left for reviewers) to -o; questions the system fails on are
+    reported and make the exit code 1.
     """
     from assay.errors import UsageError
 
@@ -62,20 +73,37 @@ def answers(
             raise UsageError("--collect writes cases; do not also name a cases file")
         if system is None or judgments is None or output is None:
             raise UsageError("--collect needs --system module:function, --judgments and -o")
-        _collect(system, judgments, output)
+        if system_name is not None:
+            raise UsageError(
+                "--system-name names the system when scoring; --collect records --system "
+                "in each case"
+            )
+        failed = _collect(system, judgments, output)
+        if failed:
+            raise typer.Exit(1)
         return
     if cases is None:
         raise UsageError("name a cases file to score (or use --collect)")
     if system is not None or judgments is not None:
         raise UsageError("--system and --judgments are only used with --collect")
-    result = _score(cases, corpus, by or [], format, output)
+    if system_name is not None and not system_name.strip():
+        raise UsageError("--system-name must not be empty")
+    result = _score(cases, corpus, by or [], format, output, system_name)
     if record:
         from assay.cli.common import record_result
 
         record_result(result, store)
 
 
-def _score(cases: Path, corpus: Path | None, by: list[str], fmt: str, output: Path | None) -> Any:
+def _score(
+    cases: Path,
+    corpus: Path | None,
+    by: list[str],
+    fmt: str,
+    output: Path | None,
+    system_name: str | None = None,
+) -> Any:
+    """Load, score and render a cases file; return the :class:`AnswersResult`."""
     from rich.console import Console
 
     from assay.answers import load_cases, read_corpus_ids, score_cases
@@ -84,7 +112,11 @@ def _score(cases: Path, corpus: Path | None, by: list[str], fmt: str, output: Pa
     case_set = load_cases(cases)
     ids = read_corpus_ids(corpus) if corpus is not None else None
     result = score_cases(
-        case_set, corpus_ids=ids, corpus_path=None if corpus is None else str(corpus), by=by
+        case_set,
+        corpus_ids=ids,
+        corpus_path=None if corpus is None else str(corpus),
+        by=by,
+        system_name=system_name,
     )
     console = Console(highlight=False, soft_wrap=True)
     if fmt == "table":
@@ -101,7 +133,8 @@ def _score(cases: Path, corpus: Path | None, by: list[str], fmt: str, output: Pa
     return result
 
 
-def _render(result, fmt: str) -> str:
+def _render(result: Any, fmt: str) -> str:
+    """The result as text in ``fmt`` (markdown, csv or json)."""
     if fmt == "markdown":
         from assay.report.answers_markdown import answers_markdown
 
@@ -113,8 +146,13 @@ def _render(result, fmt: str) -> str:
     return result.to_json() + "\n"
 
 
-def _collect(system: str, judgments: Path, output: Path) -> None:
+def _collect(system: str, judgments: Path, output: Path) -> int:
+    """Collect cases from ``system``; write the successful ones to ``output``.
+
+    Returns the number of questions that failed (each reported on stderr).
+    """
     from rich.console import Console
+    from rich.markup import escape
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
     from assay.answers.collect import collect_cases, load_function, write_cases
@@ -131,12 +169,24 @@ def _collect(system: str, judgments: Path, output: Path) -> None:
         console=stderr,
     ) as bar:
         task = bar.add_task("", total=len(questions))
-        cases = collect_cases(
-            function, questions, on_case=lambda qid: bar.update(task, advance=1, description=qid)
+        collected = collect_cases(
+            function,
+            questions,
+            system=system,
+            on_case=lambda qid: bar.update(task, advance=1, description=escape(qid)),
         )
-    write_cases(cases, output)
-    pending = sum(len(s["judgments"]) for c in cases for s in c["support"].values())
-    stderr.print(
-        f"wrote {len(cases)} cases to {output}; "
-        f"{pending} claim citation(s) await a support judgment"
-    )
+    cases, failures = collected.cases, collected.failures
+    for failure in failures:
+        stderr.print(f"[bold red]failed:[/bold red] {escape(str(failure))}")
+    if cases:
+        write_cases(cases, output)
+        pending = sum(len(s["judgments"]) for c in cases for s in c["support"].values())
+        stderr.print(
+            f"wrote {len(cases)} cases to {escape(str(output))}; "
+            f"{pending} claim citation(s) await a support judgment"
+        )
+    if failures:
+        total = len(cases) + len(failures)
+        kept = "; no case written" if not cases else ""
+        stderr.print(f"{len(failures)} of {total} question(s) failed{kept}")
+    return len(failures)

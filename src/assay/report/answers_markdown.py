@@ -13,7 +13,8 @@ def _row(cells: list[str]) -> str:
 def answers_markdown(result: AnswersResult) -> str:
     """The report as Markdown: scores, failures by layer, failing cases, groups."""
     info = result.cases
-    lines = [f"## Grounded answers: {info.name}", ""]
+    system = f"`{result.system_name}` on " if result.system_name else ""
+    lines = [f"## Grounded answers: {system}{info.name}", ""]
     corpus = f"; corpus `{info.corpus}` ({info.corpus_ids} ids)" if info.corpus else ""
     lines += [f"{info.cases} cases, version `{info.version}`{corpus}.", ""]
     lines += [_row(["score", "value", "count", "measures"]), "|---|---:|---:|---|"]

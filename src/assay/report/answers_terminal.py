@@ -34,9 +34,10 @@ def answers_tables(result: AnswersResult) -> list[Any]:
 
     info = result.cases
     corpus = f", corpus {info.corpus} ({info.corpus_ids} ids)" if info.corpus else ""
+    system = f"{result.system_name} on " if result.system_name else ""
     out: list[Any] = [
         Text(
-            f"Grounded answers: {info.name} ({info.cases} cases, {info.version}{corpus})",
+            f"Grounded answers: {system}{info.name} ({info.cases} cases, {info.version}{corpus})",
             style="bold",
         )
     ]

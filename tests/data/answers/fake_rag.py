@@ -31,3 +31,10 @@ def answer_tuple(question: str):
 def broken(question: str) -> str:
     """Return something that is not a response."""
     return "not a response"
+
+
+def flaky(question: str, record: dict) -> dict:
+    """Fail on the French question, answer the others like :func:`answer`."""
+    if record.get("language") == "fr":
+        raise RuntimeError("backend timed out")
+    return answer(question, record)

@@ -22,7 +22,6 @@ import inspect
 import json
 import os
 import sys
-import tempfile
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -200,18 +199,11 @@ def write_cases(cases: Iterable[Mapping[str, Any]], path: str | Path) -> Path:
 
 
 def write_text_atomic(path: str | Path, text: str) -> Path:
-    """Write UTF-8 ``text`` to ``path`` through a temporary file renamed into place."""
-    target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(text)
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return target
+    """Write UTF-8 ``text`` to ``path`` atomically (see :mod:`assay.report.output`)."""
+    from assay.report.output import write_text_atomic as write
+
+    write(path, text)
+    return Path(path)
 
 
 def _takes_record(function: RagFunction) -> bool:

@@ -258,3 +258,65 @@ def test_scifact_real_drop_fails_identical_passes(scifact_case: dict[str, Path])
     assert gate["n_paired"] == 300 and not gate["passed"]
     assert {c["metric"] for c in gate["checks"] if not c["passed"]} == {"nDCG@10", "RR"}
     assert all(c["ci_high"] < 0 for c in gate["checks"])
+
+
+def _worse_copy(case: dict[str, Path], name: str) -> Path:
+    """The ``base`` run with every relevant doc below rank 10, under the TREC tag ``name``."""
+    ranking: dict[str, list[str]] = {}
+    for line in case["base"].read_text().splitlines():
+        qid, _, doc, *_ = line.split()
+        ranking.setdefault(qid, []).append(doc)
+    worse = {
+        q: [d for d in docs if not d.startswith("rel")] + [d for d in docs if d.startswith("rel")]
+        for q, docs in ranking.items()
+    }
+    return write_trec(worse, case["dir"] / f"{name}-worse.trec", name)
+
+
+def test_failed_gate_does_not_become_the_next_baseline(lang_case: dict[str, Path]) -> None:
+    """No ratchet: a failing candidate recorded by one gate is not ``last`` for the next."""
+    store = f"sqlite:///{lang_case['store']}"
+    q = str(lang_case["qrels"])
+    worse = str(_worse_copy(lang_case, "base"))  # same system name as the baseline
+    rc = _run(["evaluate", q, str(lang_case["base"]), "-m", "nDCG@10", "--record",
+               "--store", store, "-f", "json", "-o", str(lang_case["dir"] / "e.json")])  # fmt: skip
+    assert rc == 0
+    with open_store(store) as st:
+        [baseline] = st.list()
+    gate = ["gate", q, worse, "--baseline", "last", "--store", store]
+    assert _run(gate) == 1
+    assert _run(gate) == 1  # the first failure's candidate is not the baseline
+    # a passing gate's candidate is a valid baseline for the next gate
+    assert _run(["gate", q, str(lang_case["same"]), "--baseline", str(baseline.run_id),
+                 "--store", store]) == 0  # fmt: skip
+    with open_store(store) as st:
+        gates = [st.get(e.run_id) for e in st.list(kind="gate")]
+        roles = {e.run_id: e.role for e in st.list(kind="evaluation")}
+    assert [g.passed for g in gates] == [False, False, True]
+    assert [g.baseline_run_id for g in gates] == [baseline.run_id] * 3
+    assert roles[baseline.run_id] is None
+    assert [roles[g.candidate_run_id] for g in gates] == [
+        "gate-failed",
+        "gate-failed",
+        "gate-passed",
+    ]
+    with open_store(store) as st:  # 'same' has another system name: base's last is unchanged
+        assert st.last_id("base", "qrels") == baseline.run_id
+    assert _run([*gate, "--no-record"]) == 1
+
+
+def test_broken_store_warns_and_keeps_verdict_and_reports(
+    lang_case: dict[str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    baseline = _baseline_file(lang_case)
+    blocker = lang_case["dir"] / "not-a-folder"
+    blocker.write_text("x")
+    q, md = str(lang_case["qrels"]), lang_case["dir"] / "gate.md"
+    argv = ["gate", q, "--baseline", str(baseline), "--store", f"sqlite:///{blocker / 'h.db'}"]
+    capsys.readouterr()
+    assert _run([*argv[:2], str(lang_case["same"]), *argv[2:]]) == 0
+    worse = str(_worse_copy(lang_case, "base"))
+    assert _run([*argv[:2], worse, *argv[2:], "--markdown", str(md)]) == 1
+    err = capsys.readouterr().err
+    assert err.count("assay: warning: the result was not recorded") == 2
+    assert "failed: regression" in md.read_text()

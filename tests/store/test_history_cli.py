@@ -75,3 +75,52 @@ def test_history_html_is_self_contained(filled: str, tmp_path: Path) -> None:
 
 def test_history_bad_format(filled: str) -> None:
     assert _run(["history", "--store", filled, "-f", "pdf"]) == 2
+
+
+@pytest.fixture
+def mixed(tmp_path: Path) -> str:
+    """Evaluations with eight metrics, a failed gate and a comparison-like result."""
+    from assay.store.gate import run_gate
+
+    url = f"sqlite:///{tmp_path / 'mixed.db'}"
+    many = ["nDCG@10", "RR", "P@5", "P@10", "R@5", "R@10", "R@100", "MAP"]
+    with open_store(url) as store:
+        for name, value in (("prod", 0.8), ("prod", 0.7)):
+            result = make_result(name, values=[value] * 20)
+            agg = {m: value for m in many}
+            store.record(result.model_copy(update={"metrics": many, "aggregate": agg}))
+        good, worse = make_result("prod", values=[0.8] * 20), make_result("prod", values=[0.1] * 20)
+        store.record_gate(worse, run_gate(worse, good, ["nDCG@10"], n_resamples=200))
+    return url
+
+
+def test_history_default_metrics_are_capped_with_a_note(mixed: str) -> None:
+    with open_store(mixed) as store:
+        evals = build_history(store.list(kind="evaluation"), store="x")
+        everything = build_history(store.list(kind=None), store="x")
+    assert len(evals.metrics) == 2 and set(evals.metrics) == {"nDCG@10", "RR"}  # common ones
+    assert evals.metrics_note and evals.metrics_note.startswith("showing 2 of 8 metrics")
+    assert everything.metrics == ["nDCG@10"]  # the gate has no RR
+    assert everything.metrics_available == 10  # 8 + the gate's "delta nDCG@10" and "passed"
+    with open_store(mixed) as store:
+        first_two = store.list(kind="evaluation")[:2]
+    capped = build_history(first_two, store="x")
+    assert len(capped.metrics) == 6 and "first 6" in (capped.metrics_note or "")
+
+
+def test_history_all_table_is_readable_when_piped(
+    mixed: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert _run(["history", "--store", mixed, "--kind", "all"]) == 0
+    out = capsys.readouterr().out
+    lines = out.splitlines()
+    assert all(len(line) <= 160 for line in lines)
+    assert max(len(line) for line in lines) >= 100  # not squeezed to 80 columns
+    assert "…" not in out  # no cell cut to an ellipsis
+    assert "gate: FAIL" in out and "(failed gate)" in out
+    assert "sha256:" not in out and "aaaaaaaaaaaaaaaa" not in out  # hashes shortened
+    assert "showing " in out and "choose others with -m" in out
+    assert _run(["history", "--store", mixed, "--kind", "gate", "-m", "passed"]) == 0
+    out = capsys.readouterr().out
+    gate_line = next(line for line in out.splitlines() if "gate: FAIL" in line)
+    assert gate_line.rstrip().endswith("no") and "0.0000" not in gate_line

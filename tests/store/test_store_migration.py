@@ -11,7 +11,7 @@ from _store_helpers import make_result
 
 from assay.errors import UsageError
 from assay.store.api import open_store
-from assay.store.db import SCHEMA_VERSION
+from assay.store.db import ROLE_GATE_FAILED, ROLE_GATE_PASSED, SCHEMA_VERSION
 
 #: The version-1 schema, as assay 0.1 wrote it (no config_hash, corpus_version, dirty).
 V1_DDL = """
@@ -84,8 +84,8 @@ def test_old_store_is_migrated(v1_store: Path) -> None:
     versions = [v for (v,) in con.execute("SELECT version FROM schema_version ORDER BY version")]
     columns = {row[1] for row in con.execute("PRAGMA table_info(results)")}
     con.close()
-    assert versions == [1, SCHEMA_VERSION]
-    assert {"config_hash", "corpus_version", "dirty"} <= columns
+    assert versions == list(range(1, SCHEMA_VERSION + 1))
+    assert {"config_hash", "corpus_version", "dirty", "role"} <= columns
     with open_store(f"sqlite:///{v1_store}") as store:  # opening again changes nothing
         assert store.count() == 2
 
@@ -108,3 +108,58 @@ def test_foreign_database_is_refused(tmp_path: Path) -> None:
     con.close()
     with pytest.raises(UsageError, match="not written by assay"):
         open_store(f"sqlite:///{tmp_path / 'f.db'}")
+
+
+def _v2_store(path: Path, rows: list[tuple[str, str, str]]) -> None:
+    """A version-2 SQLite store (no ``role`` column) holding ``(kind, system, payload)`` rows."""
+    v2 = V1_DDL.replace(
+        "    payload TEXT NOT NULL\n);",
+        "    payload TEXT NOT NULL,\n    config_hash VARCHAR(80),\n"
+        "    corpus_version VARCHAR(80),\n    dirty BOOLEAN\n);",
+        1,
+    ).replace("INSERT INTO schema_version VALUES (1, ", "INSERT INTO schema_version VALUES (2, ")
+    con = sqlite3.connect(path)
+    con.executescript(v2)
+    for kind, system, payload in rows:
+        con.execute(
+            "INSERT INTO results (kind, schema_version, system, judgments_name, judgments_version,"
+            " created_at, payload) VALUES (?, '1', ?, 'qs', 'sha256:aaaaaaaaaaaaaaaa', ?, ?)",
+            (kind, system, json.loads(payload).get("created_at"), payload),
+        )
+    con.commit()
+    con.close()
+
+
+def _gate_payload(candidate_run_id: int, passed: bool) -> str:
+    return json.dumps(
+        {
+            "kind": "gate",
+            "schema_version": "1",
+            "candidate": "sys",
+            "candidate_run_id": candidate_run_id,
+            "judgments_name": "qs",
+            "passed": passed,
+            "checks": [],
+        }
+    )
+
+
+def test_v2_store_gets_roles_from_its_gates(tmp_path: Path) -> None:
+    """Migrating 2 -> 3 marks the candidates of old gates, so ``last`` skips failed ones."""
+    path = tmp_path / "v2.db"
+    stamp = "2024-01-0{}T00:00:00+00:00"
+    _v2_store(
+        path,
+        [
+            ("evaluation", "sys", make_result("sys", created_at=stamp.format(1)).to_json()),
+            ("evaluation", "sys", make_result("sys", created_at=stamp.format(2)).to_json()),
+            ("gate", "sys", _gate_payload(2, passed=True)),
+            ("evaluation", "sys", make_result("sys", created_at=stamp.format(3)).to_json()),
+            ("gate", "sys", _gate_payload(4, passed=False)),
+        ],
+    )
+    with open_store(f"sqlite:///{path}") as store:
+        roles = {e.run_id: e.role for e in store.list(kind="evaluation")}
+        assert roles == {1: None, 2: ROLE_GATE_PASSED, 4: ROLE_GATE_FAILED}
+        assert store.last_id("sys", "qs") == 2  # run 4 failed its gate
+        assert store.last_id("sys", "qs", include_failed=True) == 4

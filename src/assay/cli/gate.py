@@ -36,8 +36,9 @@ def _baseline(
                 if run_id is None:
                     raise UsageError(
                         f"--baseline last: no recorded evaluation of {system!r} on "
-                        f"{judgments.name!r} in {store!r}; record one (assay evaluate --record) "
-                        "or pass a result file"
+                        f"{judgments.name!r} in {store!r} that can serve as a baseline "
+                        "(candidates of failed gates never do); record one "
+                        "(assay evaluate --record) or pass a result file"
                     )
             else:
                 run_id = int(spec)
@@ -87,7 +88,8 @@ def gate(
             "--baseline",
             "-b",
             help="Baseline: an evaluation result file (JSON), 'last' (the store's latest "
-            "evaluation of the same system on the same judgment set) or a store run id.",
+            "evaluation of the same system on the same judgment set that was recorded on "
+            "its own or passed a gate) or a store run id.",
         ),
     ] = "",
     system: Annotated[
@@ -149,7 +151,9 @@ def gate(
     record: Annotated[
         bool,
         typer.Option(
-            "--record/--no-record", help="Record the candidate's evaluation and the gate result."
+            "--record/--no-record",
+            help="Record the candidate's evaluation and the gate result (a store error "
+            "only warns).",
         ),
     ] = True,
     judgments_format: Annotated[
@@ -193,17 +197,12 @@ def gate(
         allow_version_mismatch=allow_version_mismatch,
         baseline_source=baseline if base_id is None else f"run {base_id}",
     )
+    result = result.model_copy(update={"baseline_run_id": base_id})
     if record:
-        from assay.store.api import open_store
+        from assay.store.api import record_gate_quietly
 
-        with open_store(store) as history:
-            cand_id = history.record(candidate)
-            result = result.model_copy(
-                update={"candidate_run_id": cand_id, "baseline_run_id": base_id}
-            )
-            history.record(result)
-    else:
-        result = result.model_copy(update={"baseline_run_id": base_id})
+        # a store failure warns on stderr; the verdict and the reports stand
+        result = record_gate_quietly(candidate, result, store)
     if save_result is not None:
         write_text_atomic(save_result, candidate.to_json())
     if markdown is not None:

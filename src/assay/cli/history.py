@@ -12,6 +12,18 @@ from assay.cli.app import app
 FORMATS = ("table", "json", "html")
 
 
+def _metric_name(text: str) -> str:
+    """A measure's canonical name (``ndcg_cut_10`` -> ``nDCG@10``), else ``text`` as recorded
+    (``passed``, ``delta nDCG@10``, an answer score)."""
+    from assay.errors import UsageError
+    from assay.metrics.measures import parse_measure
+
+    try:
+        return parse_measure(text).name
+    except UsageError:
+        return text
+
+
 @app.command()
 def history(
     store: Annotated[
@@ -26,7 +38,13 @@ def history(
         typer.Option("--judgments", "-j", help="Only this judgment set (name or version)."),
     ] = None,
     metric: Annotated[
-        list[str] | None, typer.Option("--metric", "-m", help="Metric to show (repeatable).")
+        list[str] | None,
+        typer.Option(
+            "--metric",
+            "-m",
+            help="Metric to show (repeatable). Default: those common to the listed results, "
+            "at most 6.",
+        ),
     ] = None,
     kind: Annotated[
         str,
@@ -46,11 +64,7 @@ def history(
     from assay.store.history import build_history
 
     validate_choice("--format", fmt, FORMATS)
-    metrics = None
-    if metric:
-        from assay.metrics.measures import parse_measures
-
-        metrics = [m.name for m in parse_measures(metric)]
+    metrics = [_metric_name(m) for m in dict.fromkeys(metric)] if metric else None
     with open_store(store) as st:
         entries = st.list(system=system, judgments=judgments, kind=None if kind == "all" else kind)
         where = repr(st)
@@ -67,16 +81,14 @@ def history(
 
         from assay.report.history_terminal import render_terminal
 
+        # not a terminal (a pipe, a file): render_terminal widens the console to fit
         if output is None:
-            console = Console(highlight=False)
-            if not console.is_terminal:
-                console.width = 160
-            render_terminal(report, console)
+            render_terminal(report, Console(highlight=False))
             return
         import io
 
         buf = io.StringIO()
-        render_terminal(report, Console(file=buf, width=160, no_color=True))
+        render_terminal(report, Console(file=buf, no_color=True, highlight=False))
         write_text_atomic(output, buf.getvalue())
         return
     if fmt == "json":

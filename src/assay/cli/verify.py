@@ -67,10 +67,9 @@ def verify_suite_command(
         worse = score_run(deg_run, js, measures, info=deg_info)
     result = verify_suite(reference, worse, measures[0].name, alpha=alpha, seed=seed)
     if record:
-        from assay.store.api import open_store
+        from assay.store.api import record_quietly
 
-        with open_store(store) as st:
-            st.record(result)
+        record_quietly(result, store)  # a store error warns; the verdict stands
     console = Console(highlight=False, soft_wrap=True)
     if not console.is_terminal:
         console.width = 120

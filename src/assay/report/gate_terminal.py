@@ -54,7 +54,7 @@ def render_terminal(result: GateResult, console: Console) -> None:
         console.print(f"[red]regression:[/] {escape(c.message)}")
     if result.passed:
         for c in (c for c in result.checks if c.gated and c.slice_field is None):
-            console.print(escape(c.message))
+            console.print(f"[green]pass:[/] {escape(c.message)}")
     for w in result.warnings:
         console.print(f"[yellow]warning:[/] {escape(w)}")
 

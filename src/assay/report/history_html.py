@@ -14,6 +14,16 @@ if TYPE_CHECKING:  # pragma: no cover
     from assay.store.history import HistoryReport
 
 
+def _value(metric: str, values: dict[str, float]) -> str:
+    from assay.store.history import BOOLEAN_METRICS
+
+    if metric not in values:
+        return ""
+    if metric in BOOLEAN_METRICS:
+        return "yes" if values[metric] else "no"
+    return f"{values[metric]:.4f}"
+
+
 def render_html(report: HistoryReport) -> str:
     """A complete HTML page: one trend chart per metric and the table of runs."""
     import plotly.graph_objects as go
@@ -70,7 +80,7 @@ def render_html(report: HistoryReport) -> str:
             r.judgments_name or "",
             ("* " if r.version_changed else "") + (r.judgments_version or ""),
             (r.git_commit or "")[:8] + (" (dirty)" if r.dirty else ""),
-            *[f"{r.metrics[m]:.4f}" if m in r.metrics else "" for m in metrics],
+            *[_value(m, r.metrics) for m in metrics],
         ]
         body.append("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in cells) + "</tr>")
     note = (
@@ -79,6 +89,8 @@ def render_html(report: HistoryReport) -> str:
         if report.version_changes
         else ""
     )
+    if report.metrics_note:
+        note += f"<p>{html.escape(report.metrics_note)}</p>"
     return (
         "<!DOCTYPE html>\n<html><head><meta charset='utf-8'><title>assay history</title>"
         "<style>body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}"

@@ -5,12 +5,19 @@ such as ``sqlite:///.assay/history.db`` (the default) or
 ``postgresql+psycopg://user@host:5432/db``; ``$ASSAY_STORE`` overrides the
 default, ``--store URL`` on the command line overrides both. Every result is
 recorded in one transaction, so a result is either entirely present or absent.
+
+Commands that record by default use :func:`record_quietly`: a store that
+cannot be opened or written costs a one-line warning on stderr, never the
+user's report. Opening a store imports SQLAlchemy and the store modules only
+(no numpy, rich or scoring code).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -19,7 +26,9 @@ from pydantic import BaseModel, Field
 from assay.errors import UsageError
 
 if TYPE_CHECKING:  # pragma: no cover
-    from sqlalchemy import Engine
+    from sqlalchemy import Connection, Engine
+
+    from assay.store.gate import GateResult
 
 #: The store used when neither ``--store`` nor ``$ASSAY_STORE`` is given.
 DEFAULT_URL = "sqlite:///.assay/history.db"
@@ -51,6 +60,9 @@ class HistoryEntry(BaseModel):
     git_commit: str | None = None
     dirty: bool | None = None
     assay_version: str | None = None
+    role: str | None = Field(
+        None, description="None: recorded on its own; gate-passed / gate-failed: a gate's candidate"
+    )
     metrics: dict[str, float] = Field(default_factory=dict)
 
 
@@ -129,27 +141,53 @@ class Store:
         self.close()
 
     # ------------------------------------------------------------------ writing
-    def record(self, result: Any) -> int:
-        """Store one result (any kind) in one transaction; return its run id."""
+    @staticmethod
+    def _insert(conn: Connection, text: str, role: str | None = None) -> int:
+        """Insert one result's JSON payload ``text`` and its metric rows; its run id."""
         from sqlalchemy import insert
 
         from assay.store.columns import index_columns, metric_values
         from assay.store.db import METRICS, RESULTS
 
-        text = _payload(result)
         data = json.loads(text)
         cols = index_columns(data)
         values = metric_values(data)
-        with self.engine.begin() as conn:
-            run_id = conn.execute(
-                insert(RESULTS).values(**cols, payload=text).returning(RESULTS.c.id)
-            ).scalar_one()
-            if values:
-                conn.execute(
-                    insert(METRICS),
-                    [{"result_id": run_id, "metric": m, "value": v} for m, v in values.items()],
-                )
+        run_id = conn.execute(
+            insert(RESULTS).values(**cols, payload=text, role=role).returning(RESULTS.c.id)
+        ).scalar_one()
+        if values:
+            conn.execute(
+                insert(METRICS),
+                [{"result_id": run_id, "metric": m, "value": v} for m, v in values.items()],
+            )
         return int(run_id)
+
+    def record(self, result: Any, *, role: str | None = None) -> int:
+        """Store one result (any kind) in one transaction; return its run id.
+
+        ``role`` marks why it was recorded (see :mod:`assay.store.db`); leave it
+        ``None`` for a result recorded on its own.
+        """
+        text = _payload(result)
+        with self.engine.begin() as conn:
+            return self._insert(conn, text, role)
+
+    def record_gate(self, candidate: Any, gate: GateResult) -> GateResult:
+        """Store a gate's candidate evaluation and the gate result in one transaction.
+
+        The candidate is marked ``gate-passed`` or ``gate-failed`` (a failed
+        candidate is never picked as a baseline by :meth:`last`). Returns the
+        gate result with ``candidate_run_id`` filled in.
+        """
+        from assay.store.db import ROLE_GATE_FAILED, ROLE_GATE_PASSED
+
+        role = ROLE_GATE_PASSED if gate.passed else ROLE_GATE_FAILED
+        text = _payload(candidate)
+        with self.engine.begin() as conn:
+            cand_id = self._insert(conn, text, role)
+            gate = gate.model_copy(update={"candidate_run_id": cand_id})
+            self._insert(conn, _payload(gate))
+        return gate
 
     # ------------------------------------------------------------------ reading
     def _query(
@@ -234,26 +272,46 @@ class Store:
         except ValueError as exc:
             raise UsageError(f"run {key} in the store is not a readable result: {exc}") from None
 
-    def last(
-        self, system: str | None = None, judgments: str | None = None, *, kind: str = "evaluation"
-    ) -> Any | None:
-        """The most recently recorded result of ``kind`` for a system and judgment set."""
-        from assay.store.db import RESULTS
+    def _last_stmt(
+        self, system: str | None, judgments: str | None, kind: str, include_failed: bool
+    ) -> Any:
+        from sqlalchemy import or_
+
+        from assay.store.db import RESULTS, ROLE_GATE_FAILED
 
         stmt = self._query(system=system, judgments=judgments, metric=None, kind=kind)
-        stmt = stmt.order_by(RESULTS.c.id.desc()).limit(1)
-        with self.engine.connect() as conn:
-            row = conn.execute(stmt).mappings().first()
-        return None if row is None else self.get(row["id"])
+        if not include_failed:
+            stmt = stmt.where(or_(RESULTS.c.role.is_(None), RESULTS.c.role != ROLE_GATE_FAILED))
+        return stmt.order_by(RESULTS.c.id.desc()).limit(1)
+
+    def last(
+        self,
+        system: str | None = None,
+        judgments: str | None = None,
+        *,
+        kind: str = "evaluation",
+        include_failed: bool = False,
+    ) -> Any | None:
+        """The most recent valid baseline of ``kind`` for a system and judgment set.
+
+        A valid baseline is a result recorded on its own or the candidate of a
+        gate that passed; the candidate of a failed gate is skipped unless
+        ``include_failed`` (otherwise a failed gate would become the next
+        gate's baseline, and the second attempt would pass).
+        """
+        run_id = self.last_id(system, judgments, kind=kind, include_failed=include_failed)
+        return None if run_id is None else self.get(run_id)
 
     def last_id(
-        self, system: str | None = None, judgments: str | None = None, *, kind: str = "evaluation"
+        self,
+        system: str | None = None,
+        judgments: str | None = None,
+        *,
+        kind: str = "evaluation",
+        include_failed: bool = False,
     ) -> int | None:
         """The run id of :meth:`last`, or ``None``."""
-        from assay.store.db import RESULTS
-
-        stmt = self._query(system=system, judgments=judgments, metric=None, kind=kind)
-        stmt = stmt.order_by(RESULTS.c.id.desc()).limit(1)
+        stmt = self._last_stmt(system, judgments, kind, include_failed)
         with self.engine.connect() as conn:
             row = conn.execute(stmt).mappings().first()
         return None if row is None else int(row["id"])
@@ -268,17 +326,30 @@ class Store:
             return int(conn.execute(select(func.count()).select_from(RESULTS)).scalar_one())
 
 
+def _ignore_folder(folder: Path) -> None:
+    """Keep a freshly created default ``.assay`` folder out of git (best effort)."""
+    with contextlib.suppress(OSError):
+        (folder / ".gitignore").write_text("# created by assay: the local history store\n*\n")
+
+
 def open_store(url: str | None = None) -> Store:
     """Open the history store at ``url`` (see :func:`resolve_url`), creating or
-    migrating its schema; a SQLite file's folder is created."""
+    migrating its schema; a SQLite file's folder is created (the default
+    ``.assay`` folder with a ``.gitignore``, so the store is not committed by
+    accident)."""
     from sqlalchemy.exc import OperationalError
 
     from assay.store.db import create_engine_for, migrate
 
     resolved = resolve_url(url)
     path = _sqlite_file(resolved)
-    if path is not None:
-        path.parent.mkdir(parents=True, exist_ok=True)
+    if path is not None and not path.parent.is_dir():
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise UsageError(f"cannot create the store folder {path.parent}: {exc}") from None
+        if path.parent.name == ".assay":
+            _ignore_folder(path.parent)
     engine = create_engine_for(resolved)
     try:
         migrate(engine)
@@ -287,3 +358,69 @@ def open_store(url: str | None = None) -> Store:
         where = engine.url.render_as_string(hide_password=True)
         raise UsageError(f"cannot open the store {where}: {exc.orig}") from None
     return Store(engine, resolved)
+
+
+# --------------------------------------------------------------------------- quiet recording
+def _is_store_error(exc: BaseException) -> bool:
+    from sqlalchemy.exc import SQLAlchemyError
+
+    return isinstance(exc, UsageError | SQLAlchemyError | OSError)
+
+
+def _safe_url(url: str | None) -> str:
+    try:
+        from sqlalchemy.engine import make_url
+
+        return make_url(resolve_url(url)).render_as_string(hide_password=True)
+    except Exception:  # only for a warning: never fail here
+        return "the history store"
+
+
+def _warn(url: str | None, exc: BaseException) -> None:
+    """One line on stderr: the store failed, the report is unaffected."""
+    reason = str(getattr(exc, "orig", None) or exc).strip().splitlines()
+    text = reason[0] if reason else type(exc).__name__
+    if len(text) > 200:
+        text = text[:197] + "..."
+    sys.stderr.write(
+        f"assay: warning: the result was not recorded in {_safe_url(url)}: {text} "
+        "(the report is complete; --no-record skips recording)\n"
+    )
+    sys.stderr.flush()
+
+
+def record_quietly(result: Any, url: str | None = None) -> int | None:
+    """Record ``result`` in the store at ``url``; its run id, or ``None`` on a store error.
+
+    A store that cannot be opened, migrated or written (a bad URL, a folder
+    without write permission, a locked or newer database, a lost server) costs
+    a one-line warning on stderr instead of an exception, so a command that
+    records by default never loses the user's report. Other errors propagate,
+    among them the :class:`UsageError` for something that is not a result.
+    """
+    text = _payload(result)
+    try:
+        with open_store(url) as store, store.engine.begin() as conn:
+            return store._insert(conn, text)
+    except Exception as exc:
+        if not _is_store_error(exc):
+            raise
+        _warn(url, exc)
+        return None
+
+
+def record_gate_quietly(candidate: Any, gate: GateResult, url: str | None = None) -> GateResult:
+    """:meth:`Store.record_gate` with :func:`record_quietly`'s error handling.
+
+    Returns the gate result with ``candidate_run_id`` set, or unchanged when the
+    store failed (after the warning).
+    """
+    _payload(candidate)  # not a result: a programming error, raised, not warned about
+    try:
+        with open_store(url) as store:
+            return store.record_gate(candidate, gate)
+    except Exception as exc:
+        if not _is_store_error(exc):
+            raise
+        _warn(url, exc)
+        return gate

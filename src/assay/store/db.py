@@ -9,6 +9,10 @@ queue instead of failing) and brings an older schema up to
 
 Schema history: version 1 had no ``config_hash``, ``corpus_version`` or
 ``dirty`` columns; version 2 adds them and back-fills them from the payloads.
+Version 3 adds ``role``: why a result was recorded. ``NULL`` is a result
+recorded on its own (``assay evaluate --record``); the candidate evaluation of
+a gate is :data:`ROLE_GATE_PASSED` or :data:`ROLE_GATE_FAILED`, back-filled
+from the stored gate results. A failed gate's candidate is never a baseline.
 """
 
 from __future__ import annotations
@@ -24,7 +28,11 @@ if TYPE_CHECKING:  # pragma: no cover
     from sqlalchemy import Connection, Engine, MetaData, Table
 
 #: The schema this assay writes. Older stores are migrated when opened.
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
+#: ``role`` of the candidate evaluation of a gate that passed (a valid baseline).
+ROLE_GATE_PASSED = "gate-passed"
+#: ``role`` of the candidate evaluation of a gate that failed (never a baseline).
+ROLE_GATE_FAILED = "gate-failed"
 #: Milliseconds a SQLite writer waits for the lock before giving up.
 BUSY_TIMEOUT_MS = 60_000
 #: Key of the PostgreSQL advisory lock that serialises migrations.
@@ -62,6 +70,7 @@ def _tables() -> tuple[MetaData, Table, Table, Table]:
         Column("dirty", Boolean),
         Column("assay_version", String(40)),
         Column("payload", Text, nullable=False),
+        Column("role", String(32)),
     )
     metrics = Table(
         "result_metrics",
@@ -177,8 +186,31 @@ def _migrate_1_to_2(conn: Connection) -> None:
         )
 
 
+def _migrate_2_to_3(conn: Connection) -> None:
+    """Add ``role``; mark the candidate of every recorded gate as passed or failed."""
+    from sqlalchemy import select, update
+
+    _add_column(conn, RESULTS, "role")
+    gates = conn.execute(select(RESULTS.c.payload).where(RESULTS.c.kind == "gate")).scalars()
+    roles: dict[int, str] = {}
+    for payload in gates:
+        try:
+            data = json.loads(payload)
+        except ValueError:
+            continue
+        cand = data.get("candidate_run_id") if isinstance(data, dict) else None
+        if isinstance(cand, int) and not isinstance(cand, bool):
+            roles[cand] = ROLE_GATE_PASSED if data.get("passed") else ROLE_GATE_FAILED
+    for run_id, role in roles.items():
+        conn.execute(
+            update(RESULTS)
+            .where(RESULTS.c.id == run_id, RESULTS.c.kind == "evaluation")
+            .values(role=role)
+        )
+
+
 #: ``MIGRATIONS[v]`` brings a version-``v`` store to version ``v + 1``.
-MIGRATIONS: dict[int, Callable[[Connection], None]] = {1: _migrate_1_to_2}
+MIGRATIONS: dict[int, Callable[[Connection], None]] = {1: _migrate_1_to_2, 2: _migrate_2_to_3}
 
 
 def migrate(engine: Engine) -> int:

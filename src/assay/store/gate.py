@@ -60,7 +60,14 @@ class GateCheck(BaseModel):
     ci_high: float
     gated: bool = Field(True, description="false for slices smaller than min_n")
     passed: bool
-    message: str
+    message: str = Field(description="the evidence in words, without the verdict")
+
+    @property
+    def status(self) -> str:
+        """``"pass"``, ``"regression"`` or ``"not gated"``."""
+        if not self.gated:
+            return "not gated"
+        return "pass" if self.passed else "regression"
 
     @property
     def label(self) -> str:
@@ -193,18 +200,20 @@ def check_pair(
     label = "" if slice_field is None else f"{slice_field}={slice_value}: "
     ci = f"({_pct(confidence)} CI {low:.3f} to {high:.3f})"
     what = f"{label}{metric} {_movement(delta)} {ci}"
+    # the message states the evidence; renderers add the verdict ("regression:") once
     if not gated:
         message = f"{what}; {len(a)} queries, fewer than --min-n {min_n}: not gated"
         passed = True
     elif mode == "threshold":
-        if passed:
-            message = f"{what}, within the allowed margin {margin:.3f}: pass"
-        else:
-            message = f"{what}, more than the allowed margin {margin:.3f}: regression"
+        relation = "within" if passed else "more than"
+        message = f"{what}, {relation} the allowed margin {margin:.3f}"
     elif passed:
-        message = f"{what}; the lower bound stays above -{margin:.3f}: pass"
+        message = f"{what}; its lower bound is above -{margin:.3f}, the allowed margin"
     else:
-        message = f"{what}, beyond the allowed margin {margin:.3f}: regression"
+        message = (
+            f"{what}; its lower bound is below -{margin:.3f}: a drop larger than the "
+            "allowed margin cannot be ruled out"
+        )
     return GateCheck(
         metric=metric,
         slice_field=slice_field,

@@ -3,6 +3,10 @@
 Scores on different versions of a judgment set are not comparable, so each
 series (one system on one judgment set) is split where the judgment-set
 version changes; the first row after a change has ``version_changed=True``.
+
+Without ``-m`` the report shows the metrics common to every listed result
+(or, when none is, the most frequent ones), at most :data:`MAX_METRICS`, and
+says in ``metrics_note`` what it left out.
 """
 
 from __future__ import annotations
@@ -15,6 +19,10 @@ from pydantic import BaseModel, Field
 from assay.store.api import HistoryEntry
 
 HISTORY_SCHEMA_VERSION = "1"
+#: Metric columns shown by default (``-m`` chooses others).
+MAX_METRICS = 6
+#: Recorded numbers that are really yes/no (a gate's ``passed`` is 1.0 or 0.0).
+BOOLEAN_METRICS = frozenset({"passed"})
 
 
 def _now() -> str:
@@ -42,6 +50,8 @@ class HistoryReport(BaseModel):
     metrics: list[str] = Field(description="metrics shown, in order")
     rows: list[HistoryRow]
     version_changes: int = 0
+    metrics_available: int = Field(0, description="distinct metrics among the listed results")
+    metrics_note: str | None = Field(None, description="why not every metric is shown")
 
     def to_json(self, indent: int | None = 2) -> str:
         """Serialise to JSON."""
@@ -54,10 +64,11 @@ def build_history(
     store: str,
     metrics: list[str] | None = None,
     filters: dict[str, str | None] | None = None,
+    max_metrics: int = MAX_METRICS,
 ) -> HistoryReport:
     """Order entries by time, group them into series and mark judgment-set version changes.
 
-    ``metrics`` limits the columns; by default every metric seen, in first-seen order.
+    ``metrics`` chooses the columns; by default :func:`default_metrics`.
     """
     ordered = sorted(entries, key=lambda e: (e.created_at or "", e.run_id))
     last_version: dict[str, str | None] = {}
@@ -79,15 +90,46 @@ def build_history(
                 segment=segment.get(series, 0),
             )
         )
+    available = len({m for e in ordered for m in e.metrics})
+    note = None
     if metrics is None:
-        seen: dict[str, None] = {}
-        for e in ordered:
-            seen.update(dict.fromkeys(e.metrics))
-        metrics = list(seen)
+        metrics, note = default_metrics(ordered, max_metrics)
     return HistoryReport(
         store=store,
         filters=dict(filters or {}),
         metrics=list(metrics),
         rows=rows,
         version_changes=changes,
+        metrics_available=available,
+        metrics_note=note,
     )
+
+
+def default_metrics(
+    entries: list[HistoryEntry], limit: int = MAX_METRICS
+) -> tuple[list[str], str | None]:
+    """The metric columns shown without ``-m``, and a note when some are left out.
+
+    The metrics every entry has, in first-seen order; when no metric is common,
+    the most frequent ones. At most ``limit``.
+    """
+    counts: dict[str, int] = {}
+    for e in entries:
+        for m in e.metrics:
+            counts[m] = counts.get(m, 0) + 1
+    if not counts:
+        return [], None
+    common = [m for m, n in counts.items() if n == len(entries)]
+    pool = common or sorted(counts, key=lambda m: -counts[m])  # stable: first-seen on ties
+    shown = pool[:limit]
+    if len(shown) == len(counts):
+        return shown, None
+    k = len(shown)
+    if not common:
+        why = f"none is common to all listed results, so the {k} most frequent"
+    elif len(common) > limit:
+        why = f"the first {k} of those common to all listed results"
+    else:
+        why = "those common to all listed results"
+    note = f"showing {k} of {len(counts)} metrics: {why}; choose others with -m"
+    return shown, note

@@ -61,15 +61,20 @@ def _candidate(
     config: Path | None,
     corpus: Path | None,
     k: int,
+    allow_version_mismatch: bool = False,
 ) -> EvaluationResult:
     from assay.cli.common import build_cli_system
     from assay.evaluation import run_live, score_run
 
     if run is not None:
         from assay.runs.io import load_run
+        from assay.runs.sidecar import run_info_from_sidecar
 
+        info: dict[str, Any] = run_info_from_sidecar(
+            run, judgments.version, allow_version_mismatch=allow_version_mismatch
+        )
         the_run = load_run(run)
-        info: dict[str, Any] = {"name": the_run.name, "path": str(run)}
+        info.update({"name": the_run.name, "path": str(run)})
     else:
         sys_obj = build_cli_system(system or "", config=config, corpus=corpus)
         the_run, info = run_live(sys_obj, judgments, k=k, progress=False)
@@ -181,7 +186,16 @@ def gate(
     js = load_cli_judgments(judgments, judgments_format, split=split)
     for field_name in by or []:
         js.groups(field_name)
-    candidate = _candidate(js, run, system, measures=measures, config=config, corpus=corpus, k=k)
+    candidate = _candidate(
+        js,
+        run,
+        system,
+        measures=measures,
+        config=config,
+        corpus=corpus,
+        k=k,
+        allow_version_mismatch=allow_version_mismatch,
+    )
     base, base_id = _baseline(baseline, store, candidate.run.name, js)
     result = run_gate(
         candidate,

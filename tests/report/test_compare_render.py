@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from rich.console import Console
 
+from assay.report.compare_common import MARKS, effect, pval
 from assay.report.compare_csv import render_csv
 from assay.report.compare_html import render_html
 from assay.report.compare_json import render_json
@@ -34,6 +35,23 @@ def result():
         "cand", {"nDCG@10": worse}, metadata=meta, texts=texts, first_rel_rank=[3] * n
     )
     return compare([a, b], by=["language"], n_permutations=2000, n_resamples=2000)
+
+
+@pytest.fixture(scope="module")
+def wide():
+    """3 candidates x 4 metrics with realistic names; one candidate equals the baseline."""
+    rng = np.random.default_rng(3)
+    n = 400
+    metrics = ("nDCG@10", "RR", "R@100", "AP")
+    base = {m: rng.random(n) for m in metrics}
+    ranks = [int(r) for r in rng.integers(1, 20, n)]
+    texts = [f"what is the <i>effect</i> of treatment {i} on outcome {i % 7}?" for i in range(n)]
+    systems = [synthetic_result("bm25-baseline", base, texts=texts, first_rel_rank=ranks)]
+    for name, shift in (("bm25+rerank-v2", 0.03), ("dense-e5-large", -0.01)):
+        vals = {m: np.clip(v + shift + rng.normal(0, 0.15, n), 0, 1) for m, v in base.items()}
+        systems.append(synthetic_result(name, vals, texts=texts, first_rel_rank=ranks[::-1]))
+    systems.append(synthetic_result("unchanged", base, texts=texts, first_rel_rank=ranks))
+    return compare(systems, n_permutations=2000, n_resamples=2000)
 
 
 def test_json_has_every_number(result) -> None:
@@ -61,6 +79,59 @@ def test_markdown_table(result) -> None:
     assert "Slices with a detectable change" in md
 
 
+def test_markdown_has_raw_and_holm_p_effect_and_n(wide) -> None:
+    md = render_markdown(wide)
+    assert "| system | metric | n | baseline | candidate | Δ | 95% CI | p | p (Holm) | d |" in md
+    assert any(c.p_value != c.p_adjusted for c in wide.comparisons)
+    for c in wide.comparisons:
+        cells = (
+            f"| {c.n} | {c.baseline_mean:.4f} | {c.candidate_mean:.4f} | {c.delta:+.4f} | "
+            f"[{c.ci_low:+.4f}, {c.ci_high:+.4f}] | {pval(c.p_value)} | {pval(c.p_adjusted)} | "
+            f"{effect(c.effect_size)} | {c.wins}/{c.losses}/{c.ties} | {MARKS[c.verdict]} |"
+        )
+        assert f"| {c.candidate} | {c.metric} {cells}" in md
+
+
+def test_terminal_table_fits_120_columns_with_every_statistic(wide) -> None:
+    console = Console(file=io.StringIO(), width=80, no_color=True)  # widened to 120
+    render_terminal(wide, console)
+    lines = console.file.getvalue().splitlines()
+    assert max(len(line.rstrip()) for line in lines) <= 120
+    header = next(line for line in lines if line.lstrip().startswith("system"))
+    for col in ("n", "base", "cand", "Δ", "95% CI", "p", "p Holm", "d", "W/L/T", "verdict"):
+        assert f" {col} " in f"{header} "
+    for c in wide.comparisons:  # each comparison on one line, every number on it
+        expected = [
+            str(c.n),
+            f"{c.delta:+.4f}",
+            f"{pval(c.p_value)}  {pval(c.p_adjusted)}",
+            effect(c.effect_size),
+            f"{c.wins}/{c.losses}/{c.ties}",
+            MARKS[c.verdict],
+        ]
+        assert any(
+            line.lstrip().startswith(f"{c.candidate} ")
+            and f" {c.metric} " in line
+            and all(e in line for e in expected)
+            for line in lines
+        ), (c.candidate, c.metric)
+
+
+def test_power_without_spread_reads_not_estimable(wide) -> None:
+    console = Console(file=io.StringIO(), width=120, no_color=True)
+    render_terminal(wide, console)
+    text = console.file.getvalue()
+    rows = [line for line in text.splitlines() if line.lstrip().startswith("unchanged ")]
+    power_rows = [line for line in rows if "n/a" in line]
+    assert len(power_rows) == 4
+    assert all("n/a (no query differs)" in line for line in power_rows)
+    assert all(line.rstrip().endswith("n/a") for line in power_rows)
+    page = render_html(wide)
+    power = page.split("id=power", 1)[1].split("</table>", 1)[0]
+    assert power.count("<td>n/a (no query differs)</td><td>n/a</td>") == 4
+    assert "<td>2</td></tr>" not in power
+
+
 def test_terminal_tables(result) -> None:
     console = Console(file=io.StringIO(), width=160, no_color=True)
     render_terminal(result, console)
@@ -76,3 +147,37 @@ def test_html_is_self_contained_and_escaped(result) -> None:
     assert "id=per-query" in page and "assayFilter" in page
     assert "query &lt;b&gt;0&lt;/b&gt;" in page and "<b>0</b>" not in page
     assert len(page) > 1_000_000  # plotly.js inline
+
+
+def test_html_lists_largest_losses_and_gains(wide) -> None:
+    page = render_html(wide)
+    assert "<h2>Largest losses and gains</h2>" in page
+    section = page.split("<h2>Largest losses and gains</h2>", 1)[1].split("<h2>", 1)[0]
+    changed = [c for c in wide.comparisons if c.candidate != "unchanged"]
+    assert section.count("<details") == len(changed)
+    for c in changed:
+        assert f"{c.candidate} · {c.metric}:" in section
+        labelled = [("worse'>loss", q) for q in c.top_losses]
+        labelled += [("better'>gain", q) for q in c.top_gains]
+        assert labelled
+        for label, q in labelled:
+            text = q.text.replace("<", "&lt;").replace(">", "&gt;")
+            row = (
+                f"<td class='l {label}</td><td class=l>{q.query_id}</td>"
+                f"<td class='l text'>{text}</td>"
+                f"<td>{q.baseline:.4f}</td><td>{q.candidate:.4f}</td>"
+            )
+            assert row in section
+            assert f"{q.delta:+.4f}</td><td>{q.baseline_rank}</td><td>{q.candidate_rank}</td>" in (
+                section
+            )
+    assert "<i>effect</i>" not in section
+
+
+def test_html_tables_scroll_instead_of_widening_the_page(wide) -> None:
+    page = render_html(wide)
+    for table in ("id=aggregate", "id=power", "id=per-query"):
+        before = page.split(f"<table {table}", 1)[0]
+        assert before.rstrip().endswith(("<div class='scroll'>", "<div class='scroll tall'>"))
+    assert "<div class='scroll tall'><table id=per-query" in page
+    assert ".scroll{max-width:100%;overflow-x:auto" in page

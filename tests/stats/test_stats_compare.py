@@ -141,3 +141,29 @@ def test_power_and_json_round_trip() -> None:
 def test_unique_names() -> None:
     assert unique_names(["a", "a", "b", "a"]) == ["a", "a#2", "b", "a#3"]
     assert unique_names(["a", "a#2", "a"]) == ["a", "a#2", "a#3"]
+
+
+def test_power_without_spread_is_not_estimable() -> None:
+    """No query differs -> sd 0: no min detectable delta and no query count (not 0 and 2)."""
+    base, worse, _ = _systems()
+    same = compare([base, base], metrics=["nDCG@10", "RR"])
+    for pw in same.power:
+        assert pw.sd_diff == 0.0
+        assert pw.min_detectable_delta is None and pw.queries_needed is None
+        assert pw.not_estimable == "no query differs"
+    # RR of "worse" equals the baseline's, nDCG@10 differs: only RR is not estimable
+    mixed = {p.metric: p for p in compare([base, worse]).power}
+    assert mixed["RR"].not_estimable == "no query differs"
+    assert mixed["nDCG@10"].not_estimable is None
+    assert mixed["nDCG@10"].queries_needed is not None and mixed["nDCG@10"].queries_needed > 2
+    values = np.linspace(0.1, 0.5, 20)
+    shifted = compare(
+        [
+            synthetic_result("a", {"nDCG@10": values}),
+            synthetic_result("b", {"nDCG@10": values + 0.25}),
+        ]
+    )
+    (pw,) = shifted.power
+    assert pw.not_estimable == "every query differs by the same amount"
+    assert pw.queries_needed is None and pw.min_detectable_delta is None
+    assert ComparisonResult.model_validate_json(shifted.to_json()) == shifted

@@ -25,7 +25,15 @@ def test_minimum_detectable_difference_by_hand() -> None:
 def test_queries_needed_by_hand() -> None:
     """(2.80158 * 0.1 / 0.02)^2 = 14.0079^2 = 196.22 -> 197 queries."""
     assert queries_needed(0.1, 0.02) == 197
-    assert queries_needed(0.0, 0.02) == 2
+    assert queries_needed(0.001, 0.02) == 2  # tiny spread: the floor of 2 queries
+
+
+def test_zero_spread_is_not_estimable() -> None:
+    """sd 0 gives no spread to extrapolate from: None, not "0.0000" and "2 queries"."""
+    assert queries_needed(0.0, 0.02) is None
+    assert minimum_detectable_difference(0.0, 30) is None
+    assert queries_needed(1e-17, 0.02) is None  # floating-point noise counts as 0
+    assert effect_size(np.full(4, 0.1) + np.array([0, 1e-17, 0, 0])) is None
 
 
 def test_power_is_about_80_percent_at_the_detectable_difference() -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from assay.stats.models import ComparisonResult, Stat
+from assay.stats.models import ComparisonResult, PowerEstimate, QueryDelta, Stat
 
 #: Verdict -> short marker for compact tables.
 MARKS = {"better": "▲ better", "worse": "▼ worse", "no detectable difference": "= no diff"}
@@ -21,6 +21,32 @@ def signed(value: float, digits: int = 4) -> str:
 def pval(value: float) -> str:
     """A p-value: 4 decimals, or ``<0.0001``."""
     return "<0.0001" if value < 0.0001 else f"{value:.4f}"
+
+
+def effect(value: float | None) -> str:
+    """An effect size (Cohen's d_z) with 2 decimals; an en dash when unbounded."""
+    return num(value, 2)
+
+
+def power_cells(power: PowerEstimate) -> tuple[str, str, str]:
+    """``(sd of diffs, min detectable delta, queries needed)`` as display strings.
+
+    Figures the model marks as not estimable read ``n/a (<reason>)`` and ``n/a``
+    instead of a misleading 0 and 2.
+    """
+    sd = num(power.sd_diff)
+    if power.not_estimable or power.min_detectable_delta is None:
+        reason = power.not_estimable or "not estimable"
+        return sd, f"n/a ({reason})", "n/a"
+    queries = "n/a" if power.queries_needed is None else str(power.queries_needed)
+    return sd, num(power.min_detectable_delta), queries
+
+
+def ranks(query: QueryDelta) -> str:
+    """First relevant rank in the baseline and in the candidate: ``3 → 1``."""
+    base = "–" if query.baseline_rank is None else query.baseline_rank
+    cand = "–" if query.candidate_rank is None else query.candidate_rank
+    return f"{base} → {cand}"
 
 
 def interval(stat: Stat, digits: int = 4) -> str:

@@ -2,8 +2,10 @@
 
 plotly.js is embedded inline (no network needed to view the file). The page
 holds the aggregate table, a forest plot of deltas with CIs per metric (overall
-and per slice), a sorted per-query delta chart per candidate x metric, and the
-per-query table with a text filter.
+and per slice), a sorted per-query delta chart per candidate x metric, the
+queries with the largest losses and gains, power, and the per-query table with
+a text filter. Every table sits in a scrolling container so a wide table never
+widens the page (the charts keep the window's width).
 """
 
 from __future__ import annotations
@@ -11,17 +13,33 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
-from assay.report.compare_common import interval, num, pval, settings_line, signed
+from assay.report.compare_common import (
+    effect,
+    interval,
+    num,
+    power_cells,
+    pval,
+    settings_line,
+    signed,
+)
 from assay.stats.models import ComparisonResult
 
 #: At most this many sorted-delta charts (candidate x metric) are drawn.
 MAX_DELTA_CHARTS = 12
+#: Largest-change tables all start expanded when there are at most this many
+#: (otherwise only those of comparisons with a verdict other than no difference).
+OPEN_CHANGES = 6
 
 _CSS = """
 body{font-family:system-ui,sans-serif;margin:2rem;color:#222}
 table{border-collapse:collapse;margin:1rem 0;font-size:.9rem}
 th,td{border:1px solid #ccc;padding:.25rem .5rem;text-align:right}
-th{background:#f3f3f3}td.l,th.l{text-align:left}
+th{background:#f3f3f3}td{white-space:nowrap}
+td.l,th.l{text-align:left}td.text{white-space:normal;min-width:20rem;max-width:36rem}
+.scroll{max-width:100%;overflow-x:auto;margin:1rem 0}.scroll>table{margin:0}
+.scroll.tall{max-height:80vh;overflow-y:auto}
+.scroll.tall thead th{position:sticky;top:0;z-index:1;box-shadow:0 1px 0 #ccc}
+details{margin:.5rem 0}summary{cursor:pointer;font-weight:600}
 .better{color:#0a7a28;font-weight:600}.worse{color:#b3141b;font-weight:600}
 .nodiff{color:#666}.warn{color:#8a5a00}
 #filter{padding:.3rem;width:24rem}
@@ -44,6 +62,11 @@ def _e(value: Any) -> str:
     return escape(str(value))
 
 
+def _scroll(table: str, *, tall: bool = False) -> str:
+    """``table`` inside a container that scrolls instead of widening the page."""
+    return f"<div class='scroll{' tall' if tall else ''}'>{table}</div>"
+
+
 def _aggregate_table(result: ComparisonResult) -> str:
     head = (
         "system",
@@ -57,22 +80,23 @@ def _aggregate_table(result: ComparisonResult) -> str:
         "effect",
         "wins/losses/ties",
         "verdict",
+        "n",
     )
     rows = [
         "<tr>"
         f"<td class=l>{_e(c.candidate)}</td><td class=l>{_e(c.metric)}</td>"
         f"<td>{num(c.baseline_mean)}</td><td>{num(c.candidate_mean)}</td>"
         f"<td>{signed(c.delta)}</td><td>{interval(c)}</td><td>{pval(c.p_value)}</td>"
-        f"<td>{pval(c.p_adjusted)}</td><td>{num(c.effect_size, 2)}</td>"
+        f"<td>{pval(c.p_adjusted)}</td><td>{effect(c.effect_size)}</td>"
         f"<td>{c.wins}/{c.losses}/{c.ties}</td>"
-        f"<td class='l {_CLASS[c.verdict]}'>{_e(c.verdict)}</td></tr>"
+        f"<td class='l {_CLASS[c.verdict]}'>{_e(c.verdict)}</td><td>{c.n}</td></tr>"
         for c in result.comparisons
     ]
     ths = "".join(
         f"<th class=l>{h}</th>" if h in ("system", "metric", "verdict") else f"<th>{h}</th>"
         for h in head
     )
-    return (
+    return _scroll(
         f"<table id=aggregate><thead><tr>{ths}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
     )
 
@@ -80,11 +104,11 @@ def _aggregate_table(result: ComparisonResult) -> str:
 def _power_table(result: ComparisonResult) -> str:
     rows = "".join(
         f"<tr><td class=l>{_e(p.candidate)}</td><td class=l>{_e(p.metric)}</td><td>{p.n}</td>"
-        f"<td>{num(p.sd_diff)}</td><td>{num(p.min_detectable_delta)}</td>"
-        f"<td>{p.queries_needed}</td></tr>"
+        + "".join(f"<td>{_e(cell)}</td>" for cell in power_cells(p))
+        + "</tr>"
         for p in result.power
     )
-    return (
+    return _scroll(
         "<table id=power><thead><tr><th class=l>system</th><th class=l>metric</th><th>n</th>"
         "<th>sd of diffs</th><th>min detectable delta</th><th>queries for 0.02</th></tr>"
         f"</thead><tbody>{rows}</tbody></table>"
@@ -164,7 +188,7 @@ def _per_query_table(result: ComparisonResult) -> str:
     head += [f"rank [{s}]" for s in systems]
     body = []
     for q in result.per_query:
-        cells = [f"<td class=l>{_e(q.query_id)}</td>", f"<td class=l>{_e(q.text)}</td>"]
+        cells = [f"<td class=l>{_e(q.query_id)}</td>", f"<td class='l text'>{_e(q.text)}</td>"]
         cells += [f"<td class=l>{_e(q.slices.get(f) or '')}</td>" for f in fields]
         cells += [f"<td>{num(q.values[s][m])}</td>" for m in result.metrics for s in systems]
         cells += [
@@ -172,12 +196,60 @@ def _per_query_table(result: ComparisonResult) -> str:
         ]
         cells += [f"<td>{_e(q.first_rel_rank.get(s) or '–')}</td>" for s in systems]
         body.append(f"<tr>{''.join(cells)}</tr>")
-    ths = "".join(f"<th>{_e(h)}</th>" for h in head)
+    n_text = 2 + len(fields)
+    ths = "".join(
+        f"<th class=l>{_e(h)}</th>" if i < n_text else f"<th>{_e(h)}</th>"
+        for i, h in enumerate(head)
+    )
     return (
         "<p><input id=filter type=search placeholder='filter queries (id, text, slice)' "
         f"oninput='assayFilter()'> <span id=shown>{len(result.per_query)}</span> shown</p>"
-        f"<table id=per-query><thead><tr>{ths}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+        + _scroll(
+            f"<table id=per-query><thead><tr>{ths}</tr></thead>"
+            f"<tbody>{''.join(body)}</tbody></table>",
+            tall=True,
+        )
     )
+
+
+def _changes(result: ComparisonResult) -> str:
+    """Per candidate x metric: the queries with the largest losses and gains."""
+    shown = [c for c in result.comparisons if c.top_losses or c.top_gains]
+    if not shown:
+        return "<p>No query changed.</p>"
+    base = _e(result.baseline)
+    parts = []
+    for c in shown:
+        cand = _e(c.candidate)
+        head = (
+            "<tr><th class=l>change</th><th class=l>query</th><th class=l>text</th>"
+            f"<th>{base}</th><th>{cand}</th><th>Δ</th>"
+            f"<th>first rel rank [{base}]</th><th>first rel rank [{cand}]</th></tr>"
+        )
+        rows = "".join(
+            f"<tr><td class='l {cls}'>{label}</td><td class=l>{_e(q.query_id)}</td>"
+            f"<td class='l text'>{_e(q.text)}</td><td>{num(q.baseline)}</td>"
+            f"<td>{num(q.candidate)}</td><td class={cls}>{signed(q.delta)}</td>"
+            f"<td>{_rank(q.baseline_rank)}</td><td>{_rank(q.candidate_rank)}</td></tr>"
+            for label, cls, items in (
+                ("loss", "worse", c.top_losses),
+                ("gain", "better", c.top_gains),
+            )
+            for q in items
+        )
+        table = f"<table class=changes><thead>{head}</thead><tbody>{rows}</tbody></table>"
+        summary = (
+            f"{_e(c.candidate)} · {_e(c.metric)}: {len(c.top_losses)} largest losses, "
+            f"{len(c.top_gains)} largest gains"
+        )
+        few = len(shown) <= OPEN_CHANGES
+        opened = " open" if few or c.verdict != "no detectable difference" else ""
+        parts.append(f"<details{opened}><summary>{summary}</summary>{_scroll(table)}</details>")
+    return "".join(parts)
+
+
+def _rank(rank: int | None) -> str:
+    return "–" if rank is None else str(rank)
 
 
 def render_html(result: ComparisonResult) -> str:
@@ -211,6 +283,9 @@ def render_html(result: ComparisonResult) -> str:
         f"<h2>Aggregate</h2>{_aggregate_table(result)}"
         f"<h2>Deltas with confidence intervals</h2>{''.join(divs[:n_forest])}"
         f"<h2>Per-query deltas</h2>{''.join(divs[n_forest:])}"
+        f"<h2>Largest losses and gains</h2><p>Per candidate and metric, the queries whose "
+        f"value changed most against {_e(result.baseline)}, with the rank of the first "
+        f"relevant document in each system.</p>{_changes(result)}"
         f"<h2>Power</h2><p>{_e(result.settings.power_method)}</p>{_power_table(result)}"
         f"<h2>Per query</h2>{_per_query_table(result)}"
         "</body></html>\n"

@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
-from assay.report.compare_common import MARKS, interval, num, pval, settings_line, signed
+from assay.report.compare_common import (
+    MARKS,
+    effect,
+    interval,
+    num,
+    pval,
+    settings_line,
+    signed,
+)
 from assay.stats.models import ComparisonResult
 
 
@@ -16,14 +24,16 @@ def render_markdown(result: ComparisonResult) -> str:
         f"### assay compare: vs `{_cell(result.baseline)}` on {_cell(result.judgments_name)} "
         f"(`{result.judgments_version}`)",
         "",
-        "| system | metric | baseline | candidate | Δ | 95% CI | p (Holm) | W/L/T | verdict |",
-        "|---|---|---:|---:|---:|---:|---:|---:|---|",
+        "| system | metric | n | baseline | candidate | Δ | 95% CI | p | p (Holm) | d "
+        "| W/L/T | verdict |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|",
     ]
     for c in result.comparisons:
         lines.append(
-            f"| {_cell(c.candidate)} | {c.metric} | {num(c.baseline_mean)} | "
+            f"| {_cell(c.candidate)} | {_cell(c.metric)} | {c.n} | {num(c.baseline_mean)} | "
             f"{num(c.candidate_mean)} | {signed(c.delta)} | {interval(c)} | "
-            f"{pval(c.p_adjusted)} | {c.wins}/{c.losses}/{c.ties} | {MARKS[c.verdict]} |"
+            f"{pval(c.p_value)} | {pval(c.p_adjusted)} | {effect(c.effect_size)} | "
+            f"{c.wins}/{c.losses}/{c.ties} | {MARKS[c.verdict]} |"
         )
     flagged = [s for s in result.slices if s.verdict != "no detectable difference"]
     if flagged:
@@ -31,15 +41,21 @@ def render_markdown(result: ComparisonResult) -> str:
             "",
             "**Slices with a detectable change**",
             "",
-            "| slice | n | system | metric | Δ | 95% CI | p (Holm) | verdict |",
-            "|---|---:|---|---|---:|---:|---:|---|",
+            "| slice | n | system | metric | Δ | 95% CI | p | p (Holm) | d | verdict |",
+            "|---|---:|---|---|---:|---:|---:|---:|---:|---|",
         ]
         for s in flagged:
             lines.append(
                 f"| {_cell(s.field)}={_cell(s.value)} | {s.n} | {_cell(s.candidate)} | "
-                f"{s.metric} | {signed(s.delta)} | {interval(s)} | {pval(s.p_adjusted)} | "
-                f"{MARKS[s.verdict]} |"
+                f"{_cell(s.metric)} | {signed(s.delta)} | {interval(s)} | {pval(s.p_value)} | "
+                f"{pval(s.p_adjusted)} | {effect(s.effect_size)} | {MARKS[s.verdict]} |"
             )
-    lines += ["", f"<sub>{_cell(settings_line(result))}</sub>"]
+    lines += [
+        "",
+        "<sub>p: paired test; p (Holm): Holm-adjusted, decides the verdict; d: effect size "
+        "(mean Δ / sd of Δ); W/L/T: queries won/lost/tied by the candidate</sub>",
+        "",
+        f"<sub>{_cell(settings_line(result))}</sub>",
+    ]
     lines += [f"> ⚠ {_cell(w)}" for w in result.warnings]
     return "\n".join(lines) + "\n"

@@ -4,7 +4,17 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from assay.report.compare_common import interval, num, pval, settings_line, signed
+from assay.report.compare_common import (
+    MARKS,
+    effect,
+    interval,
+    num,
+    power_cells,
+    pval,
+    ranks,
+    settings_line,
+    signed,
+)
 from assay.stats.models import ComparisonResult
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -28,7 +38,7 @@ def render_terminal(result: ComparisonResult, console: Console | None = None) ->
         box=None,
         header_style="bold",
     )
-    for col in ("system", "metric", "base", "cand", "Δ", "95% CI", "p adj", "W/L/T"):
+    for col in ("system", "metric", "n", "base", "cand", "Δ", "95% CI", "p", "p Holm", "d"):
         left = col in ("system", "metric")
         table.add_column(
             col,
@@ -36,19 +46,28 @@ def render_terminal(result: ComparisonResult, console: Console | None = None) ->
             no_wrap=not left,
             min_width=6 if left else None,
         )
-    table.add_column("verdict", min_width=7)
-    table.caption = "p adj: Holm-adjusted p; W/L/T: queries won/lost/tied by the candidate"
+    table.add_column("W/L/T", justify="right", no_wrap=True)
+    table.add_column("verdict", no_wrap=True)
+    table.caption = (
+        "base/cand: mean per system; p: paired test; p Holm: Holm-adjusted p (decides the "
+        "verdict); d: effect size, mean Δ / sd of Δ (Cohen's d_z); W/L/T: queries won/lost/"
+        "tied by the candidate; no diff: no detectable difference"
+    )
+    table.caption_justify = "left"
     for c in result.comparisons:
         table.add_row(
             c.candidate,
             c.metric,
-            num(c.baseline_mean),
-            num(c.candidate_mean),
+            str(c.n),
+            num(c.baseline_mean, 3),
+            num(c.candidate_mean, 3),
             signed(c.delta),
             interval(c, 3),
+            pval(c.p_value),
             pval(c.p_adjusted),
+            effect(c.effect_size),
             f"{c.wins}/{c.losses}/{c.ties}",
-            f"[{_STYLE[c.verdict]}]{c.verdict}[/]",
+            f"[{_STYLE[c.verdict]}]{MARKS[c.verdict]}[/]",
         )
     out.print(table)
     out.print(f"[dim]{settings_line(result)}[/dim]")
@@ -57,9 +76,10 @@ def render_terminal(result: ComparisonResult, console: Console | None = None) ->
 
     if result.slices:
         st = Table(title="Per slice", title_justify="left", box=None, header_style="bold")
-        for col in ("slice", "n", "system", "metric", "delta", "95% CI", "p (Holm)", "verdict"):
-            numeric = col in ("n", "delta", "95% CI", "p (Holm)")
-            st.add_column(col, no_wrap=col != "verdict", justify="right" if numeric else "left")
+        for col in ("slice", "n", "system", "metric", "Δ", "95% CI", "p", "p Holm", "d"):
+            left = col in ("slice", "system", "metric")
+            st.add_column(col, no_wrap=not left, justify="left" if left else "right")
+        st.add_column("verdict", no_wrap=True)
         for s in result.slices:
             st.add_row(
                 f"{s.field}={s.value}",
@@ -67,9 +87,11 @@ def render_terminal(result: ComparisonResult, console: Console | None = None) ->
                 s.candidate,
                 s.metric,
                 signed(s.delta),
-                interval(s),
+                interval(s, 3),
+                pval(s.p_value),
                 pval(s.p_adjusted),
-                f"[{_STYLE[s.verdict]}]{s.verdict}[/]",
+                effect(s.effect_size),
+                f"[{_STYLE[s.verdict]}]{MARKS[s.verdict]}[/]",
             )
         out.print(st)
 
@@ -93,7 +115,7 @@ def render_terminal(result: ComparisonResult, console: Console | None = None) ->
                     num(q.baseline),
                     num(q.candidate),
                     signed(q.delta),
-                    f"{q.baseline_rank or '–'} → {q.candidate_rank or '–'}",
+                    ranks(q),
                 )
         out.print(qt)
 
@@ -107,12 +129,5 @@ def render_terminal(result: ComparisonResult, console: Console | None = None) ->
         left = col in ("system", "metric")
         pt.add_column(col, justify="left" if left else "right", no_wrap=True)
     for p in result.power:
-        pt.add_row(
-            p.candidate,
-            p.metric,
-            str(p.n),
-            num(p.sd_diff),
-            num(p.min_detectable_delta),
-            str(p.queries_needed),
-        )
+        pt.add_row(p.candidate, p.metric, str(p.n), *power_cells(p))
     out.print(pt)

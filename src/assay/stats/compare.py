@@ -153,6 +153,30 @@ def _stats_rows(
     }
 
 
+def _power(candidate: str, metric: str, d: np.ndarray) -> PowerEstimate:
+    """Power figures for one row of differences; ``None`` where not estimable."""
+    from assay.stats.power import SD_TOLERANCE, minimum_detectable_difference, queries_needed
+
+    n = int(d.size)
+    sd = float(d.std(ddof=1)) if n > 1 else None
+    reason = None
+    if sd is None:
+        reason = "fewer than 2 queries"
+    elif sd <= SD_TOLERANCE:
+        differs = bool((abs(d) > TIE_TOLERANCE).any())
+        reason = "every query differs by the same amount" if differs else "no query differs"
+    return PowerEstimate(
+        candidate=candidate,
+        metric=metric,
+        n=n,
+        sd_diff=sd,
+        min_detectable_delta=None if reason else minimum_detectable_difference(sd or 0.0, n),
+        target_delta=TARGET_DELTA,
+        queries_needed=None if reason else queries_needed(sd or 0.0, TARGET_DELTA),
+        not_estimable=reason,
+    )
+
+
 def compare(
     results: Sequence[EvaluationResult],
     *,
@@ -183,7 +207,6 @@ def compare(
     import numpy as np
 
     from assay.stats.bootstrap import METHODS
-    from assay.stats.power import minimum_detectable_difference, queries_needed
     from assay.stats.significance import TESTS, holm, is_exact
 
     results = list(results)
@@ -320,18 +343,7 @@ def compare(
                     top_gains=gains,
                 )
             )
-            sd = float(d.std(ddof=1)) if n > 1 else 0.0
-            power.append(
-                PowerEstimate(
-                    candidate=cand,
-                    metric=metric,
-                    n=n,
-                    sd_diff=sd,
-                    min_detectable_delta=minimum_detectable_difference(sd, n),
-                    target_delta=TARGET_DELTA,
-                    queries_needed=queries_needed(sd, TARGET_DELTA),
-                )
-            )
+            power.append(_power(cand, metric, d))
 
     slices, slice_values = _slices(
         by, paired, rows_by_system, diffs, values, candidates, metric_names, alpha, common

@@ -89,17 +89,29 @@ class SliceComparison(Stat):
 
 
 class PowerEstimate(BaseModel):
-    """What this query set can detect for one candidate x metric (normal approx.)."""
+    """What this query set can detect for one candidate x metric (normal approx.).
+
+    When the per-query differences do not vary (or there are fewer than two
+    queries) the figures are not estimable: ``min_detectable_delta`` and
+    ``queries_needed`` are ``None`` and ``not_estimable`` says why.
+    """
 
     candidate: str
     metric: str
     n: int
-    sd_diff: float = Field(description="sd (ddof 1) of the paired per-query differences")
+    sd_diff: float | None = Field(
+        description="sd (ddof 1) of the paired per-query differences; None under 2 queries"
+    )
     min_detectable_delta: float | None = Field(
         None, description="smallest true difference detected at alpha 0.05 with power 0.8"
     )
     target_delta: float = 0.02
-    queries_needed: int = Field(description="queries needed to detect target_delta")
+    queries_needed: int | None = Field(
+        None, description="queries needed to detect target_delta; None when not estimable"
+    )
+    not_estimable: str | None = Field(
+        None, description="why the power figures are not estimable; None when they are"
+    )
 
 
 class PairedQuery(BaseModel):

@@ -31,6 +31,14 @@ def jl(**obj: object) -> str:
 # (id, file name, content, line, field, message)
 CASES = [
     ("jsonl-blank", "a.jsonl", f"{GOOD}\n\n{jl()}\n", 2, None, "blank line"),
+    (
+        "csv-blank",
+        "q.csv",
+        "question_id,language,question,expected_id,note\nq1,en,a b,D1,x\n\nq2,en,c,D2,y\n",
+        3,
+        None,
+        "blank line",
+    ),
     ("jsonl-malformed", "a.jsonl", f'{GOOD}\n{{"query_id": "q2",\n', 2, None, "malformed JSON"),
     (
         "jsonl-missing-relevant",

@@ -73,6 +73,7 @@ def parse_known_item_csv(
     for row in reader:
         line, last = last + 1, reader.line_num
         if not any(v.strip() for v in row):
+            log.add(line, "blank line", hint="remove it: every line after the header is a question")
             continue
         rows += 1
         if len(row) != len(header):

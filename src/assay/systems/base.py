@@ -32,9 +32,13 @@ class System(Protocol):
     name: str
 
     @property
-    def config(self) -> dict[str, Any]: ...
+    def config(self) -> dict[str, Any]:
+        """JSON-able configuration, secrets redacted; its hash keys the run cache."""
+        ...
 
-    def search(self, query: str, k: int) -> list[Hit]: ...
+    def search(self, query: str, k: int) -> list[Hit]:
+        """The top ``k`` hits for ``query``, best first; raise on failure."""
+        ...
 
 
 def config_hash(config: dict[str, Any]) -> str:

@@ -43,7 +43,9 @@ class Encoder(Protocol):
     model_id: str
     dim: int
 
-    def encode(self, texts: list[str], batch_size: int = 64) -> np.ndarray: ...
+    def encode(self, texts: list[str], batch_size: int = 64) -> np.ndarray:
+        """Unit-length embeddings of ``texts``, one row each."""
+        ...
 
 
 def _unit_rows(matrix: Any) -> np.ndarray:

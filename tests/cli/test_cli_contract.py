@@ -162,3 +162,33 @@ def _umask() -> int:
     mask = os.umask(0)
     os.umask(mask)
     return mask
+
+
+def test_abstention_rates_reach_the_report(tmp_path: Path) -> None:
+    """--abstain-below: accuracy on no-answer queries and false abstentions, in every format."""
+    args = [
+        "evaluate", str(QUESTIONS), "--system", "keyword", "--config", str(CONFIG),
+        "--abstain-below", "0.4", "--no-record",
+    ]  # fmt: skip
+    table = assay(*args, cwd=tmp_path)
+    assert table.returncode == 0, table.stderr
+    assert "abstention" in table.stdout and "false-abstention rate" in table.stdout
+    data = json.loads(assay(*args, "-f", "json", cwd=tmp_path).stdout)
+    ab = data["abstention"]
+    # q15 ("inflation rate") tops out at 0.349 < 0.4: abstained, the one no-answer query
+    assert ab["no_answer_abstained"] == 1 and ab["abstention_accuracy"] == 1.0
+    assert ab["answerable_queries"] == 14
+    assert ab["false_abstention_rate"] == pytest.approx(ab["answerable_abstained"] / 14)
+
+
+def test_compare_runs_live_systems(tmp_path: Path) -> None:
+    proc = assay(
+        "compare", str(QUESTIONS), "--system", "keyword", "--system", "keyword-names-only",
+        "--config", str(CONFIG), "-m", "R@5", "-f", "json", "--no-record", cwd=tmp_path,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    (row,) = data["comparisons"]
+    assert row["candidate"] == "keyword-names-only"
+    assert row["delta"] == pytest.approx(-1 / 14)  # q03 lost (seed 003's worse configuration)
+    assert row["verdict"] == "no detectable difference"

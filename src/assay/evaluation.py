@@ -112,31 +112,14 @@ def score_run(
             field_groups[value] = row
         groups[field_name] = field_groups
 
-    queries = judgments.queries
-    meta_fields = judgments.metadata_fields
-    texts = queries["text"].reindex(qids).tolist() if qids else []
-    meta_cols = {f: queries[f].reindex(qids).tolist() for f in meta_fields} if qids else {}
-    per_query: list[dict[str, Any]] = []
-    metric_columns = [(m.name, values[m].tolist()) for m in measures]
-    first_list = first.tolist()
-    in_run_list = in_run.tolist()
-    for i, qid in enumerate(qids):
-        row = {
-            "query_id": qid,
-            "text": _clean(texts[i]) or "",
-            "first_rel_rank": first_list[i] if first_list[i] > 0 else NOT_FOUND,
-            "in_run": in_run_list[i],
-        }
-        for f in meta_fields:
-            v = _clean(meta_cols[f][i])
-            if v is not None:
-                row[f] = v
-        for name, column in metric_columns:
-            row[name] = column[i]
-        per_query.append(row)
+    per_query = _per_query_rows(
+        judgments, qids, first, in_run, [(m.name, values[m]) for m in measures]
+    )
 
     no_answer = _no_answer_rows(run, judgments, ties)
-    result = EvaluationResult(
+    # Every part is built from checked values above: construct without re-validating
+    # the per-query rows (the JSON output is the same as with validation).
+    result = EvaluationResult.model_construct(
         judgments=JudgmentsInfo(
             path=judgments.path,
             name=judgments.name,
@@ -171,13 +154,60 @@ def score_run(
 
 
 # --------------------------------------------------------------------------- helpers
+def _per_query_rows(
+    judgments: JudgmentSet,
+    qids: list[str],
+    first: Any,
+    in_run: Any,
+    metric_columns: list[tuple[str, Any]],
+) -> list[dict[str, Any]]:
+    """Per-query rows: query_id, text, first_rel_rank, in_run, metadata, metrics."""
+    import numpy as np
+
+    if not qids:
+        return []
+    queries = judgments.queries
+    meta_fields = judgments.metadata_fields
+    texts = [t or "" for t in _cleaned(queries["text"].reindex(qids))]
+    meta_cols = {f: _cleaned(queries[f].reindex(qids)) for f in meta_fields}
+    first_col = [r if r > 0 else NOT_FOUND for r in first.tolist()]
+    columns = [
+        ("query_id", qids),
+        ("text", texts),
+        ("first_rel_rank", first_col),
+        ("in_run", in_run.tolist()),
+    ]
+    columns += [(f, meta_cols[f]) for f in meta_fields]
+    columns += [(name, np.asarray(v).tolist()) for name, v in metric_columns]
+    keys = [k for k, _ in columns]
+    rows = [
+        dict(zip(keys, vals, strict=True)) for vals in zip(*(c for _, c in columns), strict=True)
+    ]
+    for f in meta_fields:  # a missing metadata value is left out of its row
+        if any(v is None for v in meta_cols[f]):
+            for row in rows:
+                if row[f] is None:
+                    del row[f]
+    return rows
+
+
 def _mean(values: Any) -> float:
     return float(values.mean()) if len(values) else 0.0
+
+
+def _cleaned(column: Any) -> list[Any]:
+    """``[_clean(v) for v in column]``, skipping the per-value check when nothing is missing."""
+    values = column.tolist()
+    if column.dtype != object and not column.isna().any():
+        return values
+    return [_clean(v) for v in values]
 
 
 def _clean(value: Any) -> Any:
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return None
+    if type(value) is str:  # the usual case, before the pandas check
+        return value
     try:
         import pandas as pd
 

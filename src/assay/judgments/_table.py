@@ -48,8 +48,59 @@ def _physical_lines(text: str) -> int:
 def _fast(data: bytes, text: str, columns: tuple[str, ...], *, header: bool) -> pd.DataFrame | None:
     if text.startswith("#") or "\n#" in text:
         return None
+    n = _physical_lines(text) - (1 if header else 0)
+    frame = _arrow(data, columns, header=header)
+    if frame is None or frame.shape != (n, len(columns)):
+        frame = _pandas(data, columns, header=header)
+    if frame is None or frame.shape != (n, len(columns)):
+        return None
+    frame.columns = list(columns)
+    if (frame[columns[-1]] == "").any():
+        return None
+    start = 2 if header else 1
+    return frame.assign(line=np.arange(start, start + n, dtype=np.int64))
+
+
+def _arrow(data: bytes, columns: tuple[str, ...], *, header: bool) -> pd.DataFrame | None:
+    """pyarrow's CSV reader, when one space or one tab separates every field.
+
+    Anything else (both separators, repeated blanks, carriage returns, vertical
+    tabs or form feeds, blank lines) makes it give up, for pandas to split.
+    """
+    import pyarrow as pa
+    import pyarrow.csv as pacsv
+
+    if b"\r" in data or b"\x0b" in data or b"\x0c" in data:
+        return None
+    tab, space = b"\t" in data, b" " in data
+    if tab == space:
+        return None
     try:
-        frame = pd.read_csv(
+        table = pacsv.read_csv(
+            pa.py_buffer(data),
+            read_options=pacsv.ReadOptions(
+                column_names=list(columns), skip_rows=1 if header else 0, use_threads=False
+            ),
+            parse_options=pacsv.ParseOptions(
+                delimiter="\t" if tab else " ",
+                quote_char=False,
+                escape_char=False,
+                ignore_empty_lines=False,
+            ),
+            convert_options=pacsv.ConvertOptions(
+                column_types=dict.fromkeys(columns, pa.string()),
+                strings_can_be_null=False,
+                null_values=[],
+            ),
+        )
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        return None
+    return table.to_pandas()
+
+
+def _pandas(data: bytes, columns: tuple[str, ...], *, header: bool) -> pd.DataFrame | None:
+    try:
+        return pd.read_csv(
             io.BytesIO(data),
             sep=r"\s+",
             header=None,
@@ -61,14 +112,6 @@ def _fast(data: bytes, text: str, columns: tuple[str, ...], *, header: bool) -> 
         )
     except Exception:
         return None
-    n = _physical_lines(text) - (1 if header else 0)
-    if frame.shape != (n, len(columns)):
-        return None
-    frame.columns = list(columns)
-    if (frame[columns[-1]] == "").any():
-        return None
-    start = 2 if header else 1
-    return frame.assign(line=np.arange(start, start + n, dtype=np.int64))
 
 
 def _slow(

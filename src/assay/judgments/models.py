@@ -194,15 +194,20 @@ class JudgmentSet:
         """
         h = hashlib.sha256()
         fields = sorted(self.metadata_fields)
-        for qid, (text, na, *meta) in _fast_rows(self.queries.sort_index(), fields):
-            parts = [qid, text, "1" if na else "0"]
-            parts += [f"{f}={m}" for f, m in zip(fields, meta, strict=True) if m]
-            h.update("\x1f".join(parts).encode())
-            h.update(b"\x1e")
+        queries = self.queries.sort_index()
+        fast = _query_bytes(queries, fields)
+        if fast is not None:
+            h.update(fast)
+        else:
+            for qid, (text, na, *meta) in _fast_rows(queries, fields):
+                parts = [qid, text, "1" if na else "0"]
+                parts += [f"{f}={m}" for f, m in zip(fields, meta, strict=True) if m]
+                h.update("\x1f".join(parts).encode())
+                h.update(b"\x1e")
         h.update(b"\x1d")
         r = self.qrels
         for column in _sorted_qrels_columns(r["query_id"], r["doc_id"], r["grade"]):
-            h.update("\x1e".join(map(str, column)).encode())
+            h.update(_joined(column, "\x1e"))
             h.update(b"\x1d")
         return "sha256:" + h.hexdigest()[:16]
 
@@ -242,22 +247,86 @@ def _fast_rows(q: pd.DataFrame, fields: list[str]) -> Iterator[tuple[str, tuple]
     yield from zip(q.index.tolist(), zip(*cols, strict=True), strict=True)
 
 
-def _sorted_qrels_columns(qids: Any, docs: Any, grades: Any) -> tuple[list, list, list]:
-    """The three qrels columns as lists, sorted by (query id, doc id) code points."""
+def _arrow_strings(series: Any) -> Any:
+    """A pandas column or index of strings as a pyarrow string array."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    def arrow(series: Any) -> Any:
-        try:
-            return pc.cast(pa.array(series.array), pa.string())
-        except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError, TypeError):
-            return pa.array(series.astype(str).to_numpy(object), pa.string())
+    try:
+        return pc.cast(pa.array(getattr(series, "array", series)), pa.string())
+    except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError, TypeError):
+        return pa.array(series.astype(str).to_numpy(object), pa.string())
 
-    table = pa.table({"q": arrow(qids), "d": arrow(docs)})
+
+def _joined(column: Any, sep: str) -> bytes:
+    """``sep.join(map(str, column)).encode()`` for a pyarrow array, without Python strings."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if len(column) == 0:
+        return b""
+    if not pa.types.is_string(column.type):
+        column = pc.cast(column, pa.string())
+    if column.null_count:  # pragma: no cover - versions are built from checked columns
+        return sep.join(map(str, column.to_pylist())).encode()
+    ended = pc.binary_join_element_wise(column, "", sep)  # each value + sep
+    return _concatenated(ended)[: -len(sep.encode())]
+
+
+def _concatenated(strings: Any) -> bytes:
+    """The bytes of all values of a pyarrow string array, one after the other."""
+    import numpy as np
+    import pyarrow as pa
+
+    if isinstance(strings, pa.ChunkedArray):
+        strings = strings.combine_chunks()
+    offsets = np.frombuffer(strings.buffers()[1], dtype=np.int32)
+    offsets = offsets[strings.offset : strings.offset + len(strings) + 1]
+    data = strings.buffers()[2]
+    if data is None:
+        return b""
+    return data.to_pybytes()[int(offsets[0]) : int(offsets[-1])]
+
+
+def _query_bytes(q: pd.DataFrame, fields: list[str]) -> bytes | None:
+    """The query rows of :attr:`JudgmentSet.version`, all at once with pyarrow.
+
+    ``None`` when a value is not a plain string (the row-wise loop handles it).
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if len(q) == 0:
+        return b""
+    text = q["text"]
+    if text.isna().any():
+        return None
+    try:
+        ids = pa.array(q.index.array, pa.string()) if q.index.dtype != object else None
+        ids = ids if ids is not None else pa.array(q.index.tolist(), pa.string())
+        texts = pa.array(text.array, pa.string()) if text.dtype != object else None
+        texts = texts if texts is not None else pa.array(text.tolist(), pa.string())
+    except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError):
+        return None
+    flags = pa.array(q["no_answer"].astype(bool).to_numpy()).cast(pa.int8()).cast(pa.string())
+    parts = [ids, texts, flags]
+    for f in fields:
+        values = [_norm(v) for v in q[f].tolist()]
+        column = pa.array([v if v else None for v in values], pa.string())
+        parts.append(pc.binary_join_element_wise(f"{f}=", column, ""))  # null stays null
+    rows = pc.binary_join_element_wise(*parts, "\x1f", null_handling="skip")
+    return _concatenated(pc.binary_join_element_wise(rows, "", "\x1e"))
+
+
+def _sorted_qrels_columns(qids: Any, docs: Any, grades: Any) -> tuple[Any, Any, Any]:
+    """The three qrels columns as pyarrow arrays, sorted by (query id, doc id) code points."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    table = pa.table({"q": _arrow_strings(qids), "d": _arrow_strings(docs)})
     order = pc.sort_indices(table, sort_keys=[("q", "ascending"), ("d", "ascending")])
-    order = order.to_numpy()
     return (
-        table.column("q").take(order).to_pylist(),
-        table.column("d").take(order).to_pylist(),
-        grades.to_numpy()[order].tolist(),
+        table.column("q").take(order),
+        table.column("d").take(order),
+        pa.array(grades.to_numpy()).take(order),
     )

@@ -8,10 +8,14 @@ document:
 2. rows are put in rank order: grouped by query, score descending, then doc
    id descending (byte-wise, trec_eval's rule), or kept in the given order;
    an already-ordered run (the usual case) is detected in O(n) and not sorted;
-3. each row gets its grade by one ``searchsorted`` over combined int64
+3. only rows whose (query, doc) pair may be judged (a hash-set probe, no
+   false negatives) are kept, with their rank; every other row can only count
+   as retrieved, so the kernels get the per-query number of retrieved rows
+   instead of millions of unjudged rows;
+4. each kept row gets its grade by one ``searchsorted`` over combined int64
    ``(query, doc)`` keys;
-4. measures are per-query reductions (``bincount`` with weights) over the
-   rows, see :mod:`assay.metrics.kernels`.
+5. measures are per-query reductions (``bincount`` with weights) over the
+   kept rows, see :mod:`assay.metrics.kernels`.
 
 Missing queries: ``missing='zero'`` is trec_eval ``-c`` (answerable queries
 absent from the run score 0, except ``NumRel``, and count in the mean);
@@ -93,7 +97,8 @@ def compute(
     qids = judgments.answerable_ids
     nq = len(qids)
     qrels = _qrels_arrays(judgments, qids)
-    rows = _ranked_rows(run, qids, qrels.docs, ties)
+    cutoffs = sorted({m.cutoff for m in ms if m.cutoff is not None})
+    rows = _ranked_rows(run, qids, qrels, ties, cutoffs)
     grade = _join_grades(rows, qrels)
 
     ctx = kernels.Context(
@@ -103,13 +108,13 @@ def compute(
         grade=grade,
         qrels_q=qrels.q,
         qrels_grade=qrels.grade,
+        retrieved=rows.retrieved,
     )
     values = {m: kernels.evaluate(m, ctx) for m in ms}
     first = kernels.first_rank(ctx, 1).astype(np.int64)
 
     in_run = np.zeros(nq, dtype=bool)
     in_run[rows.present] = True
-    tied = _tied_pairs(rows, ms)
     table_ids = qids
     if missing == "skip":
         keep = np.flatnonzero(in_run)
@@ -124,22 +129,27 @@ def compute(
         in_run=in_run,
         ignored_queries=rows.ignored,
         missing_queries=int(nq - len(rows.present)),
-        tied_pairs_at_cutoff=tied,
+        tied_pairs_at_cutoff=rows.tied,
     )
 
 
 # --------------------------------------------------------------------- arrays
 @dataclass
 class _Rows:
-    """Run rows of evaluated queries, in rank order, grouped by query."""
+    """Run rows of evaluated queries that may be judged, in rank order, grouped by query.
 
-    q: np.ndarray  # int64 evaluated-query index per row
+    Every row whose (query, doc) pair is judged is kept, and a few others (grade
+    -1 after the join); the rest gain nothing in any measure. ``retrieved``
+    counts all rows per query.
+    """
+
+    q: np.ndarray  # int64 evaluated-query index per kept row
     rank: np.ndarray  # int64 1-based rank within its query
-    doc: np.ndarray  # int64 judged-doc code per row (-1: never judged)
-    score: np.ndarray  # float64
+    doc: np.ndarray  # int64 judged-doc code per kept row (-1: judged for no query)
+    retrieved: np.ndarray  # float64 rows per evaluated query (all rows, judged or not)
     present: np.ndarray  # evaluated-query indices present in the run
     ignored: int  # run queries that are not answerable in the judgments
-    has_scores: bool
+    tied: int  # (query, cutoff) pairs whose k-th and (k+1)-th rows tie on score
 
 
 @dataclass
@@ -166,11 +176,11 @@ def _to_arrow(values: Any) -> Any:
 
 
 def _codes(series: Any) -> tuple[np.ndarray, Any]:
-    """Integer codes and uniques (pandas Index) of a string column."""
+    """Integer codes (any int width, no copy) and uniques (pandas Index) of a string column."""
     import pandas as pd
 
     if isinstance(series.dtype, pd.CategoricalDtype):
-        return series.cat.codes.to_numpy().astype(np.int64, copy=False), series.cat.categories
+        return series.cat.codes.to_numpy(), series.cat.categories  # int8 to int64
     codes, uniques = pd.factorize(series)
     return codes.astype(np.int64, copy=False), pd.Index(uniques)
 
@@ -199,66 +209,142 @@ def _qrels_arrays(judgments: JudgmentSet, qids: list[str]) -> _Qrels:
     return _Qrels(q[keep], dcodes[keep], grade[keep], len(duniq), _to_arrow(duniq))
 
 
-def _ranked_rows(run: Run, qids: list[str], judged_docs: Any, ties: str) -> _Rows:
+def _ranked_rows(run: Run, qids: list[str], qrels: _Qrels, ties: str, cutoffs: list[int]) -> _Rows:
     frame = run.frame
+    nq = len(qids)
     empty = np.zeros(0, dtype=np.int64)
     if len(frame) == 0:
-        return _Rows(empty, empty, empty, np.zeros(0), empty, 0, run.has_scores)
+        return _Rows(empty, empty, empty, np.zeros(nq), empty, 0, 0)
     gcodes, guniq = _codes(frame["query_id"])
-    used = np.bincount(gcodes, minlength=len(guniq)) > 0
     gmap = _lookup(guniq, qids) if qids else np.full(len(guniq), -1, dtype=np.int64)
+    starts, heads = _runs(gcodes)
+    counts = np.bincount(heads, weights=np.diff(np.r_[starts, len(gcodes)]), minlength=len(guniq))
+    used = counts > 0
     ignored = int(np.count_nonzero(used & (gmap < 0)))
-    present = np.unique(gmap[used & (gmap >= 0)])
+    evaluated = used & (gmap >= 0)
+    present = np.unique(gmap[evaluated])
+    retrieved = np.zeros(nq, dtype=np.float64)
+    retrieved[gmap[evaluated]] = counts[evaluated]  # distinct ids map to distinct queries
 
     dcodes, duniq = _codes(frame["doc_id"])
     score = frame["score"].to_numpy(dtype=np.float64)
-    keep = gmap[gcodes] >= 0
-    if not keep.all():
+    if ignored:
+        keep = gmap[gcodes] >= 0
         gcodes, dcodes, score = gcodes[keep], dcodes[keep], score[keep]
+        starts, heads = _runs(gcodes)
     scored = run.has_scores and ties == "score"
-    order = _rank_order(gcodes, dcodes, score, duniq, scored)
+    order, moved = _rank_order(gcodes, dcodes, score, duniq, scored, starts, heads)
     if order is not None:
         gcodes, dcodes, score = gcodes[order], dcodes[order], score[order]
+        starts, heads = _runs(gcodes)
+    if moved is not None:  # tie groups re-sorted: their rows swap docs (same query, score)
+        dcodes = dcodes.copy() if order is None else dcodes
+        dcodes[moved[0]] = dcodes[moved[1]]
 
-    n = len(gcodes)
-    starts = np.flatnonzero(np.r_[True, gcodes[1:] != gcodes[:-1]]) if n else empty
-    seg_len = np.diff(np.r_[starts, n])
-    rank = np.arange(n, dtype=np.int64) - np.repeat(starts, seg_len) + 1
-    dmap = _lookup(duniq, judged_docs) if len(judged_docs) else np.full(len(duniq), -1)
-    return _Rows(gmap[gcodes], rank, dmap[dcodes], score, present, ignored, run.has_scores)
+    tied = _tied_pairs(starts, score, cutoffs) if run.has_scores else 0
+    if not len(qrels.docs) or not len(gcodes):
+        return _Rows(empty, empty, empty, retrieved, present, ignored, tied)
+    dmap = _lookup(duniq, qrels.docs)
+    idx = _maybe_judged(gcodes, dcodes, gmap, dmap, qrels)
+    qcode = gcodes[idx]
+    first_row = np.zeros(len(guniq), dtype=np.int64)
+    first_row[heads] = starts  # rows are grouped now: one run of rows per query
+    rank = idx - first_row[qcode] + 1
+    return _Rows(gmap[qcode], rank, dmap[dcodes[idx]], retrieved, present, ignored, tied)
+
+
+def _maybe_judged(
+    g: np.ndarray, d: np.ndarray, gmap: np.ndarray, dmap: np.ndarray, qrels: _Qrels
+) -> np.ndarray:
+    """Rows whose (query, doc) pair may be judged: all judged rows, few others.
+
+    A hash set of the judged pairs (in the run's own query and doc codes) is
+    probed by every row; a false positive only costs a row that gets no grade.
+    """
+    if not len(qrels.q) or not len(gmap):
+        return np.zeros(0, dtype=np.int64)
+    run_q = np.full(max(int(gmap.max()), int(qrels.q.max()), 0) + 1, -1, dtype=np.int64)
+    known = np.flatnonzero(gmap >= 0)
+    run_q[gmap[known]] = known
+    run_d = np.full(max(qrels.ndocs, 1), -1, dtype=np.int64)
+    judged = np.flatnonzero(dmap >= 0)
+    run_d[dmap[judged]] = judged
+    kq, kd = run_q[qrels.q], run_d[qrels.doc]
+    ok = (kq >= 0) & (kd >= 0)
+    if not ok.any():
+        return np.zeros(0, dtype=np.int64)
+    bits = int(min(max(np.ceil(np.log2(np.count_nonzero(ok) * 32.0)), 10), 27))
+    table = np.zeros(1 << bits, dtype=bool)
+    table[_pair_hash(kq[ok], kd[ok], bits)] = True
+    return np.flatnonzero(table[_pair_hash(g, d, bits)])
+
+
+def _pair_hash(q: np.ndarray, d: np.ndarray, bits: int) -> np.ndarray:
+    """A ``bits``-bit multiplicative hash of (query code, doc code) pairs (uint32 math)."""
+    h = np.multiply(q.astype(np.uint32, copy=False), np.uint32(0x9E3779B1))
+    h += np.multiply(d.astype(np.uint32, copy=False), np.uint32(0x85EBCA77))
+    h *= np.uint32(0xC2B2AE35)
+    h >>= np.uint32(32 - bits)
+    return h
+
+
+def _runs(g: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Start rows of the runs of equal codes in ``g``, and the code of each run."""
+    if not len(g):
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    starts = np.flatnonzero(g[1:] != g[:-1])
+    starts += 1
+    starts = np.r_[0, starts]
+    return starts, g[starts]
 
 
 def _rank_order(
-    g: np.ndarray, d: np.ndarray, s: np.ndarray, duniq: Any, scored: bool
-) -> np.ndarray | None:
-    """Permutation into rank order, or ``None`` when the rows already are in it."""
-    if len(g) < 2:
-        return None
-    dg = np.diff(g)
+    g: np.ndarray,
+    d: np.ndarray,
+    s: np.ndarray,
+    duniq: Any,
+    scored: bool,
+    starts: np.ndarray,
+    heads: np.ndarray,
+) -> tuple[np.ndarray | None, tuple[np.ndarray, np.ndarray] | None]:
+    """How to put the rows in rank order: ``(order, moved)``.
+
+    ``starts``/``heads`` are the runs of equal query codes in ``g``. ``order``
+    is a permutation of all rows, ``None`` when the rows already are grouped
+    by query (one run each) and, if ``scored``, sorted by score descending.
+    ``moved`` fixes the order of tied scores after ``order``: ``(positions,
+    sources)``, the row at each position takes the doc of its source (rows of
+    a tie group share query and score); ``None`` when every tie already is in
+    doc id descending order.
+    """
+    n = len(g)
+    if n < 2:
+        return None, None
+    grouped = len(np.unique(heads)) == len(heads)
     if not scored:
-        return None if (dg >= 0).all() else np.argsort(g, kind="stable")
-    same = dg == 0
-    in_order = (dg > 0) | (same & (s[1:] <= s[:-1]))
+        return (None if grouped else np.argsort(g, kind="stable")), None
+    boundary = np.zeros(n - 1, dtype=bool)
+    boundary[starts[1:] - 1] = True  # row i and i+1 belong to different runs
     order = None
-    if not in_order.all():
+    if not grouped or not (boundary | (s[1:] <= s[:-1])).all():
         order = np.lexsort((-s, g))
         g, d, s = g[order], d[order], s[order]
-        same = g[1:] == g[:-1]
-    tie = same & (s[1:] == s[:-1])
-    if not tie.any():
-        return order
-    # Break score ties by doc id descending (code-point order == UTF-8 byte order).
+        boundary = g[1:] != g[:-1]
+    tie = ~boundary & (s[1:] == s[:-1])
     pos = np.flatnonzero(tie)
+    if not len(pos):
+        return order, None
+    # Break score ties by doc id descending (code-point order == UTF-8 byte order).
     if (_doc_strings(d[pos], duniq) > _doc_strings(d[pos + 1], duniq)).all():
-        return order
+        return order, None
     # Re-sort only the rows inside tie groups, in place of their positions.
     rows = np.unique(np.r_[pos, pos + 1])
     _, inv = np.unique(_doc_strings(d[rows], duniq), return_inverse=True)
-    group = np.cumsum(~np.r_[False, tie])[rows]
+    # the rows of a tie group are consecutive; a group starts at a row that
+    # does not tie with the row before it
+    group = np.cumsum((rows == 0) | ~tie[np.maximum(rows - 1, 0)])
     local = np.lexsort((-inv.reshape(-1), group))
-    order2 = np.arange(len(g))
-    order2[rows] = rows[local]
-    return order2 if order is None else order[order2]
+    return order, (rows, rows[local])
 
 
 def _doc_strings(codes: np.ndarray, duniq: Any) -> np.ndarray:
@@ -267,29 +353,34 @@ def _doc_strings(codes: np.ndarray, duniq: Any) -> np.ndarray:
 
 
 def _join_grades(rows: _Rows, qrels: _Qrels) -> np.ndarray:
-    """Grade of each run row (-1 when unjudged) via one searchsorted on int64 keys."""
+    """Grade of each kept row (-1 when unjudged) via one searchsorted on int64 keys."""
     grade = np.full(len(rows.q), -1, dtype=np.int64)
     if not len(qrels.q) or not len(rows.q):
         return grade
     width = np.int64(max(qrels.ndocs, 1))
     qkey = qrels.q * width + qrels.doc
-    order = np.argsort(qkey, kind="stable")
+    order = np.argsort(qkey)  # keys are unique (one grade per query and doc)
     qkey, qgrade = qkey[order], qrels.grade[order]
-    judged = rows.doc >= 0
-    rkey = rows.q[judged] * width + rows.doc[judged]
-    pos = np.searchsorted(qkey, rkey)
-    pos_c = np.minimum(pos, len(qkey) - 1)
-    hit = qkey[pos_c] == rkey
-    sub = np.full(len(rkey), -1, dtype=np.int64)
-    sub[hit] = qgrade[pos_c[hit]]
-    grade[judged] = sub
+    rkey = rows.q * width + rows.doc
+    ask = np.argsort(rkey)  # looking up sorted keys walks qkey once, cache-friendly
+    pos = np.empty(len(rkey), dtype=np.int64)
+    pos[ask] = np.minimum(np.searchsorted(qkey, rkey[ask]), len(qkey) - 1)
+    hit = (qkey[pos] == rkey) & (rows.doc >= 0)  # doc -1: judged for no query
+    grade[hit] = qgrade[pos[hit]]
     return grade
 
 
-def _tied_pairs(rows: _Rows, measures: list[Measure]) -> int:
-    """(query, k) pairs where the k-th and (k+1)-th results have equal scores."""
-    cutoffs = sorted({m.cutoff for m in measures if m.cutoff is not None})
-    if not cutoffs or not rows.has_scores or len(rows.q) < 2:
+def _tied_pairs(starts: np.ndarray, score: np.ndarray, cutoffs: list[int]) -> int:
+    """(query, k) pairs where the k-th and (k+1)-th results have equal scores.
+
+    ``starts`` are the first rows of the queries (rows grouped, in rank order).
+    """
+    n = len(score)
+    if not cutoffs or n < 2:
         return 0
-    tie_next = np.r_[(rows.q[1:] == rows.q[:-1]) & (rows.score[1:] == rows.score[:-1]), False]
-    return int(np.count_nonzero(tie_next & np.isin(rows.rank, cutoffs)))
+    length = np.diff(np.r_[starts, n])
+    total = 0
+    for k in cutoffs:
+        at = starts[length > k] + (k - 1)
+        total += int(np.count_nonzero(score[at] == score[at + 1]))
+    return total

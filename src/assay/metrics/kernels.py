@@ -1,13 +1,14 @@
 """Per-measure kernels: per-query reductions over rank-ordered flat arrays.
 
 Every kernel takes a :class:`Context` (one row per retrieved document of an
-evaluated query, grouped by query and in rank order, with its grade; plus the
-judged grades per query) and returns a float64 array with one value per
-evaluated query. Definitions follow trec_eval 9.x (``m_P.c``, ``m_recall.c``,
-``m_recip_rank.c``, ``m_map.c``, ``m_map_cut.c``, ``m_ndcg.c``,
-``m_ndcg_cut.c``, ``m_Rprec.c``, ``m_success.c``, ``m_num_*.c``): a query
-without relevant documents scores 0 on every ratio; nDCG gains are the grades
-(``gain='exp'``: ``2**grade - 1``), grade 0 and unjudged documents gain
+evaluated query, grouped by query and in rank order, with its grade; rows of
+documents that are judged for no query may be left out when the number of
+retrieved documents per query is given; plus the judged grades per query) and
+returns a float64 array with one value per evaluated query. Definitions follow
+trec_eval 9.x (``m_P.c``, ``m_recall.c``, ``m_recip_rank.c``, ``m_map.c``,
+``m_map_cut.c``, ``m_ndcg.c``, ``m_ndcg_cut.c``, ``m_Rprec.c``, ``m_success.c``,
+``m_num_*.c``): a query without relevant documents scores 0 on every ratio;
+nDCG gains are the grades (``gain='exp'``: ``2**grade - 1``), grade 0 and unjudged documents gain
 nothing, and the ideal ranking uses every judged grade of the query. Judged@k
 follows ir_measures: judged documents in the top k over ``min(k, retrieved)``.
 """
@@ -31,10 +32,18 @@ class Context:
     grade: np.ndarray  # int64 grade per row; -1 when unjudged
     qrels_q: np.ndarray  # int64 query index per judgment
     qrels_grade: np.ndarray  # int64 grade per judgment
+    #: float64 retrieved rows per query when ``q`` holds only some of them (the
+    #: engine keeps just the rows of judged documents); ``None``: ``q`` holds all
+    retrieved: np.ndarray | None = None
     _cache: dict = field(default_factory=dict)
 
     def count(self, mask: np.ndarray | None = None) -> np.ndarray:
-        """Rows per query (optionally only rows where ``mask``), float64."""
+        """Rows per query (optionally only rows where ``mask``), float64.
+
+        Without ``mask`` this is the number of retrieved documents per query.
+        """
+        if mask is None and self.retrieved is not None:
+            return self.retrieved.astype(np.float64, copy=True)
         q = self.q if mask is None else self.q[mask]
         return np.bincount(q, minlength=self.nq).astype(np.float64)
 

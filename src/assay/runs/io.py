@@ -1,8 +1,9 @@
 """Read and write run files: TREC (``qid Q0 docid rank score tag``) and JSONL.
 
-The TREC reader is vectorised: the bytes are normalised (BOM, CRLF, tabs and
-repeated spaces) and parsed by ``pyarrow.csv`` into compact Arrow arrays, and
-query and document ids are kept dictionary-encoded (pandas categoricals), so a
+The TREC reader is vectorised: pyarrow reads the file itself (no copy of it in
+Python) into compact Arrow arrays (:mod:`assay.runs._columns`); only when that
+fails are the bytes normalised (BOM, CRLF, tabs and repeated spaces) and parsed
+again, and query and document ids are kept dictionary-encoded (pandas categoricals), so a
 ten-million-line run never becomes ten million Python strings. When the fast
 parse fails, a line-by-line checker names every bad line (up to
 :data:`assay.errors.MAX_PROBLEMS`).
@@ -26,10 +27,15 @@ from typing import Any
 import numpy as np
 
 from assay.errors import InputError, Problem, UsageError, collecting
+from assay.runs._columns import (
+    Columns,
+    categorical,
+    may_have_duplicates,
+    parse_columns,
+)
 from assay.runs.models import Run
 
 FORMATS = ("trec", "jsonl")
-_TREC_FIELDS = ("query_id", "Q0", "doc_id", "rank", "score", "tag")
 _TREC_HINT = "each line must be 'query_id Q0 doc_id rank score tag' (6 fields)"
 
 
@@ -83,6 +89,18 @@ def _normalise(data: bytes) -> bytes:
 def _load_trec(p: Path, name: str | None) -> Run:
     import pyarrow as pa
 
+    with open(p, "rb") as fh:
+        head = fh.read(65536)
+    if not head.startswith(b"\xef\xbb\xbf") and re.search(rb"\S", head):
+        # Fastest path: pyarrow reads the file itself, block by block, so the
+        # whole file is never held in memory. Any failure (or an unusual file)
+        # falls back to the byte-level paths below, which decide what is wrong.
+        try:
+            columns = parse_columns(str(p))
+        except (pa.ArrowInvalid, pa.ArrowTypeError):
+            columns = None
+        if columns is not None and len(columns[0]):
+            return _columns_to_run(p, columns, name, _first_tag(head))
     data = p.read_bytes().removeprefix(b"\xef\xbb\xbf")
     if b"\r" in data:
         data = data.replace(b"\r\n", b"\n")
@@ -92,17 +110,19 @@ def _load_trec(p: Path, name: str | None) -> Run:
         # Fast path on the bytes as they are (single spaces, the usual case); only
         # when that fails are blanks normalised (tabs, repeated spaces), then retried.
         try:
-            table = _parse_trec(data)
+            columns = parse_columns(data)
         except (pa.ArrowInvalid, pa.ArrowTypeError):
             data = _normalise(data)
-            table = _parse_trec(data)
+            columns = parse_columns(data)
     except (pa.ArrowInvalid, pa.ArrowTypeError, UnicodeDecodeError):
         # Slow path: names bad lines and raises, or returns the lines cut to
         # 6 fields when the only deviation is trailing text after the tag
         # (trec_eval ignores it; its own test/results.trunc has some).
         data = _check_trec_lines(p, data)
-        table = _parse_trec(data)
-    return _trec_table_to_run(p, table, name, _first_tag(data))
+        columns = parse_columns(data)
+    tag = _first_tag(data)
+    del data  # the parsed columns no longer need the raw bytes: free them early
+    return _columns_to_run(p, columns, name, tag)
 
 
 def _first_tag(data: bytes) -> str | None:
@@ -112,37 +132,8 @@ def _first_tag(data: bytes) -> str | None:
     return fields[5].decode("utf-8", "replace") if len(fields) >= 6 else None
 
 
-def _parse_trec(data: bytes) -> Any:
-    import pyarrow as pa
-    import pyarrow.csv as pacsv
-
-    return pacsv.read_csv(
-        pa.py_buffer(data),
-        read_options=pacsv.ReadOptions(
-            column_names=list(_TREC_FIELDS), block_size=1 << 26, use_threads=True
-        ),
-        parse_options=pacsv.ParseOptions(
-            delimiter=" ", quote_char=False, escape_char=False, ignore_empty_lines=False
-        ),
-        convert_options=pacsv.ConvertOptions(
-            # Q0 and the tag are not converted (the parser still checks every line has
-            # all 6 fields); the tag of the first line names the run.
-            include_columns=["query_id", "doc_id", "rank", "score"],
-            column_types={
-                "query_id": pa.string(),
-                "doc_id": pa.string(),
-                "rank": pa.float64(),
-                "score": pa.float64(),
-            },
-            strings_can_be_null=False,
-            null_values=[],
-            check_utf8=True,
-        ),
-    )
-
-
-def _trec_table_to_run(p: Path, table: Any, name: str | None, tag: str | None) -> Run:
-    scores = table.column("score").to_numpy()
+def _columns_to_run(p: Path, columns: Columns, name: str | None, tag: str | None) -> Run:
+    qcodes, qcats, dcodes, dcats, scores = columns
     with collecting(p) as log:
         for row in np.flatnonzero(~np.isfinite(scores))[:20]:
             log.add(
@@ -151,21 +142,10 @@ def _trec_table_to_run(p: Path, table: Any, name: str | None, tag: str | None) -
                 field="score",
                 hint="scores must be finite numbers",
             )
-    qids = _categorical(table.column("query_id"))
-    docs = _categorical(table.column("doc_id"))
-    _check_duplicates(p, qids.codes, docs.codes, qids.categories, docs.categories)
+    _check_duplicates(p, qcodes, dcodes, qcats, dcats)
+    qids, docs = categorical(qcodes, qcats), categorical(dcodes, dcats)
     run_name = name or tag or p.stem
     return _make_run(qids, docs, scores, run_name, p, True, {"format": "trec", "warnings": []})
-
-
-def _categorical(column: Any) -> Any:
-    """A pyarrow string column as a pandas Categorical (codes in appearance order)."""
-    import pandas as pd
-
-    encoded = column.combine_chunks().dictionary_encode()
-    codes = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int32, copy=False)
-    categories = pd.Index(pd.arrays.ArrowStringArray(encoded.dictionary))
-    return pd.Categorical.from_codes(codes, categories=categories, validate=False)
 
 
 def _check_duplicates(
@@ -173,12 +153,9 @@ def _check_duplicates(
 ) -> None:
     """Raise naming every repeated (query, doc) pair with the line of its first use."""
     n = len(qcodes)
-    if n < 2:
+    if n < 2 or not may_have_duplicates(qcodes, dcodes, max(len(dcats), 1)):
         return
     key = qcodes.astype(np.int64) * max(len(dcats), 1) + dcodes.astype(np.int64)
-    ordered = np.sort(key)
-    if not (ordered[1:] == ordered[:-1]).any():  # the usual case: detect cheaply
-        return
     order = np.argsort(key, kind="stable")
     skey = key[order]
     dup = np.flatnonzero(skey[1:] == skey[:-1]) + 1
@@ -192,7 +169,8 @@ def _check_duplicates(
         for row, first in pairs:
             log.add(
                 row + 1,
-                f"duplicate doc_id {dcats[dcodes[row]]!r} for query {qcats[qcodes[row]]!r} "
+                f"duplicate doc_id {dcats[int(dcodes[row])].as_py()!r} "
+                f"for query {qcats[int(qcodes[row])].as_py()!r} "
                 f"(first seen on line {first + 1})",
                 field="doc_id",
                 hint="list each document once per query",

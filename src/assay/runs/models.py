@@ -97,7 +97,10 @@ class Run:
         col = self.frame["query_id"]
         if isinstance(col.dtype, pd.CategoricalDtype):
             codes = col.cat.codes.to_numpy()
-            return [str(x) for x in col.cat.categories[pd.unique(codes)]]
+            if len(codes) > 1:  # a code first appears where the codes change
+                codes = codes[np.r_[0, np.flatnonzero(codes[1:] != codes[:-1]) + 1]]
+            values = col.cat.categories[pd.unique(codes)].tolist()
+            return [x if isinstance(x, str) else str(x) for x in values]
         return [str(x) for x in pd.unique(col)]
 
     def ranked(self, ties: TiePolicy = "score") -> pd.DataFrame:

@@ -89,13 +89,30 @@ def score_run(
 
     info = dict(info or {})
     failed = set(info.get("failed_query_ids", []))
-    table = compute(judgments, run, list(measures), missing=missing, ties=ties)
-    keep = np.array([q not in failed for q in table.query_ids], dtype=bool)
-    qids = [q for q, kept in zip(table.query_ids, keep, strict=True) if kept]
+    # Queries answered with an empty list are in the run although no row shows them
+    # (a TREC file cannot): the sidecar lists them, and a live run asked every query.
+    empty = set(info.get("empty_query_ids", []))
+    asked_all = "queries_asked" in info
+    table = compute(judgments, run, list(measures), missing="zero", ties=ties)
+    all_ids = table.query_ids
+    is_failed = np.fromiter((q in failed for q in all_ids), dtype=bool, count=len(all_ids))
+    present = np.asarray(table.in_run, dtype=bool).copy()
+    if empty:
+        present |= np.fromiter((q in empty for q in all_ids), dtype=bool, count=len(all_ids))
+    if asked_all:
+        present |= ~is_failed
+    keep = ~is_failed
+    if missing == "skip":
+        keep &= present
+    missing_count = int(np.count_nonzero(~present & ~is_failed))
+    qids = [q for q, kept in zip(all_ids, keep.tolist(), strict=True) if kept]
     values = {m: np.asarray(v, dtype=np.float64)[keep] for m, v in table.values.items()}
     first = np.asarray(table.first_rel_rank)[keep]
-    in_run = np.asarray(table.in_run)[keep]
+    in_run = present[keep]
     names = [m.name for m in measures]
+    run_queries = len(run.query_ids)
+    if empty:
+        run_queries += len(empty - set(run.query_ids))
 
     aggregate = {m.name: _mean(values[m]) for m in measures}
     groups: dict[str, dict[str, dict[str, float | int]]] = {}
@@ -116,7 +133,7 @@ def score_run(
         judgments, qids, first, in_run, [(m.name, values[m]) for m in measures]
     )
 
-    no_answer = _no_answer_rows(run, judgments, ties)
+    no_answer = _no_answer_rows(run, judgments, ties, failed)
     # Every part is built from checked values above: construct without re-validating
     # the per-query rows (the JSON output is the same as with validation).
     result = EvaluationResult.model_construct(
@@ -135,11 +152,13 @@ def score_run(
             path=info.get("path", run.path),
             system=info.get("system"),
             corpus_version=info.get("corpus_version"),
-            queries_in_run=info.get("queries_asked", len(run.query_ids)),
+            queries_in_run=info.get("queries_asked", run_queries),
             ignored_queries=table.ignored_queries,
-            missing_queries=0 if "queries_asked" in info else table.missing_queries,
+            missing_queries=missing_count,
             tied_pairs_at_cutoff=table.tied_pairs_at_cutoff,
             failed_queries=sorted(failed),
+            failures=list(info.get("failures", [])),
+            warnings=list(info.get("warnings", [])),
             **{k: v for k, v in info.items() if k in ("latency_ms", "k", "config_hash")},
         ),
         policy=Policy(missing=missing, ties=ties),  # type: ignore[arg-type]
@@ -192,7 +211,8 @@ def _per_query_rows(
 
 
 def _mean(values: Any) -> float:
-    return float(values.mean()) if len(values) else 0.0
+    """Mean of a metric column; NaN when nothing was scored (shown as '-', JSON null)."""
+    return float(values.mean()) if len(values) else math.nan
 
 
 def _cleaned(column: Any) -> list[Any]:
@@ -295,6 +315,9 @@ def run_live(
         return run, info
     outcome = run_system(system, judgments, k, progress=progress, **kwargs)
     info["failed_query_ids"] = [f.query_id for f in outcome.failures]
+    info["failures"] = [
+        {"query_id": f.query_id, "error": f.error, "attempts": f.attempts} for f in outcome.failures
+    ]
     # every query was asked: an empty answer is an empty list, not a missing query
     info["queries_asked"] = outcome.queries - len(outcome.failures)
     info["corpus_version"] = getattr(outcome, "corpus_version", None)
@@ -323,7 +346,10 @@ def _simple_run(system: Any, judgments: JudgmentSet, k: int) -> tuple[Run, list[
     return Run.from_dict(ranking, name=system.name), failed, asked
 
 
-def _no_answer_rows(run: Run, judgments: JudgmentSet, ties: str) -> list[dict[str, Any]]:
+def _no_answer_rows(
+    run: Run, judgments: JudgmentSet, ties: str, failed: set[str] | frozenset[str] = frozenset()
+) -> list[dict[str, Any]]:
+    """What the run returned for each no-answer query (a failed call says so)."""
     from assay.runs.models import Run
 
     ids = judgments.no_answer_ids
@@ -350,6 +376,7 @@ def _no_answer_rows(run: Run, judgments: JudgmentSet, ties: str) -> list[dict[st
                 "returned": count,
                 "top_doc": doc,
                 "top_score": score,
+                "failed": qid in failed,
             }
         )
     return rows

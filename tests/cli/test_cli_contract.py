@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import stat
 import subprocess
 import sys
@@ -192,3 +193,23 @@ def test_compare_runs_live_systems(tmp_path: Path) -> None:
     assert row["candidate"] == "keyword-names-only"
     assert row["delta"] == pytest.approx(-1 / 14)  # q03 lost (seed 003's worse configuration)
     assert row["verdict"] == "no detectable difference"
+
+
+def test_a_system_that_always_fails_is_not_scored_as_zero(tmp_path: Path) -> None:
+    (tmp_path / "down.py").write_text(
+        "def search(query, k):\n    raise ConnectionError('backend down')\n", encoding="utf-8"
+    )
+    proc = assay(
+        "evaluate", str(QUESTIONS), "--system", "down.py:search", "-m", "RR", "--no-record",
+        "--retries", "0", cwd=tmp_path,
+    )  # fmt: skip
+    assert proc.returncode == 1  # nothing could be scored
+    assert "Traceback" not in proc.stderr
+    assert "backend down" in proc.stdout  # each failure is reported with its error
+    assert re.search(r"^all\s+0\s+-\s*$", proc.stdout, re.MULTILINE)  # no value, not 0.00
+    assert "returned nothing" not in proc.stdout  # q15 failed; it did not abstain
+    args = ["evaluate", str(QUESTIONS), "--system", "down.py:search", "-m", "RR"]
+    again = assay(*args, "--no-record", "--retries", "0", "-f", "json", cwd=tmp_path)
+    data = json.loads(again.stdout)
+    assert data["aggregate"]["RR"] is None
+    assert len(data["run"]["failures"]) == 15

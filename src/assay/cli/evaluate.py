@@ -121,6 +121,9 @@ def evaluate(
             help="Record the result in the history store (read by `gate --baseline last`).",
         ),
     ] = True,
+    retries: Annotated[
+        int, typer.Option("--retries", help="Retries of a failed system call (with backoff).")
+    ] = 2,
     allow_version_mismatch: Annotated[
         bool,
         typer.Option(
@@ -168,7 +171,9 @@ def evaluate(
         sys_obj = build_cli_system(
             system, config=config, corpus=corpus, id_field=id_field, text_fields=text_field
         )
-        the_run, info = run_live(sys_obj, js, k=k, progress=True)
+        if retries < 0:
+            raise UsageError(f"--retries must be >= 0, got {retries}")
+        the_run, info = run_live(sys_obj, js, k=k, progress=True, retries=retries)
     result = score_run(the_run, js, measures, by_fields, missing=missing, ties=ties, info=info)
     if abstain_below is not None:
         from assay.systems.abstain import abstention_report

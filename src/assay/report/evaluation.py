@@ -160,7 +160,9 @@ def render_terminal(
         )
         for row in result.no_answer:
             got = (
-                "returned nothing"
+                "FAILED (system call failed; not counted as an abstention)"
+                if row.get("failed")
+                else "returned nothing"
                 if not row.get("returned")
                 else f"returned {row['returned']}, top {row['top_doc']}"
                 + (f" (score {row['top_score']:.3g})" if row.get("top_score") is not None else "")

@@ -31,6 +31,7 @@ def jl(**obj: object) -> str:
 # (id, file name, content, line, field, message)
 CASES = [
     ("jsonl-blank", "a.jsonl", f"{GOOD}\n\n{jl()}\n", 2, None, "blank line"),
+    ("trec-blank", "q.txt", "1 0 d1 1\n1 0 d2 0\n\n2 0 d3 1\n", 3, None, "blank line"),
     (
         "csv-blank",
         "q.csv",

@@ -126,8 +126,13 @@ def _slow(
     rows: list[list[str]] = []
     lines: list[int] = []
     skip_header = header
-    for number, raw in enumerate(text.split("\n"), start=1):
+    all_lines = text.split("\n")
+    last = max((i for i, raw in enumerate(all_lines, start=1) if raw.strip()), default=0)
+    for number, raw in enumerate(all_lines, start=1):
         line = raw.strip()
+        if not line and number < last:
+            log.add(number, "blank line", hint="remove it: every line holds one judgment")
+            continue
         if not line or (comments and line.startswith("#")):
             continue
         if skip_header:

@@ -172,3 +172,19 @@ def test_real_trec_eval_runs(shared_data: Path) -> None:
     assert len(run) == 1500 and run.name == "STANDARD"
     comment = load_run(te / "results.comment.test")
     assert comment.frame["doc_id"].astype(str).str.contains("#").any()
+
+
+def test_every_kind_of_problem_is_reported_in_one_pass(tmp_path: Path) -> None:
+    """A malformed line does not hide duplicates or non-finite scores elsewhere."""
+    from assay.errors import InputError
+    from assay.runs.io import load_run
+
+    path = tmp_path / "mixed.trec"
+    path.write_text(
+        "q1 Q0 d1 1 2.0 t\nq1 Q0 d1 2 1.0 t\nq1 Q0 d3 3 nan t\nq1 Q0 d4 4\n", encoding="utf-8"
+    )
+    with pytest.raises(InputError) as info:
+        load_run(path)
+    found = {(p.line, p.field) for p in info.value.problems}
+    assert found == {(2, "doc_id"), (3, "score"), (4, None)}
+    assert "first seen on line 1" in str(info.value)

@@ -184,6 +184,7 @@ def _check_trec_lines(p: Path, data: bytes) -> bytes:
     returned bytes keep the first 6 fields of each line.
     """
     out: list[bytes] = []
+    first_seen: dict[tuple[str, str], int] = {}
     with collecting(p) as log:
         for lineno, raw in enumerate(data.split(b"\n"), start=1):
             out.append(b" ".join(raw.split(b" ")[:6]))
@@ -205,7 +206,7 @@ def _check_trec_lines(p: Path, data: bytes) -> bytes:
                 continue
             for idx, fname in ((3, "rank"), (4, "score")):
                 try:
-                    float(fields[idx])
+                    value = float(fields[idx])
                 except ValueError:
                     log.add(
                         lineno,
@@ -213,6 +214,22 @@ def _check_trec_lines(p: Path, data: bytes) -> bytes:
                         field=fname,
                         hint=_TREC_HINT,
                     )
+                    continue
+                if fname == "score" and not math.isfinite(value):
+                    log.add(
+                        lineno, f"score is {value}", field="score", hint="scores must be finite"
+                    )
+            pair = (fields[0], fields[2])
+            if pair in first_seen:
+                log.add(
+                    lineno,
+                    f"duplicate doc_id {fields[2]!r} for query {fields[0]!r} "
+                    f"(first seen on line {first_seen[pair]})",
+                    field="doc_id",
+                    hint="list each document once per query",
+                )
+            else:
+                first_seen[pair] = lineno
     return b"\n".join(out)
 
 

@@ -19,7 +19,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from assay.errors import UsageError
-from assay.systems.base import Hit, System, config_hash
+from assay.systems.base import Hit, System, SystemError_, config_hash
 
 if TYPE_CHECKING:
     from assay.judgments.models import JudgmentSet
@@ -206,7 +206,10 @@ def _call(
         t0 = time.perf_counter()
         try:
             hits = _check(system.search(text, k), k)
-        except Exception as exc:  # any failure of the system is a failed attempt
+        except SystemError_ as exc:  # a failure the adapter already explained
+            error = str(exc)
+            continue
+        except Exception as exc:  # any other failure of the system is a failed attempt
             error = f"{type(exc).__name__}: {exc}"
             continue
         return hits, None, attempt + 1, (time.perf_counter() - t0) * 1000.0

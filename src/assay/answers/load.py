@@ -429,13 +429,6 @@ def _support(
 
 
 def _report_encoding(data: bytes, log: ProblemLog) -> None:
-    for number, raw in enumerate(data.split(b"\n"), start=1):
-        try:
-            raw.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            log.add(
-                number,
-                f"bytes that are not UTF-8 at column {exc.start + 1} "
-                f"({raw[exc.start : exc.end]!r})",
-                hint="save the file as UTF-8",
-            )
+    from assay.textio import report_undecodable
+
+    report_undecodable(data, log)

@@ -21,7 +21,6 @@ byte-order mark and Windows line ends are accepted.
 from __future__ import annotations
 
 import csv
-import gzip
 import io
 import json
 from collections.abc import Sequence
@@ -112,30 +111,9 @@ def _beir_file(folder: Path) -> Path | None:
 
 
 def _read_text(p: Path, log: ProblemLog) -> str | None:
-    data = p.read_bytes()
-    if data[:2] == b"\x1f\x8b":
-        try:
-            data = gzip.decompress(data)
-        except (OSError, EOFError) as exc:
-            log.add(None, f"not a valid gzip file ({exc})", hint="re-compress or unzip it")
-            return None
-    if data.startswith(b"\xef\xbb\xbf"):
-        data = data[3:]
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        pass
-    for number, raw in enumerate(data.split(b"\n"), start=1):
-        try:
-            raw.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            log.add(
-                number,
-                f"bytes that are not UTF-8 at column {exc.start + 1} "
-                f"({raw[exc.start : exc.end]!r})",
-                hint="save the file as UTF-8",
-            )
-    return None
+    from assay.textio import read_text
+
+    return read_text(p, log)
 
 
 # ---------------------------------------------------------------------- parse

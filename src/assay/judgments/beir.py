@@ -16,8 +16,8 @@ import pandas as pd
 from assay.errors import ProblemLog
 from assay.judgments._build import check_qrels_frame
 from assay.judgments._table import read_table
-from assay.judgments._text import decode, read_bytes
 from assay.judgments.trec import queries_from_qrels, read_queries_file
+from assay.textio import decode, read_bytes
 
 BEIR_HEADER = ("query-id", "corpus-id", "score")
 _ID_KEYS = ("_id", "doc_id", "id")

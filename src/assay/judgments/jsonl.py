@@ -15,7 +15,7 @@ import pandas as pd
 from assay.errors import ProblemLog
 from assay.judgments._build import Collector
 from assay.judgments._records import parse_record
-from assay.judgments._text import split_lines
+from assay.textio import split_lines
 
 MARK_HINT = 'set "no_answer": true'
 

@@ -34,7 +34,7 @@ def detect_format(path: str | Path) -> str:
     JSON list, ``{`` JSONL, a line with commas and a ``question``/``query`` header
     CSV, anything else TREC qrels.
     """
-    from assay.judgments._text import read_bytes
+    from assay.textio import read_bytes
 
     p = Path(path)
     if p.is_dir():
@@ -103,7 +103,7 @@ def load_judgments(
             )
         if fmt == "trec":
             return _load_trec(p, log, queries, ids, common)
-        from assay.judgments._text import read_text
+        from assay.textio import read_text
 
         text = read_text(p, log)
         if text is None:
@@ -127,8 +127,8 @@ def _load_trec(
     ids: Collection[str] | None,
     common: dict[str, Any],
 ) -> JudgmentSet:
-    from assay.judgments._text import read_bytes
     from assay.judgments.trec import parse_trec_qrels, queries_from_qrels, read_queries_file
+    from assay.textio import read_bytes
 
     qrels = parse_trec_qrels(read_bytes(p), log, ids)
     texts = None

@@ -21,7 +21,7 @@ import pandas as pd
 from assay.errors import ProblemLog
 from assay.judgments._build import check_qrels_frame
 from assay.judgments._table import read_table
-from assay.judgments._text import decode, read_bytes, split_lines
+from assay.textio import decode, read_bytes, split_lines
 
 QRELS_COLUMNS = ("query_id", "iteration", "doc_id", "grade")
 _QUERY_ID_KEYS = ("_id", "query_id", "id")

@@ -37,7 +37,7 @@ def detect_kind(path: str | Path) -> str:
     4 fields TREC qrels. A CSV whose header names questions is judgments,
     another CSV a corpus. Anything else is taken as judgments.
     """
-    from assay.judgments._text import read_bytes
+    from assay.textio import read_bytes
 
     p = Path(path)
     if p.is_dir():

@@ -1,8 +1,9 @@
-"""Bytes to text for judgment files: gzip, UTF-8 BOM, CRLF and undecodable bytes.
+"""Bytes to text for every input file: gzip, UTF-8 BOM, CRLF and undecodable bytes.
 
-Every reader goes through :func:`read_text` so that a byte-order mark, Windows
-line ends and gzip compression are handled the same way in every format, and a
-byte that is not UTF-8 is reported with its 1-based physical line.
+Judgment, corpus and answer-case readers go through this module so that a
+byte-order mark, Windows line ends and gzip compression are handled the same
+way in every format, and a byte that is not UTF-8 is reported with its 1-based
+physical line.
 """
 
 from __future__ import annotations
@@ -15,11 +16,21 @@ from assay.errors import ProblemLog
 _BOM = b"\xef\xbb\xbf"
 
 
-def read_bytes(path: str | Path) -> bytes:
-    """Raw bytes of ``path``, decompressed when the file is gzip (by magic number)."""
+def read_bytes(path: str | Path, log: ProblemLog | None = None) -> bytes | None:
+    """Raw bytes of ``path`` without a BOM, decompressed when the file is gzip.
+
+    A corrupt gzip file is logged and gives ``None`` when ``log`` is given;
+    without a log the error propagates.
+    """
     data = Path(path).read_bytes()
     if data[:2] == b"\x1f\x8b":
-        data = gzip.decompress(data)
+        try:
+            data = gzip.decompress(data)
+        except (OSError, EOFError) as exc:
+            if log is None:
+                raise
+            log.add(None, f"not a valid gzip file ({exc})", hint="re-compress or unzip it")
+            return None
     if data.startswith(_BOM):
         data = data[len(_BOM) :]
     return data
@@ -34,6 +45,12 @@ def decode(data: bytes, log: ProblemLog, path: str | None = None) -> str | None:
         return data.decode("utf-8")
     except UnicodeDecodeError:
         pass
+    report_undecodable(data, log, path)
+    return None
+
+
+def report_undecodable(data: bytes, log: ProblemLog, path: str | None = None) -> None:
+    """Log every physical line of ``data`` that holds bytes that are not UTF-8."""
     for number, raw in enumerate(data.split(b"\n"), start=1):
         try:
             raw.decode("utf-8")
@@ -45,7 +62,6 @@ def decode(data: bytes, log: ProblemLog, path: str | None = None) -> str | None:
                 hint="save the file as UTF-8",
                 path=path,
             )
-    return None
 
 
 def split_lines(text: str) -> list[str]:
@@ -61,5 +77,6 @@ def split_lines(text: str) -> list[str]:
 
 
 def read_text(path: str | Path, log: ProblemLog) -> str | None:
-    """Read and decode ``path``; ``None`` when it is not UTF-8 (problems logged)."""
-    return decode(read_bytes(path), log, str(path))
+    """Read and decode ``path``; ``None`` when it is not UTF-8 or bad gzip (problems logged)."""
+    data = read_bytes(path, log)
+    return None if data is None else decode(data, log, str(path))

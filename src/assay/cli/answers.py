@@ -7,6 +7,7 @@ from typing import Annotated, Any
 
 import typer
 
+from assay.cli import options as o
 from assay.cli.app import app
 
 FORMATS = ("table", "json", "markdown", "csv")
@@ -51,12 +52,8 @@ def answers(
             "'system' all cases share)",
         ),
     ] = None,
-    store: Annotated[
-        str | None, typer.Option("--store", help="History store URL (default $ASSAY_STORE).")
-    ] = None,
-    record: Annotated[
-        bool, typer.Option("--record/--no-record", help="Record the result in the store.")
-    ] = False,
+    store: o.Store = None,
+    record: o.Record = True,
 ) -> None:
     """Score grounded answers: status, provenance, claim support, citations, refusals, numbers.
 

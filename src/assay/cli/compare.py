@@ -8,6 +8,7 @@ from typing import Annotated, Any
 
 import typer
 
+from assay.cli import options as o
 from assay.cli.app import app
 
 FORMATS = ("table", "json", "markdown", "html", "csv")
@@ -128,13 +129,9 @@ def compare(
             "--system", "-s", help="Also compare a live system (repeatable; see --config)."
         ),
     ] = None,
-    config: Annotated[
-        Path | None, typer.Option("--config", help="assay.toml declaring systems.")
-    ] = None,
-    corpus: Annotated[
-        Path | None, typer.Option("--corpus", help="Corpus for built-in systems.")
-    ] = None,
-    k: Annotated[int, typer.Option("-k", "--depth", help="Results asked of a system.")] = 100,
+    config: o.Config = None,
+    corpus: o.Corpus = None,
+    k: o.Depth = 100,
     baseline: Annotated[
         str | None, typer.Option("--baseline", help="Baseline system name (default: the first).")
     ] = None,
@@ -142,10 +139,7 @@ def compare(
         list[str] | None,
         typer.Option("--metric", "-m", help="Metric (repeatable). Default: R@5 R@10 RR nDCG@10."),
     ] = None,
-    by: Annotated[
-        list[str] | None,
-        typer.Option("--by", help="Also compare per value of a metadata field (repeatable)."),
-    ] = None,
+    by: o.By = None,
     test: Annotated[
         str, typer.Option("--test", help="randomization | t | wilcoxon | bootstrap")
     ] = "randomization",
@@ -169,32 +163,14 @@ def compare(
             "--format", "-f", help="table | json | markdown | html | csv (default: from -o)"
         ),
     ] = None,
-    output: Annotated[
-        Path | None, typer.Option("--output", "-o", help="Write the report here.")
-    ] = None,
-    allow_version_mismatch: Annotated[
-        bool,
-        typer.Option(
-            "--allow-version-mismatch", help="Compare results made on different judgment versions."
-        ),
-    ] = False,
-    judgments_format: Annotated[
-        str | None,
-        typer.Option("--judgments-format", help="jsonl | csv | json | trec | beir (detected)."),
-    ] = None,
-    split: Annotated[str, typer.Option("--split", help="BEIR split.")] = "test",
-    missing: Annotated[
-        str, typer.Option("--missing", help="zero | skip: judged queries absent from a run.")
-    ] = "zero",
-    ties: Annotated[
-        str, typer.Option("--ties", help="score (trec_eval) | given: order of tied scores.")
-    ] = "score",
-    store: Annotated[
-        str | None, typer.Option("--store", help="History store URL (default $ASSAY_STORE).")
-    ] = None,
-    record: Annotated[
-        bool, typer.Option("--record/--no-record", help="Record the comparison in the store.")
-    ] = False,
+    output: o.Output = None,
+    allow_version_mismatch: o.AllowVersionMismatch = False,
+    judgments_format: o.JudgmentsFormat = None,
+    split: o.Split = "test",
+    missing: o.Missing = "zero",
+    ties: o.Ties = "score",
+    store: o.Store = None,
+    record: o.Record = True,
 ) -> None:
     """Compare systems with a baseline: deltas, CIs, paired tests, Holm, slices, power."""
     from assay.cli.common import resolve_format, validate_choice

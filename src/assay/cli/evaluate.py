@@ -7,6 +7,7 @@ from typing import Annotated
 
 import typer
 
+from assay.cli import options as o
 from assay.cli.app import app
 
 FORMATS = ("table", "json", "csv", "markdown")
@@ -14,82 +15,31 @@ FORMATS = ("table", "json", "csv", "markdown")
 
 @app.command()
 def evaluate(
-    judgments: Annotated[
-        Path, typer.Argument(help="Judgment set: JSONL, CSV, JSON, TREC qrels or a BEIR folder.")
-    ],
+    judgments: o.Judgments,
     run: Annotated[
         Path | None, typer.Argument(help="Run file (TREC or JSONL). Omit with --system.")
     ] = None,
-    system: Annotated[
-        str | None,
-        typer.Option(
-            "--system",
-            "-s",
-            help="System: a name in assay.toml, a type (keyword, bm25, vector) or module:function.",
-        ),
-    ] = None,
-    config: Annotated[
-        Path | None, typer.Option("--config", help="assay.toml declaring systems.")
-    ] = None,
-    corpus: Annotated[
-        Path | None,
-        typer.Option(
-            "--corpus", help="Corpus for built-in systems (CSV, JSONL, BEIR corpus.jsonl)."
-        ),
-    ] = None,
-    id_field: Annotated[str | None, typer.Option("--id-field", help="Corpus id field.")] = None,
-    text_field: Annotated[
-        list[str] | None, typer.Option("--text-field", help="Corpus text field (repeatable).")
-    ] = None,
-    k: Annotated[
-        int, typer.Option("-k", "--depth", help="How many results to ask a system for.")
-    ] = 100,
-    metric: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--metric",
-            "-m",
-            help="Metric, ir_measures names (repeatable). Default: R@5 R@10 RR nDCG@10.",
-        ),
-    ] = None,
-    by: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--by", help="Group by a metadata field (repeatable); ';'-separated tags split."
-        ),
-    ] = None,
+    system: o.SystemSpec = None,
+    config: o.Config = None,
+    corpus: o.Corpus = None,
+    id_field: o.IdField = None,
+    text_field: o.TextFields = None,
+    k: o.Depth = 100,
+    metric: o.Metrics = None,
+    by: o.By = None,
     fmt: Annotated[
         str | None,
         typer.Option("--format", "-f", help="table | json | csv | markdown (default: from -o)"),
     ] = None,
-    output: Annotated[
-        Path | None, typer.Option("--output", "-o", help="Write the report here instead of stdout.")
-    ] = None,
-    missing: Annotated[
-        str,
-        typer.Option(
-            "--missing",
-            help="zero: judged queries absent from the run score 0 (trec_eval -c); skip: drop.",
-        ),
-    ] = "zero",
-    ties: Annotated[
-        str,
-        typer.Option(
-            "--ties",
-            help="score: ties ordered by doc id descending (trec_eval); given: keep file order.",
-        ),
-    ] = "score",
-    judgments_format: Annotated[
-        str | None,
-        typer.Option(
-            "--judgments-format", help="jsonl | csv | json | trec | beir (default: detected)."
-        ),
-    ] = None,
+    output: o.Output = None,
+    missing: o.Missing = "zero",
+    ties: o.Ties = "score",
+    judgments_format: o.JudgmentsFormat = None,
     queries: Annotated[
         Path | None,
         typer.Option("--queries", help="Queries file for TREC qrels (TSV id<TAB>text or JSONL)."),
     ] = None,
-    split: Annotated[str, typer.Option("--split", help="BEIR split.")] = "test",
+    split: o.Split = "test",
     digits: Annotated[
         int | None,
         typer.Option("--digits", help="Decimals in tables (default: from the number of queries)."),
@@ -108,29 +58,12 @@ def evaluate(
             help="Top score below which a system counts as returning nothing confident.",
         ),
     ] = None,
-    store: Annotated[
-        str | None,
-        typer.Option(
-            "--store", help="History store URL (default .assay/history.db or $ASSAY_STORE)."
-        ),
-    ] = None,
-    record: Annotated[
-        bool,
-        typer.Option(
-            "--record/--no-record",
-            help="Record the result in the history store (read by `gate --baseline last`).",
-        ),
-    ] = True,
+    store: o.Store = None,
+    record: o.Record = True,
     retries: Annotated[
         int, typer.Option("--retries", help="Retries of a failed system call (with backoff).")
     ] = 2,
-    allow_version_mismatch: Annotated[
-        bool,
-        typer.Option(
-            "--allow-version-mismatch",
-            help="Score a run whose sidecar says it was made on other judgments.",
-        ),
-    ] = False,
+    allow_version_mismatch: o.AllowVersionMismatch = False,
 ) -> None:
     """Score a run (or a live system) on a judgment set, overall and per group."""
     from assay.cli.common import (

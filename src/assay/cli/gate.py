@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from assay.cli import options as o
 from assay.cli.app import app
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -100,11 +101,9 @@ def gate(
     system: Annotated[
         str | None, typer.Option("--system", "-s", help="Run this system as the candidate.")
     ] = None,
-    config: Annotated[Path | None, typer.Option("--config", help="assay.toml.")] = None,
-    corpus: Annotated[
-        Path | None, typer.Option("--corpus", help="Corpus for built-in systems.")
-    ] = None,
-    k: Annotated[int, typer.Option("-k", "--depth", help="Results to ask a system for.")] = 100,
+    config: o.Config = None,
+    corpus: o.Corpus = None,
+    k: o.Depth = 100,
     metric: Annotated[
         list[str] | None, typer.Option("--metric", "-m", help="Gated metric (repeatable).")
     ] = None,
@@ -129,13 +128,7 @@ def gate(
     ] = "noninferiority",
     seed: Annotated[int, typer.Option("--seed", help="Bootstrap seed.")] = 0,
     n_resamples: Annotated[int, typer.Option("--resamples", help="Bootstrap resamples.")] = 10000,
-    allow_version_mismatch: Annotated[
-        bool,
-        typer.Option(
-            "--allow-version-mismatch",
-            help="Gate even when the baseline used another judgment-set version.",
-        ),
-    ] = False,
+    allow_version_mismatch: o.AllowVersionMismatch = False,
     markdown: Annotated[
         Path | None, typer.Option("--markdown", help="Write a Markdown report (PR comment).")
     ] = None,
@@ -147,12 +140,7 @@ def gate(
         Path | None,
         typer.Option("--save-result", help="Write the candidate's evaluation result file."),
     ] = None,
-    store: Annotated[
-        str | None,
-        typer.Option(
-            "--store", help="History store URL (default .assay/history.db or $ASSAY_STORE)."
-        ),
-    ] = None,
+    store: o.Store = None,
     record: Annotated[
         bool,
         typer.Option(
@@ -161,10 +149,8 @@ def gate(
             "only warns).",
         ),
     ] = True,
-    judgments_format: Annotated[
-        str | None, typer.Option("--judgments-format", help="jsonl | csv | json | trec | beir.")
-    ] = None,
-    split: Annotated[str, typer.Option("--split", help="BEIR split.")] = "test",
+    judgments_format: o.JudgmentsFormat = None,
+    split: o.Split = "test",
 ) -> None:
     """Gate a candidate (run file or --system) against a baseline: exit 1 on a regression."""
     from rich.console import Console

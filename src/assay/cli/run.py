@@ -7,6 +7,7 @@ from typing import Annotated, Any
 
 import typer
 
+from assay.cli import options as o
 from assay.cli.app import app
 
 RUN_FORMATS = ("trec", "jsonl")
@@ -27,23 +28,14 @@ def run_command(
         ),
     ],
     output: Annotated[Path, typer.Option("--output", "-o", help="Run file to write.")],
-    config: Annotated[
-        Path | None, typer.Option("--config", help="assay.toml (default: ./assay.toml if present).")
-    ] = None,
-    corpus: Annotated[
-        Path | None, typer.Option("--corpus", help="Corpus file (CSV, JSONL, BEIR corpus.jsonl).")
-    ] = None,
-    id_field: Annotated[
-        str | None, typer.Option("--id-field", help="Corpus id field (default: detect).")
-    ] = None,
-    text_field: Annotated[
-        list[str] | None,
-        typer.Option("--text-field", help="Corpus field to search; repeat for several."),
-    ] = None,
+    config: o.Config = None,
+    corpus: o.Corpus = None,
+    id_field: o.IdField = None,
+    text_field: o.TextFields = None,
     corpus_format: Annotated[
         str | None, typer.Option("--corpus-format", help="csv, tsv, jsonl or beir.")
     ] = None,
-    k: Annotated[int, typer.Option("-k", "--depth", help="Results per query.")] = 100,
+    k: o.Depth = 100,
     fmt: Annotated[
         str | None, typer.Option("--format", help="trec or jsonl (default: from -o suffix).")
     ] = None,
@@ -64,12 +56,7 @@ def run_command(
             "--abstain-below", help="Report abstention: top score below this = no confident answer."
         ),
     ] = None,
-    judgments_format: Annotated[
-        str | None,
-        typer.Option(
-            "--judgments-format", help="jsonl, csv, json, trec or beir (default: detect)."
-        ),
-    ] = None,
+    judgments_format: o.JudgmentsFormat = None,
     progress: Annotated[
         bool, typer.Option("--progress/--no-progress", help="Show a progress bar on a terminal.")
     ] = True,

@@ -8,6 +8,7 @@ from typing import Annotated
 
 import typer
 
+from assay.cli import options as o
 from assay.cli.app import app
 from assay.errors import UsageError
 
@@ -22,20 +23,10 @@ def serve(
             help="System: a name in assay.toml, a type (keyword, bm25, vector) or module:function.",
         ),
     ],
-    config: Annotated[
-        Path | None,
-        typer.Option("--config", help="assay.toml declaring systems (default: ./assay.toml)."),
-    ] = None,
-    corpus: Annotated[
-        Path | None,
-        typer.Option(
-            "--corpus", help="Corpus for built-in systems (CSV, JSONL, BEIR corpus.jsonl)."
-        ),
-    ] = None,
-    id_field: Annotated[str | None, typer.Option("--id-field", help="Corpus id field.")] = None,
-    text_field: Annotated[
-        list[str] | None, typer.Option("--text-field", help="Corpus text field (repeatable).")
-    ] = None,
+    config: o.Config = None,
+    corpus: o.Corpus = None,
+    id_field: o.IdField = None,
+    text_field: o.TextFields = None,
     host: Annotated[
         str, typer.Option("--host", help="Interface to listen on (loopback by default).")
     ] = "127.0.0.1",

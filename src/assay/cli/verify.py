@@ -7,6 +7,7 @@ from typing import Annotated
 
 import typer
 
+from assay.cli import options as o
 from assay.cli.app import app
 
 
@@ -22,18 +23,14 @@ def verify_suite_command(
             "ranking shuffled, seeded).",
         ),
     ] = "",
-    config: Annotated[Path | None, typer.Option("--config", help="assay.toml.")] = None,
-    corpus: Annotated[
-        Path | None, typer.Option("--corpus", help="Corpus for built-in systems.")
-    ] = None,
-    k: Annotated[int, typer.Option("-k", "--depth", help="Results to ask a system for.")] = 100,
+    config: o.Config = None,
+    corpus: o.Corpus = None,
+    k: o.Depth = 100,
     metric: Annotated[str, typer.Option("--metric", "-m", help="Metric.")] = "nDCG@10",
     alpha: Annotated[float, typer.Option("--alpha", help="Significance level.")] = 0.05,
     seed: Annotated[int, typer.Option("--seed", help="Seed for the test and the shuffle.")] = 0,
-    judgments_format: Annotated[
-        str | None, typer.Option("--judgments-format", help="jsonl | csv | json | trec | beir.")
-    ] = None,
-    store: Annotated[str | None, typer.Option("--store", help="History store URL.")] = None,
+    judgments_format: o.JudgmentsFormat = None,
+    store: o.Store = None,
     record: Annotated[
         bool, typer.Option("--record/--no-record", help="Record the verdict in the store.")
     ] = False,

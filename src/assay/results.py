@@ -9,21 +9,82 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field
 
 SCHEMA_VERSION = "1"
 
 
-def _now() -> str:
+def utc_now() -> str:
+    """The current time, UTC, ISO 8601 to the second (result timestamps)."""
     return datetime.now(UTC).isoformat(timespec="seconds")
 
 
-def _assay_version() -> str:
+def current_assay_version() -> str:
+    """The running assay's version (stamped into every result)."""
     from assay import __version__
 
     return __version__
+
+
+_now = utc_now
+_assay_version = current_assay_version
+
+
+class ResultModel(BaseModel):
+    """Base of every result-file model: JSON out, JSON in with file-named errors.
+
+    Subclasses declare ``schema_version`` (default: the version they write) and
+    ``kind``; :meth:`from_file` refuses other schema versions.
+    """
+
+    model_config = ConfigDict(extra="allow")
+
+    def to_json(self, indent: int | None = 2) -> str:
+        """Serialise to JSON (the result-file format)."""
+        return self.model_dump_json(indent=indent)
+
+    @classmethod
+    def from_file(cls, path: str | Path) -> Self:
+        """Read a result file written by :meth:`to_json`; errors name the file and field."""
+        from pydantic import ValidationError
+
+        from assay.errors import InputError, Problem
+
+        kind = cls.model_fields["kind"].default if "kind" in cls.model_fields else "result"
+        try:
+            text = Path(path).read_text(encoding="utf-8-sig")
+            result = cls.model_validate_json(text)
+        except UnicodeDecodeError as exc:
+            raise InputError([Problem(str(path), None, f"not UTF-8 text: {exc.reason}")]) from None
+        except ValidationError as exc:
+            problems = [
+                Problem(
+                    str(path),
+                    None,
+                    f"not an assay {kind} result file: {err.get('msg', 'invalid value')}",
+                    field=".".join(str(x) for x in err.get("loc", ())) or None,
+                    hint="write result files with --format json -o FILE.json",
+                )
+                for err in exc.errors()[:20]
+            ]
+            raise InputError(problems) from None
+        expected = cls.model_fields["schema_version"].default
+        if result.schema_version != expected:
+            raise InputError(
+                [
+                    Problem(
+                        str(path),
+                        None,
+                        f"unknown schema_version {result.schema_version!r} "
+                        f"(this assay reads {expected!r})",
+                        field="schema_version",
+                        hint="upgrade assay to read this result",
+                    )
+                ]
+            )
+        return result
 
 
 class JudgmentsInfo(BaseModel):
@@ -72,7 +133,7 @@ class Policy(BaseModel):
     ties: Literal["score", "given"] = "score"
 
 
-class EvaluationResult(BaseModel):
+class EvaluationResult(ResultModel):
     """Scores of one run on one judgment set: aggregate, per group, per query.
 
     ``per_query`` rows hold ``query_id``, ``text``, ``first_rel_rank`` (1-based
@@ -90,8 +151,8 @@ class EvaluationResult(BaseModel):
     run: RunInfo
     policy: Policy = Field(default_factory=Policy)
     metrics: list[str]
-    aggregate: dict[str, float]
-    groups: dict[str, dict[str, dict[str, float | int]]] = Field(default_factory=dict)
+    aggregate: dict[str, float | None]
+    groups: dict[str, dict[str, dict[str, float | int | None]]] = Field(default_factory=dict)
     per_query: list[dict[str, Any]] = Field(default_factory=list)
     no_answer: list[dict[str, Any]] = Field(
         default_factory=list, description="no-answer queries, reported apart from ranking scores"
@@ -111,20 +172,3 @@ class EvaluationResult(BaseModel):
         if frame.empty:
             frame = pd.DataFrame(columns=["query_id", "text", "first_rel_rank", *self.metrics])
         return frame.set_index("query_id")
-
-    def to_json(self, indent: int | None = 2) -> str:
-        """Serialise to JSON (the result-file format)."""
-        return self.model_dump_json(indent=indent)
-
-    @classmethod
-    def from_file(cls, path: str | Path) -> EvaluationResult:
-        """Read a result file written by :meth:`to_json`."""
-        from assay.errors import InputError, Problem
-
-        text = Path(path).read_text(encoding="utf-8")
-        try:
-            return cls.model_validate_json(text)
-        except ValueError as exc:
-            raise InputError(
-                [Problem(str(path), None, f"not an assay result file: {exc}")]
-            ) from None

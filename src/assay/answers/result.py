@@ -8,12 +8,11 @@ of every case and the scores per group.
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from assay.results import _assay_version, _now
+from assay.results import ResultModel, _assay_version, _now
 
 SCHEMA_VERSION = "1"
 
@@ -77,7 +76,7 @@ class CasesInfo(BaseModel):
     corpus_ids: int | None = None
 
 
-class AnswersResult(BaseModel):
+class AnswersResult(ResultModel):
     """Scores of grounded answers: aggregate, per layer, per group and per case.
 
     ``per_case`` rows hold ``case_id``, ``line``, ``query_id``, ``question``,
@@ -107,32 +106,3 @@ class AnswersResult(BaseModel):
     def summary(self) -> dict[str, float | None]:
         """``{score name: value}`` (the shape of seed 000's fixture report)."""
         return {name: score.value for name, score in self.scores.items()}
-
-    def to_json(self, indent: int | None = 2) -> str:
-        """Serialise to JSON (the result-file format)."""
-        return self.model_dump_json(indent=indent)
-
-    @classmethod
-    def from_file(cls, path: str | Path) -> AnswersResult:
-        """Read a result file written by :meth:`to_json`."""
-        from assay.errors import InputError, Problem
-
-        text = Path(path).read_text(encoding="utf-8")
-        try:
-            result = cls.model_validate_json(text)
-        except ValueError as exc:
-            raise InputError(
-                [Problem(str(path), None, f"not an assay answers result file: {exc}")]
-            ) from None
-        if result.schema_version != SCHEMA_VERSION:
-            raise InputError(
-                [
-                    Problem(
-                        str(path),
-                        None,
-                        f"unknown schema_version {result.schema_version!r}",
-                        hint="upgrade assay to read this result",
-                    )
-                ]
-            )
-        return result

@@ -7,11 +7,13 @@ Holm family); ``verdict`` is decided on ``p_adjusted`` at ``alpha``.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
+
+from assay.results import ResultModel
+from assay.results import current_assay_version as _assay_version
+from assay.results import utc_now as _now
 
 COMPARISON_SCHEMA_VERSION = "1"
 
@@ -19,16 +21,6 @@ Verdict = Literal["better", "worse", "no detectable difference"]
 BETTER: Verdict = "better"
 WORSE: Verdict = "worse"
 NO_DIFFERENCE: Verdict = "no detectable difference"
-
-
-def _now() -> str:
-    return datetime.now(UTC).isoformat(timespec="seconds")
-
-
-def _assay_version() -> str:
-    from assay import __version__
-
-    return __version__
 
 
 class SystemInfo(BaseModel):
@@ -141,7 +133,7 @@ class Settings(BaseModel):
     power_method: str = "normal approximation, alpha 0.05, power 0.8"
 
 
-class ComparisonResult(BaseModel):
+class ComparisonResult(ResultModel):
     """Statistics comparing candidate systems with a baseline on shared queries."""
 
     model_config = ConfigDict(extra="allow")
@@ -168,23 +160,6 @@ class ComparisonResult(BaseModel):
     def candidates(self) -> list[str]:
         """Names of the non-baseline systems, in input order."""
         return [s.name for s in self.systems if s.name != self.baseline]
-
-    def to_json(self, indent: int | None = 2) -> str:
-        """Serialise to JSON (every number)."""
-        return self.model_dump_json(indent=indent)
-
-    @classmethod
-    def from_file(cls, path: str | Path) -> ComparisonResult:
-        """Read a comparison written by :meth:`to_json`."""
-        from assay.errors import InputError, Problem
-
-        text = Path(path).read_text(encoding="utf-8")
-        try:
-            return cls.model_validate_json(text)
-        except ValueError as exc:
-            raise InputError(
-                [Problem(str(path), None, f"not an assay comparison file: {exc}")]
-            ) from None
 
     def summary(self) -> dict[str, Any]:
         """``{candidate: {metric: verdict}}``, for gates and quick checks."""

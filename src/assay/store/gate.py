@@ -18,13 +18,14 @@ gated the same way; smaller slices are reported as not gated.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from datetime import UTC, datetime
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from assay.errors import UsageError
+from assay.results import ResultModel
+from assay.results import current_assay_version as _assay_version
+from assay.results import utc_now as _now
 
 if TYPE_CHECKING:  # pragma: no cover
     from assay.results import EvaluationResult
@@ -34,16 +35,6 @@ MODES = ("noninferiority", "threshold")
 Mode = Literal["noninferiority", "threshold"]
 #: Tolerance when comparing a bound with ``-margin`` (floating-point noise).
 _EPS = 1e-12
-
-
-def _now() -> str:
-    return datetime.now(UTC).isoformat(timespec="seconds")
-
-
-def _assay_version() -> str:
-    from assay import __version__
-
-    return __version__
 
 
 class GateCheck(BaseModel):
@@ -77,7 +68,7 @@ class GateCheck(BaseModel):
         return f"{self.slice_field}={self.slice_value}"
 
 
-class GateResult(BaseModel):
+class GateResult(ResultModel):
     """The gate's decision with every number behind it (result kind ``gate``)."""
 
     model_config = ConfigDict(extra="allow")
@@ -125,22 +116,6 @@ class GateResult(BaseModel):
     def verdict(self) -> str:
         """``"pass"`` or ``"regression"``."""
         return "pass" if self.passed else "regression"
-
-    def to_json(self, indent: int | None = 2) -> str:
-        """Serialise to JSON."""
-        return self.model_dump_json(indent=indent)
-
-    @classmethod
-    def from_file(cls, path: str | Path) -> GateResult:
-        """Read a gate result written by :meth:`to_json`."""
-        from assay.errors import InputError, Problem
-
-        try:
-            return cls.model_validate_json(Path(path).read_text(encoding="utf-8"))
-        except ValueError as exc:
-            raise InputError(
-                [Problem(str(path), None, f"not an assay gate result: {exc}")]
-            ) from None
 
 
 # --------------------------------------------------------------------------- wording

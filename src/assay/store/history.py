@@ -11,11 +11,11 @@ says in ``metrics_note`` what it left out.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
 from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from assay.results import utc_now as _now
 from assay.store.api import HistoryEntry
 
 HISTORY_SCHEMA_VERSION = "1"
@@ -23,10 +23,6 @@ HISTORY_SCHEMA_VERSION = "1"
 MAX_METRICS = 6
 #: Recorded numbers that are really yes/no (a gate's ``passed`` is 1.0 or 0.0).
 BOOLEAN_METRICS = frozenset({"passed"})
-
-
-def _now() -> str:
-    return datetime.now(UTC).isoformat(timespec="seconds")
 
 
 class HistoryRow(HistoryEntry):

@@ -9,12 +9,14 @@ real one is not measuring what matters.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
 
 from assay.errors import UsageError
+from assay.results import ResultModel
+from assay.results import current_assay_version as _assay_version
+from assay.results import utc_now as _now
 
 if TYPE_CHECKING:  # pragma: no cover
     from assay.results import EvaluationResult
@@ -25,17 +27,7 @@ VERIFY_SCHEMA_VERSION = "1"
 SHUFFLE = "shuffle"
 
 
-def _now() -> str:
-    return datetime.now(UTC).isoformat(timespec="seconds")
-
-
-def _assay_version() -> str:
-    from assay import __version__
-
-    return __version__
-
-
-class VerifyResult(BaseModel):
+class VerifyResult(ResultModel):
     """Outcome of ``assay verify-suite`` (result kind ``verify``)."""
 
     model_config = ConfigDict(extra="allow")

@@ -35,6 +35,7 @@ def evaluate(
     name: str | None = None,
     progress: bool = False,
     judgments_format: str | None = None,
+    retries: int = 2,
 ) -> EvaluationResult:
     """Score a run or a search function on a judgment set.
 
@@ -47,6 +48,8 @@ def evaluate(
 
     ``metrics`` are ir_measures names (default ``R@5 R@10 RR nDCG@10``); ``by``
     names metadata fields to group by (``;``-separated tags split).
+    ``retries`` is how often a failing call is retried (with backoff) before
+    the query is reported as failed.
     ``missing='zero'`` scores judged queries absent from the run as 0 (trec_eval
     ``-c``); ``'skip'`` leaves them out. ``ties='score'`` orders tied scores by
     doc id descending as trec_eval does; ``'given'`` keeps the given order.
@@ -67,7 +70,9 @@ def evaluate(
     judgments = _as_judgments(judgments, judgments_format)
     for field_name in by_fields:
         judgments.groups(field_name)  # raises a UsageError naming the fields available
-    run, run_info = _as_run(run_or_search, judgments, k=k, name=name, progress=progress)
+    run, run_info = _as_run(
+        run_or_search, judgments, k=k, name=name, progress=progress, retries=retries
+    )
     return score_run(run, judgments, measures, by_fields, missing=missing, ties=ties, info=run_info)
 
 
@@ -262,7 +267,7 @@ def _as_judgments(judgments: Any, fmt: str | None) -> JudgmentSet:
 
 
 def _as_run(
-    source: Any, judgments: JudgmentSet, *, k: int, name: str | None, progress: bool
+    source: Any, judgments: JudgmentSet, *, k: int, name: str | None, progress: bool, retries: int
 ) -> tuple[Run, dict[str, Any]]:
     from assay.runs.models import Run
 
@@ -282,7 +287,7 @@ def _as_run(
             "evaluate() takes a Run, a run file path, a {query_id: [doc_id, ...]} mapping, "
             f"a System or a function (query_text, k); got {type(source).__name__}"
         )
-    return run_live(system, judgments, k=k, progress=progress)
+    return run_live(system, judgments, k=k, progress=progress, retries=retries)
 
 
 def _as_system(source: Any, name: str | None) -> Any:

@@ -150,3 +150,24 @@ def test_inputs_are_not_mutated() -> None:
 def test_bad_arguments_raise_usage_errors(kwargs: dict, message: str) -> None:
     with pytest.raises(assay.UsageError, match=message):
         assay.evaluate(RUN, _judgments(), **kwargs)
+
+
+def test_nothing_scored_gives_no_value_and_the_file_reads_back(tmp_path) -> None:
+    def down(text: str, k: int) -> list[str]:
+        raise ConnectionError("backend down")
+
+    result = assay.evaluate(down, _judgments(), metrics=["RR"], retries=0)
+    assert math.isnan(result.aggregate["RR"])  # no value, not a score of 0
+    assert {f["query_id"] for f in result.run.failures} == {"q1", "q2", "q3", "q4", "q5"}
+    path = tmp_path / "r.json"
+    path.write_text(result.to_json(), encoding="utf-8")
+    again = assay.EvaluationResult.from_file(path)
+    assert again.aggregate["RR"] is None
+    assert again.run.failed_queries == result.run.failed_queries
+
+
+def test_result_file_errors_name_the_file(tmp_path) -> None:
+    path = tmp_path / "r.json"
+    path.write_text('{"kind": "evaluation", "schema_version": "1"}', encoding="utf-8")
+    with pytest.raises(assay.InputError, match=str(path)):
+        assay.EvaluationResult.from_file(path)

@@ -188,3 +188,27 @@ def test_every_kind_of_problem_is_reported_in_one_pass(tmp_path: Path) -> None:
     found = {(p.line, p.field) for p in info.value.problems}
     assert found == {(2, "doc_id"), (3, "score"), (4, None)}
     assert "first seen on line 1" in str(info.value)
+
+
+def test_doc_ids_hashed_on_two_threads_give_the_same_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Large runs encode doc ids in two halves and merge them: same codes, same order."""
+    from assay.runs import _columns
+    from assay.runs.io import load_run
+
+    lines = [
+        f"q{q} Q0 d{(q * 7 + r * 3) % 23} {r + 1} {10 - r * 0.5} t"
+        for q in range(6)
+        for r in range(9)
+    ]
+    path = tmp_path / "run.trec"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    whole = load_run(path)
+    monkeypatch.setattr(_columns, "_SPLIT_AT", 2)
+    split = load_run(path)
+    for col in ("query_id", "doc_id"):
+        assert split.frame[col].astype(str).tolist() == whole.frame[col].astype(str).tolist()
+        got = list(split.frame[col].cat.categories.astype(str))
+        assert got == list(dict.fromkeys(whole.frame[col].astype(str)))  # first-appearance order
+    assert split.frame["score"].tolist() == whole.frame["score"].tolist()

@@ -61,12 +61,47 @@ def parse_columns(data: bytes | str) -> Columns:
     table = parse_trec(data)
     # Hashing the doc ids is the longest step: it runs on a second thread (pyarrow
     # releases the GIL) while this one converts the scores and query ids.
-    with ThreadPoolExecutor(1) as pool:
-        docs_job = pool.submit(_encode, table.column("doc_id"))
+    docs_col = table.column("doc_id")
+    with ThreadPoolExecutor(2) as pool:
+        if len(docs_col) >= _SPLIT_AT:  # hash each half on its own thread, then merge
+            half = len(docs_col) // 2
+            jobs = [
+                pool.submit(_encode, docs_col.slice(0, half)),
+                pool.submit(_encode, docs_col.slice(half)),
+            ]
+        else:
+            jobs = [pool.submit(_encode, docs_col)]
         scores = _numpy(table.column("score"), np.float64)
         qcodes, qids = _encode_grouped(table.column("query_id"))
-        dcodes, docs = docs_job.result()
+        parts = [job.result() for job in jobs]
+    dcodes, docs = parts[0] if len(parts) == 1 else _merge_codes(parts[0], parts[1])
     return qcodes, qids, dcodes, docs, scores
+
+
+#: Runs with at least this many rows hash their doc ids on two threads.
+_SPLIT_AT = 1_000_000
+
+
+def _merge_codes(
+    first: tuple[np.ndarray, Any], second: tuple[np.ndarray, Any]
+) -> tuple[np.ndarray, Any]:
+    """Join two (codes, dictionary) encodings of consecutive halves of one column.
+
+    The merged dictionary is the first one followed by the second one's new
+    values, so codes stay in order of first appearance over the whole column.
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    codes_a, dict_a = first
+    codes_b, dict_b = second
+    where = pc.index_in(dict_b, value_set=dict_a)
+    mapping = _numpy(where.fill_null(-1), np.int64)
+    new = mapping < 0
+    mapping[new] = len(dict_a) + np.arange(int(new.sum()), dtype=np.int64)
+    dictionary = pa.concat_arrays([dict_a, dict_b.filter(pa.array(new))])
+    codes = np.concatenate([codes_a, mapping[codes_b].astype(np.int32)])
+    return codes, dictionary
 
 
 def _numpy(column: Any, dtype: Any) -> np.ndarray:

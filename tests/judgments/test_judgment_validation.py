@@ -33,6 +33,14 @@ CASES = [
     ("jsonl-blank", "a.jsonl", f"{GOOD}\n\n{jl()}\n", 2, None, "blank line"),
     ("trec-blank", "q.txt", "1 0 d1 1\n1 0 d2 0\n\n2 0 d3 1\n", 3, None, "blank line"),
     (
+        "json-french-empty-text",
+        "a.json",
+        '[\n  {"requête": "", "pertinents": ["d1"]}\n]',
+        2,
+        "requête",
+        "empty query text",
+    ),
+    (
         "csv-blank",
         "q.csv",
         "question_id,language,question,expected_id,note\nq1,en,a b,D1,x\n\nq2,en,c,D2,y\n",
@@ -119,7 +127,7 @@ CASES = [
         "a.jsonl",
         f"{GOOD}\n{jl(relevant={'d2': 0})}\n",
         2,
-        None,
+        "relevant",
         "query 'q2' has no relevant doc",
     ),
     (
@@ -144,7 +152,7 @@ CASES = [
         "a.json",
         '[\n  {"query": "a", "relevant": ["d1"]},\n  {"query": "b",\n   "relevant": []}\n]',
         3,
-        None,
+        "relevant",
         "query 'q2' has no relevant doc",
     ),
     (
@@ -418,3 +426,13 @@ def test_fast_reader_names_physical_lines(tmp_path: Path) -> None:
     p = exc.value.problems[0]
     assert (p.line, p.field) == (1500, "doc_id")
     assert "first seen on line 2" in p.message
+
+
+def test_an_invalid_grade_is_reported_once(tmp_path: Path) -> None:
+    """The grade error explains the line; no second 'no relevant doc' error for it."""
+    path = tmp_path / "g.jsonl"
+    path.write_text('{"query_id": "q1", "query": "a", "relevant": {"d1": 1.5}}\n', "utf-8")
+    with pytest.raises(InputError) as exc:
+        load_judgments(path)
+    assert [(p.line, p.field) for p in exc.value.problems] == [(1, "relevant")]
+    assert "not a non-negative integer" in str(exc.value)

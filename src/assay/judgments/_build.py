@@ -46,18 +46,24 @@ class Collector:
         corpus_ids: Collection[str] | None = None,
         text_field: str = "query",
         id_field: str = "query_id",
+        relevant_field: str = "relevant",
     ) -> None:
         self.log = log
         self.corpus_ids = corpus_ids
         self.text_field = text_field
         self.id_field = id_field
+        self.relevant_field = relevant_field
         self.queries: list[QueryRecord] = []
         self._query_line: dict[str, int | None] = {}
         self._pair_line: dict[tuple[str, str], int | None] = {}
         self.judgments: list[tuple[str, str, int, int | None]] = []
 
-    def add_query(self, rec: QueryRecord) -> bool:
-        """Check and keep one query; False when its id was already seen."""
+    def add_query(self, rec: QueryRecord, text_field: str | None = None) -> bool:
+        """Check and keep one query; False when its id was already seen.
+
+        ``text_field`` names the key the text came from (``requête`` in a French
+        file) so that an error names the field the user wrote.
+        """
         if rec.query_id in self._query_line:
             first = self._query_line[rec.query_id]
             self.log.add(
@@ -72,7 +78,7 @@ class Collector:
             self.log.add(
                 rec.line,
                 f"empty query text for {rec.query_id!r}",
-                field=self.text_field,
+                field=text_field or self.text_field,
                 hint="write the query as users would type it",
             )
         check_source(rec.metadata.get("source"), rec.line, self.log)
@@ -114,6 +120,8 @@ class Collector:
     def check_positives(self, mark_hint: str) -> None:
         """Every query needs a positive judgment or an explicit no-answer mark."""
         positive = {q for q, _, g, _ in self.judgments if g >= 1}
+        # a line already reported (e.g. for an invalid grade) gets no second error
+        reported = {p.line for p in self.log.problems if p.path == self.log.path}
         for rec in self.queries:
             if rec.no_answer and rec.query_id in positive:
                 self.log.add(
@@ -122,10 +130,11 @@ class Collector:
                     field="no_answer",
                     hint="remove the no-answer mark or the grades >= 1",
                 )
-            elif not rec.no_answer and rec.query_id not in positive:
+            elif not rec.no_answer and rec.query_id not in positive and rec.line not in reported:
                 self.log.add(
                     rec.line,
                     f"query {rec.query_id!r} has no relevant doc (no grade >= 1)",
+                    field=self.relevant_field,
                     hint=f"add a relevant doc, or {mark_hint}",
                 )
 

@@ -111,7 +111,7 @@ def parse_record(obj: Any, line: int, out: Collector, default_id: str | None = N
         )
         grades = {d: g for d, g in grades.items() if d != NO_ANSWER}
     rec = QueryRecord(qid, text, line, no_answer, metadata)
-    if not out.add_query(rec):
+    if not out.add_query(rec, text_field=text_key):
         return
     for doc, grade in grades.items():
         out.add_judgment(qid, doc, grade, line, "relevant" if grade else "non_relevant")

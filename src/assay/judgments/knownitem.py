@@ -32,7 +32,13 @@ def parse_known_item_csv(
     text: str, log: ProblemLog, corpus_ids: Collection[str] | None = None
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Parse and check a known-item CSV; returns (queries, qrels) frames."""
-    out = Collector(log, corpus_ids, text_field="question", id_field="question_id")
+    out = Collector(
+        log,
+        corpus_ids,
+        text_field="question",
+        id_field="question_id",
+        relevant_field="expected_id",
+    )
     reader = csv.reader(io.StringIO(text, newline=""), skipinitialspace=True)
     header = next(reader, None)
     while header is not None and not any(h.strip() for h in header):

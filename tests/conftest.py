@@ -39,3 +39,20 @@ def _isolated_state(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytes
     monkeypatch.setenv("ASSAY_STORE", f"sqlite:///{base / 'history.db'}")
     monkeypatch.setenv("ASSAY_CACHE_DIR", str(base / "cache"))
     yield
+
+
+_FIGURES: list[str] = []
+
+
+@pytest.fixture
+def report_figure():
+    """Record a measured figure (e.g. a baseline's nDCG@10) for the end-of-run summary."""
+    return _FIGURES.append
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:
+    """Print the figures tests measured (baseline scores on real data)."""
+    if _FIGURES:
+        terminalreporter.section("measured figures")
+        for line in _FIGURES:
+            terminalreporter.write_line(line)

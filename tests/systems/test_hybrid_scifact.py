@@ -19,7 +19,7 @@ def _fixed(name: str, ranking: list[tuple[str, float]]) -> FunctionSystem:
     return FunctionSystem(lambda q, k: ranking[:k], name=name)
 
 
-def test_scifact_hybrid_rrf_ndcg10_and_reproducible(shared_data: Path) -> None:
+def test_scifact_hybrid_rrf_ndcg10_and_reproducible(shared_data: Path, report_figure) -> None:
     _, queries, qrels = scifact(shared_data)
     run = timed_run(shared_data, "hybrid")
     score = ndcg10(run, qrels)
@@ -27,6 +27,7 @@ def test_scifact_hybrid_rrf_ndcg10_and_reproducible(shared_data: Path) -> None:
     vector = ndcg10(timed_run(shared_data, "vector"), qrels)
     print(f"\nSciFact nDCG@10 bm25={bm25:.4f} vector={vector:.4f} hybrid-rrf={score:.4f}")
     print(f"timings (s): {TIMINGS}")
+    report_figure(f"SciFact test nDCG@10, hybrid RRF(bm25, vector): {score:.4f}")
     assert score > 0.3
     again = HybridSystem([bm25_system(shared_data), vector_system(shared_data)])
     texts = list(queries.values())

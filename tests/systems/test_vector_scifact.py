@@ -58,10 +58,11 @@ def _toy() -> Corpus:
     return Corpus.from_records([{"id": f"d{i}", "text": w} for i, w in enumerate(words)])
 
 
-def test_scifact_ndcg10_is_well_above_random(shared_data: Path) -> None:
+def test_scifact_ndcg10_is_well_above_random(shared_data: Path, report_figure) -> None:
     _, _, qrels = scifact(shared_data)
     score = ndcg10(timed_run(shared_data, "vector"), qrels)
     print(f"\nvector (wordllama l2_supercat 256) SciFact test nDCG@10 = {score:.4f} {TIMINGS}")
+    report_figure(f"SciFact test nDCG@10, vector (WordLlama): {score:.4f}")
     assert score > 0.3
 
 

@@ -213,3 +213,62 @@ def test_a_system_that_always_fails_is_not_scored_as_zero(tmp_path: Path) -> Non
     data = json.loads(again.stdout)
     assert data["aggregate"]["RR"] is None
     assert len(data["run"]["failures"]) == 15
+
+
+def test_user_mistakes_get_clear_errors(runs: Path, tmp_path: Path) -> None:
+    """Swapped arguments, an -o suffix the command cannot write, a misspelled toml key."""
+    swapped = assay("evaluate", str(runs / "kw.trec"), str(QUESTIONS), "--no-record", cwd=runs)
+    assert swapped.returncode == 2 and "the judgments come first" in swapped.stderr
+    html = assay(
+        "evaluate", str(QUESTIONS), str(runs / "kw.trec"), "--no-record",
+        "-o", str(tmp_path / "r.html"), cwd=runs,
+    )  # fmt: skip
+    assert html.returncode == 2 and "cannot write html" in html.stderr
+    assert not (tmp_path / "r.html").exists()
+    toml = tmp_path / "assay.toml"
+    toml.write_text(
+        f'[systems.x]\ntype = "keyword"\ncorpus = "{EXAMPLE / "catalog.csv"}"\n'
+        'id_field = "idno"\ntext_field = ["name"]\n',
+        encoding="utf-8",
+    )
+    typo = assay(
+        "evaluate", str(QUESTIONS), "--system", "x", "--config", str(toml), "--no-record",
+        cwd=tmp_path,
+    )  # fmt: skip
+    assert typo.returncode == 2
+    assert f"{toml} [systems.x]: unknown key(s) text_field" in typo.stderr
+    assert "did you mean text_field -> text_fields" in typo.stderr
+
+
+def test_trec_qrels_need_query_texts_before_a_system_runs(tmp_path: Path) -> None:
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("1 0 LF_UNEMP_PCT 1\n2 0 HE_U5_MORT_RATE 1\n", encoding="utf-8")
+    common = ["--system", "keyword", "--config", str(CONFIG), "--no-record", "-m", "RR"]
+    bare = assay("evaluate", str(qrels), *common, cwd=tmp_path)
+    assert bare.returncode == 2 and "pass --queries" in bare.stderr
+    topics = tmp_path / "topics.tsv"
+    topics.write_text("1\tjobless rate\n2\tchild deaths before age 5\n", encoding="utf-8")
+    ok = assay(
+        "evaluate", str(qrels), "--queries", str(topics), *common, "-f", "json", cwd=tmp_path
+    )
+    assert ok.returncode == 0, ok.stderr
+    assert json.loads(ok.stdout)["aggregate"]["RR"] == pytest.approx(1.0)  # both at rank 1
+    out = tmp_path / "r.trec"
+    run = assay(
+        "run", str(qrels), "--queries", str(topics), "--system", "keyword",
+        "--config", str(CONFIG), "-o", str(out), "--no-cache", cwd=tmp_path,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    assert out.read_text(encoding="utf-8").startswith("1 Q0 LF_UNEMP_PCT 1 ")
+
+
+def test_a_beir_folder_is_its_own_corpus(shared_data: Path, tmp_path: Path) -> None:
+    """`assay evaluate BEIR_FOLDER --system bm25` finds corpus.jsonl in the folder."""
+    proc = assay(
+        "evaluate", str(shared_data / "beir_scifact"), "--system", "bm25", "-k", "100",
+        "-m", "nDCG@10", "-f", "json", "--no-record", cwd=tmp_path,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    assert data["judgments"]["queries"] == 300
+    assert data["aggregate"]["nDCG@10"] == pytest.approx(0.679, abs=0.01)  # Lucene BM25 flat

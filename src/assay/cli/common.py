@@ -31,7 +31,12 @@ def resolve_format(fmt: str | None, output: Path | None, choices: Sequence[str])
     """``--format`` if given, else the one implied by the ``-o`` suffix, else ``table``."""
     if fmt is None:
         implied = SUFFIX_FORMATS.get(output.suffix.lower()) if output is not None else None
-        fmt = implied if implied in choices else "table"
+        if implied is not None and implied not in choices:
+            raise UsageError(
+                f"-o {output}: this command cannot write {implied}; "
+                f"use a suffix for one of {', '.join(choices)} or pass --format"
+            )
+        fmt = implied or "table"
     validate_choice("--format", fmt, choices)
     return fmt
 
@@ -41,6 +46,23 @@ def corpus_ids_for(corpus: Path, id_field: str | None = None) -> frozenset[str]:
     from assay.corpora import load_corpus
 
     return frozenset(load_corpus(corpus, id_field=id_field).ids)
+
+
+def check_not_swapped(judgments: Path, run: Path | None) -> None:
+    """A clear error when the first argument is a run file (arguments swapped)."""
+    if run is None or Path(judgments).is_dir():
+        return
+    from assay.judgments.validate import detect_kind
+
+    try:
+        kinds = (detect_kind(judgments), detect_kind(run))
+    except Exception:  # a heuristic only: the loaders report real problems
+        return
+    if kinds == ("run", "judgments"):
+        raise UsageError(
+            f"{judgments} looks like a run and {run} like judgments: the judgments come "
+            "first (assay evaluate JUDGMENTS RUN)"
+        )
 
 
 def load_cli_judgments(
@@ -69,9 +91,20 @@ def build_cli_system(
     corpus: Path | None = None,
     id_field: str | None = None,
     text_fields: Sequence[str] | None = None,
+    judgments: Path | None = None,
 ) -> Any:
-    """Build a system from ``--system`` and the corpus options."""
+    """Build a system from ``--system`` and the corpus options.
+
+    When the judgments are a BEIR folder and no ``--corpus`` is given, its
+    ``corpus.jsonl`` is the corpus.
+    """
     from assay.systems.config import build_system
+
+    if corpus is None and judgments is not None and Path(judgments).is_dir():
+        for name in ("corpus.jsonl", "corpus.jsonl.gz"):
+            if (Path(judgments) / name).is_file():
+                corpus = Path(judgments) / name
+                break
 
     overrides: dict[str, Any] = {}
     if id_field:

@@ -37,6 +37,7 @@ def _evaluate_sources(
     ties: str,
     judgments_format: str | None,
     split: str,
+    queries: Path | None = None,
     config: Path | None,
     corpus: Path | None,
     k: int,
@@ -58,7 +59,7 @@ def _evaluate_sources(
             results.append(EvaluationResult.from_file(path))
             continue
         if js is None:
-            js = load_cli_judgments(judgments, judgments_format, split=split)
+            js = load_cli_judgments(judgments, judgments_format, split=split, queries=queries)
         from assay.evaluation import score_run
         from assay.runs.io import load_run
         from assay.runs.sidecar import run_info_from_sidecar
@@ -74,7 +75,7 @@ def _evaluate_sources(
         from assay.evaluation import run_live, score_run
 
         if js is None:
-            js = load_cli_judgments(judgments, judgments_format, split=split)
+            js = load_cli_judgments(judgments, judgments_format, split=split, queries=queries)
         system = build_cli_system(spec, config=config, corpus=corpus)
         run, info = run_live(system, js, k=k, progress=True)
         results.append(score_run(run, js, measures, by, missing=missing, ties=ties, info=info))
@@ -166,6 +167,7 @@ def compare(
     output: o.Output = None,
     allow_version_mismatch: o.AllowVersionMismatch = False,
     judgments_format: o.JudgmentsFormat = None,
+    queries: o.Queries = None,
     split: o.Split = "test",
     missing: o.Missing = "zero",
     ties: o.Ties = "score",
@@ -196,6 +198,7 @@ def compare(
         missing=missing,
         ties=ties,
         judgments_format=judgments_format,
+        queries=queries,
         split=split,
         config=config,
         corpus=corpus,

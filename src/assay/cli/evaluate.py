@@ -68,6 +68,7 @@ def evaluate(
     """Score a run (or a live system) on a judgment set, overall and per group."""
     from assay.cli.common import (
         build_cli_system,
+        check_not_swapped,
         corpus_ids_for,
         emit_report,
         load_cli_judgments,
@@ -83,8 +84,11 @@ def evaluate(
     validate_choice("--ties", ties, ("score", "given"))
     if k < 1:
         raise UsageError(f"-k must be a whole number >= 1, got {k}")
-    if (run is None) == (system is None):
-        raise UsageError("give either a RUN file or --system NAME (not both)")
+    if run is not None and system is not None:
+        raise UsageError("give a RUN file or --system NAME, not both")
+    if run is None and system is None:
+        raise UsageError("give a RUN file to score, or --system NAME to run a system")
+    check_not_swapped(judgments, run)
     measures = parse_measures(metric)
     corpus_ids = corpus_ids_for(corpus, id_field) if corpus is not None else None
     js = load_cli_judgments(
@@ -102,7 +106,12 @@ def evaluate(
         info.update({"name": the_run.name, "path": str(run)})
     else:
         sys_obj = build_cli_system(
-            system, config=config, corpus=corpus, id_field=id_field, text_fields=text_field
+            system,
+            config=config,
+            corpus=corpus,
+            id_field=id_field,
+            text_fields=text_field,
+            judgments=judgments,
         )
         if retries < 0:
             raise UsageError(f"--retries must be >= 0, got {retries}")

@@ -150,6 +150,7 @@ def gate(
         ),
     ] = True,
     judgments_format: o.JudgmentsFormat = None,
+    queries: o.Queries = None,
     split: o.Split = "test",
 ) -> None:
     """Gate a candidate (run file or --system) against a baseline: exit 1 on a regression."""
@@ -169,7 +170,7 @@ def gate(
     if k < 1:
         raise UsageError(f"-k must be a whole number >= 1, got {k}")
     measures = parse_measures(metric or ["nDCG@10"])
-    js = load_cli_judgments(judgments, judgments_format, split=split)
+    js = load_cli_judgments(judgments, judgments_format, split=split, queries=queries)
     for field_name in by or []:
         js.groups(field_name)
     candidate = _candidate(

@@ -84,3 +84,7 @@ AllowVersionMismatch = Annotated[
         help="Accept runs or results made on another judgment-set version (said in the report).",
     ),
 ]
+Queries = Annotated[
+    Path | None,
+    typer.Option("--queries", help="Queries file for TREC qrels (TSV id<TAB>text or JSONL)."),
+]

@@ -57,6 +57,8 @@ def run_command(
         ),
     ] = None,
     judgments_format: o.JudgmentsFormat = None,
+    queries: o.Queries = None,
+    split: o.Split = "test",
     progress: Annotated[
         bool, typer.Option("--progress/--no-progress", help="Show a progress bar on a terminal.")
     ] = True,
@@ -76,7 +78,9 @@ def run_command(
         raise UsageError(f"-k must be at least 1, got {k}")
     if concurrency < 1:
         raise UsageError(f"--concurrency must be at least 1, got {concurrency}")
-    judgment_set = _load_judgments(judgments, judgments_format)
+    from assay.cli.common import load_cli_judgments
+
+    judgment_set = load_cli_judgments(judgments, judgments_format, queries=queries, split=split)
     sut = _build(system, config, corpus, id_field, text_field, corpus_format)
     cache = None
     if not no_cache:
@@ -106,12 +110,6 @@ def run_command(
     _summary(outcome, output, abstention)
     if outcome.failures and len(outcome.failures) == outcome.queries:
         raise SystemExit(1)  # typer.Exit is swallowed by main() in non-standalone mode
-
-
-def _load_judgments(path: Path, fmt: str | None) -> Any:
-    from assay.judgments.load import load_judgments
-
-    return load_judgments(path, format=fmt)
 
 
 def _build(

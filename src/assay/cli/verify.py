@@ -30,6 +30,7 @@ def verify_suite_command(
     alpha: Annotated[float, typer.Option("--alpha", help="Significance level.")] = 0.05,
     seed: Annotated[int, typer.Option("--seed", help="Seed for the test and the shuffle.")] = 0,
     judgments_format: o.JudgmentsFormat = None,
+    queries: o.Queries = None,
     store: o.Store = None,
     record: Annotated[
         bool, typer.Option("--record/--no-record", help="Record the verdict in the store.")
@@ -50,7 +51,7 @@ def verify_suite_command(
     if k < 1:
         raise UsageError(f"-k must be a whole number >= 1, got {k}")
     measures = parse_measures([metric])
-    js = load_cli_judgments(judgments, judgments_format)
+    js = load_cli_judgments(judgments, judgments_format, queries=queries)
     sys_obj = build_cli_system(system, config=config, corpus=corpus)
     ref_run, ref_info = run_live(sys_obj, js, k=k, progress=False)
     reference = score_run(ref_run, js, measures, info=ref_info)

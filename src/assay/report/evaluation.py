@@ -37,8 +37,14 @@ def _policy_text(result: EvaluationResult) -> str:
 def header_lines(result: EvaluationResult) -> list[str]:
     """The provenance lines every report starts with."""
     j, r = result.judgments, result.run
+    answerable = j.total_queries - j.no_answer_queries if j.total_queries else j.queries
+    scored = (
+        f"{j.queries} scored queries"
+        if j.queries == answerable
+        else f"{j.queries} scored of {answerable} answerable queries"
+    )
     lines = [
-        f"judgments  {j.name} ({j.format}), version {j.version}: {j.queries} scored queries, "
+        f"judgments  {j.name} ({j.format}), version {j.version}: {scored}, "
         f"{j.no_answer_queries} no-answer"
         + (f", {j.total_queries} in all" if j.total_queries else ""),
     ]
@@ -64,9 +70,9 @@ def header_lines(result: EvaluationResult) -> list[str]:
     for w in [*j.warnings, *r.warnings]:
         lines.append(f"warning    {w}")
     for f in r.failures[:10]:
-        lines.append(
-            f"failed     {f.get('query_id')}: {f.get('error')} ({f.get('attempts', '?')} attempts)"
-        )
+        error = str(f.get("error"))
+        tries = "" if "attempt" in error else f" ({f.get('attempts', '?')} attempts)"
+        lines.append(f"failed     {f.get('query_id')}: {error}{tries}")
     if len(r.failures) > 10:
         lines.append(f"failed     ... and {len(r.failures) - 10} more (see the JSON result)")
     ab = result.abstention

@@ -34,12 +34,20 @@ def corpus_version(corpus: Any) -> str:
 
 def check_keys(name: str, table: Mapping[str, Any], allowed: Iterable[str]) -> None:
     """Reject keys of a ``[systems.NAME]`` table that the system type does not know."""
+    import difflib
+
     allowed = set(allowed) | {"type"}
     unknown = sorted(set(table) - allowed)
     if unknown:
+        guesses = [
+            f"{key} -> {match[0]}"
+            for key in unknown
+            if (match := difflib.get_close_matches(key, sorted(allowed), n=1))
+        ]
+        hint = f"; did you mean {', '.join(guesses)}?" if guesses else ""
         raise UsageError(
             f"[systems.{name}]: unknown key(s) {', '.join(unknown)} "
-            f"(allowed: {', '.join(sorted(allowed))})"
+            f"(allowed: {', '.join(sorted(allowed))}){hint}"
         )
 
 

@@ -184,10 +184,35 @@ def build_system(
             "table or pass --corpus"
         )
     factory = _factory(type_name, where)
+    try:
+        system = _make(
+            factory, name_or_spec, table, resolved, loaded, base_dir, cfg_path, type_name
+        )
+    except UsageError as exc:
+        message = str(exc)
+        if cfg_path is not None and message.startswith("[systems."):
+            raise UsageError(f"{cfg_path} {message}") from None  # name the file too
+        raise
+    if secrets:
+        return RedactedSystem(system, secrets)
+    return system
+
+
+def _make(
+    factory: Factory,
+    name: str,
+    table: dict[str, Any],
+    resolved: dict[str, Any],
+    loaded: Corpus | None,
+    base_dir: Path,
+    cfg_path: Path | None,
+    type_name: str,
+) -> System:
+    """Call a type's factory with the table it expects."""
     if getattr(importlib.import_module(factory.__module__), "RESOLVES_ENV", False):
         # http/opensearch read ${VAR} when each request is sent, so secrets never sit in config
         raw = {k: v for k, v in table.items() if k not in CORPUS_KEYS}
-        return factory(name_or_spec, raw, corpus=loaded, base_dir=base_dir)
+        return factory(name, raw, corpus=loaded, base_dir=base_dir)
     # The corpus arrives loaded; its keys are not the system's business.
     table_for_factory = {k: v for k, v in resolved.items() if k not in CORPUS_KEYS}
     if type_name == "hybrid" and "resolve" not in table_for_factory:
@@ -196,10 +221,7 @@ def build_system(
             return build_system(member, config_path=cfg_path, corpus=loaded)
 
         table_for_factory["resolve"] = _resolve
-    system = factory(name_or_spec, table_for_factory, corpus=loaded, base_dir=base_dir)
-    if secrets:
-        return RedactedSystem(system, secrets)
-    return system
+    return factory(name, table_for_factory, corpus=loaded, base_dir=base_dir)
 
 
 def _corpus(corpus: Corpus | str | Path | None, table: dict[str, Any], base: Path) -> Corpus | None:

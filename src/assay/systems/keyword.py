@@ -102,6 +102,9 @@ def from_config(
             f'system {name!r} (type keyword) needs a corpus: set corpus = "..." in its '
             "table or pass --corpus"
         )
+    from assay.systems._corpus import check_keys
+
+    check_keys(name, table, ("text_fields",))
     fields = table.get("text_fields")
     if isinstance(fields, str):
         fields = [fields]

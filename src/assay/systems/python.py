@@ -159,6 +159,9 @@ def from_config(name: str, table: dict[str, Any], *, corpus: Any, base_dir: Path
 
     Optional ``params`` (a table) are passed to the function as keyword arguments.
     """
+    from assay.systems._corpus import check_keys
+
+    check_keys(name, table, ("function", "params"))
     spec = table.get("function")
     if not isinstance(spec, str) or not spec:
         raise UsageError(f'system {name!r} (type python) needs function = "module.path:function"')

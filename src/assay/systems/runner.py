@@ -149,6 +149,14 @@ def run_system(
         if hit is not None:
             return hit
     texts = judgments.queries["text"].astype(str).to_dict()
+    blank = [q for q in ids if not texts.get(q, "").strip()]
+    if blank:
+        where = judgments.path or judgments.name
+        raise UsageError(
+            f"{where}: {len(blank)} of {len(ids)} queries have no text (e.g. {blank[0]!r}), "
+            "so a system cannot be asked them; TREC qrels carry no texts: pass --queries "
+            "FILE (TSV id<TAB>text or JSONL)"
+        )
     prepare = getattr(system, "prepare", None)
     if callable(prepare):
         prepare()

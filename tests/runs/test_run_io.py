@@ -130,7 +130,11 @@ def test_jsonl_unscored_keeps_order(tmp_path: Path) -> None:
             2,
             "duplicate query_id 'q1' (first seen on line 1)",
         ),
-        ('{"query_id": "q1", "results": ["a", {"doc_id": "b", "score": 1}]}\n', 1, "is scored but"),
+        (
+            '{"query_id": "q1", "results": ["a", {"doc_id": "b", "score": 1}]}\n',
+            1,
+            "mixes results with and without scores",
+        ),
         ('{"query_id": "q1", "results": ["a", "a"]}\n', 1, "duplicate doc_id 'a'"),
         (
             '{"query_id": "q1", "results": [{"doc_id": "a", "score": NaN}]}\n',

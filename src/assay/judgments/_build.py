@@ -53,6 +53,10 @@ class Collector:
         self.text_field = text_field
         self.id_field = id_field
         self.relevant_field = relevant_field
+        #: the key each doc of the current query came from (set by the JSON readers)
+        self.judgment_keys: dict[str, str] = {}
+        #: queries with an invalid grade (already reported; no "no relevant doc" on top)
+        self.bad_grade_queries: set[str] = set()
         self.queries: list[QueryRecord] = []
         self._query_line: dict[str, int | None] = {}
         self._pair_line: dict[tuple[str, str], int | None] = {}
@@ -120,8 +124,6 @@ class Collector:
     def check_positives(self, mark_hint: str) -> None:
         """Every query needs a positive judgment or an explicit no-answer mark."""
         positive = {q for q, _, g, _ in self.judgments if g >= 1}
-        # a line already reported (e.g. for an invalid grade) gets no second error
-        reported = {p.line for p in self.log.problems if p.path == self.log.path}
         for rec in self.queries:
             if rec.no_answer and rec.query_id in positive:
                 self.log.add(
@@ -130,7 +132,11 @@ class Collector:
                     field="no_answer",
                     hint="remove the no-answer mark or the grades >= 1",
                 )
-            elif not rec.no_answer and rec.query_id not in positive and rec.line not in reported:
+            elif (
+                not rec.no_answer
+                and rec.query_id not in positive
+                and rec.query_id not in self.bad_grade_queries
+            ):
                 self.log.add(
                     rec.line,
                     f"query {rec.query_id!r} has no relevant doc (no grade >= 1)",

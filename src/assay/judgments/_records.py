@@ -113,8 +113,9 @@ def parse_record(obj: Any, line: int, out: Collector, default_id: str | None = N
     rec = QueryRecord(qid, text, line, no_answer, metadata)
     if not out.add_query(rec, text_field=text_key):
         return
+    keys = getattr(out, "judgment_keys", {})
     for doc, grade in grades.items():
-        out.add_judgment(qid, doc, grade, line, "relevant" if grade else "non_relevant")
+        out.add_judgment(qid, doc, grade, line, keys.get(doc, "relevant"))
 
 
 def _meta(value: Any) -> str | None:
@@ -152,8 +153,10 @@ def _judgments(obj: dict[str, Any], line: int, qid: str, out: Collector) -> dict
             hint='write e.g. {"doc-1": 2}',
         )
         return None
+    keys: dict[str, str] = {}
     for doc, grade in rel.items():
         if not is_grade(grade):
+            out.bad_grade_queries.add(qid)  # its "no relevant doc" would repeat this error
             log.add(
                 line,
                 f"grade {grade!r} of doc {doc!r} is not a non-negative integer",
@@ -162,6 +165,7 @@ def _judgments(obj: dict[str, Any], line: int, qid: str, out: Collector) -> dict
             )
             continue
         grades[doc] = grade
+        keys[doc] = rel_key or "relevant"
     non_key = _first_key(obj, NON_RELEVANT_KEYS)
     if non_key is not None:
         for doc in _doc_list(obj[non_key], non_key, line, qid, out):
@@ -174,6 +178,8 @@ def _judgments(obj: dict[str, Any], line: int, qid: str, out: Collector) -> dict
                 )
                 continue
             grades[doc] = 0
+            keys[doc] = non_key
+    out.judgment_keys = keys  # which key each doc came from, for error messages
     return grades
 
 

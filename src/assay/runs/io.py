@@ -326,16 +326,6 @@ def _parse_jsonl_record(
             log.add(lineno, f"result {pos} has no doc_id", field="results", hint=_JSONL_HINT)
             return
         doc = str(doc)
-        if state["kind"] is None:
-            state["kind"], state["line"] = kind, lineno
-        elif state["kind"] != kind:
-            log.add(
-                lineno,
-                f"result {pos} is {kind} but line {state['line']} is {state['kind']}",
-                field="score",
-                hint="give every result a score, or none",
-            )
-            return
         if score is not None:
             if isinstance(score, bool) or not isinstance(score, int | float):
                 log.add(
@@ -350,6 +340,26 @@ def _parse_jsonl_record(
                     hint="scores must be finite numbers",
                 )
                 return
+        if state["kind"] is None:
+            state["kind"], state["line"] = kind, lineno
+        elif state["kind"] != kind:
+            has, lacks = (
+                (f"line {lineno}", f"line {state['line']}")
+                if kind == "scored"
+                else (f"line {state['line']}", f"line {lineno}")
+            )
+            message = (
+                f"line {lineno} mixes results with and without scores"
+                if state["line"] == lineno
+                else f"{has} gives scores but {lacks} does not"
+            )
+            log.add(
+                lineno,
+                message,
+                field="score",
+                hint="give every result in the file a score, or none",
+            )
+            return
         if doc in seen_d:
             log.add(
                 lineno,

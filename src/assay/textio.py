@@ -9,6 +9,7 @@ physical line.
 from __future__ import annotations
 
 import gzip
+from collections.abc import Iterator
 from pathlib import Path
 
 from assay.errors import ProblemLog
@@ -80,3 +81,43 @@ def read_text(path: str | Path, log: ProblemLog) -> str | None:
     """Read and decode ``path``; ``None`` when it is not UTF-8 or bad gzip (problems logged)."""
     data = read_bytes(path, log)
     return None if data is None else decode(data, log, str(path))
+
+
+def json_lines(
+    text: str, log: ProblemLog, *, what: str, plural: str | None = None
+) -> Iterator[tuple[int, dict]]:
+    """The JSON objects of a JSONL text with their 1-based line numbers.
+
+    An empty file, blank lines, malformed JSON and lines that are not objects
+    are logged (the line is skipped) so that every reader reports them alike.
+    ``what`` names one record in messages (``"query"``, ``"case"``).
+    """
+    import json
+
+    lines = split_lines(text)
+    if not any(line.strip() for line in lines):
+        log.add(
+            None, f"empty file: no {plural or what + 's'}", hint="write one JSON object per line"
+        )
+        return
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            log.add(number, "blank line", hint=f"remove it: every line must hold one {what}")
+            continue
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as exc:
+            log.add(
+                number,
+                f"malformed JSON: {exc.msg} at column {exc.colno}",
+                hint="each line must be one complete JSON object",
+            )
+            continue
+        if not isinstance(obj, dict):
+            log.add(
+                number,
+                f"a {what} must be a JSON object, got {type(obj).__name__}",
+                hint="write one JSON object per line",
+            )
+            continue
+        yield number, obj

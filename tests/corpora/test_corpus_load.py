@@ -111,7 +111,7 @@ def test_malformed_jsonl(corpora: Path) -> None:
     by_line = {p.line: p for p in _problems(exc)}
     assert "malformed JSON" in by_line[2].message
     assert by_line[3].field == "title" and "expected text" in by_line[3].message
-    assert "expected a JSON object" in by_line[4].message
+    assert "must be a JSON object" in by_line[4].message
 
 
 def test_unclosed_quote(corpora: Path) -> None:

@@ -68,37 +68,12 @@ def load_cases(path: str | Path) -> CaseSet:
 
 def parse_cases(text: str, log: ProblemLog) -> tuple[list[AnswerCase], list[dict[str, Any]]]:
     """Parse cases JSONL text, logging problems; returns cases and raw objects."""
-    text = text.removeprefix(_BOM)
-    lines = text.split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()
-    if not any(line.strip() for line in lines):
-        log.add(None, "empty file: no cases", hint="write one JSON object per line")
-        return [], []
+    from assay.textio import json_lines
+
     cases: list[AnswerCase] = []
     raws: list[dict[str, Any]] = []
     first_seen: dict[str, int] = {}
-    for number, raw_line in enumerate(lines, start=1):
-        line = raw_line.removesuffix("\r")
-        if not line.strip():
-            log.add(number, "blank line", hint="remove it: every line must hold one case")
-            continue
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as exc:
-            log.add(
-                number,
-                f"malformed JSON: {exc.msg} at column {exc.colno}",
-                hint="each line must be one complete JSON object",
-            )
-            continue
-        if not isinstance(obj, dict):
-            log.add(
-                number,
-                f"a case must be a JSON object, got {type(obj).__name__}",
-                hint='write {"case_id": ..., "question": ..., ...}',
-            )
-            continue
+    for number, obj in json_lines(text.removeprefix(_BOM), log, what="case"):
         case = _parse_case(obj, number, log)
         # ids are tracked for every line that names one, valid or not, so a
         # duplicate of an invalid line is still reported

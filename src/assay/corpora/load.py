@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -164,30 +163,9 @@ def _check_header(header: list[str], line: int, log: ProblemLog) -> None:
 
 
 def _parse_jsonl(text: str, log: ProblemLog) -> list[Row]:
-    rows: list[Row] = []
-    for number, line in enumerate(text.split("\n"), start=1):
-        if not line.strip():
-            continue
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as exc:
-            log.add(
-                number,
-                f"malformed JSON: {exc.msg} at column {exc.colno}",
-                hint="write one JSON object per line",
-            )
-            continue
-        if not isinstance(obj, dict):
-            log.add(
-                number,
-                f"expected a JSON object, found {type(obj).__name__}",
-                hint="write one JSON object per line",
-            )
-            continue
-        rows.append((number, obj))
-    if not rows and not log:
-        log.add(None, "the file holds no records", hint="write one JSON object per line")
-    return rows
+    from assay.textio import json_lines
+
+    return list(json_lines(text, log, what="record"))
 
 
 # ---------------------------------------------------------------------- build

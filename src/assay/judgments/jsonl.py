@@ -7,7 +7,6 @@ optional metadata keys (``language``, ``query_class``, ``source``...) and
 
 from __future__ import annotations
 
-import json
 from collections.abc import Collection
 
 import pandas as pd
@@ -15,7 +14,7 @@ import pandas as pd
 from assay.errors import ProblemLog
 from assay.judgments._build import Collector
 from assay.judgments._records import parse_record
-from assay.textio import split_lines
+from assay.textio import json_lines
 
 MARK_HINT = 'set "no_answer": true'
 
@@ -25,23 +24,7 @@ def parse_jsonl(
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Parse and check JSONL qrels text; returns (queries, qrels) frames."""
     out = Collector(log, corpus_ids)
-    lines = split_lines(text)
-    if not any(line.strip() for line in lines):
-        log.add(None, "empty file: no queries", hint="write one JSON object per line")
-        return out.frames()
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            log.add(number, "blank line", hint="remove it: every line must hold one query")
-            continue
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as exc:
-            log.add(
-                number,
-                f"malformed JSON: {exc.msg} at column {exc.colno}",
-                hint="each line must be one complete JSON object",
-            )
-            continue
+    for number, obj in json_lines(text, log, what="query", plural="queries"):
         parse_record(obj, number, out)
     out.check_positives(MARK_HINT)
     return out.frames()

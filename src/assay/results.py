@@ -28,9 +28,6 @@ def current_assay_version() -> str:
     return __version__
 
 
-_now = utc_now
-_assay_version = current_assay_version
-
 
 class ResultModel(BaseModel):
     """Base of every result-file model: JSON out, JSON in with file-named errors.
@@ -40,6 +37,13 @@ class ResultModel(BaseModel):
     """
 
     model_config = ConfigDict(extra="allow")
+
+    # Subclasses override the first two with their own version and Literal kind;
+    # the four stay first in every result file.
+    schema_version: str = "1"
+    kind: str = "result"
+    assay_version: str = Field(default_factory=current_assay_version)
+    created_at: str = Field(default_factory=utc_now)
 
     def to_json(self, indent: int | None = 2) -> str:
         """Serialise to JSON (the result-file format)."""
@@ -145,8 +149,6 @@ class EvaluationResult(ResultModel):
 
     schema_version: str = SCHEMA_VERSION
     kind: Literal["evaluation"] = "evaluation"
-    assay_version: str = Field(default_factory=_assay_version)
-    created_at: str = Field(default_factory=_now)
     judgments: JudgmentsInfo
     run: RunInfo
     policy: Policy = Field(default_factory=Policy)

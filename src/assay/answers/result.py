@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from assay.results import ResultModel, _assay_version, _now
+from assay.results import ResultModel
 
 SCHEMA_VERSION = "1"
 
@@ -88,8 +88,6 @@ class AnswersResult(ResultModel):
 
     schema_version: str = SCHEMA_VERSION
     kind: Literal["answers"] = "answers"
-    assay_version: str = Field(default_factory=_assay_version)
-    created_at: str = Field(default_factory=_now)
     system_name: str | None = Field(
         None, description="the system that answered (what `assay history --system` filters on)"
     )

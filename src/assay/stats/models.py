@@ -12,8 +12,6 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from assay.results import ResultModel
-from assay.results import current_assay_version as _assay_version
-from assay.results import utc_now as _now
 
 COMPARISON_SCHEMA_VERSION = "1"
 
@@ -140,8 +138,6 @@ class ComparisonResult(ResultModel):
 
     schema_version: str = COMPARISON_SCHEMA_VERSION
     kind: Literal["comparison"] = "comparison"
-    assay_version: str = Field(default_factory=_assay_version)
-    created_at: str = Field(default_factory=_now)
     judgments_name: str
     judgments_version: str
     version_mismatch: bool = False

@@ -24,8 +24,6 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from assay.errors import UsageError
 from assay.results import ResultModel
-from assay.results import current_assay_version as _assay_version
-from assay.results import utc_now as _now
 
 if TYPE_CHECKING:  # pragma: no cover
     from assay.results import EvaluationResult
@@ -75,8 +73,6 @@ class GateResult(ResultModel):
 
     schema_version: str = GATE_SCHEMA_VERSION
     kind: Literal["gate"] = "gate"
-    assay_version: str = Field(default_factory=_assay_version)
-    created_at: str = Field(default_factory=_now)
     judgments_name: str
     judgments_version: str
     baseline_judgments_version: str

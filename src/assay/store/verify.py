@@ -15,8 +15,6 @@ from pydantic import ConfigDict, Field
 
 from assay.errors import UsageError
 from assay.results import ResultModel
-from assay.results import current_assay_version as _assay_version
-from assay.results import utc_now as _now
 
 if TYPE_CHECKING:  # pragma: no cover
     from assay.results import EvaluationResult
@@ -34,8 +32,6 @@ class VerifyResult(ResultModel):
 
     schema_version: str = VERIFY_SCHEMA_VERSION
     kind: Literal["verify"] = "verify"
-    assay_version: str = Field(default_factory=_assay_version)
-    created_at: str = Field(default_factory=_now)
     judgments_name: str
     judgments_version: str
     system: str

@@ -28,7 +28,6 @@ def current_assay_version() -> str:
     return __version__
 
 
-
 class ResultModel(BaseModel):
     """Base of every result-file model: JSON out, JSON in with file-named errors.
 

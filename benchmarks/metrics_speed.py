@@ -228,38 +228,16 @@ def main() -> None:
     work = Path(tempfile.mkdtemp(prefix="assay_bench_"))
     assay_bin = str(Path(PY).with_name("assay"))
     mflags = [x for m in MEASURES for x in ("-m", m)]
+    cli = [assay_bin, "evaluate", str(qrels_p), str(run_p), "--judgments-format", "trec", *mflags]
     jobs = {
-        "assay (CLI)": [
-            assay_bin,
-            "evaluate",
-            str(qrels_p),
-            str(run_p),
-            "--judgments-format",
-            "trec",
-            *mflags,
-            "--format",
-            "json",
-            "-o",
-            str(work / "cli.json"),
-            # files to aggregate, as the peers do: no history-store write
-            "--no-record",
-        ],
+        # files to aggregate, as the peers do: no history-store write
+        "assay (CLI)": [*cli, "-f", "json", "-o", str(work / "cli.json"), "--no-record"],
+        # the default: also record the 100,000 per-query rows in a history store
+        # (a throw-away one, not the project's .assay/history.db)
         "assay (CLI+store)": [
-            assay_bin,
-            "evaluate",
-            str(qrels_p),
-            str(run_p),
-            "--judgments-format",
-            "trec",
-            *mflags,
-            "--format",
-            "json",
-            "-o",
-            str(work / "cli_store.json"),
-            # the default: also record the 100,000 per-query rows in a history
-            # store (a throw-away one, not the project's .assay/history.db)
-            "--store",
-            f"sqlite:///{work / 'history.db'}",
+            *cli,
+            *("-f", "json", "-o", str(work / "cli_store.json")),
+            *("--store", f"sqlite:///{work / 'history.db'}"),
         ],
         "assay (API)": [
             PY,

@@ -93,6 +93,10 @@ class ProblemLog:
             self.truncated = True
             raise _StopCollecting
 
+    def for_path(self, path: str) -> _PathView:
+        """A view that records into this log, naming ``path`` (another file) by default."""
+        return _PathView(self, path)
+
     def raise_if_any(self) -> None:
         """Raise :class:`InputError` when any problem was recorded."""
         if self.problems:
@@ -100,6 +104,25 @@ class ProblemLog:
 
     def __bool__(self) -> bool:
         return bool(self.problems)
+
+
+@dataclass(frozen=True)
+class _PathView:
+    """What :meth:`ProblemLog.for_path` returns: ``add`` names another file."""
+
+    log: ProblemLog
+    path: str
+
+    def add(
+        self,
+        line: int | None,
+        message: str,
+        field: str | None = None,
+        hint: str | None = None,
+        path: str | None = None,
+    ) -> None:
+        """Record a problem in the shared log, naming ``path`` by default."""
+        self.log.add(line, message, field=field, hint=hint, path=path or self.path)
 
 
 class collecting:

@@ -206,16 +206,12 @@ def read_corpus_ids(path: str | Path) -> frozenset[str]:
     p = Path(path)
     if not p.is_file():
         raise InputError([Problem(str(p), None, "corpus file not found", hint="check the path")])
+    from assay.corpora import load_corpus
+
     try:
-        from assay.corpora import load_corpus  # type: ignore[attr-defined]
-    except ImportError:
-        load_corpus = None
-    if load_corpus is not None:
-        try:
-            return frozenset(load_corpus(p).ids)
-        except AssayError:
-            pass  # not a corpus format it knows: try a plain list of ids
-    return _plain_ids(p)
+        return frozenset(load_corpus(p).ids)
+    except AssayError:  # not a corpus format: a plain list of ids
+        return _plain_ids(p)
 
 
 def _plain_ids(p: Path) -> frozenset[str]:

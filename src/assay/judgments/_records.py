@@ -83,8 +83,7 @@ def parse_record(obj: Any, line: int, out: Collector, default_id: str | None = N
             hint="write the query as a JSON string",
         )
         text = ""
-    elif not text.strip():
-        pass  # reported by Collector.add_query as empty text
+    # empty text is reported by Collector.add_query
     no_answer = obj.get("no_answer", False)
     if not isinstance(no_answer, bool):
         log.add(

@@ -123,7 +123,7 @@ def parse_beir(
             hint="write the header line query-id<TAB>corpus-id<TAB>score",
         )
         return None
-    sub = _SubLog(log, where)
+    sub = log.for_path(where)
     frame = read_table(
         data,
         text,
@@ -149,22 +149,3 @@ def parse_beir(
         [f"{extra} queries of queries.jsonl are not judged in split {split!r}"] if extra else []
     )
     return queries, qrels, warnings
-
-
-class _SubLog:
-    """A view of a :class:`ProblemLog` whose problems name another file."""
-
-    def __init__(self, log: ProblemLog, path: str) -> None:
-        self._log = log
-        self.path = path
-
-    def add(
-        self,
-        line: int | None,
-        message: str,
-        field: str | None = None,
-        hint: str | None = None,
-        path: str | None = None,
-    ) -> None:
-        """Record a problem in the shared log, naming ``path`` by default."""
-        self._log.add(line, message, field=field, hint=hint, path=path or self.path)

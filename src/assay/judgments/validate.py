@@ -84,10 +84,8 @@ def corpus_ids_of(path: str | Path) -> frozenset[str]:
         raise UsageError(f"corpus not found: {p}")
     if ".jsonl" in [s.lower() for s in p.suffixes]:
         return frozenset(read_corpus_ids(p))
-    try:
-        from assay.corpora import load_corpus  # type: ignore[attr-defined]
-    except ImportError as exc:
-        raise UsageError(f"cannot read corpus {p}: only JSONL corpora are supported here") from exc
+    from assay.corpora import load_corpus
+
     return frozenset(load_corpus(p).ids)
 
 

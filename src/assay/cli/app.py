@@ -45,6 +45,9 @@ _COMMAND_MODULES = (
     "assay.cli.history",
     "assay.cli.verify",
     "assay.cli.report",
+    "assay.cli.judge",
+    "assay.cli.judge_models",
+    "assay.cli.judge_clicks",
 )
 
 

@@ -91,7 +91,7 @@ def _texts(path: Path, log: ProblemLog) -> Iterator[tuple[str, str]]:
 def _action(obj: Any) -> tuple[str, str | None] | None:
     """``(action, index)`` of a bulk action line, ``None`` for a document."""
     if isinstance(obj, dict) and len(obj) == 1:
-        (key, value), = obj.items()
+        ((key, value),) = obj.items()
         if key in (*_ACTIONS, "delete", "update") and isinstance(value, dict):
             index = value.get("_index")
             return key, index if isinstance(index, str) else None
@@ -126,7 +126,9 @@ def _parse(
         hint = _kind_of_index(Path(name.rsplit(":", 1)[-1]).name)
         records = ((n, hint, obj) for n, obj in json_lines(text, log, what="UBI record"))
     for number, kind, obj in records:
-        kind = kind or ("event" if "action_name" in obj else "query" if "user_query" in obj else None)
+        kind = kind or (
+            "event" if "action_name" in obj else "query" if "user_query" in obj else None
+        )
         if kind == "query":
             rec = _query(obj, name, number, log)
             if rec is not None:

@@ -86,8 +86,17 @@ def build_click_table(
     queries = [q for q in log.queries if application is None or q.application == application]
     events = [e for e in log.events if application is None or e.application == application]
     counts: dict[str, int] = dict.fromkeys(
-        ("instances", "no_query_text", "no_result_list", "actions", "actions_on_unshown",
-         "actions_position_mismatch", "beyond_max_rank", "from_impressions", "from_hit_ids"),
+        (
+            "instances",
+            "no_query_text",
+            "no_result_list",
+            "actions",
+            "actions_on_unshown",
+            "actions_position_mismatch",
+            "beyond_max_rank",
+            "from_impressions",
+            "from_hit_ids",
+        ),
         0,
     )
     text: dict[str, str] = {}
@@ -114,9 +123,7 @@ def build_click_table(
     return _assemble(lists, text, events, w, counts, positions, max_rank)
 
 
-def _impressions(
-    events: list[UbiEvent], action: str, positions: int
-) -> dict[str, dict[str, int]]:
+def _impressions(events: list[UbiEvent], action: str, positions: int) -> dict[str, dict[str, int]]:
     """``{query_id: {doc: rank}}`` from impression events, checking the position base."""
     out: dict[str, dict[str, int]] = {}
     zero_seen = False
@@ -125,31 +132,48 @@ def _impressions(
         if e.action_name != action or e.query_id is None or e.object_id is None:
             continue
         if e.position is None:
-            raise InputError([Problem(
-                e.path, e.line, "impression without a position",
-                field="event_attributes.position.ordinal",
-                hint="log the rank of every impression",
-            )])
+            raise InputError(
+                [
+                    Problem(
+                        e.path,
+                        e.line,
+                        "impression without a position",
+                        field="event_attributes.position.ordinal",
+                        hint="log the rank of every impression",
+                    )
+                ]
+            )
         logged += 1
         if e.position == 0:
             zero_seen = True
             if positions == 1:
-                raise InputError([Problem(
-                    e.path, e.line, "position 0 in a log declared 1-based",
-                    field="event_attributes.position.ordinal",
-                    hint="declare --positions 0, or keep one application (--application)",
-                )])
+                raise InputError(
+                    [
+                        Problem(
+                            e.path,
+                            e.line,
+                            "position 0 in a log declared 1-based",
+                            field="event_attributes.position.ordinal",
+                            hint="declare --positions 0, or keep one application (--application)",
+                        )
+                    ]
+                )
         rank = e.position - positions
         docs = out.setdefault(e.query_id, {})
         if e.object_id not in docs or rank < docs[e.object_id]:
             docs[e.object_id] = rank
     if positions == 0 and logged and not zero_seen:
-        raise InputError([Problem(
-            events[0].path, None,
-            f"declared 0-based, but no impression of {logged} is at position 0",
-            field="event_attributes.position.ordinal",
-            hint="the first result seems to be 1: declare --positions 1",
-        )])
+        raise InputError(
+            [
+                Problem(
+                    events[0].path,
+                    None,
+                    f"declared 0-based, but no impression of {logged} is at position 0",
+                    field="event_attributes.position.ordinal",
+                    hint="the first result seems to be 1: declare --positions 1",
+                )
+            ]
+        )
     return out
 
 

@@ -92,9 +92,15 @@ def parse_graded_csv(
         line = reader.line_num
         if not any(c.strip() for c in row):
             continue
-        cells = {r: (row[i].strip() if i is not None and i < len(row) else None) for r, i in cols.items()}
+        cells = {
+            r: (row[i].strip() if i is not None and i < len(row) else None) for r, i in cols.items()
+        }
         text_value = cells["query"] if cells["query"] is not None else cells["query_id"]
-        qid = cells["query_id"] if cells["query_id"] is not None else normalize_query(text_value or "")
+        qid = (
+            cells["query_id"]
+            if cells["query_id"] is not None
+            else normalize_query(text_value or "")
+        )
         if not qid:
             log.add(line, "empty query", field="query", hint="every row names its query")
             continue

@@ -11,6 +11,7 @@ import itertools
 
 import numpy as np
 import pytest
+from helpers_behavior import shuffled_lists, simulate_dbn, simulate_pbm, table_from
 
 from assay.behavior.clickmodels import (
     ctr_by_position,
@@ -21,7 +22,6 @@ from assay.behavior.clickmodels import (
     wilson,
 )
 from assay.behavior.dbn import Lists, estep, fit_dbn
-from helpers_behavior import shuffled_lists, simulate_dbn, simulate_pbm, table_from
 
 
 def test_ctr_and_coec_by_hand() -> None:

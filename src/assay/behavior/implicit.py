@@ -9,8 +9,8 @@ arguments, calls it and renders the result. The result is a versioned
 from __future__ import annotations
 
 import json
-from itertools import pairwise
 from collections.abc import Mapping, Sequence
+from itertools import pairwise
 from pathlib import Path
 from typing import Any, Literal
 

@@ -247,7 +247,8 @@ def _query(obj: dict, name: str, line: int, log: Any) -> UbiQuery | None:
         user_query=text,
         path=name,
         line=line,
-        application=_string(obj, "application", line, log),
+        application=_string(obj, "application", line, log)
+        or _string(_mapping(obj, "query_attributes", line, log, ""), "application", line, log),
         client_id=_string(obj, "client_id", line, log),
         query_response_id=_string(obj, "query_response_id", line, log),
         timestamp=_string(obj, "timestamp", line, log),

@@ -1,4 +1,4 @@
-"""``assay judge clicks`` / ``sample-queries`` / ``import``: judgments from behaviour logs and files."""
+"""``assay judge clicks`` / ``sample-queries`` / ``import``: judgments from logs and files."""
 
 from __future__ import annotations
 

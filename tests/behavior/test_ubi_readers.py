@@ -115,7 +115,9 @@ def test_plain_jsonl_reads_the_same_records(ubi: Path, tmp_path: Path) -> None:
 def test_zip_of_jsonl_and_gzip(tmp_path: Path) -> None:
     import gzip
 
-    event = '{"action_name": "click", "query_id": "a", "event_attributes": {"position": {"ordinal": 1}}}'
+    event = json.dumps(
+        {"action_name": "click", "query_id": "a", "event_attributes": {"position": {"ordinal": 1}}}
+    )
     with zipfile.ZipFile(tmp_path / "x.zip", "w") as z:
         z.writestr("ubi_events.jsonl", event + "\n")
         z.writestr("q.tsv", 'ubi_queries\t{"query_id": "a", "user_query": "tv"}\n')

@@ -17,3 +17,12 @@ _SPACE = re.compile(r"\s+")
 def normalize_query(text: str) -> str:
     """The grouping key of a query text (``"  Wireless  EarBuds "`` -> ``"wireless earbuds"``)."""
     return _SPACE.sub(" ", unicodedata.normalize("NFKC", text).casefold()).strip()
+
+
+def query_id_for(text: str) -> str:
+    """The query id of a text-only query: its normalised text with spaces as ``_``.
+
+    White-space-free so that TREC runs and qrels (white-space separated) can
+    carry it; ``"T Towels  Kitchen"`` -> ``"t_towels_kitchen"``.
+    """
+    return normalize_query(text).replace(" ", "_")

@@ -48,14 +48,14 @@ def test_srw_llm_judgments_fingerprint(ubi: Path) -> None:
     assert js.format == "srw" and (len(js), len(js.qrels)) == (27, 1080)
     rows = _rows(js)
     assert (rows[0], rows[9], rows[-1]) == (
-        ("3 year old boy birthday gift", "B01BMSFF4Y", 1),
-        ("3 year old boy birthday gift", "B07SKP87SC", 0),
-        ("karaoke microphone", "B07P7YQ9ZN", 1),
+        ("3_year_old_boy_birthday_gift", "B01BMSFF4Y", 1),
+        ("3_year_old_boy_birthday_gift", "B07SKP87SC", 0),
+        ("karaoke_microphone", "B07P7YQ9ZN", 1),
     )
     assert _fingerprint(js) == [
-        ("3 year old boy birthday gift", 7),
-        ("summer dress women casual", 1492),
-        ("karaoke microphone", 4297),
+        ("3_year_old_boy_birthday_gift", 7),
+        ("summer_dress_women_casual", 1492),
+        ("karaoke_microphone", 4297),
     ]
     assert js.warnings == []  # ratings 0-3 are kept as they are
 
@@ -65,14 +65,14 @@ def test_srw_esci_judgments_fingerprint_and_scale(ubi: Path) -> None:
     assert (len(js), len(js.qrels)) == (150, 6678)
     rows = _rows(js)
     assert (rows[0], rows[9], rows[-1]) == (
-        ("t towels kitchen", "B07NCQWCQS", 3),  # rating 100 (Exact)
-        ("t towels kitchen", "B08JZ36B5B", 0),
-        ("swissqlip deep carry pocket clip", "B018IN1OZ0", 0),
+        ("t_towels_kitchen", "B07NCQWCQS", 3),  # rating 100 (Exact)
+        ("t_towels_kitchen", "B08JZ36B5B", 0),
+        ("swissqlip_deep_carry_pocket_clip", "B018IN1OZ0", 0),
     )
     assert _fingerprint(js) == [
-        ("t towels kitchen", 7),
-        ("thin leather strap", 1532),
-        ("swissqlip deep carry pocket clip", 27292),
+        ("t_towels_kitchen", 7),
+        ("thin_leather_strap", 1532),
+        ("swissqlip_deep_carry_pocket_clip", 27292),
     ]
     # an independent count of the raw ratings, mapped 0/1/10/100 -> 0/1/2/3
     raw = json.loads((ubi / "esci_us_judgments.json").read_text())
@@ -91,15 +91,15 @@ def test_srw_esci_judgments_fingerprint_and_scale(ubi: Path) -> None:
         (
             "art_queryset.json",
             11,
-            [("laptop stand", 6), ("alarm clock", 15), ("karaoke microphone", 16)],
+            [("laptop_stand", 6), ("alarm_clock", 15), ("karaoke_microphone", 16)],
         ),
         (
             "esci_us_queryset.json",
             150,
             [
-                ("t towels kitchen", 6),
-                ("thin leather strap", 15),
-                ("swissqlip deep carry pocket clip", 157),
+                ("t_towels_kitchen", 6),
+                ("thin_leather_strap", 15),
+                ("swissqlip_deep_carry_pocket_clip", 157),
             ],
         ),
     ],
@@ -123,8 +123,8 @@ def test_graded_csv_other_column_names(tmp_path: Path) -> None:
         load_judgments(p, "graded-csv")
     assert str(info.value.problems[0]).startswith(f"{p}:1: [doc_id] no doc_id column")
     js = load_judgments(p, "graded-csv", columns=parse_columns("doc_id=sku,grade=score"))
-    assert js.query_ids == ["tv stand", "lamp"]  # query text (an alias) normalised into the id
-    assert js.relevant("tv stand") == {"a1": 2, "a2": 0}
+    assert js.query_ids == ["tv_stand", "lamp"]  # query text (an alias) normalised into the id
+    assert js.relevant("tv_stand") == {"a1": 2, "a2": 0}
     assert js.relevant("lamp") == {"b1": 1}
 
 

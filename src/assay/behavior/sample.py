@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from assay.errors import UsageError
-from assay.querytext import normalize_query
+from assay.querytext import query_id_for
 
 STRATEGIES = ("top", "random", "pptss")
 
@@ -38,7 +38,7 @@ def query_frequencies(log: Any, application: str | None = None) -> list[tuple[st
     counts: Counter[str] = Counter()
     first: dict[str, str] = {}
     for raw in text.values():
-        key = normalize_query(raw)
+        key = query_id_for(raw)
         if key:
             counts[key] += 1
             first.setdefault(key, raw.strip())

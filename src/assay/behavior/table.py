@@ -1,13 +1,16 @@
 """From UBI records to search instances: who saw which document where, and what they did.
 
-A search instance is one ``query_id``. Its result list comes from its
-``impression`` events (object id at ``position.ordinal``) or, when it has none,
-from the first of its ``ubi_queries`` records that holds a non-empty
-``query_response_hit_ids`` list (rank = order in the list). Actions on a shown
+A search instance is one drawing of a ``query_id``'s result list. The list
+comes from its ``impression`` events (object id at ``position.ordinal``; a
+document at a rank already shown starts a new drawing, as when an application
+reuses the ``query_id`` while the user types on) or, when it has none, from the
+first of its ``ubi_queries`` records that holds a non-empty
+``query_response_hit_ids`` list (rank = order in the list). The query text is
+that of the drawing's first impression event, else that of the ``query_id``. Actions on a shown
 document count with a weight in (0, 1]: ``click`` weighs 1, other actions (add
 to cart, purchase) only when given a weight; an instance's signal for a
 document is the largest weight of the actions it logged on it. Instances are
-grouped into queries by :func:`assay.querytext.normalize_query` of their text.
+grouped into queries by :func:`assay.querytext.query_id_for` of their text.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ import numpy as np
 
 from assay.behavior.models import UbiEvent, UbiLog
 from assay.errors import InputError, Problem, UsageError
-from assay.querytext import normalize_query
+from assay.querytext import query_id_for
 
 DEFAULT_WEIGHTS: dict[str, float] = {"click": 1.0}
 
@@ -100,73 +103,86 @@ def build_click_table(
         0,
     )
     text: dict[str, str] = {}
-    hits: dict[str, tuple[str, ...]] = {}
     for q in queries:
         text.setdefault(q.query_id, q.user_query)
-        if q.hit_ids and q.query_id not in hits:
-            hits[q.query_id] = q.hit_ids
-    shown = _impressions(events, impression_action, positions)
     for e in events:
         if e.query_id is not None and e.user_query is not None:
             text.setdefault(e.query_id, e.user_query)
-    lists: dict[str, dict[str, int]] = {}
-    order = list(dict.fromkeys([*shown, *hits]))
-    for qid in order:
-        if qid in shown:
-            lists[qid] = shown[qid]
-            counts["from_impressions"] += 1
-        else:
-            lists[qid] = {d: r for r, d in enumerate(hits[qid])}
+    lists = _impressions(events, impression_action, positions)
+    counts["from_impressions"] = len(lists)
+    have = {lst.qid for lst in lists}
+    for q in queries:
+        if q.hit_ids and q.query_id not in have:
+            have.add(q.query_id)
+            docs = {d: r for r, d in enumerate(q.hit_ids)}
+            lists.append(_List(q.query_id, q.query_id, docs, q.user_query, q.path, q.line))
             counts["from_hit_ids"] += 1
     acted = {e.query_id for e in events if e.action_name in w and e.query_id is not None}
-    counts["no_result_list"] = len({q for q in acted if q not in lists})
+    counts["no_result_list"] = len(acted - have)
     return _assemble(lists, text, events, w, counts, positions, max_rank)
 
 
-def _impressions(events: list[UbiEvent], action: str, positions: int) -> dict[str, dict[str, int]]:
-    """``{query_id: {doc: rank}}`` from impression events, checking the position base."""
-    out: dict[str, dict[str, int]] = {}
+@dataclass
+class _List:
+    """One result list as shown: ``docs`` maps doc id to 0-based rank."""
+
+    qid: str
+    instance: str
+    docs: dict[str, int]
+    text: str | None
+    path: str
+    line: int
+    at: dict[int, str] = field(default_factory=dict)
+
+
+def _position_problem(e: UbiEvent, message: str, hint: str) -> InputError:
+    field_name = "event_attributes.position.ordinal"
+    return InputError([Problem(e.path, e.line, message, field=field_name, hint=hint)])
+
+
+def _impressions(events: list[UbiEvent], action: str, positions: int) -> list[_List]:
+    """Result lists from impression events, in file order, checking the position base.
+
+    A ``query_id`` whose page was drawn again (another document at a rank already
+    shown) gets one list per drawing, ``query_id``, ``query_id#2``...
+    """
+    out: list[_List] = []
+    current: dict[str, _List] = {}
+    drawn: dict[str, int] = {}
     zero_seen = False
-    logged = 0
+    first: UbiEvent | None = None
     for e in events:
         if e.action_name != action or e.query_id is None or e.object_id is None:
             continue
         if e.position is None:
-            raise InputError(
-                [
-                    Problem(
-                        e.path,
-                        e.line,
-                        "impression without a position",
-                        field="event_attributes.position.ordinal",
-                        hint="log the rank of every impression",
-                    )
-                ]
-            )
-        logged += 1
+            raise _position_problem(e, "impression without a position", "log every rank")
+        first = first or e
         if e.position == 0:
             zero_seen = True
             if positions == 1:
-                raise InputError(
-                    [
-                        Problem(
-                            e.path,
-                            e.line,
-                            "position 0 in a log declared 1-based",
-                            field="event_attributes.position.ordinal",
-                            hint="declare --positions 0, or keep one application (--application)",
-                        )
-                    ]
+                raise _position_problem(
+                    e,
+                    "position 0 in a log declared 1-based",
+                    "declare --positions 0, or keep one application (--application)",
                 )
         rank = e.position - positions
-        docs = out.setdefault(e.query_id, {})
-        if e.object_id not in docs or rank < docs[e.object_id]:
-            docs[e.object_id] = rank
-    if positions == 0 and logged and not zero_seen:
+        lst = current.get(e.query_id)
+        if lst is None or lst.at.get(rank, e.object_id) != e.object_id:
+            drawn[e.query_id] = drawn.get(e.query_id, 0) + 1
+            n = drawn[e.query_id]
+            instance = e.query_id if n == 1 else f"{e.query_id}#{n}"
+            lst = _List(e.query_id, instance, {}, e.user_query, e.path, e.line)
+            current[e.query_id] = lst
+            out.append(lst)
+        if e.object_id not in lst.docs or rank < lst.docs[e.object_id]:
+            lst.docs[e.object_id] = rank
+        lst.at.setdefault(rank, e.object_id)
+    if first is not None and positions == 0 and not zero_seen:
+        logged = sum(len(lst.docs) for lst in out)
         raise InputError(
             [
                 Problem(
-                    events[0].path,
+                    first.path,
                     None,
                     f"declared 0-based, but no impression of {logged} is at position 0",
                     field="event_attributes.position.ordinal",
@@ -178,7 +194,7 @@ def _impressions(events: list[UbiEvent], action: str, positions: int) -> dict[st
 
 
 def _assemble(
-    lists: dict[str, dict[str, int]],
+    lists: list[_List],
     text: dict[str, str],
     events: list[UbiEvent],
     weights: dict[str, float],
@@ -189,12 +205,12 @@ def _assemble(
     keys: dict[str, int] = {}
     key_text: list[str] = []
     pairs: dict[tuple[str, str], int] = {}
-    ids: list[str] = []
+    kept: list[_List] = []
     inst_query: list[int] = []
     rows: list[dict[int, int]] = []
-    for qid, docs in lists.items():
-        raw = text.get(qid)
-        key = normalize_query(raw) if raw is not None else ""
+    for lst in lists:
+        raw = lst.text if lst.text is not None else text.get(lst.qid)
+        key = query_id_for(raw) if raw is not None else ""
         if not key:
             counts["no_query_text"] += 1
             continue
@@ -202,12 +218,12 @@ def _assemble(
             keys[key] = len(keys)
             key_text.append(raw.strip())
         row: dict[int, int] = {}
-        for doc, rank in docs.items():
+        for doc, rank in lst.docs.items():
             if rank >= max_rank:
                 counts["beyond_max_rank"] += 1
                 continue
             row[rank] = pairs.setdefault((key, doc), len(pairs))
-        ids.append(qid)
+        kept.append(lst)
         inst_query.append(keys[key])
         rows.append(row)
     width = max((max(r) + 1 for r in rows if r), default=1)
@@ -215,13 +231,13 @@ def _assemble(
     for i, row in enumerate(rows):
         if row:
             docs_m[i, list(row)] = list(row.values())
-    signal = _signals(ids, lists, docs_m, events, weights, counts, positions)
-    counts["instances"] = len(ids)
+    signal = _signals(kept, docs_m, events, weights, counts, positions)
+    counts["instances"] = len(kept)
     return ClickTable(
         query_keys=list(keys),
         query_texts=key_text,
         pairs=list(pairs),
-        instance_ids=ids,
+        instance_ids=[lst.instance for lst in kept],
         instance_query=np.asarray(inst_query, dtype=np.int64),
         docs=docs_m,
         signal=signal,
@@ -231,29 +247,33 @@ def _assemble(
 
 
 def _signals(
-    ids: list[str],
-    lists: dict[str, dict[str, int]],
+    lists: list[_List],
     docs_m: np.ndarray,
     events: list[UbiEvent],
     weights: dict[str, float],
     counts: dict[str, int],
     positions: int,
 ) -> np.ndarray:
-    row_of = {qid: i for i, qid in enumerate(ids)}
+    """Action weights per cell: an action goes to the latest drawing before it showing its doc."""
+    by_qid: dict[str, list[int]] = {}
+    for i, lst in enumerate(lists):
+        by_qid.setdefault(lst.qid, []).append(i)
     signal = np.zeros(docs_m.shape, dtype=np.float64)
     for e in events:
         weight = weights.get(e.action_name)
-        if weight is None or e.query_id not in row_of:
+        if weight is None or e.query_id not in by_qid:
             continue
         counts["actions"] += 1
-        rank = lists[e.query_id].get(e.object_id) if e.object_id is not None else None
-        if rank is None or rank >= docs_m.shape[1] or docs_m[row_of[e.query_id], rank] < 0:
+        shown = [i for i in by_qid[e.query_id] if e.object_id in lists[i].docs]
+        earlier = [i for i in shown if lists[i].path == e.path and lists[i].line <= e.line]
+        pick = (earlier or shown or [None])[-1]
+        rank = lists[pick].docs[e.object_id] if pick is not None else None
+        if pick is None or rank >= docs_m.shape[1] or docs_m[pick, rank] < 0:
             counts["actions_on_unshown"] += 1
             continue
         if e.position is not None and e.position - positions != rank:
             counts["actions_position_mismatch"] += 1
-        i = row_of[e.query_id]
-        signal[i, rank] = max(signal[i, rank], weight)
+        signal[pick, rank] = max(signal[pick, rank], weight)
     return signal
 
 
@@ -262,9 +282,10 @@ def _assumptions(weights: dict[str, float], positions: int, max_rank: int) -> li
     return [
         f"positions are {positions}-based (checked: the log agrees)",
         "a search instance is one query_id; instances are grouped into queries by their "
-        "normalised user_query (NFKC, case-folded, white space collapsed)",
+        "normalised user_query (NFKC, case-folded, white space collapsed; ids write spaces as _)",
         "result lists come from impression events, else from query_response_hit_ids "
-        "(a shown list that was not logged as seen counts as seen)",
+        "(a returned list that was not logged as seen counts as seen); a query_id whose "
+        "page was drawn again (another document at a shown rank) is one instance per drawing",
         f"action weights {acts}; an instance's signal for a document is its largest weight; "
         "actions on documents not in the instance's list are ignored (counted)",
         "every impression counts at the rank it was shown (not the best rank ever seen)",

@@ -4,7 +4,7 @@ Columns are found by name (case-insensitive): the query as ``query_id`` and/or
 ``query`` text, the document as ``doc_id``, the grade as ``grade``; the aliases
 in :data:`ALIASES` are accepted (``docid``, ``rating``, ``relevance``...), and
 ``columns`` maps other names (``{"grade": "score"}``). Without a ``query_id``
-column the id is the normalised query text. Grades are whole numbers >= 0
+column the id is the normalised query text (spaces as ``_``). Grades are whole numbers >= 0
 (``"2.0"`` is accepted). Every other column is ignored. A query with no grade
 >= 1 cannot be marked otherwise in this format, so it counts as no-answer.
 """
@@ -19,7 +19,7 @@ import pandas as pd
 
 from assay.errors import ProblemLog, UsageError
 from assay.judgments._build import Collector, QueryRecord
-from assay.querytext import normalize_query
+from assay.querytext import query_id_for
 
 ROLES = ("query_id", "query", "doc_id", "grade")
 ALIASES: dict[str, tuple[str, ...]] = {
@@ -96,11 +96,7 @@ def parse_graded_csv(
             r: (row[i].strip() if i is not None and i < len(row) else None) for r, i in cols.items()
         }
         text_value = cells["query"] if cells["query"] is not None else cells["query_id"]
-        qid = (
-            cells["query_id"]
-            if cells["query_id"] is not None
-            else normalize_query(text_value or "")
-        )
+        qid = cells["query_id"] if cells["query_id"] is not None else query_id_for(text_value or "")
         if not qid:
             log.add(line, "empty query", field="query", hint="every row names its query")
             continue

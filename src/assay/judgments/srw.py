@@ -8,7 +8,8 @@ Judgments (``"type": "IMPORT_JUDGMENT"``)::
 Query set: ``{"name": ..., "querySetQueries": [{"queryText": "laptop stand"}]}``.
 
 Queries are named by their text, so the query id is the normalised text
-(:func:`assay.querytext.normalize_query`), the id behaviour logs use too.
+(:func:`assay.querytext.query_id_for`: normalised, spaces as ``_``), the id behaviour
+logs use too.
 Ratings are numbers or numeric strings and must be whole. A file whose ratings
 all lie in {0, 1, 10, 100} is on the ESCI scale (the gains 0, 0.01, 0.1, 1 of
 Irrelevant, Complement, Substitute, Exact, times 100); it maps onto grades
@@ -26,7 +27,7 @@ import pandas as pd
 
 from assay.errors import ProblemLog
 from assay.judgments._build import Collector, QueryRecord
-from assay.querytext import normalize_query
+from assay.querytext import query_id_for
 
 #: ESCI rating (SRW import scale) -> assay grade, with the ESCI label.
 ESCI_GRADES = {0: (0, "Irrelevant"), 1: (1, "Complement"), 10: (2, "Substitute"), 100: (3, "Exact")}
@@ -84,7 +85,7 @@ def parse_srw_queryset(
         if not isinstance(value, str):
             log.add(line, "queryText must be a string", field="queryText", hint="write the query")
             continue
-        out.add_query(QueryRecord(normalize_query(value), value, line), text_field="queryText")
+        out.add_query(QueryRecord(query_id_for(value), value, line), text_field="queryText")
     return out.frames()
 
 
@@ -107,7 +108,7 @@ def parse_srw_judgments(
         if not isinstance(query, str) or not isinstance(ratings, list):
             log.add(line, "needs 'query' (text) and 'ratings' (list)", field="query")
             continue
-        qid = normalize_query(query)
+        qid = query_id_for(query)
         if not out.add_query(QueryRecord(qid, query, line), text_field="query"):
             d += len(ratings)
             continue

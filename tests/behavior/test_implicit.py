@@ -216,3 +216,17 @@ def test_agreement_with_esci_on_overlapping_pairs(
     k2 = cohen_kappa_score([p.reference for p in llm], [p.implicit for p in llm])
     assert len(llm) == 18
     report_figure(f"implicit (PBM, Chorus log) vs LLM judgments: {len(llm)} pairs, kappa {k2:.3f}")
+
+
+@pytest.mark.parametrize("model", ["ctr", "coec", "pbm", "dbn"])
+def test_every_model_grades_within_its_interval(ndjson: Path, model: str) -> None:
+    result = judge_clicks(ndjson, positions=1, application="Chorus", model=model)
+    graded = result.graded()
+    assert graded and result.counts["graded_pairs"] == len(graded)
+    for p in graded:
+        assert p.low <= p.estimate + 1e-12 and p.estimate <= p.high + 1e-12
+        assert 0 <= p.grade_low <= p.grade <= p.grade_high <= 3
+        assert p.impressions >= result.min_impressions
+    assert any(model.upper() in a or model in a for a in result.assumptions) or model == "ctr"
+    again = type(result).model_validate_json(result.to_json())
+    assert again.pairs == result.pairs

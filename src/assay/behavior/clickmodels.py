@@ -13,7 +13,8 @@ interval, on the model's own scale:
 * ``pbm``: position-based model, P(click) = attractiveness(q, d) x
   examination(rank), fitted by EM with examination at the top rank fixed to 1
   (without it only the products are identifiable). Estimate: attractiveness;
-  interval: Wilson on the clicks over the examination-weighted impressions.
+  interval: Wilson around the estimate with the examination-weighted impressions
+  as trials.
 * ``dbn``: dynamic Bayesian network (Chapelle and Zhang, 2009): users scan down
   the list, examine a result with probability 1 at the top, click it when
   attracted (a), are satisfied after a click with probability s, and otherwise
@@ -146,7 +147,7 @@ def fit_pbm(table: ClickTable, *, max_iter: int = 500, tol: float = 1e-10, z: fl
             converged = True
             break
     trials = np.bincount(p, gamma[r], n_pairs)
-    low, high = wilson(np.minimum(table.pair_clicks(), trials), trials, z)
+    low, high = wilson(alpha * trials, trials, z)
     params = {"examination_by_rank": gamma.tolist()}
     return Fit("pbm", alpha, low, high, params, len(history), converged, history)
 

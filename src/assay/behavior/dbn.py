@@ -151,7 +151,7 @@ def fit_dbn(
             converged = True
             break
     trials = np.bincount(pid, estep(lists, a, s, g)["examined"][valid], n_pairs)
-    a_low, a_high = wilson(np.minimum(click_n, trials), trials, z)
+    a_low, a_high = wilson(a * trials, trials, z)
     s_low, s_high = wilson(s * click_n, click_n, z)
     params = {"gamma": g, "attractiveness": a.tolist(), "satisfaction": s.tolist()}
     return Fit(

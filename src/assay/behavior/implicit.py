@@ -114,8 +114,6 @@ def judge_clicks(
     :data:`DEFAULT_THRESHOLDS`; ``cap`` bounds COEC; ``gamma`` fixes the DBN
     continuation probability (default: fitted).
     """
-    import numpy as np
-
     from assay.behavior import clickmodels as cm
     from assay.behavior.read import read_ubi
     from assay.behavior.table import build_click_table
@@ -130,36 +128,15 @@ def judge_clicks(
     log = read_ubi(paths, layout=layout)
     table = build_click_table(log, positions=positions, weights=weights, application=application)
     if not table.pairs:
-        raise UsageError("no search instance with a result list in the log (see the counts)")
-    fit = _fit(table, model, cap, gamma)
-    impressions = table.pair_impressions()
-    clicks = table.pair_clicks()
-    expected = cm.expected_clicks(table)
-    edges = np.asarray(cuts)
-    enough = impressions >= min_impressions
-    grade = np.searchsorted(edges, fit.estimate, side="right")
-    g_low = np.searchsorted(edges, fit.low, side="right")
-    g_high = np.searchsorted(edges, fit.high, side="right")
-    rows = [
-        PairStat(
-            query_id=q,
-            query=_text(table, q),
-            doc_id=d,
-            impressions=int(impressions[i]),
-            clicks=float(clicks[i]),
-            ctr=float(clicks[i] / impressions[i]) if impressions[i] else 0.0,
-            expected_clicks=float(expected[i]),
-            estimate=float(fit.estimate[i]) if enough[i] else None,
-            low=float(fit.low[i]) if enough[i] else None,
-            high=float(fit.high[i]) if enough[i] else None,
-            grade=int(grade[i]) if enough[i] else None,
-            grade_low=int(g_low[i]) if enough[i] else None,
-            grade_high=int(g_high[i]) if enough[i] else None,
+        raise UsageError(
+            "no search instance with a result list in the log: no impression events and no "
+            f"query_response_hit_ids ({table.counts['actions']} actions, "
+            f"{table.counts['no_query_text']} lists without query text)"
         )
-        for i, (q, d) in enumerate(table.pairs)
-    ]
+    fit = _fit(table, model, cap, gamma)
+    rows = _pair_rows(table, fit, min_impressions, cuts)
     counts = {"queries": len(table.query_keys), "pairs": len(table.pairs), **table.counts}
-    counts["graded_pairs"] = int(enough.sum())
+    counts["graded_pairs"] = sum(1 for r in rows if r.grade is not None)
     return ImplicitJudgments(
         model=model,
         files=list(log.files),
@@ -177,12 +154,43 @@ def judge_clicks(
     )
 
 
-def _text(table: Any, key: str) -> str:
-    index = getattr(table, "_key_index", None)
-    if index is None:
-        index = {k: i for i, k in enumerate(table.query_keys)}
-        object.__setattr__(table, "_key_index", index)
-    return table.query_texts[index[key]]
+def _pair_rows(table: Any, fit: Any, min_impressions: int, cuts: list[float]) -> list[PairStat]:
+    """One :class:`PairStat` per pair: counts; estimate and grades if enough impressions."""
+    import numpy as np
+
+    from assay.behavior.clickmodels import expected_clicks
+
+    impressions = table.pair_impressions()
+    clicks = table.pair_clicks()
+    expected = expected_clicks(table)
+    edges = np.asarray(cuts)
+    enough = impressions >= min_impressions
+    grade, g_low, g_high = (
+        np.searchsorted(edges, v, side="right") for v in (fit.estimate, fit.low, fit.high)
+    )
+    text_of = dict(zip(table.query_keys, table.query_texts, strict=True))
+
+    def graded(values: Any, i: int, cast: Any) -> Any:
+        return cast(values[i]) if enough[i] else None
+
+    return [
+        PairStat(
+            query_id=q,
+            query=text_of[q],
+            doc_id=d,
+            impressions=int(impressions[i]),
+            clicks=float(clicks[i]),
+            ctr=float(clicks[i] / impressions[i]) if impressions[i] else 0.0,
+            expected_clicks=float(expected[i]),
+            estimate=graded(fit.estimate, i, float),
+            low=graded(fit.low, i, float),
+            high=graded(fit.high, i, float),
+            grade=graded(grade, i, int),
+            grade_low=graded(g_low, i, int),
+            grade_high=graded(g_high, i, int),
+        )
+        for i, (q, d) in enumerate(table.pairs)
+    ]
 
 
 def _fit(table: Any, model: str, cap: float, gamma: float | None) -> Any:

@@ -40,6 +40,10 @@ def read_ubi(paths: str | Path | Sequence[str | Path], layout: str | None = None
     the first line). Raises :class:`InputError` listing every problem found.
     """
     items = [paths] if isinstance(paths, str | Path) else list(paths)
+    if layout is not None and layout not in LAYOUTS:
+        from assay.errors import UsageError
+
+        raise UsageError(f"--layout must be one of {', '.join(LAYOUTS)}; got {layout!r}")
     if not items:
         raise InputError([Problem("(no file)", None, "no UBI file given", hint="name a file")])
     queries: list[UbiQuery] = []

@@ -90,7 +90,8 @@ def _pptss(sizes: list[int], n: int, rng: Any) -> list[int]:
         if not sure:
             break
         chosen += sure
-        rest = [i for i in rest if i not in set(sure)]
+        taken = set(sure)
+        rest = [i for i in rest if i not in taken]
         if len(chosen) >= n or not rest:
             return sorted(chosen)[:n]
     edges = np.cumsum([sizes[i] for i in rest])

@@ -166,3 +166,5 @@ def test_dbn_recovers_known_parameters() -> None:
     assert np.max(np.abs(s_hat - s)) < 0.15
     assert np.mean(np.abs(s_hat - s)) < 0.04
     assert np.max(np.abs(fit.estimate - a * s)) < 0.08
+    covered = (fit.low <= a * s) & (a * s <= fit.high)
+    assert covered.mean() > 0.85  # product of two 95% intervals, on estimated trials

@@ -112,7 +112,7 @@ def fit_dbn(
     *,
     gamma: float | None = None,
     max_iter: int = 500,
-    tol: float = 1e-10,
+    tol: float = 1e-9,
     z: float = 1.96,
 ) -> Fit:
     """Fit a, s (per pair) and gamma (shared; fixed when given) by EM."""
@@ -147,7 +147,7 @@ def fit_dbn(
             abs(new_g - g),
         )
         a, s, g = new_a, new_s, new_g
-        if delta < 1e-7 or _flat(history, tol):
+        if delta < 1e-6 or _flat(history, tol):
             converged = True
             break
     trials = np.bincount(pid, estep(lists, a, s, g)["examined"][valid], n_pairs)

@@ -112,6 +112,24 @@ def test_positions_are_checked_against_the_log(ndjson: Path) -> None:
     with pytest.raises(InputError) as info:
         judge_clicks(ndjson, positions=0, application="Chorus")  # Chorus counts from 1
     assert "no impression of 999 is at position 0" in str(info.value)
+    result = judge_clicks(ndjson, positions=0, application="esci_ubi_sample")
+    assert result.assumptions[0] == (
+        "positions are 0-based (checked against 1000 impressions and 0 action positions on "
+        "returned lists)"
+    )
+
+
+def test_positions_of_returned_lists_are_checked_by_action_positions(shared_data: Path) -> None:
+    zipped = shared_data / "ubi_chorus" / "log_events.zip"  # no impression events
+    with pytest.raises(InputError) as info:
+        judge_clicks(zipped, positions=0, weights={"item_click": 1.0})
+    assert str(info.value.problems[0]) == (
+        f"{zipped}:log_events_new.json:12: [event_attributes.position.ordinal] position 10 of "
+        "'3760170840499', number 10 of its returned list (as are all 832 action positions): the "
+        "log is not 0-based (declare --positions 1)"
+    )
+    result = judge_clicks(zipped, positions=1, weights={"item_click": 1.0}, model="ctr")
+    assert result.counts["from_hit_ids"] == 859 and result.counts["hit_list_positions"] == 832
 
 
 def _cli(*args: str, cwd: Path) -> subprocess.CompletedProcess:

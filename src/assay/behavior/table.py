@@ -99,6 +99,8 @@ def build_click_table(
             "beyond_max_rank",
             "from_impressions",
             "from_hit_ids",
+            "hit_list_positions",
+            "hit_list_position_mismatch",
         ),
         0,
     )
@@ -115,7 +117,9 @@ def build_click_table(
         if q.hit_ids and q.query_id not in have:
             have.add(q.query_id)
             docs = {d: r for r, d in enumerate(q.hit_ids)}
-            lists.append(_List(q.query_id, q.query_id, docs, q.user_query, q.path, q.line))
+            lists.append(
+                _List(q.query_id, q.query_id, docs, q.user_query, q.path, q.line, from_hits=True)
+            )
             counts["from_hit_ids"] += 1
     acted = {e.query_id for e in events if e.action_name in w and e.query_id is not None}
     counts["no_result_list"] = len(acted - have)
@@ -133,6 +137,7 @@ class _List:
     path: str
     line: int
     at: dict[int, str] = field(default_factory=dict)
+    from_hits: bool = False
 
 
 def _position_problem(e: UbiEvent, message: str, hint: str) -> InputError:
@@ -242,7 +247,7 @@ def _assemble(
         docs=docs_m,
         signal=signal,
         counts=counts,
-        assumptions=_assumptions(weights, positions, max_rank),
+        assumptions=_assumptions(weights, positions, max_rank, _checked(kept, counts)),
     )
 
 
@@ -259,6 +264,7 @@ def _signals(
     for i, lst in enumerate(lists):
         by_qid.setdefault(lst.qid, []).append(i)
     signal = np.zeros(docs_m.shape, dtype=np.float64)
+    first_off: tuple[UbiEvent, int] | None = None
     for e in events:
         weight = weights.get(e.action_name)
         if weight is None or e.query_id not in by_qid:
@@ -273,14 +279,39 @@ def _signals(
             continue
         if e.position is not None and e.position - positions != rank:
             counts["actions_position_mismatch"] += 1
+        if e.position is not None and lists[pick].from_hits:
+            counts["hit_list_positions"] += 1
+            if e.position - positions != rank:
+                counts["hit_list_position_mismatch"] += 1
+                first_off = first_off or (e, rank)
         signal[pick, rank] = max(signal[pick, rank], weight)
+    checked, off = counts["hit_list_positions"], counts["hit_list_position_mismatch"]
+    if checked and off == checked and first_off is not None:
+        e, rank = first_off
+        raise _position_problem(
+            e,
+            f"position {e.position} of {e.object_id!r}, number {rank + 1} of its returned list "
+            f"(as are all {checked} action positions): the log is not {positions}-based",
+            f"declare --positions {1 - positions}",
+        )
     return signal
 
 
-def _assumptions(weights: dict[str, float], positions: int, max_rank: int) -> list[str]:
+def _checked(lists: list[_List], counts: dict[str, int]) -> str:
+    """How the declared position base was checked."""
+    shown = sum(len(lst.docs) for lst in lists if not lst.from_hits)
+    acts = counts["hit_list_positions"]
+    if not shown and not acts:
+        return "not checked: the log holds no positions"
+    return f"checked against {shown} impressions and {acts} action positions on returned lists"
+
+
+def _assumptions(
+    weights: dict[str, float], positions: int, max_rank: int, checked: str
+) -> list[str]:
     acts = ", ".join(f"{k}={v:g}" for k, v in sorted(weights.items()))
     return [
-        f"positions are {positions}-based (checked: the log agrees)",
+        f"positions are {positions}-based ({checked})",
         "a search instance is one query_id; instances are grouped into queries by their "
         "normalised user_query (NFKC, case-folded, white space collapsed; ids write spaces as _)",
         "result lists come from impression events, else from query_response_hit_ids "

@@ -1,0 +1,78 @@
+"""Plain-text renderings of judge results (agreement, grading runs, calibration).
+
+Renderers only read the result models of :mod:`assay.judges`; they decide nothing.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def _f(value: float | None, digits: int = 4) -> str:
+    return "n/a" if value is None else f"{value:.{digits}f}"
+
+
+def render_agreement(result: Any) -> str:
+    """An :class:`~assay.judges.agree.AgreementResult` as text."""
+    ref, cand = result.reference, result.candidate
+    lines = [
+        f"reference: {ref['name']} ({ref['labels']} labels; sources {_sources(ref)})",
+        f"candidate: {cand['name']} ({cand['labels']} labels; sources {_sources(cand)})",
+        f"pairs in common: {result.n}  (only in reference {result.only_reference}, "
+        f"only in candidate {result.only_candidate})",
+    ]
+    if ref.get("pending_review") or cand.get("pending_review"):
+        pending = ref["pending_review"] + cand["pending_review"]
+        lines.append(f"review lines without a reviewer grade: {pending}")
+    lines += [
+        f"accuracy (exact match):      {_f(result.accuracy)}",
+        f"Cohen's kappa:               {_f(result.cohen_kappa)}",
+        f"  linear weights:            {_f(result.weighted_kappa['linear'])}",
+        f"  quadratic weights:         {_f(result.weighted_kappa['quadratic'])}",
+        f"Krippendorff's alpha nominal {_f(result.krippendorff_alpha['nominal'])}",
+        f"                     ordinal {_f(result.krippendorff_alpha['ordinal'])}",
+    ]
+    b = result.binary
+    lines.append(
+        f"binary (grade >= {b['threshold']}): accuracy {_f(b['accuracy'])}, "
+        f"kappa {_f(b['cohen_kappa'])}, alpha {_f(b['krippendorff_alpha'])}, "
+        f"relevant {b['reference_relevant']} vs {b['candidate_relevant']}"
+    )
+    lines += ["", "confusion (rows: reference grade, columns: candidate grade)"]
+    labels = result.confusion["labels"]
+    width = max([6, *(len(str(x)) + 1 for row in result.confusion["counts"] for x in row)])
+    lines.append(" " * 6 + "".join(f"{g:>{width}}" for g in labels))
+    for g, row in zip(labels, result.confusion["counts"], strict=True):
+        lines.append(f"{g:>6}" + "".join(f"{x:>{width}}" for x in row))
+    lines += ["", "per grade: precision / recall of the candidate"]
+    for g, s in result.per_grade.items():
+        lines.append(
+            f"  {g}: {_f(s['precision'], 3)} / {_f(s['recall'], 3)} "
+            f"(reference {s['reference']}, candidate {s['candidate']})"
+        )
+    for field, groups in result.groups.items():
+        lines += ["", f"by {field}: n, accuracy, kappa, quadratic kappa, ordinal alpha"]
+        for value, s in groups.items():
+            lines.append(
+                f"  {value}: {s.n}, {_f(s.accuracy, 3)}, {_f(s.cohen_kappa, 3)}, "
+                f"{_f(s.weighted_kappa['quadratic'], 3)}, {_f(s.krippendorff_alpha['ordinal'], 3)}"
+            )
+    if result.ranking:
+        rk = result.ranking
+        lines += ["", f"system ranking by {rk['measure']}: reference vs candidate labels"]
+        for s in rk["systems"]:
+            lines.append(f"  {s['name']}: {_f(s['reference'])} vs {_f(s['candidate'])}")
+        lines.append(
+            f"  Kendall's tau {_f(rk['kendall_tau'], 3)}; best system "
+            f"{'the same' if rk['same_best'] else 'differs'} "
+            f"({rk['best_reference']} vs {rk['best_candidate']})"
+        )
+    policy = result.policy
+    if policy.get("max_grade") is not None:
+        clipped = policy["clipped_labels"]
+        lines.append(f"\npolicy: grades above {policy['max_grade']} clipped ({clipped} labels)")
+    return "\n".join(lines)
+
+
+def _sources(side: dict[str, Any]) -> str:
+    return ", ".join(f"{k} {v}" for k, v in side["sources"].items()) or "none"

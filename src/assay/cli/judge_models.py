@@ -85,3 +85,120 @@ def agree(
         from assay.report.judges_text import render_agreement
 
         _emit(render_agreement(result), output)
+
+
+# ----------------------------------------------------------------- model graders
+def _client(model: str, config: Path | None, cache_dir: Path | None, offline: bool, no_cache: bool):
+    from assay.providers.cache import CallCache
+    from assay.providers.client import ChatClient
+    from assay.providers.config import get_model
+
+    cfg = get_model(model, config)
+    cache = None if no_cache else CallCache(cache_dir)
+    if offline and cache is None:
+        from assay.errors import UsageError
+
+        raise UsageError("--offline replays the model-call cache: drop --no-cache")
+    return ChatClient(cfg, cache=cache, offline=offline)
+
+
+def _progress(total: int, show: bool):
+    """A rich progress bar on stderr with the running cost; ``(callback, context)``."""
+    import contextlib
+
+    if not show:
+        return None, contextlib.nullcontext()
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+    progress = Progress(
+        TextColumn("grading"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("${task.fields[cost]:.4f}"),
+        console=Console(stderr=True),
+        transient=True,
+    )
+    task = progress.add_task("grading", total=total, cost=0.0)
+
+    def on_call(record, budget) -> None:
+        progress.update(task, advance=1, cost=budget.spent)
+
+    return on_call, progress
+
+
+ModelOpt = Annotated[str, typer.Option("--model", help="A [models.NAME] of assay.toml.")]
+ConfigOpt = Annotated[Path | None, typer.Option("--config", help="assay.toml to read.")]
+SamplesOpt = Annotated[
+    int, typer.Option("--samples", help="Ask N times; report the majority and the flip rate.")
+]
+CostOpt = Annotated[
+    float | None, typer.Option("--max-cost", help="Stop before spending more than USD.")
+]
+OfflineOpt = Annotated[
+    bool, typer.Option("--offline", help="Make no call: replay the cache, exit 2 on a miss.")
+]
+CacheDirOpt = Annotated[
+    Path | None, typer.Option("--cache-dir", help="Model-call cache folder (default .assay/cache).")
+]
+NoCacheOpt = Annotated[bool, typer.Option("--no-cache", help="Neither read nor write the cache.")]
+ProgressOpt = Annotated[bool, typer.Option("--progress/--no-progress", help="Progress bar.")]
+
+
+@judge_app.command("llm")
+def llm(
+    pairs: Annotated[
+        Path, typer.Argument(help="Pool file (query_id, query, doc_id) or judgments.")
+    ],
+    corpus: Annotated[Path, typer.Option("--corpus", help="Corpus holding the documents.")],
+    model: ModelOpt,
+    output: Annotated[Path, typer.Option("-o", "--output", help="Model labels (JSONL).")],
+    id_field: Annotated[str | None, typer.Option("--id-field", help="Corpus id field.")] = None,
+    scale_max: Annotated[
+        int | None, typer.Option("--scale-max", help="Top grade of the set's scale (default 3).")
+    ] = None,
+    rationale: Annotated[bool, typer.Option("--rationale", help="Keep each rationale.")] = False,
+    samples: SamplesOpt = 1,
+    max_cost: CostOpt = None,
+    offline: OfflineOpt = False,
+    cache_dir: CacheDirOpt = None,
+    no_cache: NoCacheOpt = False,
+    config: ConfigOpt = None,
+    progress: ProgressOpt = False,
+    fmt: Annotated[str, typer.Option("--format", help="text or json.")] = "text",
+) -> None:
+    """Grade the relevance of every pair with a model (0-3, mapped onto the set's scale)."""
+    from assay.cli.common import validate_choice
+    from assay.corpora.load import load_corpus
+    from assay.judges.relevance import read_pairs, run_relevance_job
+
+    validate_choice("--format", fmt, _FORMATS)
+    client = _client(model, config, cache_dir, offline, no_cache)
+    docs = load_corpus(corpus, id_field=id_field)
+    todo, top = read_pairs(pairs)
+    on_call, bar = _progress(len(todo) * max(samples, 1), progress)
+    with client, bar:
+        job = run_relevance_job(
+            todo,
+            docs,
+            client,
+            output,
+            set_top=top,
+            scale_max=scale_max,
+            samples=samples,
+            max_cost=max_cost,
+            rationale=rationale,
+            on_call=on_call,
+        )
+    _render_job(job, fmt, str(output))
+
+
+def _render_job(job, fmt: str, wrote: str) -> None:
+    if fmt == "json":
+        typer.echo(job.to_json())
+    else:
+        from assay.report.judges_text import render_grading
+
+        typer.echo(render_grading(job.run, wrote))
+    if job.run.stopped_at_budget:
+        raise typer.Exit(1)

@@ -76,3 +76,35 @@ def render_agreement(result: Any) -> str:
 
 def _sources(side: dict[str, Any]) -> str:
     return ", ".join(f"{k} {v}" for k, v in side["sources"].items()) or "none"
+
+
+def render_grading(run: Any, wrote: str | None = None) -> str:
+    """A :class:`~assay.judges.grading.GradingRun` as text: counts, cost, unscored items."""
+    s = run.summary()
+    u = run.usage
+    lines = [
+        f"grader {run.grader} ({run.rubric_version}, prompt {run.prompt_hash}) "
+        f"with model {run.model['model']} [{run.model['name']}]",
+        f"items: {s['items']}, scored {s['scored']}, unscored {s['unscored']}, "
+        f"not graded {s['not_graded']}",
+        f"calls: {u.calls} ({u.cached} from the cache, {u.errors} errors); tokens in "
+        f"{u.input_tokens}, out {u.output_tokens}; latency {u.latency_seconds:.2f} s in all",
+        f"cost: ${u.cost:.6f} for these answers, ${u.spent:.6f} spent by this run",
+    ]
+    if run.samples > 1:
+        lines.append(f"samples per item: {run.samples}; flip rate {_f(s['flip_rate'], 3)}")
+    if run.stopped_at_budget:
+        lines.append(
+            f"stopped before passing --max-cost ${run.max_cost}: graded "
+            f"{s['items'] - s['not_graded']} of {s['items']} items, spent ${u.spent:.6f}"
+        )
+    unscored = run.unscored_items()
+    if unscored:
+        lines.append("unscored (not folded into any grade):")
+        for row in unscored[:50]:
+            lines.append(f"  {row['id']}: {'; '.join(row['reasons'])}")
+        if len(unscored) > 50:
+            lines.append(f"  ... and {len(unscored) - 50} more (see --format json)")
+    if wrote:
+        lines.append(f"wrote {wrote}")
+    return "\n".join(lines)

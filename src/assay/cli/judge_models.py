@@ -202,3 +202,72 @@ def _render_job(job, fmt: str, wrote: str) -> None:
         typer.echo(render_grading(job.run, wrote))
     if job.run.stopped_at_budget:
         raise typer.Exit(1)
+
+
+# ----------------------------------------------------------------- review and calibration
+@judge_app.command("sample")
+def sample(
+    labels: Annotated[Path, typer.Argument(help="Labels to review (model labels, any set).")],
+    output: Annotated[Path, typer.Option("-o", "--output", help="Review file to write (JSONL).")],
+    fraction: Annotated[float, typer.Option("--fraction", help="Share to review.")] = 0.2,
+    stratify: Annotated[
+        str,
+        typer.Option("--stratify", help="grade, source, query_id, language, query_class, none."),
+    ] = "grade",
+    seed: Annotated[int, typer.Option("--seed", help="Random seed (same seed, same sample).")] = 0,
+    show_grades: Annotated[
+        bool, typer.Option("--show-grades", help="Show the label under review.")
+    ] = False,
+    corpus: Annotated[
+        Path | None, typer.Option("--corpus", help="Corpus: put each document's text in the file.")
+    ] = None,
+) -> None:
+    """Pick a stratified, reproducible sample of labels for a person to check."""
+    from assay.judges.sample import review_sample, write_review
+
+    docs = None
+    if corpus is not None:
+        from assay.corpora.load import load_corpus
+
+        docs = load_corpus(corpus)
+    lines = review_sample(
+        labels,
+        fraction=fraction,
+        stratify=stratify,
+        seed=seed,
+        show_grades=show_grades,
+        corpus=docs,
+    )
+    write_review(lines, output)
+    typer.echo(
+        f"wrote {len(lines)} pairs to review to {output} "
+        f"(fraction {fraction}, stratified by {stratify}, seed {seed}; "
+        f"grades {'shown' if show_grades else 'hidden'}); fill reviewer_grade and reason, "
+        f"then run: assay judge agree {labels} {output}"
+    )
+
+
+@judge_app.command("calibrate")
+def calibrate_cmd(
+    model_judgments: Annotated[Path, typer.Argument(help="Model labels covering every query.")],
+    run: Annotated[Path, typer.Argument(help="Run file to score.")],
+    human: Annotated[Path, typer.Option("--human", help="People's labels on a sample of queries.")],
+    metric: Annotated[
+        list[str] | None, typer.Option("-m", "--metric", help="Metric (repeatable).")
+    ] = None,
+    alpha: Annotated[float, typer.Option("--alpha", help="1 - confidence level.")] = 0.05,
+    fmt: Annotated[str, typer.Option("--format", help="text or json.")] = "text",
+    output: Annotated[Path | None, typer.Option("-o", "--output", help="Write here.")] = None,
+) -> None:
+    """Metric intervals from people's sample alone, the model alone, and both (PPI++)."""
+    from assay.cli.common import validate_choice
+    from assay.judges.calibrate import calibrate
+
+    validate_choice("--format", fmt, _FORMATS)
+    result = calibrate(model_judgments, run, human, metrics=metric, alpha=alpha)
+    if fmt == "json":
+        _emit(result.to_json(), output)
+    else:
+        from assay.report.judges_text import render_calibration
+
+        _emit(render_calibration(result), output)

@@ -50,18 +50,31 @@ class LabelTable:
 
     def sources(self) -> dict[str, int]:
         """How many labels each source gave (``unknown`` when not stated)."""
-        counts = self.frame["source"].fillna("unknown").value_counts()
-        return {str(k): int(v) for k, v in sorted(counts.items())}
+        from assay.judges.sources import source_counts
+
+        return source_counts(self.frame)
 
 
-def read_labels(path: str | Path, format: str | None = None) -> LabelTable:
-    """Read a judgment set, a pair-label file or a review file as a :class:`LabelTable`."""
+def read_labels(
+    path: str | Path, format: str | None = None, *, prefer: str | None = None
+) -> LabelTable:
+    """Read a judgment set, a pair-label file or a review file as a :class:`LabelTable`.
+
+    A pair labelled by several sources (a person and a model) is refused unless
+    ``prefer`` names the source that wins (:func:`assay.judges.sources.resolve_sources`).
+    """
+    from dataclasses import replace
+
+    from assay.judges.sources import resolve_sources
+
     p = Path(path)
     if not p.exists():
         raise InputError([Problem(str(p), None, "file not found", hint="check the path")])
     kind = format or _sniff(p)
     if kind in ("labels", "review"):
-        return _read_pairs(p, kind)
+        table = _read_pairs(p, kind)
+        frame = resolve_sources(table.frame, prefer=prefer, where=str(p))
+        return replace(table, frame=frame.reset_index(drop=True))
     return from_judgments(_load_set(p, format if format not in (None, "judgments") else None))
 
 
@@ -139,7 +152,7 @@ def _read_pairs(p: Path, kind: str) -> LabelTable:
     pending = 0
     try:
         text = read_text(p, log)
-        seen: dict[tuple[str, str], int] = {}
+        seen: dict[tuple[str, str, str], int] = {}
         for number, obj in json_lines(text or "", log, what="label"):
             row = _pair(obj, number, kind, log, seen)
             if row is None:
@@ -160,7 +173,7 @@ _PAIR_SKIP = {"query", "doc_text", "reviewer_grade", "model_grade", "reason"}
 
 
 def _pair(
-    obj: dict[str, Any], line: int, kind: str, log: Any, seen: dict[tuple[str, str], int]
+    obj: dict[str, Any], line: int, kind: str, log: Any, seen: dict[tuple[str, str, str], int]
 ) -> dict[str, Any] | None:
     """One label row of a pair-label or review line, or ``None`` (logged or pending)."""
     qid, doc = obj.get("query_id"), obj.get("doc_id")
@@ -183,16 +196,17 @@ def _pair(
             hint="a grade is an integer >= 0 without quotes, e.g. 2",
         )
         return None
-    if (qid, doc) in seen:
+    source = obj.get("source", "human" if kind == "review" else None)
+    key3 = (qid, doc, str(source))
+    if key3 in seen:
         log.add(
             line,
-            f"duplicate pair ({qid!r}, {doc!r}) (first seen on line {seen[qid, doc]})",
+            f"duplicate pair ({qid!r}, {doc!r}) (first seen on line {seen[key3]})",
             field="doc_id",
-            hint="keep one label per pair",
+            hint="keep one label per pair and source",
         )
         return None
-    seen[qid, doc] = line
-    source = obj.get("source", "human" if kind == "review" else None)
+    seen[key3] = line
     if source is not None and source not in LABEL_SOURCES:
         log.add(
             line,

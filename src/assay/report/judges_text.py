@@ -108,3 +108,33 @@ def render_grading(run: Any, wrote: str | None = None) -> str:
     if wrote:
         lines.append(f"wrote {wrote}")
     return "\n".join(lines)
+
+
+def render_calibration(result: Any) -> str:
+    """A :class:`~assay.judges.calibrate.CalibrationResult` as text."""
+    q = result.queries
+    level = round((1 - result.alpha) * 100)
+    lines = [
+        f"run {result.run}: {q['model']} queries with model labels "
+        f"({_counts(result.model_labels)}), {q['human']} of them with people's labels "
+        f"({_counts(result.human_labels)})",
+        f"{level}% intervals; PPI++ uses the model on {q['model_only']} more queries",
+        f"{'metric':<12}{'model only':>12}{'people only':>28}{'PPI++':>28}"
+        f"{'lambda':>8}{'width':>8}",
+    ]
+    for m in result.metrics:
+        h, p = m.human_only, m.ppi
+        lines.append(
+            f"{m.metric:<12}{m.model_only:>12.4f}"
+            f"{_iv(h):>28}{_iv(p):>28}{_f(p['lambda'], 2):>8}{_f(m.width_ratio, 2):>8}"
+        )
+    lines.append("width: PPI++ interval width / people-only width (below 1: the model labels help)")
+    return "\n".join(lines)
+
+
+def _iv(d: dict[str, Any]) -> str:
+    return f"{d['estimate']:.4f} [{d['low']:.4f}, {d['high']:.4f}]"
+
+
+def _counts(side: dict[str, Any]) -> str:
+    return ", ".join(f"{k} {v}" for k, v in side["sources"].items())

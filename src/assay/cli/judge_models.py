@@ -271,3 +271,81 @@ def calibrate_cmd(
         from assay.report.judges_text import render_calibration
 
         _emit(render_calibration(result), output)
+
+
+# ----------------------------------------------------------------- answer cases
+@judge_app.command("claims")
+def claims(
+    cases: Annotated[Path, typer.Argument(help="Cases file (JSONL) with claims to judge.")],
+    corpus: Annotated[Path, typer.Option("--corpus", help="Corpus holding the cited documents.")],
+    model: ModelOpt,
+    output: Annotated[Path, typer.Option("-o", "--output", help="Cases file to write.")],
+    samples: SamplesOpt = 1,
+    max_cost: CostOpt = None,
+    offline: OfflineOpt = False,
+    cache_dir: CacheDirOpt = None,
+    no_cache: NoCacheOpt = False,
+    config: ConfigOpt = None,
+    fmt: Annotated[str, typer.Option("--format", help="text or json.")] = "text",
+) -> None:
+    """Fill each missing claim-citation support judgment with the model's verdict."""
+    import json
+
+    from assay.cli.common import validate_choice
+    from assay.corpora.load import load_corpus
+    from assay.judges.cases import grade_claims, read_case_lines
+    from assay.report.output import write_text_atomic
+
+    validate_choice("--format", fmt, _FORMATS)
+    raw = read_case_lines(cases)
+    docs = load_corpus(corpus)
+    with _client(model, config, cache_dir, offline, no_cache) as client:
+        filled, result = grade_claims(raw, docs, client, samples=samples, max_cost=max_cost)
+    write_text_atomic(output, "".join(json.dumps(c, ensure_ascii=False) + "\n" for c in filled))
+    result.output = str(output)
+    if fmt == "json":
+        typer.echo(result.to_json())
+    else:
+        from assay.report.judges_text import render_grading
+
+        typer.echo(render_grading(result.run, str(output)))
+        typer.echo(f"support judgments filled by the model: {result.filled}")
+        for line in result.left_for_people:
+            typer.echo(f"  left for people: {line}")
+    if result.run.stopped_at_budget:
+        raise typer.Exit(1)
+
+
+@judge_app.command("answers")
+def answers(
+    cases: Annotated[Path, typer.Argument(help="Cases file (JSONL) with answers to grade.")],
+    model: ModelOpt,
+    rubric: Annotated[
+        Path | None, typer.Option("--rubric", help="Rubric text replacing the built-in one.")
+    ] = None,
+    samples: SamplesOpt = 1,
+    max_cost: CostOpt = None,
+    offline: OfflineOpt = False,
+    cache_dir: CacheDirOpt = None,
+    no_cache: NoCacheOpt = False,
+    config: ConfigOpt = None,
+    fmt: Annotated[str, typer.Option("--format", help="text or json.")] = "text",
+    output: Annotated[Path | None, typer.Option("-o", "--output", help="Write here.")] = None,
+) -> None:
+    """Grade each answer with the seed-003 rubric; report the model-graded hallucination rate."""
+    from assay.cli.common import validate_choice
+    from assay.judges.cases import grade_answers, read_case_lines, rubric_grader
+
+    validate_choice("--format", fmt, _FORMATS)
+    raw = read_case_lines(cases)
+    grader = rubric_grader(rubric)
+    with _client(model, config, cache_dir, offline, no_cache) as client:
+        result = grade_answers(raw, client, grader=grader, samples=samples, max_cost=max_cost)
+    if fmt == "json":
+        _emit(result.to_json(), output)
+    else:
+        from assay.report.judges_text import render_answer_grades
+
+        _emit(render_answer_grades(result), output)
+    if result.run.stopped_at_budget:
+        raise typer.Exit(1)

@@ -138,3 +138,20 @@ def _iv(d: dict[str, Any]) -> str:
 
 def _counts(side: dict[str, Any]) -> str:
     return ", ".join(f"{k} {v}" for k, v in side["sources"].items())
+
+
+def render_answer_grades(result: Any) -> str:
+    """An :class:`~assay.judges.cases.AnswersGradeResult` as text."""
+    lines = [
+        render_grading(result.run),
+        f"rates over scored answers (graded by {result.graded_by}):",
+    ]
+    names = {
+        "right_series": "right series",
+        "right_period": "right period",
+        "caveats_stated": "caveats stated",
+        "hallucination_rate": "hallucination rate (model-graded)",
+    }
+    for key, label in names.items():
+        lines.append(f"  {label}: {_f(result.rates.get(key), 3)}")
+    return "\n".join(lines)

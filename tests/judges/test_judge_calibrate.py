@@ -159,3 +159,18 @@ def test_system_ranking_agreement(dl19) -> None:
 
     cand = [s["candidate"] for s in r.ranking["systems"]]
     assert r.ranking["kendall_tau"] == pytest.approx(kendalltau(ref, cand).statistic)
+
+
+def test_evaluate_calibrate_option_calls_the_same_function(dl19) -> None:
+    human, model, runs, tmp = dl19
+    qids = sorted({x.split()[0] for x in human.read_text().splitlines()})[:20]
+    sample = _human_subset(human, qids, tmp / "eval.qrels")
+    cmd = [sys.executable, "-c", "from assay.cli import main; main()", "evaluate", str(model)]
+    cmd += [str(runs[0]), "--calibrate", str(sample), "-m", "nDCG@10", "--no-record"]
+    proc = subprocess.run([*cmd, "-f", "json"], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    cal = json.loads(proc.stdout)["calibration"]
+    direct = calibrate(model, runs[0], sample, metrics=["nDCG@10"])
+    assert cal["metrics"][0]["ppi"] == pytest.approx(direct.metrics[0].ppi)
+    table = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    assert table.returncode == 0 and "PPI++" in table.stdout

@@ -163,3 +163,32 @@ def test_agree_by_language_and_query_class(tmp_path: Path) -> None:
     assert r.groups["query_class"]["compare"].n == 2
     with pytest.raises(UsageError, match="no field"):
         agreement(ref, cand, by=["region"])
+
+
+def test_evaluate_reads_model_labels_and_refuses_mixed_sources(tmp_path: Path) -> None:
+    labels = _labels(
+        tmp_path / "model.jsonl",
+        [
+            {"query_id": "q1", "doc_id": "d1", "grade": 2, "source": "model", "query": "a"},
+            {"query_id": "q1", "doc_id": "d2", "grade": 0, "source": "model", "query": "a"},
+            {"query_id": "q2", "doc_id": "d3", "grade": 0, "source": "model", "query": "b"},
+        ],
+    )
+    run = tmp_path / "run.trec"
+    run.write_text("q1 Q0 d2 1 2.0 r\nq1 Q0 d1 2 1.0 r\nq2 Q0 d3 1 1.0 r\n")
+    proc = assay(
+        "evaluate", str(labels), str(run), "-m", "RR", "-f", "json", "--no-record", cwd=tmp_path
+    )
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    assert out["aggregate"]["RR"] == pytest.approx(0.25)  # q1: 1/2, q2: no relevant doc
+    mixed = tmp_path / "mixed.jsonl"
+    mixed.write_text(
+        labels.read_text()
+        + json.dumps({"query_id": "q1", "doc_id": "d1", "grade": 0, "source": "human"})
+        + "\n"
+    )
+    proc = assay("evaluate", str(mixed), str(run), "--no-record", cwd=tmp_path)
+    assert (
+        proc.returncode == 2 and "several sources" in proc.stderr and "Traceback" not in proc.stderr
+    )

@@ -17,7 +17,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from assay.errors import UsageError
-from assay.judges.labels import LabelTable, read_labels, to_judgments
+from assay.judges.labels import LabelTable, from_judgments, read_labels, to_judgments
 from assay.results import ResultModel
 
 
@@ -48,14 +48,17 @@ class CalibrationResult(ResultModel):
 
 
 def calibrate(
-    model_labels: LabelTable | str | Path,
+    model_labels: Any,
     run: Any,
-    human: LabelTable | str | Path,
+    human: Any,
     *,
     metrics: Sequence[str] | None = None,
     alpha: float = 0.05,
 ) -> CalibrationResult:
-    """PPI++ intervals of ``run``'s metrics from model labels and a human sample."""
+    """PPI++ intervals of ``run``'s metrics from model labels and a human sample.
+
+    Label arguments are :class:`LabelTable` objects, judgment sets or paths.
+    """
     import numpy as np
 
     from assay.evaluation import score_run
@@ -65,8 +68,8 @@ def calibrate(
 
     if not 0 < alpha < 1:
         raise UsageError(f"--alpha must be between 0 and 1, got {alpha}")
-    model = model_labels if isinstance(model_labels, LabelTable) else read_labels(model_labels)
-    people = human if isinstance(human, LabelTable) else read_labels(human)
+    model = _table(model_labels)
+    people = _table(human)
     the_run = run if not isinstance(run, str | Path) else load_run(run)
     measures = parse_measures(list(metrics) if metrics else None)
     by_model = score_run(the_run, to_judgments(model), measures).per_query_frame()
@@ -108,6 +111,16 @@ def calibrate(
             "interval": "normal; PPI++ with lambda tuned and clipped to [0, 1]",
         },
     )
+
+
+def _table(labels: Any) -> LabelTable:
+    from assay.judgments.models import JudgmentSet
+
+    if isinstance(labels, LabelTable):
+        return labels
+    if isinstance(labels, JudgmentSet):
+        return from_judgments(labels)
+    return read_labels(labels)
 
 
 def _interval(iv: Any) -> dict[str, float | int]:

@@ -78,6 +78,24 @@ def read_labels(
     return from_judgments(_load_set(p, format if format not in (None, "judgments") else None))
 
 
+def is_label_file(path: str | Path) -> bool:
+    """True for a pair-label or review file (one pair per JSON line), not a judgment set."""
+    return _sniff(Path(path)) in ("labels", "review")
+
+
+def labels_as_judgments(path: str | Path, *, prefer: str | None = None) -> Any:
+    """A pair-label or review file as a :class:`~assay.judgments.JudgmentSet` for metrics.
+
+    Human and model labels of the same pair are refused unless ``prefer`` says
+    which wins (:func:`assay.judges.sources.resolve_sources`).
+    """
+    table = read_labels(path, prefer=prefer)
+    judgments = to_judgments(table)
+    judgments.path = str(path)
+    judgments.format = table.kind
+    return judgments
+
+
 def from_judgments(judgments: Any, name: str | None = None) -> LabelTable:
     """A label table of a :class:`~assay.judgments.JudgmentSet` (query metadata joined)."""
     import pandas as pd

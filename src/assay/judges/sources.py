@@ -40,7 +40,7 @@ def resolve_sources(frame: Any, *, prefer: str | None = None, where: str = "labe
         raise UsageError(
             f"{where}: {len(mixed)} pair(s) have labels from several sources "
             f"({', '.join(sorted(mixed.iloc[0]))} for {first[0]!r}/{first[1]!r}); "
-            "say which wins with --prefer human or --prefer model"
+            "say which source wins (--prefer human or --prefer model)"
         )
     rank = frame["source"].map(lambda s: 0 if s == prefer else 1)
     ordered = frame.assign(_rank=rank).sort_values("_rank", kind="stable")

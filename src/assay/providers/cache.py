@@ -76,6 +76,7 @@ class CallCache:
             self.directory.mkdir(parents=True, exist_ok=True)
             conn = sqlite3.connect(self.path, check_same_thread=False, timeout=30)
             conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=NORMAL")  # WAL stays consistent on a crash
             conn.execute(
                 "CREATE TABLE IF NOT EXISTS calls (key TEXT PRIMARY KEY, answer TEXT NOT NULL,"
                 " created_at TEXT NOT NULL DEFAULT CURRENT_TIMESTAMP)"

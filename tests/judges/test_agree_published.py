@@ -48,19 +48,32 @@ def llm(shared_data: Path) -> Path:
     return shared_data / "llm_judgments"
 
 
-def assay_json(*args: str, cwd: Path) -> dict:
-    cmd = [sys.executable, "-c", "from assay.cli import main; main()", *args, "--format", "json"]
-    proc = subprocess.run(cmd, capture_output=True, text=True, cwd=cwd, timeout=120)
+def assay_json(*args: str, capsys: pytest.CaptureFixture[str]) -> dict:
+    """Run the CLI in this process (the subprocess door is tested below)."""
+    from assay.cli import main
+
+    with pytest.raises(SystemExit) as stop:
+        main([*args, "--format", "json"])
+    out = capsys.readouterr()
+    assert stop.value.code == 0, out.err
+    return json.loads(out.out)
+
+
+def test_cli_door_in_a_subprocess(llm: Path, tmp_path: Path) -> None:
+    cmd = [sys.executable, "-c", "from assay.cli import main; main()", "judge", "agree"]
+    cmd += [str(llm / "dl19-passage.human.qrels"), str(llm / "dl19-passage.gpt-4o.umbrela.qrels")]
+    proc = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp_path, timeout=120)
     assert proc.returncode == 0, proc.stderr
-    return json.loads(proc.stdout)
+    assert "Cohen's kappa:               0.3157" in proc.stdout
+    assert "pairs in common: 9260" in proc.stdout
 
 
 @pytest.mark.parametrize(("model", "human", "kappa", "agr"), WEBIS)
 def test_webis_published_kappa_and_agreement(
-    llm: Path, model: str, human: str, kappa: float, agr: float, report_figure, tmp_path: Path
+    llm: Path, model: str, human: str, kappa: float, agr: float, report_figure, capsys
 ) -> None:
     out = assay_json(
-        "judge", "agree", str(llm / f"{human}.qrels"), str(llm / f"{model}.qrels"), cwd=tmp_path
+        "judge", "agree", str(llm / f"{human}.qrels"), str(llm / f"{model}.qrels"), capsys=capsys
     )
     assert round(out["cohen_kappa"], 3) == kappa
     assert round(out["accuracy"], 3) == agr

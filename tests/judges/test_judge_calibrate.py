@@ -127,7 +127,7 @@ def test_ppi_intervals_cover_the_full_human_score(dl19, report_figure) -> None:
     )
 
 
-def test_calibrate_cli_reports_all_three(dl19) -> None:
+def test_calibrate_cli_reports_all_three(dl19, capsys) -> None:
     human, model, runs, tmp = dl19
     qids = sorted({x.split()[0] for x in human.read_text().splitlines()})[:20]
     sample = _human_subset(human, qids, tmp / "cli.qrels")
@@ -144,8 +144,13 @@ def test_calibrate_cli_reports_all_three(dl19) -> None:
     for m in out["metrics"]:
         assert m["human_only"]["low"] <= m["human_only"]["estimate"] <= m["human_only"]["high"]
         assert 0.0 <= m["ppi"]["lambda"] <= 1.0 and m["ppi"]["unlabelled"] == 23
-    text = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
-    assert "PPI++" in text.stdout and "people only" in text.stdout
+    from assay.cli import main
+
+    with pytest.raises(SystemExit) as stop:
+        main(cmd[3:])
+    assert stop.value.code == 0
+    text = capsys.readouterr().out
+    assert "PPI++" in text and "people only" in text
 
 
 def test_system_ranking_agreement(dl19) -> None:
@@ -161,7 +166,7 @@ def test_system_ranking_agreement(dl19) -> None:
     assert r.ranking["kendall_tau"] == pytest.approx(kendalltau(ref, cand).statistic)
 
 
-def test_evaluate_calibrate_option_calls_the_same_function(dl19) -> None:
+def test_evaluate_calibrate_option_calls_the_same_function(dl19, capsys) -> None:
     human, model, runs, tmp = dl19
     qids = sorted({x.split()[0] for x in human.read_text().splitlines()})[:20]
     sample = _human_subset(human, qids, tmp / "eval.qrels")
@@ -172,5 +177,9 @@ def test_evaluate_calibrate_option_calls_the_same_function(dl19) -> None:
     cal = json.loads(proc.stdout)["calibration"]
     direct = calibrate(model, runs[0], sample, metrics=["nDCG@10"])
     assert cal["metrics"][0]["ppi"] == pytest.approx(direct.metrics[0].ppi)
-    table = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
-    assert table.returncode == 0 and "PPI++" in table.stdout
+    from assay.cli import main
+
+    with pytest.raises(SystemExit) as stop:
+        main(cmd[3:])
+    assert stop.value.code == 0
+    assert "PPI++" in capsys.readouterr().out

@@ -183,7 +183,7 @@ def _ask(
         if not budget.reserve(bound):
             return None
         try:
-            answer = client.complete(messages, grader.schema, sample)
+            answer = client.complete(messages, grader.schema, sample, look_up=False)
         except (ProviderError, OfflineMiss) as exc:
             budget.settle(bound, 0.0)
             return CallRecord(error=str(exc)), None, f"error: {exc}"

@@ -104,14 +104,20 @@ class ChatClient:
 
     # ------------------------------------------------------------------ calls
     def complete(
-        self, messages: list[dict[str, str]], schema: dict | None = None, sample: int = 0
+        self,
+        messages: list[dict[str, str]],
+        schema: dict | None = None,
+        sample: int = 0,
+        *,
+        look_up: bool = True,
     ) -> ChatAnswer:
         """One chat completion: from the cache when there, else from the server (then cached).
 
-        Raises :class:`OfflineMiss` when offline and not cached, :class:`ProviderError`
+        ``look_up=False`` skips the cache lookup (the caller just missed). Raises
+        :class:`OfflineMiss` when offline and not cached, :class:`ProviderError`
         when the call fails for good.
         """
-        hit = self.cached(messages, schema, sample)
+        hit = self.cached(messages, schema, sample) if look_up else None
         if hit is not None:
             return hit
         if self.offline:

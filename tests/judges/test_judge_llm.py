@@ -12,7 +12,7 @@ import pytest
 from assay.judges.graders import RELEVANCE, to_scale
 from assay.judges.grading import grade_items
 from assay.judges.labels import read_labels
-from assay.judges.relevance import Pair, read_pairs, relevance_items
+from assay.judges.relevance import Pair, relevance_items
 from assay.providers.client import ChatClient
 from assay.providers.config import get_model
 from assay.retry import RetryPolicy
@@ -131,12 +131,27 @@ def test_max_cost_stops_before_the_budget(model_toml: Path, tmp_path: Path) -> N
 def test_judgment_set_is_regraded_onto_its_own_scale(model_toml: Path, tmp_path: Path) -> None:
     qrels = tmp_path / "binary.qrels"
     qrels.write_text("q1 0 d1 1\nq1 0 d4 0\nq1 0 d5 0\n", encoding="utf-8")
-    queries = [Pair("q1", "", "d1")]
-    pairs, top = read_pairs(qrels)
-    assert top == 1 and [p.doc_id for p in pairs] == ["d1", "d4", "d5"]
-    assert queries[0].query_id == pairs[0].query_id
     assert [to_scale(g, 1) for g in range(4)] == [0, 0, 1, 1]
     assert [to_scale(g, 4) for g in range(4)] == [0, 1, 3, 4]
+    queries = tmp_path / "queries.tsv"
+    queries.write_text("q1\tmonthly unemployment rate labour force\n", encoding="utf-8")
+    from assay.corpora.load import load_corpus
+    from assay.errors import UsageError
+    from assay.judges.relevance import read_pairs, run_relevance_job
+
+    with pytest.raises(UsageError, match="no text to grade"):
+        read_pairs(qrels)
+    pairs, top = read_pairs(qrels, queries=queries)
+    assert top == 1 and [p.doc_id for p in pairs] == ["d1", "d4", "d5"]
+    with ChatClient(get_model("stub", model_toml)) as client:
+        job = run_relevance_job(
+            pairs, load_corpus(DATA / "docs.jsonl"), client, tmp_path / "o.jsonl", set_top=1
+        )
+    rows = _lines(tmp_path / "o.jsonl")
+    assert job.scale_max == 1
+    assert [(r["doc_id"], r["model_grade"], r["grade"]) for r in rows] == [
+        ("d1", 3, 1), ("d4", 1, 0), ("d5", 0, 0)
+    ]  # fmt: skip
 
 
 def test_text_mode_model_is_parsed(model_toml: Path, tmp_path: Path) -> None:

@@ -192,3 +192,25 @@ def test_evaluate_reads_model_labels_and_refuses_mixed_sources(tmp_path: Path) -
     assert (
         proc.returncode == 2 and "several sources" in proc.stderr and "Traceback" not in proc.stderr
     )
+
+
+def test_agree_prefer_resolves_mixed_files(tmp_path: Path) -> None:
+    mixed = _labels(
+        tmp_path / "mixed.jsonl",
+        [
+            {"query_id": "q1", "doc_id": "d1", "grade": 2, "source": "human"},
+            {"query_id": "q1", "doc_id": "d1", "grade": 0, "source": "model"},
+            {"query_id": "q1", "doc_id": "d2", "grade": 1, "source": "model"},
+        ],
+    )
+    people = _labels(
+        tmp_path / "people.jsonl",
+        [
+            {"query_id": "q1", "doc_id": "d1", "grade": 2, "source": "human"},
+            {"query_id": "q1", "doc_id": "d2", "grade": 1, "source": "human"},
+        ],
+    )
+    with pytest.raises(UsageError):
+        agreement(people, mixed)
+    assert agreement(people, mixed, prefer="human").accuracy == 1.0
+    assert agreement(people, mixed, prefer="model").accuracy == 0.5

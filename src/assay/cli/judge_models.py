@@ -51,6 +51,10 @@ def agree(
         Path | None,
         typer.Option("--disagreements", help="Write pairs graded differently here (JSONL)."),
     ] = None,
+    prefer: Annotated[
+        str | None,
+        typer.Option("--prefer", help="human or model: which wins where a pair has both."),
+    ] = None,
     fmt: Annotated[str, typer.Option("--format", help="text or json.")] = "text",
     output: Annotated[Path | None, typer.Option("-o", "--output", help="Write here.")] = None,
 ) -> None:
@@ -68,6 +72,7 @@ def agree(
         runs=runs or (),
         measure=measure,
         keep_disagreements=disagreements is not None,
+        prefer=prefer,
     )
     if disagreements is not None:
         import json
@@ -154,6 +159,9 @@ def llm(
     model: ModelOpt,
     output: Annotated[Path, typer.Option("-o", "--output", help="Model labels (JSONL).")],
     id_field: Annotated[str | None, typer.Option("--id-field", help="Corpus id field.")] = None,
+    queries: Annotated[
+        Path | None, typer.Option("--queries", help="Queries file of TREC qrels (id<TAB>text).")
+    ] = None,
     scale_max: Annotated[
         int | None, typer.Option("--scale-max", help="Top grade of the set's scale (default 3).")
     ] = None,
@@ -175,7 +183,7 @@ def llm(
     validate_choice("--format", fmt, _FORMATS)
     client = _client(model, config, cache_dir, offline, no_cache)
     docs = load_corpus(corpus, id_field=id_field)
-    todo, top = read_pairs(pairs)
+    todo, top = read_pairs(pairs, queries=queries)
     on_call, bar = _progress(len(todo) * max(samples, 1), progress)
     with client, bar:
         job = run_relevance_job(
@@ -243,7 +251,7 @@ def sample(
         f"wrote {len(lines)} pairs to review to {output} "
         f"(fraction {fraction}, stratified by {stratify}, seed {seed}; "
         f"grades {'shown' if show_grades else 'hidden'}); fill reviewer_grade and reason, "
-        f"then run: assay judge agree {labels} {output}"
+        f"then run: assay judge agree {output} {labels}"
     )
 
 

@@ -70,6 +70,7 @@ def agreement(
     runs: Sequence[str | Path] = (),
     measure: str = RANKING_MEASURE,
     keep_disagreements: bool = False,
+    prefer: str | None = None,
 ) -> AgreementResult:
     """Compare ``candidate`` labels with ``reference`` labels on the pairs both have.
 
@@ -79,12 +80,13 @@ def agreement(
     the result). ``by`` names query metadata fields to break the figures down
     by (default: ``language`` and ``query_class`` where present). ``runs``:
     run files scored with both label sets by ``measure``. With
-    ``keep_disagreements`` every pair graded differently is listed.
+    ``keep_disagreements`` every pair graded differently is listed. ``prefer``
+    names the source that wins where a file labels a pair twice (human, model).
     """
     import numpy as np
 
-    ref = reference if isinstance(reference, LabelTable) else read_labels(reference)
-    cand = candidate if isinstance(candidate, LabelTable) else read_labels(candidate)
+    ref = reference if isinstance(reference, LabelTable) else read_labels(reference, prefer=prefer)
+    cand = candidate if isinstance(candidate, LabelTable) else read_labels(candidate, prefer=prefer)
     joined = _join(ref, cand)
     clipped = 0
     if max_grade is not None:

@@ -34,20 +34,32 @@ class Pair:
     doc_id: str
 
 
-def read_pairs(path: str | Path) -> tuple[list[Pair], int | None]:
-    """The pairs of a pool file or a judgment set, and the set's top grade (``None`` for a pool)."""
+def read_pairs(
+    path: str | Path, *, queries: str | Path | None = None
+) -> tuple[list[Pair], int | None]:
+    """The pairs of a pool file or a judgment set, and the set's top grade (``None`` for a pool).
+
+    ``queries`` is the queries file of TREC qrels. A query without text cannot
+    be graded: that is a :class:`UsageError` naming the first such query.
+    """
     p = Path(path)
     if p.is_file() and p.suffix.lower() in (".jsonl", ".ndjson") and _is_pool(p):
         return _read_pool(p), None
     from assay.judgments.load import load_judgments
 
-    judgments = load_judgments(p)
+    judgments = load_judgments(p, queries=queries) if queries else load_judgments(p)
     texts = judgments.queries["text"]
     q = judgments.qrels
     pairs = [
-        Pair(qid, str(texts[qid]), doc)
+        Pair(qid, "" if texts[qid] is None else str(texts[qid]), doc)
         for qid, doc in zip(q["query_id"].tolist(), q["doc_id"].tolist(), strict=True)
     ]
+    blank = next((pair.query_id for pair in pairs if not pair.query.strip()), None)
+    if blank is not None:
+        raise UsageError(
+            f"{p}: query {blank!r} has no text to grade against; give the queries file "
+            "(--queries) or a pool file with a query per line"
+        )
     top = int(q["grade"].max()) if len(q) else None
     return pairs, top
 

@@ -88,17 +88,7 @@ def agreement(
     ref = reference if isinstance(reference, LabelTable) else read_labels(reference, prefer=prefer)
     cand = candidate if isinstance(candidate, LabelTable) else read_labels(candidate, prefer=prefer)
     joined = _join(ref, cand)
-    clipped = 0
-    if max_grade is not None:
-        over = (joined["grade_ref"] > max_grade) | (joined["grade_cand"] > max_grade)
-        clipped = int(
-            (joined["grade_ref"] > max_grade).sum() + (joined["grade_cand"] > max_grade).sum()
-        )
-        if over.any():
-            joined = joined.assign(
-                grade_ref=joined["grade_ref"].clip(upper=max_grade),
-                grade_cand=joined["grade_cand"].clip(upper=max_grade),
-            )
+    joined, clipped = _clip(joined, max_grade)
     r = joined["grade_ref"].to_numpy(np.int64)
     c = joined["grade_cand"].to_numpy(np.int64)
     head = pair_stats(r, c)
@@ -107,7 +97,7 @@ def agreement(
     if by is not None and len(fields) != len(by):
         missing = sorted(set(by) - set(fields))
         raise UsageError(f"no field {', '.join(missing)} in {ref.name}; use one the labels carry")
-    result = AgreementResult(
+    return AgreementResult(
         reference=_describe(ref),
         candidate=_describe(cand),
         **head.model_dump(),
@@ -127,7 +117,21 @@ def agreement(
         },
         disagreements=_disagreements(joined) if keep_disagreements else [],
     )
-    return result
+
+
+def _clip(joined: Any, max_grade: int | None) -> tuple[Any, int]:
+    """Grades above ``max_grade`` set to it; how many labels changed."""
+    if max_grade is None:
+        return joined, 0
+    clipped = int(
+        (joined["grade_ref"] > max_grade).sum() + (joined["grade_cand"] > max_grade).sum()
+    )
+    if clipped:
+        joined = joined.assign(
+            grade_ref=joined["grade_ref"].clip(upper=max_grade),
+            grade_cand=joined["grade_cand"].clip(upper=max_grade),
+        )
+    return joined, clipped
 
 
 def pair_stats(reference: Any, candidate: Any) -> AgreementStats:

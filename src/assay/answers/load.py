@@ -29,6 +29,7 @@ from assay.answers.models import (
     ClaimSupport,
     ExpectedValue,
     GroundedResponse,
+    is_known_judge,
 )
 from assay.errors import InputError, Problem, ProblemLog, collecting
 
@@ -133,7 +134,7 @@ def _parse_case(obj: dict[str, Any], n: int, log: ProblemLog) -> AnswerCase | No
     values = _expected_values(obj.get("expected_values"), n, log)
     metadata = _metadata(obj, n, log)
     case_judge = obj.get("judged_by")
-    if case_judge is not None and case_judge not in JUDGES:
+    if case_judge is not None and not is_known_judge(case_judge):
         log.add(
             n,
             f"unknown judged_by {case_judge!r}",
@@ -346,7 +347,7 @@ def _support(
                     hint="a support entry holds judgments, judged_by and note",
                 )
             judge = entry.get("judged_by", case_judge)
-            if judge is not None and judge not in JUDGES:
+            if judge is not None and not is_known_judge(judge):
                 log.add(
                     n,
                     f"unknown judged_by {judge!r}",

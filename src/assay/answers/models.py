@@ -20,6 +20,14 @@ STATUSES = ("answered", "declined")
 #: Who produced a support judgment.
 JUDGES = ("person", "model", "rule")
 
+
+def is_known_judge(value: object) -> bool:
+    """One of :data:`JUDGES`, or ``model:<id>`` as ``assay judge claims`` writes it."""
+    return value in JUDGES or (
+        isinstance(value, str) and value.startswith("model:") and len(value) > 6
+    )
+
+
 Status = Literal["answered", "declined"]
 
 

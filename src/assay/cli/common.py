@@ -74,7 +74,11 @@ def load_cli_judgments(
     corpus_ids: frozenset[str] | None = None,
 ) -> Any:
     """Load a judgment set with the CLI's options (judged doc ids checked against a corpus)."""
+    from assay.judges.labels import is_label_file, labels_as_judgments
     from assay.judgments.load import load_judgments
+
+    if fmt is None and is_label_file(path):  # pair labels, as `assay judge llm` writes them
+        return labels_as_judgments(path)
 
     kwargs: dict[str, Any] = {"split": split}
     if queries is not None:

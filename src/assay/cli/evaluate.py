@@ -64,6 +64,10 @@ def evaluate(
         int, typer.Option("--retries", help="Retries of a failed system call (with backoff).")
     ] = 2,
     allow_version_mismatch: o.AllowVersionMismatch = False,
+    calibrate: Annotated[
+        Path | None,
+        typer.Option("--calibrate", help="People's labels on a sample: add PPI++ intervals."),
+    ] = None,
 ) -> None:
     """Score a run (or a live system) on a judgment set, overall and per group."""
     from assay.cli.common import (
@@ -124,10 +128,19 @@ def evaluate(
             the_run, js, abstain_below, failed=info.get("failed_query_ids", [])
         )
         result = result.model_copy(update={"abstention": report.to_dict()})
+    if calibrate is not None:  # model labels on every query + people's sample (issue 12)
+        from assay.judges.calibrate import calibrate as ppi
+
+        cal = ppi(js, the_run, calibrate, metrics=[m.name for m in measures])
+        result = result.model_copy(update={"calibration": cal.model_dump(mode="json")})
     if record:
         from assay.cli.common import record_result
 
         record_result(result, store)
     emit_report(result, fmt, output, digits=digits, per_query=per_query)
+    if calibrate is not None and fmt == "table":
+        from assay.report.judges_text import render_calibration
+
+        typer.echo(render_calibration(cal))
     if result.judgments.queries == 0 and result.run.failed_queries:
         raise typer.Exit(1)  # every call failed: nothing was scored

@@ -1,0 +1,359 @@
+"""``assay judge llm|claims|answers|agree|sample|calibrate``: model judges, measured against people.
+
+Each command parses its options, calls one library function of
+:mod:`assay.judges` and renders the result.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from assay.cli.judge import judge_app
+
+_FORMATS = ("text", "json")
+
+
+def _emit(text: str, output: Path | None) -> None:
+    if output is None:
+        typer.echo(text)
+    else:
+        from assay.report.output import write_text_atomic
+
+        write_text_atomic(output, text + "\n")
+        typer.echo(f"wrote {output}", err=True)
+
+
+@judge_app.command("agree")
+def agree(
+    reference: Annotated[Path, typer.Argument(help="Reference labels (people, usually).")],
+    candidate: Annotated[Path, typer.Argument(help="Candidate labels (a model, a reviewer).")],
+    threshold: Annotated[
+        int, typer.Option("--threshold", help="Grade at or above which a pair is relevant.")
+    ] = 1,
+    max_grade: Annotated[
+        int | None, typer.Option("--max-grade", help="Clip grades above this (a policy).")
+    ] = None,
+    by: Annotated[
+        list[str] | None,
+        typer.Option("--by", help="Query field to break down by (default language, query_class)."),
+    ] = None,
+    runs: Annotated[
+        list[Path] | None,
+        typer.Option("--runs", help="Runs to rank with both label sets (give two or more)."),
+    ] = None,
+    measure: Annotated[
+        str, typer.Option("--measure", help="Measure of the system ranking.")
+    ] = "nDCG@10",
+    disagreements: Annotated[
+        Path | None,
+        typer.Option("--disagreements", help="Write pairs graded differently here (JSONL)."),
+    ] = None,
+    prefer: Annotated[
+        str | None,
+        typer.Option("--prefer", help="human or model: which wins where a pair has both."),
+    ] = None,
+    fmt: Annotated[str, typer.Option("--format", help="text or json.")] = "text",
+    output: Annotated[Path | None, typer.Option("-o", "--output", help="Write here.")] = None,
+) -> None:
+    """Agreement of CANDIDATE with REFERENCE: accuracy, confusion, kappa, alpha."""
+    from assay.cli.common import validate_choice
+    from assay.judges.agree import agreement
+
+    validate_choice("--format", fmt, _FORMATS)
+    result = agreement(
+        reference,
+        candidate,
+        threshold=threshold,
+        max_grade=max_grade,
+        by=by or None,
+        runs=runs or (),
+        measure=measure,
+        keep_disagreements=disagreements is not None,
+        prefer=prefer,
+    )
+    if disagreements is not None:
+        import json
+
+        from assay.report.output import write_text_atomic
+
+        rows = result.disagreements
+        write_text_atomic(
+            disagreements, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
+        )
+        typer.echo(f"wrote {len(rows)} disagreements to {disagreements}", err=True)
+    if fmt == "json":
+        _emit(result.to_json(), output)
+    else:
+        from assay.report.judges_text import render_agreement
+
+        _emit(render_agreement(result), output)
+
+
+# ----------------------------------------------------------------- model graders
+def _client(model: str, config: Path | None, cache_dir: Path | None, offline: bool, no_cache: bool):
+    from assay.providers.cache import CallCache
+    from assay.providers.client import ChatClient
+    from assay.providers.config import get_model
+
+    cfg = get_model(model, config)
+    cache = None if no_cache else CallCache(cache_dir)
+    if offline and cache is None:
+        from assay.errors import UsageError
+
+        raise UsageError("--offline replays the model-call cache: drop --no-cache")
+    return ChatClient(cfg, cache=cache, offline=offline)
+
+
+def _progress(total: int, show: bool):
+    """A rich progress bar on stderr with the running cost; ``(callback, context)``."""
+    import contextlib
+
+    if not show:
+        return None, contextlib.nullcontext()
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+    progress = Progress(
+        TextColumn("grading"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("${task.fields[cost]:.4f}"),
+        console=Console(stderr=True),
+        transient=True,
+    )
+    task = progress.add_task("grading", total=total, cost=0.0)
+
+    def on_call(record, budget) -> None:
+        progress.update(task, advance=1, cost=budget.spent)
+
+    return on_call, progress
+
+
+ModelOpt = Annotated[str, typer.Option("--model", help="A [models.NAME] of assay.toml.")]
+ConfigOpt = Annotated[Path | None, typer.Option("--config", help="assay.toml to read.")]
+SamplesOpt = Annotated[
+    int, typer.Option("--samples", help="Ask N times; report the majority and the flip rate.")
+]
+CostOpt = Annotated[
+    float | None, typer.Option("--max-cost", help="Stop before spending more than USD.")
+]
+OfflineOpt = Annotated[
+    bool, typer.Option("--offline", help="Make no call: replay the cache, exit 2 on a miss.")
+]
+CacheDirOpt = Annotated[
+    Path | None, typer.Option("--cache-dir", help="Model-call cache folder (default .assay/cache).")
+]
+NoCacheOpt = Annotated[bool, typer.Option("--no-cache", help="Neither read nor write the cache.")]
+ProgressOpt = Annotated[bool, typer.Option("--progress/--no-progress", help="Progress bar.")]
+
+
+@judge_app.command("llm")
+def llm(
+    pairs: Annotated[
+        Path, typer.Argument(help="Pool file (query_id, query, doc_id) or judgments.")
+    ],
+    corpus: Annotated[Path, typer.Option("--corpus", help="Corpus holding the documents.")],
+    model: ModelOpt,
+    output: Annotated[Path, typer.Option("-o", "--output", help="Model labels (JSONL).")],
+    id_field: Annotated[str | None, typer.Option("--id-field", help="Corpus id field.")] = None,
+    queries: Annotated[
+        Path | None, typer.Option("--queries", help="Queries file of TREC qrels (id<TAB>text).")
+    ] = None,
+    scale_max: Annotated[
+        int | None, typer.Option("--scale-max", help="Top grade of the set's scale (default 3).")
+    ] = None,
+    rationale: Annotated[bool, typer.Option("--rationale", help="Keep each rationale.")] = False,
+    samples: SamplesOpt = 1,
+    max_cost: CostOpt = None,
+    offline: OfflineOpt = False,
+    cache_dir: CacheDirOpt = None,
+    no_cache: NoCacheOpt = False,
+    config: ConfigOpt = None,
+    progress: ProgressOpt = False,
+    fmt: Annotated[str, typer.Option("--format", help="text or json.")] = "text",
+) -> None:
+    """Grade the relevance of every pair with a model (0-3, mapped onto the set's scale)."""
+    from assay.cli.common import validate_choice
+    from assay.corpora.load import load_corpus
+    from assay.judges.relevance import read_pairs, run_relevance_job
+
+    validate_choice("--format", fmt, _FORMATS)
+    client = _client(model, config, cache_dir, offline, no_cache)
+    docs = load_corpus(corpus, id_field=id_field)
+    todo, top = read_pairs(pairs, queries=queries)
+    on_call, bar = _progress(len(todo) * max(samples, 1), progress)
+    with client, bar:
+        job = run_relevance_job(
+            todo,
+            docs,
+            client,
+            output,
+            set_top=top,
+            scale_max=scale_max,
+            samples=samples,
+            max_cost=max_cost,
+            rationale=rationale,
+            on_call=on_call,
+        )
+    _render_job(job, fmt, str(output))
+
+
+def _render_job(job, fmt: str, wrote: str) -> None:
+    if fmt == "json":
+        typer.echo(job.to_json())
+    else:
+        from assay.report.judges_text import render_grading
+
+        typer.echo(render_grading(job.run, wrote))
+    if job.run.stopped_at_budget:
+        raise typer.Exit(1)
+
+
+# ----------------------------------------------------------------- review and calibration
+@judge_app.command("sample")
+def sample(
+    labels: Annotated[Path, typer.Argument(help="Labels to review (model labels, any set).")],
+    output: Annotated[Path, typer.Option("-o", "--output", help="Review file to write (JSONL).")],
+    fraction: Annotated[float, typer.Option("--fraction", help="Share to review.")] = 0.2,
+    stratify: Annotated[
+        str,
+        typer.Option("--stratify", help="grade, source, query_id, language, query_class, none."),
+    ] = "grade",
+    seed: Annotated[int, typer.Option("--seed", help="Random seed (same seed, same sample).")] = 0,
+    show_grades: Annotated[
+        bool, typer.Option("--show-grades", help="Show the label under review.")
+    ] = False,
+    corpus: Annotated[
+        Path | None, typer.Option("--corpus", help="Corpus: put each document's text in the file.")
+    ] = None,
+) -> None:
+    """Pick a stratified, reproducible sample of labels for a person to check."""
+    from assay.judges.sample import review_sample, write_review
+
+    docs = None
+    if corpus is not None:
+        from assay.corpora.load import load_corpus
+
+        docs = load_corpus(corpus)
+    lines = review_sample(
+        labels,
+        fraction=fraction,
+        stratify=stratify,
+        seed=seed,
+        show_grades=show_grades,
+        corpus=docs,
+    )
+    write_review(lines, output)
+    typer.echo(
+        f"wrote {len(lines)} pairs to review to {output} "
+        f"(fraction {fraction}, stratified by {stratify}, seed {seed}; "
+        f"grades {'shown' if show_grades else 'hidden'}); fill reviewer_grade and reason, "
+        f"then run: assay judge agree {output} {labels}"
+    )
+
+
+@judge_app.command("calibrate")
+def calibrate_cmd(
+    model_judgments: Annotated[Path, typer.Argument(help="Model labels covering every query.")],
+    run: Annotated[Path, typer.Argument(help="Run file to score.")],
+    human: Annotated[Path, typer.Option("--human", help="People's labels on a sample of queries.")],
+    metric: Annotated[
+        list[str] | None, typer.Option("-m", "--metric", help="Metric (repeatable).")
+    ] = None,
+    alpha: Annotated[float, typer.Option("--alpha", help="1 - confidence level.")] = 0.05,
+    fmt: Annotated[str, typer.Option("--format", help="text or json.")] = "text",
+    output: Annotated[Path | None, typer.Option("-o", "--output", help="Write here.")] = None,
+) -> None:
+    """Metric intervals from people's sample alone, the model alone, and both (PPI++)."""
+    from assay.cli.common import validate_choice
+    from assay.judges.calibrate import calibrate
+
+    validate_choice("--format", fmt, _FORMATS)
+    result = calibrate(model_judgments, run, human, metrics=metric, alpha=alpha)
+    if fmt == "json":
+        _emit(result.to_json(), output)
+    else:
+        from assay.report.judges_text import render_calibration
+
+        _emit(render_calibration(result), output)
+
+
+# ----------------------------------------------------------------- answer cases
+@judge_app.command("claims")
+def claims(
+    cases: Annotated[Path, typer.Argument(help="Cases file (JSONL) with claims to judge.")],
+    corpus: Annotated[Path, typer.Option("--corpus", help="Corpus holding the cited documents.")],
+    model: ModelOpt,
+    output: Annotated[Path, typer.Option("-o", "--output", help="Cases file to write.")],
+    samples: SamplesOpt = 1,
+    max_cost: CostOpt = None,
+    offline: OfflineOpt = False,
+    cache_dir: CacheDirOpt = None,
+    no_cache: NoCacheOpt = False,
+    config: ConfigOpt = None,
+    fmt: Annotated[str, typer.Option("--format", help="text or json.")] = "text",
+) -> None:
+    """Fill each missing claim-citation support judgment with the model's verdict."""
+    import json
+
+    from assay.cli.common import validate_choice
+    from assay.corpora.load import load_corpus
+    from assay.judges.cases import grade_claims, read_case_lines
+    from assay.report.output import write_text_atomic
+
+    validate_choice("--format", fmt, _FORMATS)
+    raw = read_case_lines(cases)
+    docs = load_corpus(corpus)
+    with _client(model, config, cache_dir, offline, no_cache) as client:
+        filled, result = grade_claims(raw, docs, client, samples=samples, max_cost=max_cost)
+    write_text_atomic(output, "".join(json.dumps(c, ensure_ascii=False) + "\n" for c in filled))
+    result.output = str(output)
+    if fmt == "json":
+        typer.echo(result.to_json())
+    else:
+        from assay.report.judges_text import render_grading
+
+        typer.echo(render_grading(result.run, str(output)))
+        typer.echo(f"support judgments filled by the model: {result.filled}")
+        for line in result.left_for_people:
+            typer.echo(f"  left for people: {line}")
+    if result.run.stopped_at_budget:
+        raise typer.Exit(1)
+
+
+@judge_app.command("answers")
+def answers(
+    cases: Annotated[Path, typer.Argument(help="Cases file (JSONL) with answers to grade.")],
+    model: ModelOpt,
+    rubric: Annotated[
+        Path | None, typer.Option("--rubric", help="Rubric text replacing the built-in one.")
+    ] = None,
+    samples: SamplesOpt = 1,
+    max_cost: CostOpt = None,
+    offline: OfflineOpt = False,
+    cache_dir: CacheDirOpt = None,
+    no_cache: NoCacheOpt = False,
+    config: ConfigOpt = None,
+    fmt: Annotated[str, typer.Option("--format", help="text or json.")] = "text",
+    output: Annotated[Path | None, typer.Option("-o", "--output", help="Write here.")] = None,
+) -> None:
+    """Grade each answer with the seed-003 rubric; report the model-graded hallucination rate."""
+    from assay.cli.common import validate_choice
+    from assay.judges.cases import grade_answers, read_case_lines, rubric_grader
+
+    validate_choice("--format", fmt, _FORMATS)
+    raw = read_case_lines(cases)
+    grader = rubric_grader(rubric)
+    with _client(model, config, cache_dir, offline, no_cache) as client:
+        result = grade_answers(raw, client, grader=grader, samples=samples, max_cost=max_cost)
+    if fmt == "json":
+        _emit(result.to_json(), output)
+    else:
+        from assay.report.judges_text import render_answer_grades
+
+        _emit(render_answer_grades(result), output)
+    if result.run.stopped_at_budget:
+        raise typer.Exit(1)

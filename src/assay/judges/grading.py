@@ -1,0 +1,235 @@
+"""Run a grader over items: samples, majority, flip rate, unscored items, cost and budget.
+
+:func:`grade_items` is the engine every model grader goes through. Each item
+is asked ``samples`` times (the sample index is part of the cache key). An
+answer that does not parse, breaks the schema, is a refusal or an error is
+*unscored*: it is counted and listed, never folded into a grade. The item's
+verdict is the majority of its scored samples (a tie goes to the lowest
+value: the cautious grade); the flip rate is the share of items whose scored
+samples were not unanimous. With a budget, a call that could pass it is not
+made: the run stops there and says how far it got.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import Counter
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from assay.errors import AssayError
+from assay.judges.graders import Grader
+from assay.providers.accounting import Budget, CallRecord, Usage, cost_bound
+from assay.providers.client import ChatClient, OfflineMiss, ProviderError, parse_json_answer
+
+#: How many offline misses an error message lists.
+MAX_LISTED = 20
+
+
+@dataclass(frozen=True)
+class Item:
+    """One thing to grade: an id for reports and the fields of the grader's template."""
+
+    id: str
+    fields: dict[str, str]
+    meta: dict[str, Any] = field(default_factory=dict)
+
+
+class ItemGrade(BaseModel):
+    """The outcome for one item."""
+
+    id: str
+    verdict: dict[str, Any] | None = None
+    samples: list[Any] = Field(default_factory=list)
+    unscored: list[str] = Field(default_factory=list, description="why samples went unscored")
+    flip: bool = False
+    graded: bool = True
+    usage: Usage = Field(default_factory=Usage)
+
+
+class GradingRun(BaseModel):
+    """Every item's outcome with the run's accounting."""
+
+    grader: str
+    rubric_version: str
+    prompt_hash: str
+    model: dict[str, Any]
+    samples: int
+    items: list[ItemGrade]
+    usage: Usage
+    max_cost: float | None = None
+    stopped_at_budget: bool = False
+
+    @property
+    def scored(self) -> list[ItemGrade]:
+        """Items with a verdict."""
+        return [i for i in self.items if i.verdict is not None]
+
+    def unscored_items(self) -> list[dict[str, Any]]:
+        """Items graded but without a verdict, with the reasons."""
+        return [
+            {"id": i.id, "reasons": i.unscored}
+            for i in self.items
+            if i.graded and i.verdict is None
+        ]
+
+    def flip_rate(self) -> float | None:
+        """Share of items with two or more scored samples that were not unanimous."""
+        multi = [i for i in self.items if len(i.samples) >= 2]
+        return sum(i.flip for i in multi) / len(multi) if multi else None
+
+    def summary(self) -> dict[str, Any]:
+        """Counts for reports: items, scored, unscored, not graded, flip rate, usage."""
+        return {
+            "items": len(self.items),
+            "scored": len(self.scored),
+            "unscored": len(self.unscored_items()),
+            "not_graded": sum(not i.graded for i in self.items),
+            "flip_rate": self.flip_rate(),
+            "stopped_at_budget": self.stopped_at_budget,
+            "max_cost": self.max_cost,
+            **self.usage.model_dump(),
+        }
+
+
+def grade_items(
+    items: Sequence[Item],
+    grader: Grader,
+    client: ChatClient,
+    *,
+    samples: int = 1,
+    max_cost: float | None = None,
+    on_call: Callable[[CallRecord, Budget], None] | None = None,
+) -> GradingRun:
+    """Grade every item ``samples`` times through ``client``; see the module docstring.
+
+    Raises :class:`OfflineMiss` listing the missing calls when the client is
+    offline and some answers are not cached (nothing is returned then).
+    """
+    if samples < 1:
+        from assay.errors import UsageError
+
+        raise UsageError(f"--samples must be 1 or more, got {samples}")
+    budget = Budget(max_cost)
+    slots: dict[tuple[int, int], tuple[CallRecord, Any, str | None]] = {}
+    misses: list[tuple[int, int, str]] = []
+    lock = threading.Lock()
+    stop = threading.Event()
+
+    def one(task: tuple[int, int]) -> None:
+        i, s = task
+        if stop.is_set():
+            return
+        outcome = _ask(items[i], s, grader, client, budget, misses, lock, i)
+        if outcome is None:  # budget refused or offline miss
+            if budget.exhausted:
+                stop.set()
+            return
+        with lock:
+            slots[task] = outcome
+        if on_call is not None:
+            on_call(outcome[0], budget)
+
+    tasks = [(i, s) for i in range(len(items)) for s in range(samples)]
+    workers = max(1, min(client.config.concurrency, len(tasks) or 1))
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        list(pool.map(one, tasks))
+    if misses:
+        misses.sort()
+        shown = "\n".join(f"  {m}" for _, _, m in misses[:MAX_LISTED])
+        more = f"\n  ... and {len(misses) - MAX_LISTED} more" if len(misses) > MAX_LISTED else ""
+        raise OfflineMiss(
+            f"--offline: {len(misses)} call(s) are not in the model-call cache:\n{shown}{more}\n"
+            "run once without --offline (or point --cache-dir at the recorded cache)"
+        )
+    graded = [_item_grade(item, i, samples, slots, grader) for i, item in enumerate(items)]
+    return GradingRun(
+        grader=grader.name,
+        rubric_version=grader.rubric_version,
+        prompt_hash=grader.prompt_hash,
+        model=client.config.shown(),
+        samples=samples,
+        items=graded,
+        usage=Usage.total(r for r, _, _ in slots.values()),
+        max_cost=max_cost,
+        stopped_at_budget=budget.exhausted,
+    )
+
+
+def _ask(
+    item: Item,
+    sample: int,
+    grader: Grader,
+    client: ChatClient,
+    budget: Budget,
+    misses: list[tuple[int, int, str]],
+    lock: threading.Lock,
+    index: int = 0,
+) -> tuple[CallRecord, Any, str | None] | None:
+    """(record, parsed answer or None, unscored reason or None) of one call."""
+    messages = grader.messages(item.fields)
+    answer = client.cached(messages, grader.schema, sample)
+    if answer is None:
+        if client.offline:
+            with lock:
+                misses.append((index, sample, f"{item.id} (sample {sample + 1})"))
+            return None
+        c = client.config
+        bound = cost_bound(messages, c.max_tokens, c.input_price, c.output_price)
+        if not budget.reserve(bound):
+            return None
+        try:
+            answer = client.complete(messages, grader.schema, sample, look_up=False)
+        except (ProviderError, OfflineMiss) as exc:
+            budget.settle(bound, 0.0)
+            return CallRecord(error=str(exc)), None, f"error: {exc}"
+        budget.settle(bound, answer.record.cost)
+    if answer.refusal is not None or answer.content is None:
+        return answer.record, None, f"refused: {answer.refusal or 'no content'}"
+    try:
+        parsed = grader.parse(parse_json_answer(answer.content))
+    except ValueError as exc:
+        return answer.record, None, f"unparsable: {exc}"
+    return answer.record, parsed, None
+
+
+def _item_grade(
+    item: Item,
+    index: int,
+    samples: int,
+    slots: dict[tuple[int, int], tuple[CallRecord, Any, str | None]],
+    grader: Grader,
+) -> ItemGrade:
+    got = [slots[index, s] for s in range(samples) if (index, s) in slots]
+    scored = [p for _, p, _ in got if p is not None]
+    reasons = [r for _, _, r in got if r is not None]
+    usage = Usage.total(r for r, _, _ in got)
+    if not got:
+        return ItemGrade(id=item.id, graded=False, usage=usage)
+    if not scored:
+        return ItemGrade(id=item.id, unscored=reasons, usage=usage)
+    ballots = [grader.ballot(p) for p in scored]
+    counts = Counter(ballots)
+    top = max(counts.values())
+    winner = min((b for b in counts if counts[b] == top), key=_order)
+    verdict = next(p for p, b in zip(scored, ballots, strict=True) if b == winner)
+    return ItemGrade(
+        id=item.id,
+        verdict=verdict,
+        samples=ballots if samples > 1 else [],
+        unscored=reasons,
+        flip=len(counts) > 1,
+        usage=usage,
+    )
+
+
+def _order(ballot: Any) -> Any:
+    return tuple(ballot) if isinstance(ballot, tuple) else (ballot,)
+
+
+class GradingError(AssayError):
+    """A grading run that cannot go on (no items, an unknown model)."""

@@ -1,0 +1,147 @@
+"""A local OpenAI-compatible chat server for tests: answers by rules, misbehaves on demand.
+
+``POST /v1/chat/completions`` reads the last user message. Relevance prompts
+(``Query:`` and ``Passage:`` lines) get a grade: how many query words of four
+letters or more the passage holds, capped at 3. Claim prompts (``Claim:`` and
+``Source:``) are ``supported`` when every long claim word is in the source.
+Answer-rubric prompts (``Answer:``) pass every check unless the answer says
+``WRONG``. Words in the passage, source or answer make it misbehave:
+
+* ``MALFORMED``: content that is not JSON; ``WRONGSCHEMA``: JSON of another shape;
+* ``REFUSE``: a refusal (``message.refusal``, no content);
+* ``RATE429``: HTTP 429 with ``Retry-After: 0`` on the first call of that prompt;
+* ``ERROR500``: HTTP 500 always; ``SLOW``: answers after 0.3 s;
+* ``FLIP``: the grade changes from one call to the next (for ``--samples``).
+
+:class:`StubServer` runs it with uvicorn on 127.0.0.1 and a free port, in a thread.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+import time
+from collections import Counter
+from typing import Any
+
+import uvicorn
+from fastapi import FastAPI, Request
+from fastapi.responses import JSONResponse, PlainTextResponse
+
+
+def _words(text: str) -> set[str]:
+    return {w for w in re.findall(r"[a-z0-9]+", text.lower()) if len(w) >= 4}
+
+
+def _field(text: str, name: str) -> str:
+    m = re.search(rf"^{name}:\s*(.*?)(?=^\w[\w ]*:|\Z)", text, re.M | re.S)
+    return m.group(1).strip() if m else ""
+
+
+class StubState:
+    """What the stub saw: calls per prompt, requests (for assertions)."""
+
+    def __init__(self) -> None:
+        self.calls: Counter[str] = Counter()
+        self.requests: list[dict[str, Any]] = []
+        self.headers: list[dict[str, str]] = []
+        self.lock = threading.Lock()
+
+
+def make_app(state: StubState) -> FastAPI:
+    app = FastAPI()
+
+    @app.post("/v1/chat/completions")
+    async def chat(request: Request) -> Any:
+        body = await request.json()
+        text = body["messages"][-1]["content"]
+        with state.lock:
+            state.requests.append(body)
+            state.headers.append(dict(request.headers))
+            state.calls[text] += 1
+            seen = state.calls[text]
+        if "ERROR500" in text:
+            return PlainTextResponse("boom", status_code=500)
+        if "RATE429" in text and seen == 1:
+            return PlainTextResponse("slow down", status_code=429, headers={"Retry-After": "0"})
+        if "SLOW" in text:
+            time.sleep(0.3)
+        message: dict[str, Any] = {"role": "assistant", "content": None}
+        if "REFUSE" in text:
+            message["refusal"] = "I can't help with that."
+        elif "MALFORMED" in text:
+            message["content"] = '{"grade": 2, "rationale": "unfinished'
+        elif "WRONGSCHEMA" in text:
+            message["content"] = json.dumps({"score": "high"})
+        else:
+            message["content"] = json.dumps(_answer(text, seen))
+        if body.get("response_format") is None and message["content"]:
+            message["content"] = "Here is my verdict:\n```json\n" + message["content"] + "\n```"
+        words = sum(len(str(m.get("content", "")).split()) for m in body["messages"])
+        out_words = len((message["content"] or "").split())
+        return JSONResponse(
+            {
+                "id": "stub",
+                "object": "chat.completion",
+                "model": body.get("model", "stub"),
+                "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
+                "usage": {"prompt_tokens": words, "completion_tokens": out_words},
+            }
+        )
+
+    return app
+
+
+def _answer(text: str, seen: int) -> dict[str, Any]:
+    if "Claim:" in text:
+        claim, source = _field(text, "Claim"), _field(text, "Source")
+        ok = _words(claim) <= _words(source)
+        return {"supported": ok, "rationale": "all words found" if ok else "words missing"}
+    if "Answer:" in text and "Passage:" not in text:
+        good = "WRONG" not in _field(text, "Answer")
+        return {
+            "right_series": good,
+            "right_period": good,
+            "caveats_stated": True,
+            "unsupported_claims": 0 if good else 1,
+            "rationale": "checked",
+        }
+    query, passage = _field(text, "Query"), _field(text, "Passage")
+    grade = min(3, len(_words(query) & _words(passage)))
+    if "FLIP" in text:
+        grade = (grade + seen) % 4
+    return {"grade": grade, "rationale": f"{grade} query words found"}
+
+
+class StubServer:
+    """The stub app served by uvicorn on 127.0.0.1:<free port> in a daemon thread."""
+
+    def __init__(self) -> None:
+        self.state = StubState()
+        config = uvicorn.Config(
+            make_app(self.state), host="127.0.0.1", port=0, log_level="error", lifespan="off"
+        )
+        self.server = uvicorn.Server(config)
+        self.thread = threading.Thread(target=self.server.run, daemon=True)
+
+    def __enter__(self) -> StubServer:
+        self.thread.start()
+        deadline = time.monotonic() + 10
+        while not self.server.started:
+            if time.monotonic() > deadline or not self.thread.is_alive():
+                raise RuntimeError("the stub model server did not start")
+            time.sleep(0.01)
+        return self
+
+    @property
+    def port(self) -> int:
+        return self.server.servers[0].sockets[0].getsockname()[1]
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.should_exit = True
+        self.thread.join(timeout=10)

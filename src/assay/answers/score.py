@@ -32,9 +32,6 @@ from assay.answers.numbers import check_numbers, extract_numbers
 from assay.answers.result import LAYERS, NO_FAILURE, AnswersResult, CasesInfo, Score
 from assay.errors import UsageError
 
-TAG_SEPARATOR = ";"
-NO_VALUE = "(none)"
-
 
 def score_case(case: AnswerCase, corpus_ids: Collection[str] | None = None) -> dict[str, Any]:
     """Outcome of one case: every layer's result and the first failing layer."""
@@ -250,13 +247,9 @@ def _plain_ids(p: Path) -> frozenset[str]:
 
 
 def _group(rows: Iterable[dict[str, Any]], field: str) -> dict[str, list[dict[str, Any]]]:
-    out: dict[str, list[dict[str, Any]]] = {}
-    for row in rows:
-        value = row["metadata"].get(field)
-        tags = [t.strip() for t in (value or "").split(TAG_SEPARATOR) if t.strip()] or [NO_VALUE]
-        for tag in dict.fromkeys(tags):
-            out.setdefault(tag, []).append(row)
-    return dict(sorted(out.items()))
+    from assay.tags import group_by_tags
+
+    return dict(sorted(group_by_tags((row, row["metadata"].get(field)) for row in rows).items()))
 
 
 def _count(rows: Iterable[dict[str, Any]], key: str) -> int:

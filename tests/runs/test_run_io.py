@@ -55,8 +55,8 @@ def test_trec_extra_trailing_fields_ignored(tmp_path: Path) -> None:
         ("q1 Q0 d1 1 2.5 t\nq1 Q0 d2 2\n", 2, "expected 6 fields, found 4"),
         ("q1 Q0 d1 one 2.5 t\n", 1, "rank 'one' is not a number"),
         ("q1 Q0 d1 1 high t\n", 1, "score 'high' is not a number"),
-        ("q1 Q0 d1 1 nan t\n", 1, "score is nan"),
-        ("q1 Q0 d1 1 2 t\nq1 Q0 d2 2 inf t\n", 2, "score is inf"),
+        ("q1 Q0 d1 1 nan t\n", 1, "score of 'd1' is nan"),
+        ("q1 Q0 d1 1 2 t\nq1 Q0 d2 2 inf t\n", 2, "score of 'd2' is inf"),
         ("q1 Q0 d1 1 2 t\n\nq1 Q0 d2 2 1 t\n", 2, "blank line"),
     ],
 )

@@ -33,6 +33,7 @@ from assay.runs._columns import (
     may_have_duplicates,
     parse_columns,
 )
+from assay.runs.checks import RankingCheck, duplicate_doc, score_fault
 from assay.runs.models import Run
 
 FORMATS = ("trec", "jsonl")
@@ -136,12 +137,10 @@ def _columns_to_run(p: Path, columns: Columns, name: str | None, tag: str | None
     qcodes, qcats, dcodes, dcats, scores = columns
     with collecting(p) as log:
         for row in np.flatnonzero(~np.isfinite(scores))[:20]:
-            log.add(
-                int(row) + 1,
-                f"score is {scores[row]}",
-                field="score",
-                hint="scores must be finite numbers",
-            )
+            doc = dcats[int(dcodes[row])].as_py()
+            fault = score_fault(doc, float(scores[row]))
+            assert fault is not None  # a non-finite score always breaks the rule
+            log.add(int(row) + 1, fault.message, field=fault.field, hint=fault.hint)
     _check_duplicates(p, qcodes, dcodes, qcats, dcats)
     qids, docs = categorical(qcodes, qcats), categorical(dcodes, dcats)
     run_name = name or tag or p.stem
@@ -167,14 +166,9 @@ def _check_duplicates(
     with collecting(p) as log:
         pairs = sorted(zip(order[dup].tolist(), order[starts[group_of]].tolist(), strict=True))
         for row, first in pairs:
-            log.add(
-                row + 1,
-                f"duplicate doc_id {dcats[int(dcodes[row])].as_py()!r} "
-                f"for query {qcats[int(qcodes[row])].as_py()!r} "
-                f"(first seen on line {first + 1})",
-                field="doc_id",
-                hint="list each document once per query",
-            )
+            doc, query = dcats[int(dcodes[row])].as_py(), qcats[int(qcodes[row])].as_py()
+            fault = duplicate_doc(doc, query, first + 1)
+            log.add(row + 1, fault.message, field=fault.field, hint=fault.hint)
 
 
 def _check_trec_lines(p: Path, data: bytes) -> bytes:
@@ -184,7 +178,7 @@ def _check_trec_lines(p: Path, data: bytes) -> bytes:
     returned bytes keep the first 6 fields of each line.
     """
     out: list[bytes] = []
-    first_seen: dict[tuple[str, str], int] = {}
+    check = RankingCheck()
     with collecting(p) as log:
         for lineno, raw in enumerate(data.split(b"\n"), start=1):
             out.append(b" ".join(raw.split(b" ")[:6]))
@@ -204,9 +198,10 @@ def _check_trec_lines(p: Path, data: bytes) -> bytes:
             if len(fields) < 6:
                 log.add(lineno, f"expected 6 fields, found {len(fields)}", hint=_TREC_HINT)
                 continue
+            values: dict[str, float] = {}
             for idx, fname in ((3, "rank"), (4, "score")):
                 try:
-                    value = float(fields[idx])
+                    values[fname] = float(fields[idx])
                 except ValueError:
                     log.add(
                         lineno,
@@ -214,22 +209,11 @@ def _check_trec_lines(p: Path, data: bytes) -> bytes:
                         field=fname,
                         hint=_TREC_HINT,
                     )
-                    continue
-                if fname == "score" and not math.isfinite(value):
-                    log.add(
-                        lineno, f"score is {value}", field="score", hint="scores must be finite"
-                    )
-            pair = (fields[0], fields[2])
-            if pair in first_seen:
-                log.add(
-                    lineno,
-                    f"duplicate doc_id {fields[2]!r} for query {fields[0]!r} "
-                    f"(first seen on line {first_seen[pair]})",
-                    field="doc_id",
-                    hint="list each document once per query",
-                )
-            else:
-                first_seen[pair] = lineno
+            if "score" not in values:
+                continue
+            fault = check.add(fields[0], fields[2], values["score"], lineno)
+            if fault is not None:
+                log.add(lineno, fault.message, field=fault.field, hint=fault.hint)
     return b"\n".join(out)
 
 
@@ -252,7 +236,7 @@ def _load_jsonl(p: Path, name: str | None) -> Run:
     qids: list[str] = []
     docs: list[str] = []
     scores: list[float] = []
-    scored_state: dict[str, Any] = {"kind": None, "line": None}
+    check = RankingCheck()
     seen_q: dict[str, int] = {}
     with collecting(p) as log:
         for lineno, bline in enumerate(lines, start=1):
@@ -275,8 +259,8 @@ def _load_jsonl(p: Path, name: str | None) -> Run:
                     lineno, f"malformed JSON: {exc.msg} at column {exc.colno}", hint=_JSONL_HINT
                 )
                 continue
-            _parse_jsonl_record(log, lineno, obj, seen_q, scored_state, qids, docs, scores)
-    has_scores = scored_state["kind"] == "scored"
+            _parse_jsonl_record(log, lineno, obj, seen_q, check, qids, docs, scores)
+    has_scores = check.has_scores
     arr = np.asarray(scores, dtype=np.float64) if has_scores else np.full(len(docs), np.nan)
     qcat = pd.Categorical(qids, categories=pd.unique(pd.Series(qids, dtype=object)))
     dcat = pd.Categorical(docs)
@@ -288,7 +272,7 @@ def _parse_jsonl_record(
     lineno: int,
     obj: Any,
     seen_q: dict[str, int],
-    state: dict[str, Any],
+    check: RankingCheck,
     qids: list[str],
     docs: list[str],
     scores: list[float],
@@ -314,61 +298,18 @@ def _parse_jsonl_record(
     if not isinstance(results, list):
         log.add(lineno, "results must be a list", field="results", hint=_JSONL_HINT)
         return
-    seen_d: set[str] = set()
     for pos, item in enumerate(results, start=1):
-        if isinstance(item, dict):
-            doc, score, kind = item.get("doc_id"), item.get("score"), "scored"
-            if score is None:
-                kind = "unscored"
-        else:
-            doc, score, kind = item, None, "unscored"
+        doc, score = (
+            (item.get("doc_id"), item.get("score")) if isinstance(item, dict) else (item, None)
+        )
         if doc is None or isinstance(doc, dict | list | bool) or str(doc) == "":
             log.add(lineno, f"result {pos} has no doc_id", field="results", hint=_JSONL_HINT)
             return
         doc = str(doc)
-        if score is not None:
-            if isinstance(score, bool) or not isinstance(score, int | float):
-                log.add(
-                    lineno, f"score of {doc!r} is not a number", field="score", hint=_JSONL_HINT
-                )
-                return
-            if not math.isfinite(score):
-                log.add(
-                    lineno,
-                    f"score of {doc!r} is {score}",
-                    field="score",
-                    hint="scores must be finite numbers",
-                )
-                return
-        if state["kind"] is None:
-            state["kind"], state["line"] = kind, lineno
-        elif state["kind"] != kind:
-            has, lacks = (
-                (f"line {lineno}", f"line {state['line']}")
-                if kind == "scored"
-                else (f"line {state['line']}", f"line {lineno}")
-            )
-            message = (
-                f"line {lineno} mixes results with and without scores"
-                if state["line"] == lineno
-                else f"{has} gives scores but {lacks} does not"
-            )
-            log.add(
-                lineno,
-                message,
-                field="score",
-                hint="give every result in the file a score, or none",
-            )
+        fault = check.add(qid, doc, score, lineno)
+        if fault is not None:
+            log.add(lineno, fault.message, field=fault.field, hint=fault.hint)
             return
-        if doc in seen_d:
-            log.add(
-                lineno,
-                f"duplicate doc_id {doc!r} for query {qid!r}",
-                field="results",
-                hint="list each document once per query",
-            )
-            return
-        seen_d.add(doc)
         qids.append(qid)
         docs.append(doc)
         scores.append(math.nan if score is None else float(score))

@@ -48,15 +48,15 @@ class Run:
         :class:`assay.errors.UsageError` on duplicate doc ids or bad scores.
         """
         from assay.errors import UsageError
+        from assay.runs.checks import RankingCheck
 
         qids: list[str] = []
         docs: list[str] = []
         scores: list[float] = []
-        any_score = False
+        check = RankingCheck()
         for qid, items in ranking.items():
             if isinstance(items, Mapping):
                 items = list(items.items())
-            seen: set[str] = set()
             for item in items:
                 if isinstance(item, Mapping):
                     doc = item.get("doc_id", item.get("id"))
@@ -66,27 +66,15 @@ class Run:
                 else:
                     doc, score = item, None
                 doc = str(doc)
-                if doc in seen:
-                    raise UsageError(f"run {name!r}: duplicate doc id {doc!r} for query {qid!r}")
-                seen.add(doc)
-                if score is not None:
-                    if isinstance(score, bool) or not isinstance(score, int | float):
-                        raise UsageError(
-                            f"run {name!r}: score of {doc!r} for query {qid!r} is not a number"
-                        )
-                    if not math.isfinite(score):
-                        raise UsageError(
-                            f"run {name!r}: score of {doc!r} for query {qid!r} is {score}"
-                        )
-                    any_score = True
+                fault = check.add(str(qid), doc, score)
+                if fault is not None:
+                    raise UsageError(f"run {name!r}: {fault.message} ({fault.hint})")
                 qids.append(str(qid))
                 docs.append(doc)
                 scores.append(math.nan if score is None else float(score))
         arr = np.asarray(scores, dtype=np.float64)
-        if any_score and np.isnan(arr).any():
-            raise UsageError(f"run {name!r}: some results have a score and some do not")
         frame = pd.DataFrame({"query_id": qids, "doc_id": docs, "score": arr})
-        return cls(frame, name=name, has_scores=any_score, metadata=dict(metadata or {}))
+        return cls(frame, name=name, has_scores=check.has_scores, metadata=dict(metadata or {}))
 
     def __len__(self) -> int:
         return len(self.frame)

@@ -98,13 +98,19 @@ class Run:
         trec_eval does; ``'given'`` keeps the given order. Runs without scores
         always keep the given order.
         """
+        from assay.runs.order import trec_order
+
         f = self.frame
         if ties == "given" or not self.has_scores:
             return f
         qcodes, _ = pd.factorize(f["query_id"])
-        dcodes = _lexicographic_codes(f["doc_id"])
-        order = np.lexsort((-dcodes, -f["score"].to_numpy(), qcodes))
-        return f.iloc[order]
+        docs = f["doc_id"]
+        if isinstance(docs.dtype, pd.CategoricalDtype):
+            dcodes, doc_ids = docs.cat.codes.to_numpy(), docs.cat.categories
+        else:
+            dcodes, doc_ids = pd.factorize(docs)
+        order = trec_order(qcodes, f["score"].to_numpy(), dcodes, doc_ids)
+        return f if order is None else f.iloc[order]
 
     def to_dict(self, ties: TiePolicy = "score") -> dict[str, list[tuple[str, float]]]:
         """``{query_id: [(doc_id, score), ...]}`` in rank order (score NaN if absent)."""
@@ -118,18 +124,3 @@ class Run:
 
     def __repr__(self) -> str:
         return f"Run({self.name!r}, rows={len(self.frame)}, queries={len(self.query_ids)})"
-
-
-def _lexicographic_codes(values: pd.Series) -> np.ndarray:
-    """Codes whose order is the code-point (= UTF-8 byte) order of the strings.
-
-    A categorical's own codes follow its category order (often appearance
-    order), so they are re-ranked by the sorted category strings.
-    """
-    if isinstance(values.dtype, pd.CategoricalDtype):
-        cats = np.asarray(values.cat.categories.astype(str).to_numpy(dtype=object))
-        rank = np.empty(len(cats), dtype=np.int64)
-        rank[np.argsort(cats, kind="stable")] = np.arange(len(cats))
-        return rank[values.cat.codes.to_numpy()]
-    codes, _ = pd.factorize(values.astype(str), sort=True)
-    return codes

@@ -1,9 +1,11 @@
 """Bytes to text for every input file: gzip, UTF-8 BOM, CRLF and undecodable bytes.
 
-Judgment, corpus and answer-case readers go through this module so that a
+Judgment, corpus, run and answer-case readers go through this module so that a
 byte-order mark, Windows line ends and gzip compression are handled the same
 way in every format, and a byte that is not UTF-8 is reported with its 1-based
-physical line.
+physical line. Every JSON text read from a file (JSONL lines, sidecars, result
+files, cache entries) is parsed by :func:`parse_json` or :func:`parse_json_at`,
+the one place to bound what a JSON document may hold.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 import gzip
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from assay.errors import ProblemLog
 
@@ -50,19 +53,66 @@ def decode(data: bytes, log: ProblemLog, path: str | None = None) -> str | None:
     return None
 
 
+#: The hint of every problem about bytes that are not UTF-8.
+UTF8_HINT = "save the file as UTF-8"
+
+
+def undecodable_message(raw: bytes, exc: UnicodeDecodeError) -> str:
+    """The message for a line ``raw`` whose bytes are not UTF-8 (``exc`` from decoding it)."""
+    return f"bytes that are not UTF-8 at column {exc.start + 1} ({raw[exc.start : exc.end]!r})"
+
+
 def report_undecodable(data: bytes, log: ProblemLog, path: str | None = None) -> None:
     """Log every physical line of ``data`` that holds bytes that are not UTF-8."""
     for number, raw in enumerate(data.split(b"\n"), start=1):
         try:
             raw.decode("utf-8")
         except UnicodeDecodeError as exc:
-            log.add(
-                number,
-                f"bytes that are not UTF-8 at column {exc.start + 1} "
-                f"({raw[exc.start : exc.end]!r})",
-                hint="save the file as UTF-8",
-                path=path,
-            )
+            log.add(number, undecodable_message(raw, exc), hint=UTF8_HINT, path=path)
+
+
+def parse_json(text: str | bytes) -> Any:
+    """Parse one JSON document read from a file; raises :class:`json.JSONDecodeError`."""
+    import json
+
+    return json.loads(text)
+
+
+def parse_json_at(text: str, pos: int) -> tuple[Any, int]:
+    """Parse the JSON value starting at ``pos`` of ``text``: ``(value, end position)``.
+
+    For readers that walk a larger document (a JSON list of queries) value by value.
+    """
+    import json
+
+    return json.JSONDecoder().raw_decode(text, pos)
+
+
+def json_object(
+    line: str, number: int, log: ProblemLog, *, what: str, path: str | None = None
+) -> dict | None:
+    """The JSON object on one line; ``None`` (problem logged) when malformed or not an object."""
+    import json
+
+    try:
+        obj = parse_json(line)
+    except json.JSONDecodeError as exc:
+        log.add(
+            number,
+            f"malformed JSON: {exc.msg} at column {exc.colno}",
+            hint="each line must be one complete JSON object",
+            path=path,
+        )
+        return None
+    if not isinstance(obj, dict):
+        log.add(
+            number,
+            f"a {what} must be a JSON object, got {type(obj).__name__}",
+            hint="write one JSON object per line",
+            path=path,
+        )
+        return None
+    return obj
 
 
 def split_lines(text: str) -> list[str]:
@@ -92,8 +142,6 @@ def json_lines(
     are logged (the line is skipped) so that every reader reports them alike.
     ``what`` names one record in messages (``"query"``, ``"case"``).
     """
-    import json
-
     lines = split_lines(text)
     if not any(line.strip() for line in lines):
         log.add(
@@ -104,20 +152,6 @@ def json_lines(
         if not line.strip():
             log.add(number, "blank line", hint=f"remove it: every line must hold one {what}")
             continue
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as exc:
-            log.add(
-                number,
-                f"malformed JSON: {exc.msg} at column {exc.colno}",
-                hint="each line must be one complete JSON object",
-            )
-            continue
-        if not isinstance(obj, dict):
-            log.add(
-                number,
-                f"a {what} must be a JSON object, got {type(obj).__name__}",
-                hint="write one JSON object per line",
-            )
-            continue
-        yield number, obj
+        obj = json_object(line, number, log, what=what)
+        if obj is not None:
+            yield number, obj

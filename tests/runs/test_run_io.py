@@ -74,7 +74,7 @@ def test_trec_duplicate_doc_names_first_line(tmp_path: Path) -> None:
 
 def test_trec_encoding_error(tmp_path: Path) -> None:
     (p,) = problems(write(tmp_path, "enc.trec", b"q1 Q0 d1 1 2 t\nq1 Q0 d\xff2 2 1 t\n"))
-    assert p.line == 2 and "undecodable" in p.message
+    assert p.line == 2 and "not UTF-8" in p.message
 
 
 def test_errors_collected_up_to_limit(tmp_path: Path) -> None:
@@ -141,7 +141,7 @@ def test_jsonl_unscored_keeps_order(tmp_path: Path) -> None:
             1,
             "score of 'a' is nan",
         ),
-        (b'{"query_id": "q\xff1", "results": []}\n', 1, "undecodable"),
+        (b'{"query_id": "q\xff1", "results": []}\n', 1, "not UTF-8"),
     ],
 )
 def test_jsonl_errors(tmp_path: Path, body, line: int, needle: str) -> None:

@@ -55,14 +55,12 @@ def load_cases(path: str | Path) -> CaseSet:
     p = Path(path)
     if not p.is_file():
         raise InputError([Problem(str(p), None, "file not found", hint="check the path")])
-    data = p.read_bytes()
+    from assay.textio import decode, read_bytes
+
     with collecting(p.name) as log:
-        try:
-            text = data.decode("utf-8")
-        except UnicodeDecodeError:
-            _report_encoding(data, log)
-            text = ""
-        cases, raws = parse_cases(text, log) if text or not data else ([], [])
+        data = read_bytes(p, log)
+        text = None if data is None else decode(data, log)
+        cases, raws = ([], []) if text is None else parse_cases(text, log)
     return CaseSet(tuple(cases), path=str(p), name=p.stem, version=content_version(raws))
 
 
@@ -401,9 +399,3 @@ def _support(
         if ok:
             out.append(ClaimSupport(dict(entry), judge))
     return tuple(out)
-
-
-def _report_encoding(data: bytes, log: ProblemLog) -> None:
-    from assay.textio import report_undecodable
-
-    report_undecodable(data, log)

@@ -35,6 +35,7 @@ from assay.runs._columns import (
 )
 from assay.runs.checks import RankingCheck, duplicate_doc, score_fault
 from assay.runs.models import Run
+from assay.textio import UTF8_HINT, undecodable_message
 
 FORMATS = ("trec", "jsonl")
 _TREC_HINT = "each line must be 'query_id Q0 doc_id rank score tag' (6 fields)"
@@ -106,7 +107,7 @@ def _load_trec(p: Path, name: str | None) -> Run:
     if b"\r" in data:
         data = data.replace(b"\r\n", b"\n")
     if re.search(rb"\S", data[:4096]) is None and re.search(rb"\S", data) is None:
-        raise InputError([Problem(str(p), None, "empty run file", hint=_TREC_HINT)])
+        raise InputError([Problem(str(p), None, "empty file: no results", hint=_TREC_HINT)])
     try:
         # Fast path on the bytes as they are (single spaces, the usual case); only
         # when that fails are blanks normalised (tabs, repeated spaces), then retried.
@@ -185,11 +186,7 @@ def _check_trec_lines(p: Path, data: bytes) -> bytes:
             try:
                 line = raw.decode("utf-8")
             except UnicodeDecodeError as exc:
-                log.add(
-                    lineno,
-                    f"undecodable bytes at column {exc.start + 1} ({exc.reason})",
-                    hint="save the file as UTF-8",
-                )
+                log.add(lineno, undecodable_message(raw, exc), hint=UTF8_HINT)
                 continue
             fields = line.split()
             if not fields:
@@ -227,38 +224,17 @@ _JSONL_HINT = (
 def _load_jsonl(p: Path, name: str | None) -> Run:
     import pandas as pd
 
-    raw = p.read_bytes().removeprefix(b"\xef\xbb\xbf")
-    if not raw.strip():
-        raise InputError([Problem(str(p), None, "empty run file", hint=_JSONL_HINT)])
-    lines = raw.split(b"\n")
-    if lines and lines[-1].strip() == b"":
-        lines.pop()
+    from assay.textio import json_lines, read_text
+
     qids: list[str] = []
     docs: list[str] = []
     scores: list[float] = []
     check = RankingCheck()
     seen_q: dict[str, int] = {}
     with collecting(p) as log:
-        for lineno, bline in enumerate(lines, start=1):
-            try:
-                text = bline.decode("utf-8").rstrip("\r")
-            except UnicodeDecodeError as exc:
-                log.add(
-                    lineno,
-                    f"undecodable bytes at column {exc.start + 1} ({exc.reason})",
-                    hint="save the file as UTF-8",
-                )
-                continue
-            if not text.strip():
-                log.add(lineno, "blank line", hint="remove blank lines (one query per line)")
-                continue
-            try:
-                obj = json.loads(text)
-            except json.JSONDecodeError as exc:
-                log.add(
-                    lineno, f"malformed JSON: {exc.msg} at column {exc.colno}", hint=_JSONL_HINT
-                )
-                continue
+        text = read_text(p, log)
+        objects = () if text is None else json_lines(text, log, what="query", plural="queries")
+        for lineno, obj in objects:
             _parse_jsonl_record(log, lineno, obj, seen_q, check, qids, docs, scores)
     has_scores = check.has_scores
     arr = np.asarray(scores, dtype=np.float64) if has_scores else np.full(len(docs), np.nan)
@@ -270,16 +246,13 @@ def _load_jsonl(p: Path, name: str | None) -> Run:
 def _parse_jsonl_record(
     log: Any,
     lineno: int,
-    obj: Any,
+    obj: dict[str, Any],
     seen_q: dict[str, int],
     check: RankingCheck,
     qids: list[str],
     docs: list[str],
     scores: list[float],
 ) -> None:
-    if not isinstance(obj, dict):
-        log.add(lineno, "expected a JSON object", hint=_JSONL_HINT)
-        return
     qid = obj.get("query_id")
     if qid is None or isinstance(qid, dict | list | bool) or str(qid) == "":
         log.add(lineno, "missing query_id", field="query_id", hint=_JSONL_HINT)

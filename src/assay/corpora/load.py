@@ -28,8 +28,9 @@ from typing import Any
 
 from assay.corpora.models import Corpus
 from assay.errors import InputError, Problem, ProblemLog, UsageError, collecting
+from assay.formats import CORPUS_FORMATS, beir_corpus_file
 
-FORMATS = ("csv", "tsv", "jsonl", "beir")
+FORMATS = CORPUS_FORMATS
 #: Id fields tried, in order, when none is given for CSV or JSONL.
 ID_CANDIDATES = ("id", "idno", "doc_id", "_id")
 BEIR_ID = "_id"
@@ -38,23 +39,9 @@ BEIR_TEXT_FIELDS = ("title", "text")
 
 def detect_format(path: str | Path) -> str:
     """The corpus format implied by a file or folder name (see the module rules)."""
-    p = Path(path)
-    if p.is_dir():
-        if _beir_file(p) is not None:
-            return "beir"
-        raise UsageError(f"{p} is a folder without corpus.jsonl; give the corpus file itself")
-    name = p.name.lower().removesuffix(".gz")
-    if name == "corpus.jsonl":
-        return "beir"
-    for suffix, fmt in ((".csv", "csv"), (".tsv", "tsv"), (".jsonl", "jsonl")):
-        if name.endswith(suffix):
-            return fmt
-    if name.endswith((".ndjson", ".json")):
-        return "jsonl"
-    raise UsageError(
-        f"cannot tell the corpus format of {p.name}; pass format= (--corpus-format) "
-        f"as one of {', '.join(FORMATS)}"
-    )
+    from assay.formats import detect_format as detect
+
+    return detect(path, "corpus")
 
 
 def load_corpus(
@@ -77,7 +64,7 @@ def load_corpus(
     if fmt not in FORMATS:
         raise UsageError(f"unknown corpus format {fmt!r}; use one of {', '.join(FORMATS)}")
     if p.is_dir():
-        found = _beir_file(p)
+        found = beir_corpus_file(p)
         if found is None:
             raise UsageError(f"{p} is a folder without corpus.jsonl")
         p = found
@@ -100,13 +87,6 @@ def load_corpus(
                 fields = [f for f in fields if f in present] or fields
         corpus = _build(p, fmt, rows, id_field, fields, log)
     return corpus
-
-
-def _beir_file(folder: Path) -> Path | None:
-    for name in ("corpus.jsonl", "corpus.jsonl.gz"):
-        if (folder / name).is_file():
-            return folder / name
-    return None
 
 
 def _read_text(p: Path, log: ProblemLog) -> str | None:

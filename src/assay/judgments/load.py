@@ -17,40 +17,13 @@ from assay.judgments._build import assemble
 from assay.judgments.models import JudgmentSet
 
 FORMATS = ("jsonl", "csv", "json", "trec", "beir")
-_EXTENSIONS = {
-    ".jsonl": "jsonl",
-    ".ndjson": "jsonl",
-    ".csv": "csv",
-    ".json": "json",
-    ".tsv": "trec",
-    ".qrels": "trec",
-}
 
 
 def detect_format(path: str | Path) -> str:
-    """Guess the format of ``path`` from its extension, then from its first bytes.
+    """The judgment format of ``path`` (a folder is BEIR); see :mod:`assay.formats`."""
+    from assay.formats import detect_format as detect
 
-    A folder is BEIR. ``.gz`` is looked through. Text that starts with ``[`` is a
-    JSON list, ``{`` JSONL, a line with commas and a ``question``/``query`` header
-    CSV, anything else TREC qrels.
-    """
-    from assay.textio import read_bytes
-
-    p = Path(path)
-    if p.is_dir():
-        return "beir"
-    suffixes = [s.lower() for s in p.suffixes if s.lower() != ".gz"]
-    if suffixes and suffixes[-1] in _EXTENSIONS and suffixes[-1] != ".tsv":
-        return _EXTENSIONS[suffixes[-1]]
-    head = read_bytes(p)[:4096].decode("utf-8", errors="replace").lstrip()
-    if head.startswith("["):
-        return "json"
-    if head.startswith("{"):
-        return "jsonl"
-    first = head.split("\n", 1)[0]
-    if "," in first and not first.strip().startswith("#") and len(first.split()) != 4:
-        return "csv"
-    return "trec"
+    return detect(path, "judgments")
 
 
 def load_judgments(

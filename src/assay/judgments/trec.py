@@ -18,6 +18,7 @@ from pathlib import Path
 import pandas as pd
 
 from assay.errors import ProblemLog
+from assay.formats import sniff_line
 from assay.judgments._build import check_qrels_frame
 from assay.judgments._table import read_table
 from assay.textio import decode, json_object, read_bytes, split_lines
@@ -66,7 +67,7 @@ def read_queries_file(path: str | Path, log: ProblemLog) -> dict[str, tuple[str,
     if first is None:
         log.add(None, "empty queries file", hint="write id<TAB>text lines", path=where)
         return {}
-    jsonl = first.lstrip().startswith("{")
+    jsonl = sniff_line(first.strip())[1] == "jsonl"
     out: dict[str, tuple[str, int]] = {}
     for number, line in enumerate(lines, start=1):
         if not line.strip():

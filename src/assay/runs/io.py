@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from assay.errors import InputError, Problem, UsageError, collecting
+from assay.formats import format_from_name
 from assay.runs._columns import (
     Columns,
     categorical,
@@ -43,17 +44,10 @@ _TREC_HINT = "each line must be 'query_id Q0 doc_id rank score tag' (6 fields)"
 
 # --------------------------------------------------------------------- detect
 def detect_format(path: str | Path) -> str:
-    """Guess a run file's format from its extension, then from its first line."""
-    p = Path(path)
-    suffix = p.suffix.lower()
-    if suffix in (".jsonl", ".json", ".ndjson"):
-        return "jsonl"
-    if suffix in (".trec", ".run", ".txt", ".tsv", ".res"):
-        return "trec"
-    with open(p, "rb") as fh:
-        head = fh.read(4096)
-    head = head.removeprefix(b"\xef\xbb\xbf").lstrip()
-    return "jsonl" if head.startswith(b"{") else "trec"
+    """The run format of ``path``, from its name, then its content; see :mod:`assay.formats`."""
+    from assay.formats import detect_format as detect
+
+    return detect(path, "run")
 
 
 def load_run(path: str | Path, format: str | None = None, name: str | None = None) -> Run:
@@ -319,7 +313,7 @@ def write_run(
     its order; in JSONL it is written as bare doc ids.
     """
     p = Path(path)
-    fmt = format or ("jsonl" if p.suffix.lower() in (".jsonl", ".json", ".ndjson") else "trec")
+    fmt = format or format_from_name(p, "run") or "trec"
     if fmt not in FORMATS:
         raise UsageError(f"unknown run format {fmt!r}; use one of {', '.join(FORMATS)}")
     ranked = run.ranked(ties)  # type: ignore[arg-type]

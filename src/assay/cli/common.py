@@ -41,13 +41,6 @@ def resolve_format(fmt: str | None, output: Path | None, choices: Sequence[str])
     return fmt
 
 
-def corpus_ids_for(corpus: Path, id_field: str | None = None) -> frozenset[str]:
-    """Doc ids of a corpus, to check judged doc ids against it."""
-    from assay.corpora import load_corpus
-
-    return frozenset(load_corpus(corpus, id_field=id_field).ids)
-
-
 def check_not_swapped(judgments: Path, run: Path | None) -> None:
     """A clear error when the first argument is a run file (arguments swapped)."""
     if run is None or Path(judgments).is_dir():

@@ -69,12 +69,12 @@ def evaluate(
     from assay.cli.common import (
         build_cli_system,
         check_not_swapped,
-        corpus_ids_for,
         emit_report,
         load_cli_judgments,
         resolve_format,
         validate_choice,
     )
+    from assay.corpora import read_corpus_ids
     from assay.errors import UsageError
     from assay.evaluation import run_live, score_run
     from assay.metrics.measures import parse_measures
@@ -90,7 +90,7 @@ def evaluate(
         raise UsageError("give a RUN file to score, or --system NAME to run a system")
     check_not_swapped(judgments, run)
     measures = parse_measures(metric)
-    corpus_ids = corpus_ids_for(corpus, id_field) if corpus is not None else None
+    corpus_ids = read_corpus_ids(corpus, id_field=id_field) if corpus is not None else None
     js = load_cli_judgments(
         judgments, judgments_format, queries=queries, split=split, corpus_ids=corpus_ids
     )

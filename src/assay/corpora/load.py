@@ -6,7 +6,8 @@ Rules, in order:
   otherwise from the name with any ``.gz`` removed: ``corpus.jsonl`` (or a
   folder holding one) is BEIR, ``.csv`` is CSV, ``.tsv`` is TSV, ``.jsonl`` /
   ``.ndjson`` / ``.json`` is JSONL.
-* **Id field**: ``id_field`` when given. BEIR: ``_id``. CSV/JSONL: the first of
+* **Id field**: ``id_field`` when given. BEIR: ``_id`` (when the first record has
+  one; otherwise as JSONL). CSV/JSONL: the first of
   ``id``, ``idno``, ``doc_id``, ``_id`` present in the header (CSV) or the
   first record (JSONL).
 * **Text fields**: ``text_fields`` when given (each must exist). BEIR:
@@ -80,7 +81,8 @@ def load_corpus(
         else:
             rows = _parse_jsonl(text, log)
         if fmt == "beir":
-            id_field = id_field or BEIR_ID
+            if id_field is None and (not rows or BEIR_ID in rows[0][1]):
+                id_field = BEIR_ID  # else, as in JSONL, the first of ID_CANDIDATES
             if fields is None:
                 fields = list(BEIR_TEXT_FIELDS)
                 present = {k for _, r in rows for k in r}

@@ -22,25 +22,6 @@ def detect_kind(path: str | Path) -> str:
     return detect(path)
 
 
-def corpus_ids_of(path: str | Path) -> frozenset[str]:
-    """Doc ids of a corpus file or BEIR folder, for checking judged doc ids."""
-    from assay.judgments.beir import find_file, read_corpus_ids
-
-    p = Path(path)
-    if p.is_dir():
-        found = find_file(p, "corpus.jsonl")
-        if found is None:
-            raise UsageError(f"no corpus.jsonl in {p}")
-        p = found
-    if not p.is_file():
-        raise UsageError(f"corpus not found: {p}")
-    if ".jsonl" in [s.lower() for s in p.suffixes]:
-        return frozenset(read_corpus_ids(p))
-    from assay.corpora import load_corpus
-
-    return frozenset(load_corpus(p).ids)
-
-
 def validate_path(
     path: str | Path,
     *,

@@ -58,11 +58,9 @@ def evaluate(
     gives the per-query rows as a pandas DataFrame.
     """
     from assay.metrics.measures import parse_measures
+    from assay.policies import check_policies
 
-    if missing not in ("zero", "skip"):
-        raise UsageError(f"missing must be 'zero' or 'skip', got {missing!r}")
-    if ties not in ("score", "given"):
-        raise UsageError(f"ties must be 'score' or 'given', got {ties!r}")
+    check_policies(missing, ties)
     if isinstance(k, bool) or not isinstance(k, int) or k < 1:
         raise UsageError(f"k must be a whole number >= 1, got {k!r}")
     measures = parse_measures(list(metrics) if metrics is not None else None)

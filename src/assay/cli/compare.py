@@ -177,12 +177,13 @@ def compare(
     """Compare systems with a baseline: deltas, CIs, paired tests, Holm, slices, power."""
     from assay.cli.common import resolve_format, validate_choice
     from assay.errors import UsageError
+    from assay.policies import MISSING_POLICIES, TIE_POLICIES
     from assay.stats.compare import compare as run_compare
 
     fmt = resolve_format(fmt, output, FORMATS)
     validate_choice("--test", test, TESTS)
-    validate_choice("--missing", missing, ("zero", "skip"))
-    validate_choice("--ties", ties, ("score", "given"))
+    validate_choice("--missing", missing, MISSING_POLICIES)
+    validate_choice("--ties", ties, TIE_POLICIES)
     validate_choice("--ci", ci_method, ("percentile", "bca"))
     run_paths = list(runs or [])
     systems = list(system or [])

@@ -78,10 +78,11 @@ def evaluate(
     from assay.errors import UsageError
     from assay.evaluation import run_live, score_run
     from assay.metrics.measures import parse_measures
+    from assay.policies import MISSING_POLICIES, TIE_POLICIES
 
     fmt = resolve_format(fmt, output, FORMATS)
-    validate_choice("--missing", missing, ("zero", "skip"))
-    validate_choice("--ties", ties, ("score", "given"))
+    validate_choice("--missing", missing, MISSING_POLICIES)
+    validate_choice("--ties", ties, TIE_POLICIES)
     if k < 1:
         raise UsageError(f"-k must be a whole number >= 1, got {k}")
     if run is not None and system is not None:

@@ -5,14 +5,12 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
-#: How tied scores are ordered. ``score``: score descending then doc id
-#: descending (trec_eval's rule); ``given``: the order of the file or list.
-TiePolicy = Literal["score", "given"]
+from assay.policies import TiePolicy
 
 
 @dataclass(frozen=True, eq=False)

@@ -121,13 +121,8 @@ def record_result(result: Any, store: str | None) -> None:
 
     if os.environ.get("ASSAY_RECORD", "1").strip().lower() in ("0", "false", "no", "off"):
         return
-    try:
-        from assay.store.api import record_quietly
-    except ImportError:  # pragma: no cover - older store module
-        from assay.store.api import open_store
+    from assay.store.api import record_quietly
 
-        open_store(store).record(result)
-        return
     record_quietly(result, store)
 
 

@@ -119,6 +119,23 @@ def detect_kind(path: str | Path) -> str:
     return sniff_line(_first_line(p))[0]
 
 
+def is_result_file(path: str | Path, kind: str) -> bool:
+    """True when ``path`` holds an assay result of ``kind`` (``"kind": "evaluation"``...).
+
+    A result file is one JSON object whose ``kind`` field, among the first keys
+    of every result, names the result kind; a JSONL run never has one.
+    """
+    import re
+
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(4096)
+    except OSError:
+        return False
+    mark = re.compile(rb'"kind"\s*:\s*"' + re.escape(kind.encode()) + rb'"')
+    return head.lstrip().startswith(b"{") and bool(mark.search(head))
+
+
 def _first_line(p: Path) -> str:
     """The first line of ``p`` that is neither blank nor a ``#`` comment (stripped)."""
     from assay.textio import read_bytes

@@ -17,7 +17,8 @@ from typing import Any
 
 from assay.errors import ProblemLog
 
-_BOM = b"\xef\xbb\xbf"
+#: The UTF-8 byte-order mark, dropped from the start of every file read.
+BOM = b"\xef\xbb\xbf"
 
 
 def read_bytes(path: str | Path, log: ProblemLog | None = None) -> bytes | None:
@@ -35,8 +36,8 @@ def read_bytes(path: str | Path, log: ProblemLog | None = None) -> bytes | None:
                 raise
             log.add(None, f"not a valid gzip file ({exc})", hint="re-compress or unzip it")
             return None
-    if data.startswith(_BOM):
-        data = data[len(_BOM) :]
+    if data.startswith(BOM):
+        data = data[len(BOM) :]
     return data
 
 

@@ -81,3 +81,16 @@ def test_trec_run_undecodable_line_reads_alike(tmp_path: Path) -> None:
     with pytest.raises(InputError) as exc:
         load_run(path)
     assert exc.value.problems[0].message == "bytes that are not UTF-8 at column 8 (b'\\xff')"
+
+
+def test_runs_read_bom_and_gzip_like_every_other_file(tmp_path: Path) -> None:
+    import gzip
+
+    body = b"\xef\xbb\xbfq1 Q0 d1 1 2 t\nq1 Q0 d2 2 1 t\n"
+    for name, data in (("run.trec", body), ("run.trec.gz", gzip.compress(body))):
+        path = tmp_path / name
+        path.write_bytes(data)
+        assert load_run(path).to_dict() == {"q1": [("d1", 2.0), ("d2", 1.0)]}
+    jl = tmp_path / "run.jsonl.gz"
+    jl.write_bytes(gzip.compress(b'{"query_id": "q1", "results": ["d1"]}\n'))
+    assert [d for d, _ in load_run(jl).to_dict()["q1"]] == ["d1"]

@@ -43,7 +43,6 @@ KNOWN = (
     "judged_by",
     "metadata",
 )
-_BOM = "\ufeff"
 
 
 def load_cases(path: str | Path) -> CaseSet:
@@ -71,7 +70,7 @@ def parse_cases(text: str, log: ProblemLog) -> tuple[list[AnswerCase], list[dict
     cases: list[AnswerCase] = []
     raws: list[dict[str, Any]] = []
     first_seen: dict[str, int] = {}
-    for number, obj in json_lines(text.removeprefix(_BOM), log, what="case"):
+    for number, obj in json_lines(text, log, what="case"):
         case = _parse_case(obj, number, log)
         # ids are tracked for every line that names one, valid or not, so a
         # duplicate of an invalid line is still reported

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -13,17 +12,13 @@ from assay.cli.app import app
 
 FORMATS = ("table", "json", "markdown", "html", "csv")
 TESTS = ("randomization", "t", "wilcoxon", "bootstrap")
-_RESULT_MARK = re.compile(rb'"kind"\s*:\s*"evaluation"')
 
 
 def is_result_file(path: Path) -> bool:
     """True when ``path`` holds an EvaluationResult JSON (``assay evaluate -o``), not a run."""
-    try:
-        with open(path, "rb") as fh:
-            head = fh.read(4096)
-    except OSError:
-        return False
-    return head.lstrip().startswith(b"{") and bool(_RESULT_MARK.search(head))
+    from assay.formats import is_result_file as detect
+
+    return detect(path, "evaluation")
 
 
 def _evaluate_sources(

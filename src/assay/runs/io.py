@@ -36,7 +36,7 @@ from assay.runs._columns import (
 )
 from assay.runs.checks import RankingCheck, duplicate_doc, score_fault
 from assay.runs.models import Run
-from assay.textio import UTF8_HINT, undecodable_message
+from assay.textio import BOM, UTF8_HINT, read_bytes, undecodable_message
 
 FORMATS = ("trec", "jsonl")
 _TREC_HINT = "each line must be 'query_id Q0 doc_id rank score tag' (6 fields)"
@@ -87,7 +87,7 @@ def _load_trec(p: Path, name: str | None) -> Run:
 
     with open(p, "rb") as fh:
         head = fh.read(65536)
-    if not head.startswith(b"\xef\xbb\xbf") and re.search(rb"\S", head):
+    if not head.startswith((BOM, b"\x1f\x8b")) and re.search(rb"\S", head):
         # Fastest path: pyarrow reads the file itself, block by block, so the
         # whole file is never held in memory. Any failure (or an unusual file)
         # falls back to the byte-level paths below, which decide what is wrong.
@@ -97,7 +97,7 @@ def _load_trec(p: Path, name: str | None) -> Run:
             columns = None
         if columns is not None and len(columns[0]):
             return _columns_to_run(p, columns, name, _first_tag(head))
-    data = p.read_bytes().removeprefix(b"\xef\xbb\xbf")
+    data = read_bytes(p)  # BOM dropped, gzip opened
     if b"\r" in data:
         data = data.replace(b"\r\n", b"\n")
     if re.search(rb"\S", data[:4096]) is None and re.search(rb"\S", data) is None:

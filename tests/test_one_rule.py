@@ -45,6 +45,8 @@ RULES: list[tuple[str, str, set[str]]] = [
     ("run rules: finite scores", r"score of \{", {"runs/checks.py"}),
     (
         "tie order outside metrics",
+        ("CSV read in one place", r"csv\.(reader|DictReader)\(", {"textio.py"}),
+        ("field counts reported alike", r"fields where the header has", set()),
         r"lexsort\(\((-s, |-inv|-dcodes|-\w*score)",
         {"runs/order.py", "metrics/engine.py"},
     ),
@@ -88,6 +90,7 @@ def test_each_rule_is_defined() -> None:
         ("formats.py", "def detect_format("),
         ("corpora/ids.py", "def read_corpus_ids("),
         ("policies.py", "def check_policies("),
+        ("textio.py", "def csv_table("),
     ]:
         assert needle in sources[name], (name, needle)
     assert not (SRC / "stats" / "synthetic.py").exists()

@@ -156,3 +156,78 @@ def json_lines(
         obj = json_object(line, number, log, what=what)
         if obj is not None:
             yield number, obj
+
+
+#: One CSV row: its 1-based physical line and its cells.
+CsvRow = tuple[int, list[str]]
+
+
+def csv_table(
+    text: str,
+    log: ProblemLog,
+    *,
+    delimiter: str = ",",
+    skip_initial_space: bool = False,
+    blank_hint: str | None = None,
+) -> tuple[CsvRow | None, list[CsvRow]]:
+    """The header (line, stripped names) and data rows (line, cells) of a CSV text.
+
+    Blank lines before the header are skipped; after it they are skipped too,
+    or logged with ``blank_hint`` when one is given. Empty or repeated header
+    names, rows whose field count is not the header's and malformed CSV are
+    logged, and the row is left out. The header is ``None`` for a text without
+    one (nothing logged: the caller says what it expected).
+    """
+    import csv
+    import io
+
+    reader = csv.reader(
+        io.StringIO(text, newline=""),
+        delimiter=delimiter,
+        skipinitialspace=skip_initial_space,
+        strict=True,
+    )
+    header: CsvRow | None = None
+    rows: list[CsvRow] = []
+    last = 0
+    try:
+        for cells in reader:
+            start, last = last + 1, reader.line_num
+            if not any(c.strip() for c in cells):
+                if header is not None and blank_hint is not None:
+                    log.add(start, "blank line", hint=blank_hint)
+                continue
+            if header is None:
+                header = (start, [c.strip() for c in cells])
+                _check_header(header, log)
+            elif len(cells) != len(header[1]):
+                log.add(
+                    start,
+                    f"expected {len(header[1])} fields, found {len(cells)}",
+                    hint="quote values that contain the delimiter and check for missing cells",
+                )
+            else:
+                rows.append((start, cells))
+    except csv.Error as exc:
+        log.add(
+            last + 1,
+            f"malformed CSV in the record starting here: {exc}",
+            hint="close every quoted value and double quotes inside one",
+        )
+    return header, rows
+
+
+def _check_header(header: CsvRow, log: ProblemLog) -> None:
+    line, names = header
+    seen: set[str] = set()
+    for i, name in enumerate(names, start=1):
+        if not name:
+            log.add(line, f"column {i} of the header has no name", hint="name every column")
+        elif name in seen:
+            log.add(
+                line,
+                f"column {name!r} appears twice in the header",
+                field=name,
+                hint="rename or remove one of them",
+            )
+        seen.add(name)

@@ -21,8 +21,6 @@ byte-order mark and Windows line ends are accepted.
 
 from __future__ import annotations
 
-import csv
-import io
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -102,46 +100,13 @@ Row = tuple[int, dict[str, Any]]
 
 
 def _parse_csv(text: str, log: ProblemLog, delimiter: str) -> list[Row]:
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
-    rows: list[Row] = []
-    header: list[str] | None = None
-    last = 0
-    try:
-        for cells in reader:
-            start, last = last + 1, reader.line_num
-            if not cells or (len(cells) == 1 and cells[0].strip() == ""):
-                continue
-            if header is None:
-                header = [c.strip() for c in cells]
-                _check_header(header, start, log)
-                continue
-            if len(cells) != len(header):
-                log.add(
-                    start,
-                    f"{len(cells)} fields where the header has {len(header)}",
-                    hint="quote values that contain the delimiter and check for missing cells",
-                )
-                continue
-            rows.append((start, dict(zip(header, cells, strict=True))))
-    except csv.Error as exc:
-        log.add(
-            last + 1,
-            f"malformed CSV in the record starting here: {exc}",
-            hint="close every quoted value and double quotes inside one",
-        )
+    from assay.textio import csv_table
+
+    header, rows = csv_table(text, log, delimiter=delimiter)
     if header is None:
         log.add(None, "the file is empty", hint="add a header row and one row per document")
-    return rows
-
-
-def _check_header(header: list[str], line: int, log: ProblemLog) -> None:
-    seen: set[str] = set()
-    for i, name in enumerate(header, start=1):
-        if not name:
-            log.add(line, f"column {i} of the header has no name", hint="name every column")
-        elif name in seen:
-            log.add(line, f"column {name!r} appears twice", field=name, hint="rename one")
-        seen.add(name)
+        return []
+    return [(line, dict(zip(header[1], cells, strict=True))) for line, cells in rows]
 
 
 def _parse_jsonl(text: str, log: ProblemLog) -> list[Row]:

@@ -43,10 +43,10 @@ RULES: list[tuple[str, str, set[str]]] = [
     ("run rules: duplicate doc", r"duplicate doc_id|returned twice", {"runs/checks.py"}),
     ("run rules: all or none scored", r"some results have a score", {"runs/checks.py"}),
     ("run rules: finite scores", r"score of \{", {"runs/checks.py"}),
+    ("CSV read in one place", r"csv\.(reader|DictReader)\(", {"textio.py"}),
+    ("field counts reported alike", r"fields where the header has", set()),
     (
         "tie order outside metrics",
-        ("CSV read in one place", r"csv\.(reader|DictReader)\(", {"textio.py"}),
-        ("field counts reported alike", r"fields where the header has", set()),
         r"lexsort\(\((-s, |-inv|-dcodes|-\w*score)",
         {"runs/order.py", "metrics/engine.py"},
     ),

@@ -51,7 +51,6 @@ SUFFIXES: dict[str, dict[str, str]] = {
     },
 }
 CORPUS_FORMATS = ("csv", "tsv", "jsonl", "beir")
-BEIR_CORPUS_FILES = ("corpus.jsonl", "corpus.jsonl.gz")
 _JUDGMENT_KEYS = {
     "relevant",
     "pertinents",
@@ -68,12 +67,17 @@ _TEXT_KEYS = {"text", "title", "body", "contents"}
 _HEAD = 65536
 
 
+def find_file(folder: str | Path, name: str) -> Path | None:
+    """``folder/name`` or its ``.gz`` twin, whichever exists."""
+    for candidate in (name, name + ".gz"):
+        if (Path(folder) / candidate).is_file():
+            return Path(folder) / candidate
+    return None
+
+
 def beir_corpus_file(folder: str | Path) -> Path | None:
     """The ``corpus.jsonl`` (or ``.gz``) of a BEIR folder, if it has one."""
-    for name in BEIR_CORPUS_FILES:
-        if (Path(folder) / name).is_file():
-            return Path(folder) / name
-    return None
+    return find_file(folder, "corpus.jsonl")
 
 
 def format_from_name(path: str | Path, kind: str) -> str | None:

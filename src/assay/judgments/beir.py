@@ -14,20 +14,13 @@ import pandas as pd
 
 from assay.corpora.ids import read_corpus_ids
 from assay.errors import ProblemLog
+from assay.formats import find_file
 from assay.judgments._build import check_qrels_frame
 from assay.judgments._table import read_table
 from assay.judgments.trec import queries_from_qrels, read_queries_file
 from assay.textio import decode, read_bytes
 
 BEIR_HEADER = ("query-id", "corpus-id", "score")
-
-
-def find_file(folder: Path, stem: str) -> Path | None:
-    """``folder/stem`` or its ``.gz`` twin, whichever exists."""
-    for name in (stem, stem + ".gz"):
-        if (folder / name).is_file():
-            return folder / name
-    return None
 
 
 def is_beir_folder(path: str | Path) -> bool:

@@ -92,3 +92,24 @@ def test_check_remembers_only_good_results() -> None:
     assert check.add("q", "a", 2.0) is not None
     assert check.add("q2", "a", 1.0) is None  # another query may list it
     assert check.has_scores
+
+
+def test_result_shapes_and_missing_doc_read_alike() -> None:
+    from assay.systems.base import SystemError_, coerce_hits
+
+    items = ["a", ("b", 2.0), ["c"], {"doc_id": "d", "score": 1.0}, {"id": "e"}]
+    run = Run.from_dict({"q1": ["a", ("b", None), ["c"], {"id": "e"}]})
+    assert [d for d, _ in run.to_dict(ties="given")["q1"]] == ["a", "b", "c", "e"]
+    hits = coerce_hits(items)
+    assert [(h.doc_id, h.score) for h in hits] == [
+        ("a", None),
+        ("b", 2.0),
+        ("c", None),
+        ("d", 1.0),
+        ("e", None),
+    ]
+    message = "result {'score': 1.0} has no doc_id"
+    assert message in _dict_message({"q1": [{"score": 1.0}]})
+    with pytest.raises(SystemError_, match="has no doc_id") as exc:
+        coerce_hits([{"score": 1.0}])
+    assert str(exc.value) == message

@@ -10,6 +10,7 @@ through; the caller adds where it was (file and line, run name or query).
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,6 +26,24 @@ class RunFault:
     field: str
     message: str
     hint: str
+
+
+def item_parts(item: Any) -> tuple[Any, Any]:
+    """``(doc id, score)`` of one result as given, the score ``None`` when there is none.
+
+    A result is a doc id, a ``(doc_id, score)`` pair (or a 1-tuple) or a mapping
+    with ``doc_id`` (or ``id``) and an optional ``score``.
+    """
+    if isinstance(item, Mapping):
+        return item.get("doc_id", item.get("id")), item.get("score")
+    if isinstance(item, tuple | list):
+        return item[0], item[1] if len(item) > 1 else None
+    return item, None
+
+
+def missing_doc(item: Any) -> RunFault:
+    """The fault of a result that names no document."""
+    return RunFault("doc_id", f"result {item!r} has no doc_id", "give every result a doc_id")
 
 
 def duplicate_doc(doc: str, query: str | None = None, first_line: int | None = None) -> RunFault:

@@ -46,7 +46,7 @@ class Run:
         :class:`assay.errors.UsageError` on duplicate doc ids or bad scores.
         """
         from assay.errors import UsageError
-        from assay.runs.checks import RankingCheck
+        from assay.runs.checks import RankingCheck, item_parts, missing_doc
 
         qids: list[str] = []
         docs: list[str] = []
@@ -56,19 +56,12 @@ class Run:
             if isinstance(items, Mapping):
                 items = list(items.items())
             for item in items:
-                if isinstance(item, Mapping):
-                    doc = item.get("doc_id", item.get("id"))
-                    score = item.get("score")
-                elif isinstance(item, tuple | list):
-                    doc, score = item[0], item[1] if len(item) > 1 else None
-                else:
-                    doc, score = item, None
-                doc = str(doc)
-                fault = check.add(str(qid), doc, score)
+                doc, score = item_parts(item)
+                fault = missing_doc(item) if doc is None else check.add(str(qid), str(doc), score)
                 if fault is not None:
                     raise UsageError(f"run {name!r}: {fault.message} ({fault.hint})")
                 qids.append(str(qid))
-                docs.append(doc)
+                docs.append(str(doc))
                 scores.append(math.nan if score is None else float(score))
         arr = np.asarray(scores, dtype=np.float64)
         frame = pd.DataFrame({"query_id": qids, "doc_id": docs, "score": arr})

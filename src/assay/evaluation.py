@@ -58,11 +58,9 @@ def evaluate(
     gives the per-query rows as a pandas DataFrame.
     """
     from assay.metrics.measures import parse_measures
+    from assay.policies import check_policies
 
-    if missing not in ("zero", "skip"):
-        raise UsageError(f"missing must be 'zero' or 'skip', got {missing!r}")
-    if ties not in ("score", "given"):
-        raise UsageError(f"ties must be 'score' or 'given', got {ties!r}")
+    check_policies(missing, ties)
     if isinstance(k, bool) or not isinstance(k, int) or k < 1:
         raise UsageError(f"k must be a whole number >= 1, got {k!r}")
     measures = parse_measures(list(metrics) if metrics is not None else None)
@@ -233,21 +231,14 @@ def _clean(value: Any) -> Any:
         return None
     if type(value) is str:  # the usual case, before the pandas check
         return value
-    try:
-        import pandas as pd
+    import pandas as pd
 
-        if value is pd.NA:
-            return None
-    except ImportError:  # pragma: no cover
-        pass
-    return value
+    return None if value is pd.NA else value
 
 
 def _environment() -> dict[str, Any]:
-    try:
-        from assay.store.provenance import environment
-    except ImportError:
-        return {}
+    from assay.store.provenance import environment
+
     try:
         return environment()
     except Exception:  # provenance is best effort, never a reason to fail a run
@@ -305,19 +296,11 @@ def run_live(
 ) -> tuple[Run, dict[str, Any]]:
     """Run a system over the judgment set's queries; return the run and its provenance."""
     from assay.systems.base import config_hash
+    from assay.systems.runner import run_system
 
-    try:
-        from assay.systems.runner import run_system
-    except ImportError:  # pragma: no cover - the runner ships with assay
-        run_system = None
     info: dict[str, Any] = {"name": system.name, "system": system.config}
     info["config_hash"] = config_hash(system.config)
     info["k"] = k
-    if run_system is None:
-        run, failed, asked = _simple_run(system, judgments, k)
-        info["failed_query_ids"] = failed
-        info["queries_asked"] = asked
-        return run, info
     outcome = run_system(system, judgments, k, progress=progress, **kwargs)
     info["failed_query_ids"] = [f.query_id for f in outcome.failures]
     info["failures"] = [
@@ -325,30 +308,9 @@ def run_live(
     ]
     # every query was asked: an empty answer is an empty list, not a missing query
     info["queries_asked"] = outcome.queries - len(outcome.failures)
-    info["corpus_version"] = getattr(outcome, "corpus_version", None)
-    latency = getattr(outcome, "latency_ms", None)
-    if latency is not None:
-        info["latency_ms"] = latency if isinstance(latency, dict) else latency.model_dump()
+    info["corpus_version"] = outcome.corpus_version
+    info["latency_ms"] = outcome.latency_ms
     return outcome.run, info
-
-
-def _simple_run(system: Any, judgments: JudgmentSet, k: int) -> tuple[Run, list[str], int]:
-    from assay.runs.models import Run
-
-    ranking: dict[str, list[tuple[str, float] | str]] = {}
-    failed: list[str] = []
-    asked = 0
-    for query in judgments:
-        try:
-            hits = system.search(query.text, k)
-        except Exception:
-            failed.append(query.query_id)
-            continue
-        asked += 1
-        ranking[query.query_id] = [
-            (h.doc_id, h.score) if h.score is not None else h.doc_id for h in hits
-        ]
-    return Run.from_dict(ranking, name=system.name), failed, asked
 
 
 def _no_answer_rows(

@@ -13,6 +13,8 @@ from typing import Any, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from assay.policies import MissingPolicy, TiePolicy
+
 SCHEMA_VERSION = "1"
 
 
@@ -132,8 +134,8 @@ class RunInfo(BaseModel):
 class Policy(BaseModel):
     """How missing queries and tied scores were handled."""
 
-    missing: Literal["zero", "skip"] = "zero"
-    ties: Literal["score", "given"] = "score"
+    missing: MissingPolicy = "zero"
+    ties: TiePolicy = "score"
 
 
 class EvaluationResult(ResultModel):

@@ -17,7 +17,7 @@ from assay.report.compare_json import render_json
 from assay.report.compare_markdown import render_markdown
 from assay.report.compare_terminal import render_terminal
 from assay.stats.compare import compare
-from assay.stats.synthetic import synthetic_result
+from helpers_synthetic import synthetic_result
 
 
 @pytest.fixture(scope="module")

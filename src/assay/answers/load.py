@@ -44,7 +44,6 @@ KNOWN = (
     "judged_by",
     "metadata",
 )
-_BOM = "\ufeff"
 
 
 def load_cases(path: str | Path) -> CaseSet:
@@ -56,14 +55,12 @@ def load_cases(path: str | Path) -> CaseSet:
     p = Path(path)
     if not p.is_file():
         raise InputError([Problem(str(p), None, "file not found", hint="check the path")])
-    data = p.read_bytes()
+    from assay.textio import decode, read_bytes
+
     with collecting(p.name) as log:
-        try:
-            text = data.decode("utf-8")
-        except UnicodeDecodeError:
-            _report_encoding(data, log)
-            text = ""
-        cases, raws = parse_cases(text, log) if text or not data else ([], [])
+        data = read_bytes(p, log)
+        text = None if data is None else decode(data, log)
+        cases, raws = ([], []) if text is None else parse_cases(text, log)
     return CaseSet(tuple(cases), path=str(p), name=p.stem, version=content_version(raws))
 
 
@@ -74,7 +71,7 @@ def parse_cases(text: str, log: ProblemLog) -> tuple[list[AnswerCase], list[dict
     cases: list[AnswerCase] = []
     raws: list[dict[str, Any]] = []
     first_seen: dict[str, int] = {}
-    for number, obj in json_lines(text.removeprefix(_BOM), log, what="case"):
+    for number, obj in json_lines(text, log, what="case"):
         case = _parse_case(obj, number, log)
         # ids are tracked for every line that names one, valid or not, so a
         # duplicate of an invalid line is still reported
@@ -402,9 +399,3 @@ def _support(
         if ok:
             out.append(ClaimSupport(dict(entry), judge))
     return tuple(out)
-
-
-def _report_encoding(data: bytes, log: ProblemLog) -> None:
-    from assay.textio import report_undecodable
-
-    report_undecodable(data, log)

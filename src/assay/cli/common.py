@@ -41,13 +41,6 @@ def resolve_format(fmt: str | None, output: Path | None, choices: Sequence[str])
     return fmt
 
 
-def corpus_ids_for(corpus: Path, id_field: str | None = None) -> frozenset[str]:
-    """Doc ids of a corpus, to check judged doc ids against it."""
-    from assay.corpora import load_corpus
-
-    return frozenset(load_corpus(corpus, id_field=id_field).ids)
-
-
 def check_not_swapped(judgments: Path, run: Path | None) -> None:
     """A clear error when the first argument is a run file (arguments swapped)."""
     if run is None or Path(judgments).is_dir():
@@ -132,13 +125,8 @@ def record_result(result: Any, store: str | None) -> None:
 
     if os.environ.get("ASSAY_RECORD", "1").strip().lower() in ("0", "false", "no", "off"):
         return
-    try:
-        from assay.store.api import record_quietly
-    except ImportError:  # pragma: no cover - older store module
-        from assay.store.api import open_store
+    from assay.store.api import record_quietly
 
-        open_store(store).record(result)
-        return
     record_quietly(result, store)
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -13,17 +12,13 @@ from assay.cli.app import app
 
 FORMATS = ("table", "json", "markdown", "html", "csv")
 TESTS = ("randomization", "t", "wilcoxon", "bootstrap")
-_RESULT_MARK = re.compile(rb'"kind"\s*:\s*"evaluation"')
 
 
 def is_result_file(path: Path) -> bool:
     """True when ``path`` holds an EvaluationResult JSON (``assay evaluate -o``), not a run."""
-    try:
-        with open(path, "rb") as fh:
-            head = fh.read(4096)
-    except OSError:
-        return False
-    return head.lstrip().startswith(b"{") and bool(_RESULT_MARK.search(head))
+    from assay.formats import is_result_file as detect
+
+    return detect(path, "evaluation")
 
 
 def _evaluate_sources(
@@ -177,12 +172,13 @@ def compare(
     """Compare systems with a baseline: deltas, CIs, paired tests, Holm, slices, power."""
     from assay.cli.common import resolve_format, validate_choice
     from assay.errors import UsageError
+    from assay.policies import MISSING_POLICIES, TIE_POLICIES
     from assay.stats.compare import compare as run_compare
 
     fmt = resolve_format(fmt, output, FORMATS)
     validate_choice("--test", test, TESTS)
-    validate_choice("--missing", missing, ("zero", "skip"))
-    validate_choice("--ties", ties, ("score", "given"))
+    validate_choice("--missing", missing, MISSING_POLICIES)
+    validate_choice("--ties", ties, TIE_POLICIES)
     validate_choice("--ci", ci_method, ("percentile", "bca"))
     run_paths = list(runs or [])
     systems = list(system or [])

@@ -73,19 +73,20 @@ def evaluate(
     from assay.cli.common import (
         build_cli_system,
         check_not_swapped,
-        corpus_ids_for,
         emit_report,
         load_cli_judgments,
         resolve_format,
         validate_choice,
     )
+    from assay.corpora import read_corpus_ids
     from assay.errors import UsageError
     from assay.evaluation import run_live, score_run
     from assay.metrics.measures import parse_measures
+    from assay.policies import MISSING_POLICIES, TIE_POLICIES
 
     fmt = resolve_format(fmt, output, FORMATS)
-    validate_choice("--missing", missing, ("zero", "skip"))
-    validate_choice("--ties", ties, ("score", "given"))
+    validate_choice("--missing", missing, MISSING_POLICIES)
+    validate_choice("--ties", ties, TIE_POLICIES)
     if k < 1:
         raise UsageError(f"-k must be a whole number >= 1, got {k}")
     if run is not None and system is not None:
@@ -94,7 +95,7 @@ def evaluate(
         raise UsageError("give a RUN file to score, or --system NAME to run a system")
     check_not_swapped(judgments, run)
     measures = parse_measures(metric)
-    corpus_ids = corpus_ids_for(corpus, id_field) if corpus is not None else None
+    corpus_ids = read_corpus_ids(corpus, id_field=id_field) if corpus is not None else None
     js = load_cli_judgments(
         judgments, judgments_format, queries=queries, split=split, corpus_ids=corpus_ids
     )

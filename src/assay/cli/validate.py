@@ -39,15 +39,16 @@ def validate(
 ) -> None:
     """Check files and print a summary of each; exit 2 when any has problems."""
     from assay.cli.common import validate_choice
+    from assay.corpora import read_corpus_ids
     from assay.judgments.load import FORMATS
-    from assay.judgments.validate import KINDS, corpus_ids_of, validate_path
+    from assay.judgments.validate import KINDS, validate_path
 
     validate_choice("--format", output, OUTPUT_FORMATS)
     if kind is not None:
         validate_choice("--kind", kind, KINDS)
     if judgments_format is not None:
         validate_choice("--judgments-format", judgments_format, FORMATS)
-    ids = corpus_ids_of(corpus) if corpus is not None else None
+    ids = read_corpus_ids(corpus) if corpus is not None else None
     reports = [
         validate_path(
             f,

@@ -20,6 +20,7 @@ import pandas as pd
 from assay.errors import ProblemLog
 from assay.judgments._build import Collector
 from assay.judgments._records import parse_record
+from assay.textio import parse_json_at
 
 MARK_HINT = 'set "no_answer": true'
 _WS = " \t\r\n"
@@ -30,7 +31,6 @@ def parse_json_list(
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Parse and check a JSON array of query objects; returns (queries, qrels) frames."""
     out = Collector(log, corpus_ids)
-    decoder = json.JSONDecoder()
     _line = _Lines(text)
     pos = _skip(text, 0)
     if pos >= len(text):
@@ -50,7 +50,7 @@ def parse_json_list(
         return out.frames()
     while True:
         try:
-            obj, end = decoder.raw_decode(text, pos)
+            obj, end = parse_json_at(text, pos)
         except json.JSONDecodeError as exc:
             log.add(
                 exc.lineno,

@@ -12,16 +12,16 @@ no-answer and one warning counts them.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Collection
 from pathlib import Path
 
 import pandas as pd
 
 from assay.errors import ProblemLog
+from assay.formats import sniff_line
 from assay.judgments._build import check_qrels_frame
 from assay.judgments._table import read_table
-from assay.textio import decode, read_bytes, split_lines
+from assay.textio import decode, json_object, read_bytes, split_lines
 
 QRELS_COLUMNS = ("query_id", "iteration", "doc_id", "grade")
 _QUERY_ID_KEYS = ("_id", "query_id", "id")
@@ -67,7 +67,7 @@ def read_queries_file(path: str | Path, log: ProblemLog) -> dict[str, tuple[str,
     if first is None:
         log.add(None, "empty queries file", hint="write id<TAB>text lines", path=where)
         return {}
-    jsonl = first.lstrip().startswith("{")
+    jsonl = sniff_line(first.strip())[1] == "jsonl"
     out: dict[str, tuple[str, int]] = {}
     for number, line in enumerate(lines, start=1):
         if not line.strip():
@@ -102,20 +102,8 @@ def read_queries_file(path: str | Path, log: ProblemLog) -> dict[str, tuple[str,
 
 
 def _json_query(line: str, number: int, log: ProblemLog, where: str) -> tuple[str, str] | None:
-    try:
-        obj = json.loads(line)
-    except json.JSONDecodeError as exc:
-        log.add(
-            number,
-            f"malformed JSON: {exc.msg} at column {exc.colno}",
-            path=where,
-            hint="each line must be one complete JSON object",
-        )
-        return None
-    if not isinstance(obj, dict):
-        log.add(
-            number, "expected a JSON object", path=where, hint='write {"_id": ..., "text": ...}'
-        )
+    obj = json_object(line, number, log, what="query", path=where)
+    if obj is None:
         return None
     id_key = next((k for k in _QUERY_ID_KEYS if k in obj), None)
     text_key = next((k for k in _QUERY_TEXT_KEYS if k in obj), None)

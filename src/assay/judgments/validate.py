@@ -7,88 +7,19 @@ the right reader and returns a plain-dict report (summary or problems) that the
 
 from __future__ import annotations
 
-import json
 from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
 from assay.errors import AssayError, InputError, UsageError
-
-KINDS = ("judgments", "run", "corpus")
-_JUDGMENT_KEYS = {
-    "relevant",
-    "pertinents",
-    "non_relevant",
-    "non_pertinents",
-    "no_answer",
-    "query",
-    "requête",
-    "question",
-}
-_CSV_JUDGMENT_COLUMNS = {"question_id", "expected_id", "expected_ids", "question"}
+from assay.formats import KINDS
 
 
 def detect_kind(path: str | Path) -> str:
-    """Guess whether ``path`` holds judgments, a run or a corpus.
+    """Whether ``path`` holds judgments, a run or a corpus; see :mod:`assay.formats`."""
+    from assay.formats import detect_kind as detect
 
-    A folder with ``corpus.jsonl``/``queries.jsonl`` is a BEIR judgment set. A
-    JSONL object with ``results`` is a run; with ``_id``/``doc_id`` and ``text``
-    but no judgment key, a corpus. Whitespace lines of 6 fields are a TREC run,
-    4 fields TREC qrels. A CSV whose header names questions is judgments,
-    another CSV a corpus. Anything else is taken as judgments.
-    """
-    from assay.textio import read_bytes
-
-    p = Path(path)
-    if p.is_dir():
-        return "judgments"
-    if not p.is_file():
-        raise UsageError(f"file not found: {p}")
-    head = read_bytes(p)[:65536].decode("utf-8", errors="replace")
-    lines = [ln.strip() for ln in head.split("\n")]
-    first = next((ln for ln in lines if ln and not ln.startswith("#")), "")
-    if first.startswith("["):
-        return "judgments"
-    if first.startswith("{"):
-        try:
-            obj = json.loads(first)
-        except json.JSONDecodeError:
-            return "judgments"
-        keys = set(obj) if isinstance(obj, dict) else set()
-        if "results" in keys or "ranking" in keys:
-            return "run"
-        if keys & _JUDGMENT_KEYS:
-            return "judgments"
-        if keys & {"_id", "doc_id", "id"} and keys & {"text", "title", "body", "contents"}:
-            return "corpus"
-        return "judgments"
-    if "," in first and len(first.split()) not in (4, 6):
-        columns = {c.strip() for c in first.split(",")}
-        from assay.judgments.graded_csv import sniff as graded
-
-        return "judgments" if columns & _CSV_JUDGMENT_COLUMNS or graded(first) else "corpus"
-    if len(first.split()) == 6:
-        return "run"
-    return "judgments"
-
-
-def corpus_ids_of(path: str | Path) -> frozenset[str]:
-    """Doc ids of a corpus file or BEIR folder, for checking judged doc ids."""
-    from assay.judgments.beir import find_file, read_corpus_ids
-
-    p = Path(path)
-    if p.is_dir():
-        found = find_file(p, "corpus.jsonl")
-        if found is None:
-            raise UsageError(f"no corpus.jsonl in {p}")
-        p = found
-    if not p.is_file():
-        raise UsageError(f"corpus not found: {p}")
-    if ".jsonl" in [s.lower() for s in p.suffixes]:
-        return frozenset(read_corpus_ids(p))
-    from assay.corpora import load_corpus
-
-    return frozenset(load_corpus(p).ids)
+    return detect(path)
 
 
 def validate_path(

@@ -21,17 +21,9 @@ PER_QUERY_DEFAULT_LIMIT = 50
 
 
 def _policy_text(result: EvaluationResult) -> str:
-    missing = (
-        "judged queries missing from the run score 0 (trec_eval -c)"
-        if result.policy.missing == "zero"
-        else "judged queries missing from the run are skipped (trec_eval default)"
-    )
-    ties = (
-        "tied scores ordered by doc id descending (trec_eval)"
-        if result.policy.ties == "score"
-        else "ties kept in the given order"
-    )
-    return f"{missing}; {ties}"
+    from assay.policies import describe
+
+    return describe(result.policy.missing, result.policy.ties)
 
 
 def header_lines(result: EvaluationResult) -> list[str]:

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from assay.errors import InputError, Problem, UsageError
+from assay.textio import parse_json
 
 
 def sidecar_path(run_path: str | Path) -> Path:
@@ -42,7 +43,7 @@ def read_sidecar(run_path: str | Path) -> dict[str, Any] | None:
     if not side.is_file():
         return None
     try:
-        data = json.loads(side.read_text(encoding="utf-8-sig"))
+        data = parse_json(side.read_text(encoding="utf-8-sig"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         line = getattr(exc, "lineno", None)
         raise InputError(

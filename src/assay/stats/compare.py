@@ -26,6 +26,7 @@ from assay.stats.models import (
     SystemInfo,
     Verdict,
 )
+from assay.tags import group_by_tags
 
 if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
@@ -34,8 +35,6 @@ if TYPE_CHECKING:  # pragma: no cover
 
 #: Differences within this distance of 0 count as ties.
 TIE_TOLERANCE = 1e-12
-#: Separator of several tags in one metadata value.
-TAG_SEPARATOR = ";"
 #: Difference whose required query count is reported.
 TARGET_DELTA = 0.02
 
@@ -112,13 +111,6 @@ def _finite(value: Any) -> bool:
     import math
 
     return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
-
-
-def _slice_values(value: Any) -> list[str]:
-    if value is None or (isinstance(value, float) and value != value):
-        return ["(none)"]
-    parts = [p.strip() for p in str(value).split(TAG_SEPARATOR)]
-    return [p for p in parts if p] or ["(none)"]
 
 
 def _stats_rows(
@@ -442,10 +434,7 @@ def _slices(
                 f"no per-query field {field!r} to slice by; fields: {', '.join(available)}"
             )
         raw[field] = [None if v is None else str(v) for v in found]
-        labels: dict[str, list[int]] = {}
-        for j, v in enumerate(found):
-            for label in _slice_values(v):
-                labels.setdefault(label, []).append(j)
+        labels = group_by_tags(enumerate(found))
         for label in sorted(labels):
             idx = np.array(labels[label])
             sub = diffs[:, idx]

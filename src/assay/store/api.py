@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, Field
 
 from assay.errors import UsageError
+from assay.textio import parse_json
 
 if TYPE_CHECKING:  # pragma: no cover
     from sqlalchemy import Connection, Engine
@@ -96,7 +97,7 @@ def load_result(payload: str | dict[str, Any]) -> Any:
     """
     import importlib
 
-    data = json.loads(payload) if isinstance(payload, str) else dict(payload)
+    data = parse_json(payload) if isinstance(payload, str) else dict(payload)
     target = RESULT_MODELS.get(str(data.get("kind", "evaluation")))
     if target is None:
         return data
@@ -149,7 +150,7 @@ class Store:
         from assay.store.columns import index_columns, metric_values
         from assay.store.db import METRICS, RESULTS
 
-        data = json.loads(text)
+        data = parse_json(text)
         cols = index_columns(data)
         values = metric_values(data)
         run_id = conn.execute(

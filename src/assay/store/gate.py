@@ -212,15 +212,9 @@ def _rows(result: EvaluationResult, metric: str, who: str) -> dict[str, dict[str
 
 
 def _slices(rows: dict[str, dict[str, Any]], field: str, order: list[str]) -> dict[str, list[str]]:
-    from assay.judgments.models import TAG_SEPARATOR
+    from assay.tags import group_by_tags
 
-    out: dict[str, list[str]] = {}
-    for qid in order:
-        value = rows[qid].get(field)
-        tags = [t.strip() for t in str(value).split(TAG_SEPARATOR) if t.strip()] if value else []
-        for tag in dict.fromkeys(tags or ["(none)"]):
-            out.setdefault(tag, []).append(qid)
-    return dict(sorted(out.items()))
+    return dict(sorted(group_by_tags((qid, rows[qid].get(field)) for qid in order).items()))
 
 
 def _validate(mode: str, margin: float, alpha: float, min_n: int, n_resamples: int) -> None:

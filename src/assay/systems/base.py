@@ -53,20 +53,17 @@ def coerce_hits(items: Sequence[Any]) -> list[Hit]:
     Accepts doc ids, ``(doc_id, score)`` pairs, dicts with ``doc_id`` (or ``id``)
     and optional ``score``, and :class:`Hit` objects.
     """
+    from assay.runs.checks import item_parts, missing_doc
+
     out: list[Hit] = []
     for item in items:
         if isinstance(item, Hit):
             out.append(item)
-        elif isinstance(item, dict):
-            doc = item.get("doc_id", item.get("id"))
-            if doc is None:
-                raise SystemError_(f"result {item!r} has no 'doc_id'")
-            score = item.get("score")
-            out.append(Hit(str(doc), None if score is None else float(score)))
-        elif isinstance(item, tuple | list):
-            out.append(Hit(str(item[0]), None if len(item) < 2 else float(item[1])))
-        else:
-            out.append(Hit(str(item)))
+            continue
+        doc, score = item_parts(item)
+        if doc is None:
+            raise SystemError_(missing_doc(item).message)
+        out.append(Hit(str(doc), None if score is None else float(score)))
     return out
 
 

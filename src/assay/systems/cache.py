@@ -16,6 +16,8 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from assay.textio import parse_json
+
 if TYPE_CHECKING:
     from assay.systems.runner import RunOutcome
 
@@ -57,7 +59,7 @@ class RunCache:
 
         p = self.path(key)
         try:
-            data = json.loads(p.read_text(encoding="utf-8"))
+            data = parse_json(p.read_text(encoding="utf-8"))
             if data.get("key") != json.loads(json.dumps(key, default=str)):
                 return None
             meta = data["outcome"]

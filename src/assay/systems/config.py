@@ -251,18 +251,10 @@ def _factory(type_name: str, where: str) -> Factory:
     try:
         module = importlib.import_module(module_name)
     except ModuleNotFoundError as exc:
-        if exc.name == module_name:
-            raise UsageError(
-                f"{where}: system type {type_name!r} is not available in this installation "
-                f"({module_name} is missing)"
-            ) from None
         raise UsageError(
             f"{where}: system type {type_name!r} needs the package {exc.name!r}; install it"
         ) from None
-    factory = getattr(module, "from_config", None)
-    if factory is None:
-        raise UsageError(f"{where}: {module_name} has no from_config()")
-    return factory
+    return module.from_config
 
 
 # ---------------------------------------------------------------- secrets

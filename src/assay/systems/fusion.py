@@ -33,7 +33,8 @@ from collections.abc import Sequence
 from typing import Literal
 
 from assay.errors import UsageError
-from assay.runs.models import Run, TiePolicy
+from assay.policies import TiePolicy
+from assay.runs.models import Run
 
 FusionMethod = Literal["rrf", "minmax", "interpolation", "average"]
 FUSION_METHODS: tuple[str, ...] = ("rrf", "minmax", "interpolation", "average")

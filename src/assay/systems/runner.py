@@ -10,7 +10,6 @@ to exactly what produced it.
 
 from __future__ import annotations
 
-import math
 import sys
 import time
 from collections.abc import Callable
@@ -226,20 +225,17 @@ def _call(
 
 def _check(hits: list[Hit], k: int) -> list[Hit]:
     """Validate one result list: unique ids, finite scores, all or none scored; cut to k."""
+    from assay.runs.checks import RankingCheck
     from assay.systems.base import SystemError_
 
     hits = list(hits)[:k]
-    seen: set[str] = set()
+    check = RankingCheck()
     for h in hits:
         if not isinstance(h, Hit):
             raise SystemError_(f"search returned {type(h).__name__}, expected Hit")
-        if h.doc_id in seen:
-            raise SystemError_(f"doc id {h.doc_id!r} returned twice")
-        seen.add(h.doc_id)
-        if h.score is not None and not math.isfinite(h.score):
-            raise SystemError_(f"score of {h.doc_id!r} is {h.score}")
-    if len({h.score is None for h in hits}) > 1:
-        raise SystemError_("some results have a score and some do not")
+        fault = check.add(None, h.doc_id, h.score)
+        if fault is not None:
+            raise SystemError_(fault.message)
     return hits
 
 

@@ -34,14 +34,14 @@ _LAZY = {
     "Measure": "assay.metrics.measures",
     "parse_measure": "assay.metrics.measures",
     "Run": "assay.runs.models",
-    "evaluate": "assay.evaluation",
+    "evaluate": "assay.procedures.evaluation",
     "load_judgments": "assay.judgments.load",
     "load_run": "assay.runs.io",
 }
 
 if TYPE_CHECKING:  # pragma: no cover
     from assay.errors import AssayError, InputError, UsageError
-    from assay.evaluation import evaluate
+    from assay.procedures.evaluation import evaluate
     from assay.judgments.load import load_judgments
     from assay.judgments.models import JudgmentSet
     from assay.metrics.measures import Measure, parse_measure

@@ -7,7 +7,7 @@ import pytest
 from _gate_helpers import result_from_values
 
 from assay.errors import UsageError
-from assay.store.gate import GateResult, run_gate
+from assay.procedures.gating import GateResult, run_gate
 
 
 def _values(n: int = 60, seed: int = 1) -> list[float]:

@@ -11,7 +11,7 @@ from _gate_helpers import corpus_ids, result_from_values, scifact_runs
 from assay.cli.app import main
 from assay.errors import UsageError
 from assay.runs.models import Run
-from assay.store.verify import shuffle_run, verify_suite
+from assay.procedures.verification import shuffle_run, verify_suite
 
 
 def _run(argv: list[str]) -> int:
@@ -54,7 +54,7 @@ def test_shuffle_keeps_documents_loses_order() -> None:
 
 
 def test_scifact_constructed_runs(shared_data: Path) -> None:
-    from assay.evaluation import score_run
+    from assay.procedures.evaluation import score_run
     from assay.judgments.load import load_judgments
     from assay.metrics.measures import parse_measures
 

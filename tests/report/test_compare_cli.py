@@ -59,7 +59,7 @@ def test_compare_json_says_worse(files, capsys) -> None:
 
 
 def test_result_file_accepted_and_html_written(files, capsys) -> None:
-    from assay.evaluation import evaluate
+    from assay.procedures.evaluation import evaluate
 
     tmp, qrels = files
     res = evaluate(tmp / "good.trec", qrels, ["RR"], name="good-result")

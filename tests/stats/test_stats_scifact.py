@@ -36,7 +36,7 @@ def _runs(judgments, corpus: list[str]) -> tuple[dict, dict]:
 
 
 def test_degraded_scifact_run_is_worse_on_ndcg10(shared_data) -> None:
-    from assay.evaluation import evaluate
+    from assay.procedures.evaluation import evaluate
     from assay.judgments.load import load_judgments
     from assay.stats.compare import compare
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from assay.store.provenance import environment, git_state
+from assay.procedures.environment import environment, git_state
 
 GIT = shutil.which("git")
 
@@ -56,7 +56,7 @@ def test_git_absent_is_safe(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> 
 
 
 def test_evaluate_records_provenance(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from assay.evaluation import evaluate
+    from assay.procedures.evaluation import evaluate
     from assay.judgments.models import JudgmentSet
 
     monkeypatch.chdir(tmp_path)

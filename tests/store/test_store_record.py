@@ -59,7 +59,7 @@ def test_round_trip_equals_original_report(store_url: str, tmp_path: Path) -> No
 
 
 def test_round_trip_real_evaluation(tmp_path: Path) -> None:
-    from assay.evaluation import evaluate
+    from assay.procedures.evaluation import evaluate
     from assay.judgments.models import JudgmentSet
     from assay.report.evaluation import render_markdown
 

@@ -60,7 +60,7 @@ def _evaluate_sources(
             continue
         if js is None:
             js = load_cli_judgments(judgments, judgments_format, split=split, queries=queries)
-        from assay.evaluation import score_run
+        from assay.procedures.evaluation import score_run
         from assay.runs.io import load_run
         from assay.runs.sidecar import run_info_from_sidecar
 
@@ -72,7 +72,7 @@ def _evaluate_sources(
         results.append(score_run(run, js, measures, by, missing=missing, ties=ties, info=info))
     for spec in systems:
         from assay.cli.common import build_cli_system
-        from assay.evaluation import run_live, score_run
+        from assay.procedures.evaluation import run_live, score_run
 
         if js is None:
             js = load_cli_judgments(judgments, judgments_format, split=split, queries=queries)

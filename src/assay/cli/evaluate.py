@@ -76,7 +76,7 @@ def evaluate(
         validate_choice,
     )
     from assay.errors import UsageError
-    from assay.evaluation import run_live, score_run
+    from assay.procedures.evaluation import run_live, score_run
     from assay.metrics.measures import parse_measures
 
     fmt = resolve_format(fmt, output, FORMATS)

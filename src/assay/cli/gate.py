@@ -65,7 +65,7 @@ def _candidate(
     allow_version_mismatch: bool = False,
 ) -> EvaluationResult:
     from assay.cli.common import build_cli_system
-    from assay.evaluation import run_live, score_run
+    from assay.procedures.evaluation import run_live, score_run
 
     if run is not None:
         from assay.runs.io import load_run
@@ -160,7 +160,7 @@ def gate(
     from assay.errors import UsageError
     from assay.metrics.measures import parse_measures
     from assay.report.output import write_text_atomic
-    from assay.store.gate import MODES, run_gate
+    from assay.procedures.gating import MODES, run_gate
 
     validate_choice("--mode", mode, MODES)
     if not baseline:

@@ -41,10 +41,10 @@ def verify_suite_command(
 
     from assay.cli.common import build_cli_system, load_cli_judgments
     from assay.errors import UsageError
-    from assay.evaluation import run_live, score_run
+    from assay.procedures.evaluation import run_live, score_run
     from assay.metrics.measures import parse_measures
     from assay.report.gate_terminal import render_verify_terminal
-    from assay.store.verify import SHUFFLE, shuffle_run, verify_suite
+    from assay.procedures.verification import SHUFFLE, shuffle_run, verify_suite
 
     if not system or not degraded:
         raise UsageError("give --system NAME and --degraded NAME (or --degraded shuffle)")

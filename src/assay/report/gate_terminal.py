@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:  # pragma: no cover
     from rich.console import Console
 
-    from assay.store.gate import GateResult
-    from assay.store.verify import VerifyResult
+    from assay.procedures.gating import GateResult
+    from assay.procedures.verification import VerifyResult
 
 
 def render_terminal(result: GateResult, console: Console) -> None:

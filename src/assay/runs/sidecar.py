@@ -68,7 +68,7 @@ def run_info_from_sidecar(
     *,
     allow_version_mismatch: bool = False,
 ) -> dict[str, Any]:
-    """Provenance of a run file for :func:`assay.evaluation.score_run`.
+    """Provenance of a run file for :func:`assay.procedures.evaluation.score_run`.
 
     Returns ``info`` keys (system, config_hash, corpus_version, failed and
     empty query ids, latency). Raises :class:`UsageError` when the run was made

@@ -194,7 +194,7 @@ def compare(
 ) -> ComparisonResult:
     """Compare each non-baseline result with the baseline, per metric and per slice.
 
-    ``results`` come from :func:`assay.evaluation.evaluate` on the same judgment
+    ``results`` come from :func:`assay.procedures.evaluation.evaluate` on the same judgment
     set (same ``judgments.version``; ``allow_version_mismatch=True`` proceeds
     anyway and records a warning). ``baseline`` is a system name or an index
     into ``results``. ``metrics`` defaults to the metrics every result has;

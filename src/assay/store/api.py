@@ -28,7 +28,7 @@ from assay.errors import UsageError
 if TYPE_CHECKING:  # pragma: no cover
     from sqlalchemy import Connection, Engine
 
-    from assay.store.gate import GateResult
+    from assay.procedures.gating import GateResult
 
 #: The store used when neither ``--store`` nor ``$ASSAY_STORE`` is given.
 DEFAULT_URL = "sqlite:///.assay/history.db"
@@ -40,8 +40,8 @@ RESULT_MODELS = {
     "evaluation": "assay.results:EvaluationResult",
     "comparison": "assay.stats.models:ComparisonResult",
     "answers": "assay.answers.result:AnswersResult",
-    "gate": "assay.store.gate:GateResult",
-    "verify": "assay.store.verify:VerifyResult",
+    "gate": "assay.procedures.gating:GateResult",
+    "verify": "assay.procedures.verification:VerifyResult",
 }
 
 

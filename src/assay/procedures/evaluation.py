@@ -245,7 +245,7 @@ def _clean(value: Any) -> Any:
 
 def _environment() -> dict[str, Any]:
     try:
-        from assay.store.provenance import environment
+        from assay.procedures.environment import environment
     except ImportError:
         return {}
     try:

@@ -127,9 +127,9 @@ def test_bad_input() -> None:
         run_gate(c, b, ["RR"])
     with pytest.raises(UsageError, match="language"):
         run_gate(c, b, ["nDCG@10"], by=["language"])
-    with pytest.raises(UsageError, match="--mode"):
+    with pytest.raises(UsageError, match="`mode`"):
         run_gate(c, b, ["nDCG@10"], mode="lenient")
-    with pytest.raises(UsageError, match="--alpha"):
+    with pytest.raises(UsageError, match="`alpha`"):
         run_gate(c, b, ["nDCG@10"], alpha=0.7)
     other = result_from_values("x", v).model_copy(update={"per_query": []})
     with pytest.raises(UsageError, match="share no query"):

@@ -194,6 +194,29 @@ def score_cases(
     )
 
 
+def score_answers(
+    cases: CaseSet | str | Path,
+    corpus: str | Path | Collection[str] | None = None,
+    *,
+    by: Sequence[str] = (),
+    system_name: str | None = None,
+) -> AnswersResult:
+    """Score grounded answers: a cases file (or loaded cases), citations checked against a corpus.
+
+    ``corpus`` is a corpus file (or a file of ids) or a collection of doc ids; a
+    citation is valid only when it names one of them. The procedure behind
+    ``assay answers``.
+    """
+    from assay.answers.load import load_cases
+
+    case_set = cases if isinstance(cases, CaseSet) else load_cases(cases)
+    corpus_path = str(corpus) if isinstance(corpus, str | Path) else None
+    ids = read_corpus_ids(corpus) if isinstance(corpus, str | Path) else corpus
+    return score_cases(
+        case_set, corpus_ids=ids, corpus_path=corpus_path, by=by, system_name=system_name
+    )
+
+
 def read_corpus_ids(path: str | Path) -> frozenset[str]:
     """Document ids of a corpus file.
 

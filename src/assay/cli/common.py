@@ -48,21 +48,13 @@ def corpus_ids_for(corpus: Path, id_field: str | None = None) -> frozenset[str]:
     return frozenset(load_corpus(corpus, id_field=id_field).ids)
 
 
-def check_not_swapped(judgments: Path, run: Path | None) -> None:
-    """A clear error when the first argument is a run file (arguments swapped)."""
-    if run is None or Path(judgments).is_dir():
-        return
-    from assay.judgments.validate import detect_kind
+def run_cache(no_cache: bool, cache_dir: Path | None) -> Any:
+    """The run cache of ``--no-cache``/``--cache-dir`` (``assay run``'s), or ``None``."""
+    if no_cache:
+        return None
+    from assay.systems.cache import RunCache
 
-    try:
-        kinds = (detect_kind(judgments), detect_kind(run))
-    except Exception:  # a heuristic only: the loaders report real problems
-        return
-    if kinds == ("run", "judgments"):
-        raise UsageError(
-            f"{judgments} looks like a run and {run} like judgments: the judgments come "
-            "first (assay evaluate JUDGMENTS RUN)"
-        )
+    return RunCache(cache_dir)
 
 
 def load_cli_judgments(
@@ -128,13 +120,8 @@ def record_result(result: Any, store: str | None) -> None:
 
     if os.environ.get("ASSAY_RECORD", "1").strip().lower() in ("0", "false", "no", "off"):
         return
-    try:
-        from assay.store.api import record_quietly
-    except ImportError:  # pragma: no cover - older store module
-        from assay.store.api import open_store
+    from assay.store.api import record_quietly
 
-        open_store(store).record(result)
-        return
     record_quietly(result, store)
 
 

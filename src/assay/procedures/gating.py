@@ -18,15 +18,19 @@ gated the same way; smaller slices are reported as not gated.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 from assay.errors import UsageError
-from assay.results import ResultModel
+from assay.results import Policy, ResultModel
 
 if TYPE_CHECKING:  # pragma: no cover
+    from assay.judgments.models import JudgmentSet
+    from assay.metrics.measures import Measure
     from assay.results import EvaluationResult
+    from assay.systems.cache import RunCache
 
 GATE_SCHEMA_VERSION = "1"
 MODES = ("noninferiority", "threshold")
@@ -102,6 +106,15 @@ class GateResult(ResultModel):
     passed: bool
     warnings: list[str] = Field(default_factory=list)
     environment: dict[str, Any] = Field(default_factory=dict)
+    policy: Policy = Field(
+        default_factory=Policy, description="how both sides were scored (missing, ties)"
+    )
+    _candidate: EvaluationResult | None = PrivateAttr(None)
+
+    @property
+    def candidate_evaluation(self) -> EvaluationResult | None:
+        """The candidate's evaluation when :func:`gate` scored it (not in the result file)."""
+        return self._candidate
 
     @property
     def failures(self) -> list[GateCheck]:
@@ -202,16 +215,17 @@ def check_pair(
 
 
 # --------------------------------------------------------------------------- pairing
-def _rows(result: EvaluationResult, metric: str, who: str) -> dict[str, dict[str, Any]]:
+def _rows(result: EvaluationResult, metric: str, who: str) -> dict[str, Any]:
     if metric not in result.metrics:
         raise UsageError(
             f"the {who} result has no metric {metric!r} (it has {', '.join(result.metrics)}); "
-            f"evaluate it with -m {metric}"
+            f"evaluate it with `metrics` {metric}",
+            "metrics",
         )
     return {str(r["query_id"]): r for r in result.per_query if r.get(metric) is not None}
 
 
-def _slices(rows: dict[str, dict[str, Any]], field: str, order: list[str]) -> dict[str, list[str]]:
+def _slices(rows: dict[str, Any], field: str, order: list[str]) -> dict[str, list[str]]:
     from assay.judgments.models import TAG_SEPARATOR
 
     out: dict[str, list[str]] = {}
@@ -225,15 +239,86 @@ def _slices(rows: dict[str, dict[str, Any]], field: str, order: list[str]) -> di
 
 def _validate(mode: str, margin: float, alpha: float, min_n: int, n_resamples: int) -> None:
     if mode not in MODES:
-        raise UsageError(f"--mode must be one of {', '.join(MODES)}; got {mode!r}")
+        raise UsageError(f"`mode` must be one of {', '.join(MODES)}; got {mode!r}", "mode")
     if not margin >= 0:
-        raise UsageError(f"--margin must be >= 0, got {margin}")
+        raise UsageError(f"`margin` must be >= 0, got {margin}", "margin")
     if not 0 < alpha < 0.5:
-        raise UsageError(f"--alpha must be between 0 and 0.5, got {alpha}")
+        raise UsageError(f"`alpha` must be between 0 and 0.5, got {alpha}", "alpha")
     if min_n < 1:
-        raise UsageError(f"--min-n must be at least 1, got {min_n}")
+        raise UsageError(f"`min_n` must be at least 1, got {min_n}", "min_n")
     if n_resamples < 1:
-        raise UsageError(f"n_resamples must be at least 1, got {n_resamples}")
+        raise UsageError(f"`n_resamples` must be at least 1, got {n_resamples}", "n_resamples")
+
+
+def gate(
+    judgments: JudgmentSet | str | Path,
+    candidate: Any,
+    baseline: Any,
+    metrics: Iterable[str | Measure] = ("nDCG@10",),
+    *,
+    margin: float = 0.01,
+    mode: str = "noninferiority",
+    by: Iterable[str] = (),
+    min_n: int = 10,
+    alpha: float = 0.05,
+    seed: int = 0,
+    n_resamples: int = 10000,
+    missing: str = "zero",
+    ties: str = "score",
+    k: int = 100,
+    progress: bool = False,
+    retries: int = 2,
+    cache: RunCache | str | Path | bool | None = None,
+    judgments_format: str | None = None,
+    allow_version_mismatch: bool = False,
+    baseline_source: str = "",
+) -> GateResult:
+    """Gate a candidate (any source :func:`assay.evaluate` takes) against a baseline.
+
+    ``baseline`` is an :class:`~assay.results.EvaluationResult`, an evaluation
+    result file, or a source scored like the candidate. The candidate is scored
+    with ``missing`` and ``ties``; a baseline scored with another policy or on
+    another judgment-set version is refused (the version unless
+    ``allow_version_mismatch``). The candidate's evaluation travels with the
+    result as :attr:`GateResult.candidate_evaluation` (not written to its file).
+    """
+    from assay.metrics.measures import parse_measures
+    from assay.procedures.comparison import evaluate_sources
+    from assay.results import EvaluationResult
+
+    measures = parse_measures([m if isinstance(m, str) else m.name for m in metrics] or None)
+    sources = [candidate, baseline]
+    if isinstance(baseline, EvaluationResult):
+        sources = [candidate]
+    kwargs: dict[str, Any] = dict(
+        missing=missing,
+        ties=ties,
+        k=k,
+        progress=progress,
+        retries=retries,
+        cache=cache,
+        judgments_format=judgments_format,
+        allow_version_mismatch=allow_version_mismatch,
+    )
+    scored = evaluate_sources(judgments, sources, measures, **kwargs)
+    base = baseline if isinstance(baseline, EvaluationResult) else scored[1]
+    result = run_gate(
+        scored[0],
+        base,
+        [m.name for m in measures],
+        margin=margin,
+        mode=mode,
+        by=by,
+        min_n=min_n,
+        alpha=alpha,
+        seed=seed,
+        n_resamples=n_resamples,
+        allow_version_mismatch=allow_version_mismatch,
+        baseline_source=baseline_source
+        or (str(baseline) if isinstance(baseline, str | Path) else ""),
+    )
+    result._candidate = scored[0]
+    return result
 
 
 def run_gate(
@@ -254,29 +339,25 @@ def run_gate(
     """Gate ``candidate`` against ``baseline`` (both evaluation results); never mutates them.
 
     Raises :class:`UsageError` when the judgment-set versions differ (unless
-    ``allow_version_mismatch``), a metric is missing, a ``by`` field is unknown
-    or the results share no query.
+    ``allow_version_mismatch``), the policies differ, a metric is missing, a
+    ``by`` field is unknown or the results share no query.
     """
+    from assay.results import check_pairable
+
     _validate(mode, margin, alpha, min_n, n_resamples)
     names = list(dict.fromkeys(metrics))
     if not names:
-        raise UsageError("give at least one metric (-m)")
+        raise UsageError("give at least one metric (`metrics`)", "metrics")
     by_fields = list(dict.fromkeys(by))
-    warnings: list[str] = []
-    cv, bv = candidate.judgments.version, baseline.judgments.version
-    mismatch = cv != bv
-    if mismatch and not allow_version_mismatch:
-        raise UsageError(
-            f"the baseline was scored on judgment set version {bv}, the candidate on {cv}; "
-            "scores across judgment-set versions are not comparable "
-            "(re-evaluate the baseline, or pass --allow-version-mismatch)"
-        )
-    if mismatch:
-        warnings.append(f"judgment-set versions differ (baseline {bv}, candidate {cv})")
+    warnings = check_pairable(
+        [baseline, candidate],
+        ["baseline", "candidate"],
+        allow_version_mismatch=allow_version_mismatch,
+    )
+    stat = dict(mode=mode, margin=margin, alpha=alpha, seed=seed, n_resamples=n_resamples)
     checks: list[GateCheck] = []
     common: list[str] = []
     unpaired_c = unpaired_b = 0
-    stat = dict(mode=mode, margin=margin, alpha=alpha, seed=seed, n_resamples=n_resamples)
     for metric in names:
         crow = _rows(candidate, metric, "candidate")
         brow = _rows(baseline, metric, "baseline")
@@ -287,33 +368,7 @@ def run_gate(
                 "the candidate and the baseline share no query ids; "
                 "were they scored on the same judgment set?"
             )
-        checks.append(
-            check_pair(
-                metric,
-                [brow[q][metric] for q in common],
-                [crow[q][metric] for q in common],
-                **stat,
-            )
-        )
-        for field in by_fields:
-            if not any(field in crow[q] for q in common):
-                raise UsageError(
-                    f"no metadata field {field!r} in the candidate's per-query rows; "
-                    "check --by and the judgment set"
-                )
-            for value, qids in _slices(crow, field, common).items():
-                checks.append(
-                    check_pair(
-                        metric,
-                        [brow[q][metric] for q in qids],
-                        [crow[q][metric] for q in qids],
-                        slice_field=field,
-                        slice_value=value,
-                        gated=len(qids) >= min_n,
-                        min_n=min_n,
-                        **stat,
-                    )
-                )
+        checks += _metric_checks(metric, crow, brow, common, by_fields, min_n, stat)
     if unpaired_c or unpaired_b:
         warnings.append(
             f"{unpaired_c} candidate and {unpaired_b} baseline queries have no partner "
@@ -321,35 +376,144 @@ def run_gate(
         )
     if candidate.run.failed_queries:
         warnings.append(f"{len(candidate.run.failed_queries)} candidate queries failed")
-    run = candidate.run
-    from assay.store.columns import index_columns
+    return _assemble(
+        candidate,
+        baseline,
+        names,
+        by_fields,
+        checks,
+        warnings,
+        baseline_source,
+        n_paired=len(common),
+        unpaired=(unpaired_c, unpaired_b),
+        stat=stat,
+        min_n=min_n,
+    )
 
-    cols = index_columns(candidate.model_dump(mode="json", include={"run", "judgments", "kind"}))
+
+def _metric_checks(
+    metric: str,
+    crow: dict[str, Any],
+    brow: dict[str, Any],
+    common: list[str],
+    by_fields: list[str],
+    min_n: int,
+    stat: dict[str, Any],
+) -> list[GateCheck]:
+    """The check on all paired queries of one metric, then one per slice of each field."""
+    checks = [
+        check_pair(
+            metric, [brow[q][metric] for q in common], [crow[q][metric] for q in common], **stat
+        )
+    ]
+    for field in by_fields:
+        if not any(field in crow[q] for q in common):
+            raise UsageError(
+                f"no metadata field {field!r} in the candidate's per-query rows; "
+                "check `by` and the judgment set",
+                "by",
+            )
+        for value, qids in _slices(crow, field, common).items():
+            checks.append(
+                check_pair(
+                    metric,
+                    [brow[q][metric] for q in qids],
+                    [crow[q][metric] for q in qids],
+                    slice_field=field,
+                    slice_value=value,
+                    gated=len(qids) >= min_n,
+                    min_n=min_n,
+                    **stat,
+                )
+            )
+    return checks
+
+
+def _assemble(
+    candidate: EvaluationResult,
+    baseline: EvaluationResult,
+    names: list[str],
+    by_fields: list[str],
+    checks: list[GateCheck],
+    warnings: list[str],
+    baseline_source: str,
+    *,
+    n_paired: int,
+    unpaired: tuple[int, int],
+    stat: dict[str, Any],
+    min_n: int,
+) -> GateResult:
+    """The gate result: settings, checks, verdict and provenance of the candidate."""
+    from assay.systems.base import config_hash
+
+    run = candidate.run
+    cv, bv = candidate.judgments.version, baseline.judgments.version
+    mode, alpha = stat["mode"], stat["alpha"]
     return GateResult(
         judgments_name=candidate.judgments.name,
         judgments_version=cv,
         baseline_judgments_version=bv,
-        version_mismatch=mismatch,
+        version_mismatch=cv != bv,
         candidate=run.name,
-        candidate_config_hash=cols["config_hash"],
+        candidate_config_hash=run.config_hash or (config_hash(run.system) if run.system else None),
         corpus_version=run.corpus_version,
         baseline=baseline.run.name,
         baseline_source=baseline_source,
-        mode=mode,  # type: ignore[arg-type]
+        mode=mode,
         metrics=names,
-        margin=margin,
+        margin=stat["margin"],
         alpha=alpha,
         confidence=1.0 - 2.0 * alpha,
-        seed=seed,
-        n_resamples=n_resamples,
+        seed=stat["seed"],
+        n_resamples=stat["n_resamples"],
         by=by_fields,
         min_n=min_n,
-        n_paired=len(common),
-        unpaired_candidate=unpaired_c,
-        unpaired_baseline=unpaired_b,
-        rule=decision_rule(mode, alpha, margin),
+        n_paired=n_paired,
+        unpaired_candidate=unpaired[0],
+        unpaired_baseline=unpaired[1],
+        rule=decision_rule(mode, alpha, stat["margin"]),
         checks=checks,
         passed=all(c.passed for c in checks if c.gated),
         warnings=warnings,
         environment=dict(candidate.environment),
+        policy=candidate.policy,
     )
+
+
+def resolve_baseline(
+    spec: str, store_url: str | None, system: str, judgments_name: str
+) -> tuple[EvaluationResult, int | None]:
+    """A baseline named by a result file, ``last`` or a store run id; with its run id.
+
+    ``last`` is the store's latest evaluation of ``system`` on ``judgments_name``
+    that was recorded on its own or passed a gate.
+    """
+    from assay.results import EvaluationResult
+
+    path = Path(spec)
+    if spec != "last" and path.exists():
+        return EvaluationResult.from_file(path), None
+    if spec != "last" and not spec.isdigit():
+        raise UsageError(
+            f"`baseline` {spec!r}: not a result file, 'last', or a run id "
+            "(a result file is written by assay evaluate -f json -o FILE)",
+            "baseline",
+        )
+    from assay.store.api import open_store
+
+    with open_store(store_url) as store:
+        run_id = (
+            int(spec) if spec.isdigit() else store.last_id(system=system, judgments=judgments_name)
+        )
+        if run_id is None:
+            raise UsageError(
+                f"`baseline` last: no recorded evaluation of {system!r} on "
+                f"{judgments_name!r} in {store!r} that can serve as a baseline "
+                "(candidates of failed gates never do); record one "
+                "(assay evaluate --record) or pass a result file",
+                "baseline",
+            )
+        result = store.get(run_id)
+    if getattr(result, "kind", None) != "evaluation":
+        raise UsageError(f"`baseline` {spec}: run {run_id} is not an evaluation result", "baseline")
+    return result, run_id

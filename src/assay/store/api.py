@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, Field
 
 from assay.errors import UsageError
+from assay.results import load_result
 
 if TYPE_CHECKING:  # pragma: no cover
     from sqlalchemy import Connection, Engine
@@ -34,15 +35,6 @@ if TYPE_CHECKING:  # pragma: no cover
 DEFAULT_URL = "sqlite:///.assay/history.db"
 #: Environment variable naming the store.
 ENV_VAR = "ASSAY_STORE"
-
-#: Result kind -> "module:Class" of its pydantic model.
-RESULT_MODELS = {
-    "evaluation": "assay.results:EvaluationResult",
-    "comparison": "assay.stats.models:ComparisonResult",
-    "answers": "assay.answers.result:AnswersResult",
-    "gate": "assay.procedures.gating:GateResult",
-    "verify": "assay.procedures.verification:VerifyResult",
-}
 
 
 class HistoryEntry(BaseModel):
@@ -87,24 +79,6 @@ def _sqlite_file(url: str) -> Path | None:
     if not db or db == ":memory:" or db.startswith("file:"):
         return None
     return Path(db)
-
-
-def load_result(payload: str | dict[str, Any]) -> Any:
-    """Turn a stored payload (JSON text or dict) back into its result model.
-
-    Unknown kinds come back as plain dicts.
-    """
-    import importlib
-
-    data = json.loads(payload) if isinstance(payload, str) else dict(payload)
-    target = RESULT_MODELS.get(str(data.get("kind", "evaluation")))
-    if target is None:
-        return data
-    module, name = target.split(":")
-    model = getattr(importlib.import_module(module), name)
-    if isinstance(payload, str):
-        return model.model_validate_json(payload)
-    return model.model_validate(data)
 
 
 def _payload(result: Any) -> str:

@@ -50,8 +50,8 @@ _LAZY = {
     "Policy": "assay.results",
     "read_result_file": "assay.results",
     "ComparisonResult": "assay.stats.models",
-    "GateResult": "assay.procedures.gating",
-    "GateCheck": "assay.procedures.gating",
+    "GateResult": "assay.procedures.gate_result",
+    "GateCheck": "assay.procedures.gate_result",
     "VerifyResult": "assay.procedures.verification",
     "VerifyCheck": "assay.procedures.verification",
     "AnswersResult": "assay.answers.result",
@@ -115,7 +115,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from assay.metrics.measures import Measure, parse_measure
     from assay.procedures.comparison import compare
     from assay.procedures.evaluation import evaluate
-    from assay.procedures.gating import GateCheck, GateResult, gate
+    from assay.procedures.gate_result import GateCheck, GateResult
+    from assay.procedures.gating import gate
     from assay.procedures.verification import VerifyCheck, VerifyResult, verify_suite
     from assay.results import (
         Abstention,

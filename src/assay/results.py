@@ -68,7 +68,7 @@ RESULT_MODELS: dict[str, str] = {
     "evaluation": "assay.results:EvaluationResult",
     "comparison": "assay.stats.models:ComparisonResult",
     "answers": "assay.answers.result:AnswersResult",
-    "gate": "assay.procedures.gating:GateResult",
+    "gate": "assay.procedures.gate_result:GateResult",
     "verify": "assay.procedures.verification:VerifyResult",
 }
 

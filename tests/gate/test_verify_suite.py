@@ -94,3 +94,36 @@ def test_statistics_example(examples_dir: Path, capsys: pytest.CaptureFixture[st
     out = capsys.readouterr().out
     assert rc in (0, 1) and "shuffled" in out
     assert _run([*argv, "--degraded", "no-such-system"]) == 2
+
+
+def test_verify_writes_a_result_that_report_renders(
+    examples_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Repeatable -m, -o FILE.json, recorded by default, and `assay report` renders it."""
+    ex = examples_dir / "statistics"
+    out = tmp_path / "verify.json"
+    argv = [
+        "verify-suite", str(ex / "questions.csv"), "--system", "keyword", "--config",
+        str(ex / "assay.toml"), "--degraded", "keyword-names-only", "-m", "nDCG@10", "-m", "RR",
+        "-o", str(out),
+    ]  # fmt: skip
+    assert _run(argv) == 1
+    capsys.readouterr()
+    from assay.results import read_result_file
+
+    result = read_result_file(out)
+    assert result.kind == "verify" and result.metrics == ["nDCG@10", "RR"]
+    assert [c.metric for c in result.checks] == ["nDCG@10", "RR"] and not result.passed
+    assert _run(["report", str(out)]) == 0
+    shown = capsys.readouterr().out
+    assert "RR system" in shown and "nDCG@10 degraded" in shown
+    assert _run(["history", "--kind", "verify"]) in (0, 1)
+
+
+def test_verify_schema_1_files_migrate(data_dir: Path) -> None:
+    """A verify result written before checks were listed reads as one check."""
+    from assay.results import read_result_file
+
+    result = read_result_file(data_dir / "results" / "verify.json")
+    assert result.schema_version == "2" and len(result.checks) == 1
+    assert result.checks[0].metric == "nDCG@10" and result.metrics == ["nDCG@10"]

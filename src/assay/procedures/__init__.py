@@ -9,8 +9,8 @@ from assay._facade import lazy
 __all__, __getattr__, __dir__ = lazy(
     __name__,
     {
-        "GateCheck": "assay.procedures.gating",
-        "GateResult": "assay.procedures.gating",
+        "GateCheck": "assay.procedures.gate_result",
+        "GateResult": "assay.procedures.gate_result",
         "RunProvenance": "assay.procedures.sources",
         "Source": "assay.procedures.sources",
         "VerifyCheck": "assay.procedures.verification",

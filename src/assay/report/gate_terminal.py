@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:  # pragma: no cover
     from rich.console import Console
 
-    from assay.procedures.gating import GateResult
+    from assay.procedures.gate_result import GateResult
     from assay.procedures.verification import VerifyResult
 
 

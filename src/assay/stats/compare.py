@@ -23,10 +23,10 @@ from assay.stats.models import (
     PowerEstimate,
     QueryDelta,
     Settings,
-    SliceComparison,
     SystemInfo,
     Verdict,
 )
+from assay.stats.slices import slice_comparisons
 
 if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
@@ -35,8 +35,6 @@ if TYPE_CHECKING:  # pragma: no cover
 
 #: Differences within this distance of 0 count as ties.
 TIE_TOLERANCE = 1e-12
-#: Separator of several tags in one metadata value.
-TAG_SEPARATOR = ";"
 #: Difference whose required query count is reported.
 TARGET_DELTA = 0.02
 
@@ -101,7 +99,7 @@ def _resolve_metrics(metrics: Sequence[str] | None, results: list[EvaluationResu
     return out
 
 
-def _verdict(delta: float, p_adjusted: float, alpha: float) -> Verdict:
+def verdict(delta: float, p_adjusted: float, alpha: float) -> Verdict:
     if p_adjusted < alpha and delta > TIE_TOLERANCE:
         return BETTER
     if p_adjusted < alpha and delta < -TIE_TOLERANCE:
@@ -115,14 +113,7 @@ def _finite(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
 
 
-def _slice_values(value: Any) -> list[str]:
-    if value is None or (isinstance(value, float) and value != value):
-        return ["(none)"]
-    parts = [p.strip() for p in str(value).split(TAG_SEPARATOR)]
-    return [p for p in parts if p] or ["(none)"]
-
-
-def _stats_rows(
+def stats_rows(
     diffs: np.ndarray,
     *,
     test: str,
@@ -221,7 +212,7 @@ def compare(
         seed=seed,
     )
     comparisons, power = _test(pairs, names[1:], metric_names, alpha, top, common)
-    slices, slice_values = _slices(
+    slices, slice_values = slice_comparisons(
         by,
         pairs.queries,
         pairs.rows,
@@ -371,7 +362,7 @@ def _test(
     """Step 3: test every candidate x metric row (one Holm family), with power figures."""
     from assay.stats.significance import holm
 
-    st = _stats_rows(pairs.diffs, **common)
+    st = stats_rows(pairs.diffs, **common)
     p_adj = holm(st["p"])
     n_met = len(metric_names)
     comparisons, power = [], []
@@ -393,7 +384,7 @@ def _test(
                     p_value=float(st["p"][row]),
                     p_adjusted=float(p_adj[row]),
                     effect_size=st["effect"][row],
-                    verdict=_verdict(delta, float(p_adj[row]), alpha),
+                    verdict=verdict(delta, float(p_adj[row]), alpha),
                     wins=int(st["wins"][row]),
                     losses=int(st["losses"][row]),
                     ties=int(st["ties"][row]),
@@ -476,83 +467,3 @@ def _p_value_method(test: str, n: int, n_permutations: int, n_resamples: int) ->
         "bootstrap": f"bootstrap of centred differences, {n_resamples} resamples, "
         "p = (1 + hits) / (B + 1)",
     }[test]
-
-
-def _slices(
-    by: list[str],
-    paired: list[str],
-    rows_by_system: list[dict[str, dict[str, Any]]],
-    diffs: np.ndarray,
-    values: np.ndarray,
-    candidates: list[str],
-    metric_names: list[str],
-    alpha: float,
-    common: dict[str, Any],
-) -> tuple[list[SliceComparison], dict[str, list[str | None]]]:
-    """Per-slice statistics (their own Holm family) and each query's raw slice value."""
-    import numpy as np
-
-    from assay.stats.significance import holm
-
-    raw: dict[str, list[str | None]] = {}
-    pending: list[tuple[str, str, np.ndarray, dict[str, Any]]] = []
-    for field in by:
-        found = [
-            next((t[q][field] for t in rows_by_system if t[q].get(field) is not None), None)
-            for q in paired
-        ]
-        if all(field not in t[q] for t in rows_by_system for q in paired):
-            available = sorted(
-                {
-                    k
-                    for k in rows_by_system[0][paired[0]]
-                    if k not in metric_names and k not in ("query_id", "text", "first_rel_rank")
-                }
-            )
-            raise UsageError(
-                f"no per-query field {field!r} to slice by; fields: {', '.join(available)}"
-            )
-        raw[field] = [None if v is None else str(v) for v in found]
-        labels: dict[str, list[int]] = {}
-        for j, v in enumerate(found):
-            for label in _slice_values(v):
-                labels.setdefault(label, []).append(j)
-        for label in sorted(labels):
-            idx = np.array(labels[label])
-            sub = diffs[:, idx]
-            pending.append((field, label, idx, _stats_rows(sub, **common)))
-    if not pending:
-        return [], raw
-    p_all = np.concatenate([st["p"] for *_, st in pending])
-    p_adj = holm(p_all)
-    n_met = len(metric_names)
-    out = []
-    k = 0
-    for field, label, idx, st in pending:
-        for ci, cand in enumerate(candidates):
-            for mi, metric in enumerate(metric_names):
-                row = ci * n_met + mi
-                delta = float(st["delta"][row])
-                out.append(
-                    SliceComparison(
-                        field=field,
-                        value=label,
-                        candidate=cand,
-                        metric=metric,
-                        n=int(idx.size),
-                        baseline_mean=float(values[0, mi, idx].mean()),
-                        candidate_mean=float(values[ci + 1, mi, idx].mean()),
-                        delta=delta,
-                        ci_low=float(st["low"][row]),
-                        ci_high=float(st["high"][row]),
-                        p_value=float(st["p"][row]),
-                        p_adjusted=float(p_adj[k + row]),
-                        effect_size=st["effect"][row],
-                        verdict=_verdict(delta, float(p_adj[k + row]), alpha),
-                        wins=int(st["wins"][row]),
-                        losses=int(st["losses"][row]),
-                        ties=int(st["ties"][row]),
-                    )
-                )
-        k += len(st["p"])
-    return out, raw

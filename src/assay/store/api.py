@@ -29,7 +29,7 @@ from assay.results import load_result
 if TYPE_CHECKING:  # pragma: no cover
     from sqlalchemy import Connection, Engine
 
-    from assay.procedures.gating import GateResult
+    from assay.procedures.gate_result import GateResult
 
 #: The store used when neither ``--store`` nor ``$ASSAY_STORE`` is given.
 DEFAULT_URL = "sqlite:///.assay/history.db"

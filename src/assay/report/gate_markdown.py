@@ -1,4 +1,4 @@
-"""Markdown rendering of a :class:`~assay.procedures.gate_result.GateResult` (a pull-request comment)."""
+"""Markdown rendering of a gate result (a pull-request comment)."""
 
 from __future__ import annotations
 

@@ -144,14 +144,14 @@ def verify_suite(
     ref_source = load_source(system, js, **options)
     reference = score(ref_source, js, measures, missing=missing, ties=ties)
     if isinstance(degraded, str) and degraded == SHUFFLE:
-        assert ref_source.run is not None
+        if ref_source.run is None:
+            raise UsageError("`degraded` shuffle needs a run to shuffle, not a result file")
         shuffled = shuffle_run(
             ref_source.run, seed, name=f"{ref_source.run.name} (shuffled, seed {seed})"
         )
         provenance = ref_source.provenance.model_copy(update={"name": shuffled.name})
-        # the shuffled order is the ranking: ties cannot reorder it
-        worse = score(Source(shuffled, provenance), js, measures, missing=missing, ties="given")
-        worse = worse.model_copy(update={"policy": reference.policy})
+        # the shuffled run has no scores: its order is the ranking under either tie policy
+        worse = score(Source(shuffled, provenance), js, measures, missing=missing, ties=ties)
     else:
         worse = score(
             load_source(degraded, js, **options), js, measures, missing=missing, ties=ties

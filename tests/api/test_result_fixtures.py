@@ -33,3 +33,14 @@ def test_every_kind_has_a_fixture() -> None:
     from assay.report.render import FORMATS_BY_KIND
 
     assert set(KINDS.values()) == set(FORMATS_BY_KIND)
+
+
+@pytest.mark.parametrize("name", sorted(n for n in KINDS if KINDS[n] != "verify"))
+def test_fixture_round_trips_without_loss(name: str) -> None:
+    """Reading an old file and writing it again keeps every field and value."""
+    path = FIXTURES / name
+    raw = json.loads(path.read_text(encoding="utf-8"))
+    again = json.loads(read_result_file(path).to_json())
+    added = set(again) - set(raw)
+    assert added <= {"policy"}  # gate results now say which policy both sides used
+    assert {k: again[k] for k in raw} == raw

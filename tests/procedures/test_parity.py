@@ -201,3 +201,22 @@ def test_system_runs_reuse_the_run_cache(tmp_path: Path) -> None:
         fresh = _cli(*argv, "--no-cache", cwd=tmp_path, env=env)
         assert fresh.returncode in (0, 1), fresh.stderr
         assert _mean_of(command, fresh, out) > 0.5, command  # the system, called again
+
+
+def test_verify_suite_parity(tmp_path: Path) -> None:
+    out = tmp_path / "verify.json"
+    argv = ["verify-suite", str(QUESTIONS), "-s", "keyword", "--config", str(CONFIG)]
+    proc = _cli(
+        *argv, "--degraded", "keyword-names-only", "-m", "nDCG@10", "-m", "RR", "-o", str(out),
+        "--no-record", cwd=tmp_path, env={"ASSAY_CACHE_DIR": str(tmp_path / "cache")},
+    )  # fmt: skip
+    assert proc.returncode == 1, proc.stderr  # 14 questions cannot show the drop
+    from assay.systems.config import build_system
+
+    lib = assay.verify_suite(
+        QUESTIONS,
+        build_system("keyword", config_path=CONFIG),
+        build_system("keyword-names-only", config_path=CONFIG),
+        ["nDCG@10", "RR"],
+    )
+    assert _content(json.loads(out.read_text(encoding="utf-8"))) == _library(lib)

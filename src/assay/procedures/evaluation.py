@@ -123,8 +123,8 @@ def check_order(judgments: Any, run: Any) -> None:
         swapped = _kinds(judgments, run) == ("run", "judgments")
     if swapped:
         raise UsageError(
-            "the judgments come first: evaluate(judgments, run, ...) "
-            "(like ranx, ir_measures and pytrec_eval); the arguments look swapped"
+            "the arguments look swapped: the judgments come first, then the run "
+            "(assay evaluate JUDGMENTS RUN; evaluate(judgments, run) as in ranx and ir_measures)"
         )
 
 

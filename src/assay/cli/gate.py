@@ -97,7 +97,6 @@ def gate(
     from assay.cli.common import build_cli_system, load_cli_judgments, run_cache
     from assay.errors import UsageError
     from assay.procedures.gating import gate as run_gate
-    from assay.procedures.gating import resolve_baseline
     from assay.report.output import write_text_atomic
 
     if not baseline:
@@ -106,12 +105,10 @@ def gate(
         raise UsageError("give either a RUN file or --system NAME (not both)")
     js = load_cli_judgments(judgments, judgments_format, split=split, queries=queries)
     candidate = run if run is not None else build_cli_system(system, config=config, corpus=corpus)
-    name = candidate.name if system is not None else _run_name(run)
-    base, base_id = resolve_baseline(baseline, store, name, js.name)
     result = run_gate(
         js,
         candidate,
-        base,
+        baseline,
         metric or ["nDCG@10"],
         margin=margin,
         mode=mode,
@@ -126,10 +123,9 @@ def gate(
         retries=retries,
         cache=run_cache(no_cache, cache_dir),
         allow_version_mismatch=allow_version_mismatch,
-        baseline_source=baseline if base_id is None else f"run {base_id}",
+        store=store,
     )
     evaluation = result.candidate_evaluation
-    result = result.model_copy(update={"baseline_run_id": base_id})
     if record:
         from assay.store.api import record_gate_quietly
 
@@ -155,10 +151,3 @@ def gate(
     render_terminal(result, console)
     if not result.passed:
         raise typer.Exit(1)
-
-
-def _run_name(path: Path) -> str:
-    """The name a run file's evaluation carries (what ``--baseline last`` looks up)."""
-    from assay.runs.io import load_run
-
-    return load_run(path).name

@@ -178,25 +178,26 @@ def gate(
     cache: RunCache | str | Path | bool | None = None,
     judgments_format: str | None = None,
     allow_version_mismatch: bool = False,
-    baseline_source: str = "",
+    store: str | None = None,
 ) -> GateResult:
     """Gate a candidate (any source :func:`assay.evaluate` takes) against a baseline.
 
     ``baseline`` is an :class:`~assay.results.EvaluationResult`, an evaluation
-    result file, or a source scored like the candidate. The candidate is scored
-    with ``missing`` and ``ties``; a baseline scored with another policy or on
-    another judgment-set version is refused (the version unless
-    ``allow_version_mismatch``). The candidate's evaluation travels with the
-    result as :attr:`GateResult.candidate_evaluation` (not written to its file).
+    result file, a source scored like the candidate, or, from the history
+    ``store``, ``"last"`` (the latest evaluation of the candidate's system on
+    these judgments that was recorded on its own or passed a gate) or a run id.
+    The candidate is scored with ``missing`` and ``ties``; a baseline scored with
+    another policy or on another judgment-set version is refused (the version
+    unless ``allow_version_mismatch``). The candidate's evaluation travels with
+    the result as :attr:`GateResult.candidate_evaluation` (not in its file).
     """
     from assay.metrics.measures import parse_measures
     from assay.procedures.comparison import evaluate_sources
     from assay.results import EvaluationResult
 
     measures = parse_measures([m if isinstance(m, str) else m.name for m in metrics] or None)
-    sources = [candidate, baseline]
-    if isinstance(baseline, EvaluationResult):
-        sources = [candidate]
+    from_store = isinstance(baseline, str) and not Path(baseline).exists()
+    given = isinstance(baseline, EvaluationResult) or from_store
     kwargs: dict[str, Any] = dict(
         missing=missing,
         ties=ties,
@@ -207,8 +208,16 @@ def gate(
         judgments_format=judgments_format,
         allow_version_mismatch=allow_version_mismatch,
     )
+    sources = [candidate] if given else [candidate, baseline]
     scored = evaluate_sources(judgments, sources, measures, **kwargs)
-    base = baseline if isinstance(baseline, EvaluationResult) else scored[1]
+    base, base_id, source = baseline, None, ""
+    if from_store:
+        base, base_id = resolve_baseline(
+            baseline, store, scored[0].run.name, scored[0].judgments.name
+        )
+        source = f"run {base_id}" if base_id is not None else baseline
+    elif not given:
+        base, source = scored[1], str(baseline) if isinstance(baseline, str | Path) else ""
     result = run_gate(
         scored[0],
         base,
@@ -221,9 +230,9 @@ def gate(
         seed=seed,
         n_resamples=n_resamples,
         allow_version_mismatch=allow_version_mismatch,
-        baseline_source=baseline_source
-        or (str(baseline) if isinstance(baseline, str | Path) else ""),
+        baseline_source=source,
     )
+    result = result.model_copy(update={"baseline_run_id": base_id})
     result._candidate = scored[0]
     return result
 

@@ -33,7 +33,7 @@ def check_policies(missing: str | None = None, ties: str | None = None) -> None:
     """Raise :class:`UsageError` naming the parameter when a policy value is unknown."""
     for name, value, allowed in (("missing", missing, MISSING), ("ties", ties, TIES)):
         if value is not None and value not in allowed:
-            raise UsageError(f"{name} must be one of {', '.join(allowed)}; got {value!r}")
+            raise UsageError(f"`{name}` must be one of {', '.join(allowed)}; got {value!r}", name)
 
 
 def describe(missing: str, ties: str) -> str:

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from assay.errors import UsageError
-from assay.evaluation import evaluate
+from assay.procedures.evaluation import evaluate
 from assay.judgments.models import JudgmentSet
 from assay.policies import MISSING, MISSING_POLICIES, TIE_POLICIES, TIES, check_policies, describe
 from assay.report.evaluation import header_lines
@@ -33,8 +33,8 @@ def test_values_are_the_result_model_values() -> None:
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [
-        ({"missing": "drop"}, "missing must be one of zero, skip; got 'drop'"),
-        ({"ties": "random"}, "ties must be one of score, given; got 'random'"),
+        ({"missing": "drop"}, "`missing` must be one of zero, skip; got 'drop'"),
+        ({"ties": "random"}, "`ties` must be one of score, given; got 'random'"),
     ],
 )
 def test_the_check_names_the_parameter(kwargs: dict[str, str], message: str) -> None:

@@ -8,7 +8,7 @@ import pytest
 
 from assay.answers.score import _group
 from assay.judgments.models import JudgmentSet
-from assay.store.gate import _slices
+from assay.procedures.gating import _slices
 from assay.tags import NO_TAG, TAG_SEPARATOR, group_by_tags, split_tags
 
 VALUES = {

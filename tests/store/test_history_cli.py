@@ -80,7 +80,7 @@ def test_history_bad_format(filled: str) -> None:
 @pytest.fixture
 def mixed(tmp_path: Path) -> str:
     """Evaluations with eight metrics, a failed gate and a comparison-like result."""
-    from assay.store.gate import run_gate
+    from assay.procedures.gating import run_gate
 
     url = f"sqlite:///{tmp_path / 'mixed.db'}"
     many = ["nDCG@10", "RR", "P@5", "P@10", "R@5", "R@10", "R@100", "MAP"]

@@ -24,6 +24,7 @@ miss, wrong status, broken provenance, unsupported claim, wrong number.
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Sequence
+from pathlib import Path
 from typing import Any
 
 from assay.answers.models import AnswerCase, CaseSet
@@ -187,6 +188,31 @@ def score_cases(
         group_fields=list(by),
         groups=groups,
         per_case=rows,
+    )
+
+
+def score_answers(
+    cases: CaseSet | str | Path,
+    corpus: str | Path | Collection[str] | None = None,
+    *,
+    by: Sequence[str] = (),
+    system_name: str | None = None,
+) -> AnswersResult:
+    """Score grounded answers: a cases file (or loaded cases), citations checked against a corpus.
+
+    ``corpus`` is a corpus file (or a file of ids) or a collection of doc ids; a
+    citation is valid only when it names one of them. The procedure behind
+    ``assay answers``.
+    """
+    from assay.answers.load import load_cases
+
+    case_set = cases if isinstance(cases, CaseSet) else load_cases(cases)
+    from assay.corpora.ids import read_corpus_ids
+
+    corpus_path = str(corpus) if isinstance(corpus, str | Path) else None
+    ids = read_corpus_ids(corpus) if isinstance(corpus, str | Path) else corpus
+    return score_cases(
+        case_set, corpus_ids=ids, corpus_path=corpus_path, by=by, system_name=system_name
     )
 
 

@@ -103,18 +103,10 @@ def _score(
     """Load, score and render a cases file; return the :class:`AnswersResult`."""
     from rich.console import Console
 
-    from assay.answers import load_cases, read_corpus_ids, score_cases
+    from assay.answers import score_answers
     from assay.answers.collect import write_text_atomic
 
-    case_set = load_cases(cases)
-    ids = read_corpus_ids(corpus) if corpus is not None else None
-    result = score_cases(
-        case_set,
-        corpus_ids=ids,
-        corpus_path=None if corpus is None else str(corpus),
-        by=by,
-        system_name=system_name,
-    )
+    result = score_answers(cases, corpus, by=by, system_name=system_name)
     console = Console(highlight=False, soft_wrap=True)
     if fmt == "table":
         from assay.report.answers_terminal import print_answers

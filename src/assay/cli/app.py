@@ -116,12 +116,37 @@ def _is_usage_error(exc: Exception) -> bool:
     return hasattr(exc, "show") and isinstance(getattr(exc, "exit_code", None), int)
 
 
+#: Library parameter -> the CLI flag (or argument) that sets it, where not ``--name-with-dashes``.
+FLAGS = {
+    "metrics": "--metric",
+    "k": "-k",
+    "n_resamples": "--resamples",
+    "n_permutations": "--permutations",
+    "ci_method": "--ci",
+    "runs": "RUN files",
+    "judgments": "JUDGMENTS",
+    "system": "--system",
+    "allow_version_mismatch=True": "--allow-version-mismatch",
+}
+
+
+def flags(message: str) -> str:
+    """Library messages name parameters in backticks; on the command line, name the flags."""
+    import re
+
+    def flag(match: re.Match[str]) -> str:
+        name = match.group(1)
+        return FLAGS.get(name) or "--" + name.replace("_", "-")
+
+    return re.sub(r"`([a-z_]+(?:=True)?)`", flag, message)
+
+
 def _report(exc: Exception) -> int:
     from rich.console import Console
     from rich.markup import escape
 
     console = Console(stderr=True, highlight=False, soft_wrap=True)
-    lines = str(exc).splitlines() or [type(exc).__name__]
+    lines = flags(str(exc)).splitlines() or [type(exc).__name__]
     console.print(f"[bold red]error:[/bold red] {escape(lines[0])}")
     for line in lines[1:]:
         console.print(f"  {escape(line)}")

@@ -41,21 +41,13 @@ def resolve_format(fmt: str | None, output: Path | None, choices: Sequence[str])
     return fmt
 
 
-def check_not_swapped(judgments: Path, run: Path | None) -> None:
-    """A clear error when the first argument is a run file (arguments swapped)."""
-    if run is None or Path(judgments).is_dir():
-        return
-    from assay.judgments.validate import detect_kind
+def run_cache(no_cache: bool, cache_dir: Path | None) -> Any:
+    """The run cache of ``--no-cache``/``--cache-dir`` (``assay run``'s), or ``None``."""
+    if no_cache:
+        return None
+    from assay.systems.cache import RunCache
 
-    try:
-        kinds = (detect_kind(judgments), detect_kind(run))
-    except Exception:  # a heuristic only: the loaders report real problems
-        return
-    if kinds == ("run", "judgments"):
-        raise UsageError(
-            f"{judgments} looks like a run and {run} like judgments: the judgments come "
-            "first (assay evaluate JUDGMENTS RUN)"
-        )
+    return RunCache(cache_dir)
 
 
 def load_cli_judgments(

@@ -11,70 +11,6 @@ from assay.cli import options as o
 from assay.cli.app import app
 
 FORMATS = ("table", "json", "markdown", "html", "csv")
-TESTS = ("randomization", "t", "wilcoxon", "bootstrap")
-
-
-def is_result_file(path: Path) -> bool:
-    """True when ``path`` holds an EvaluationResult JSON (``assay evaluate -o``), not a run."""
-    from assay.formats import is_result_file as detect
-
-    return detect(path, "evaluation")
-
-
-def _evaluate_sources(
-    judgments: Path,
-    runs: list[Path],
-    systems: list[str],
-    *,
-    metrics: list[str] | None,
-    by: list[str],
-    missing: str,
-    ties: str,
-    judgments_format: str | None,
-    split: str,
-    queries: Path | None = None,
-    config: Path | None,
-    corpus: Path | None,
-    k: int,
-    allow_version_mismatch: bool = False,
-) -> list[Any]:
-    """One EvaluationResult per run file, result file or --system, in that order."""
-    from assay.cli.common import load_cli_judgments
-    from assay.errors import InputError, Problem
-    from assay.metrics.measures import parse_measures
-    from assay.results import EvaluationResult
-
-    measures = parse_measures(metrics)
-    js = None
-    results = []
-    for path in runs:
-        if not path.exists():
-            raise InputError([Problem(str(path), None, "file not found", hint="check the path")])
-        if is_result_file(path):
-            results.append(EvaluationResult.from_file(path))
-            continue
-        if js is None:
-            js = load_cli_judgments(judgments, judgments_format, split=split, queries=queries)
-        from assay.evaluation import score_run
-        from assay.runs.io import load_run
-        from assay.runs.sidecar import run_info_from_sidecar
-
-        info = run_info_from_sidecar(
-            path, js.version, allow_version_mismatch=allow_version_mismatch
-        )
-        run = load_run(path)
-        info.update({"name": run.name, "path": str(path)})
-        results.append(score_run(run, js, measures, by, missing=missing, ties=ties, info=info))
-    for spec in systems:
-        from assay.cli.common import build_cli_system
-        from assay.evaluation import run_live, score_run
-
-        if js is None:
-            js = load_cli_judgments(judgments, judgments_format, split=split, queries=queries)
-        system = build_cli_system(spec, config=config, corpus=corpus)
-        run, info = run_live(system, js, k=k, progress=True)
-        results.append(score_run(run, js, measures, by, missing=missing, ties=ties, info=info))
-    return results
 
 
 def _emit(result: Any, fmt: str, output: Path | None) -> None:
@@ -168,55 +104,51 @@ def compare(
     ties: o.Ties = "score",
     store: o.Store = None,
     record: o.Record = True,
+    retries: o.Retries = 2,
+    no_cache: o.NoCache = False,
+    cache_dir: o.CacheDir = None,
 ) -> None:
     """Compare systems with a baseline: deltas, CIs, paired tests, Holm, slices, power."""
-    from assay.cli.common import resolve_format, validate_choice
+    from assay.cli.common import (
+        build_cli_system,
+        load_cli_judgments,
+        record_result,
+        resolve_format,
+        run_cache,
+    )
     from assay.errors import UsageError
-    from assay.policies import MISSING_POLICIES, TIE_POLICIES
-    from assay.stats.compare import compare as run_compare
+    from assay.procedures.comparison import compare as run_compare
+    from assay.procedures.sources import is_result_file
 
     fmt = resolve_format(fmt, output, FORMATS)
-    validate_choice("--test", test, TESTS)
-    validate_choice("--missing", missing, MISSING_POLICIES)
-    validate_choice("--ties", ties, TIE_POLICIES)
-    validate_choice("--ci", ci_method, ("percentile", "bca"))
-    run_paths = list(runs or [])
-    systems = list(system or [])
-    if len(run_paths) + len(systems) < 2:
+    sources: list[Any] = list(runs or [])
+    if len(sources) + len(system or []) < 2:
         raise UsageError("compare needs at least two runs, result files or --system options")
-    by_fields = list(by or [])
-    results = _evaluate_sources(
-        judgments,
-        run_paths,
-        systems,
-        metrics=metric,
-        by=by_fields,
-        missing=missing,
-        ties=ties,
-        judgments_format=judgments_format,
-        queries=queries,
-        split=split,
-        config=config,
-        corpus=corpus,
-        k=k,
-        allow_version_mismatch=allow_version_mismatch,
-    )
+    sources += [build_cli_system(spec, config=config, corpus=corpus) for spec in system or []]
+    js: Any = judgments
+    if system or not all(is_result_file(Path(r)) for r in runs or []):
+        js = load_cli_judgments(judgments, judgments_format, split=split, queries=queries)
     result = run_compare(
-        results,
+        js,
+        sources,
+        metric,
         baseline=baseline if baseline is not None else 0,
-        metrics=metric,
-        by=by_fields,
+        by=by or [],
         test=test,
         alpha=alpha,
         seed=seed,
         n_permutations=n_permutations,
         n_resamples=n_resamples,
         ci_method=ci_method,
-        allow_version_mismatch=allow_version_mismatch,
         top=top,
+        missing=missing,
+        ties=ties,
+        k=k,
+        progress=True,
+        retries=retries,
+        cache=run_cache(no_cache, cache_dir),
+        allow_version_mismatch=allow_version_mismatch,
     )
     if record:
-        from assay.cli.common import record_result
-
         record_result(result, store)
     _emit(result, fmt, output)

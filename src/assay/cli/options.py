@@ -91,3 +91,21 @@ Queries = Annotated[
     Path | None,
     typer.Option("--queries", help="Queries file for TREC qrels (TSV id<TAB>text or JSONL)."),
 ]
+NoCache = Annotated[
+    bool,
+    typer.Option("--no-cache", help="Always call the system; do not reuse or store a cached run."),
+]
+CacheDir = Annotated[
+    Path | None,
+    typer.Option("--cache-dir", help="Run cache (default: $ASSAY_CACHE_DIR or .assay/cache)."),
+]
+Retries = Annotated[
+    int, typer.Option("--retries", help="Retries of a failed system call (with backoff).")
+]
+AbstainBelow = Annotated[
+    float | None,
+    typer.Option(
+        "--abstain-below",
+        help="Top score below which a system counts as returning nothing confident.",
+    ),
+]

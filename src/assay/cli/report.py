@@ -30,7 +30,8 @@ def report(
     """Render an evaluation, comparison, answers, gate or verify result file."""
     from assay.cli.common import resolve_format
     from assay.report.output import write_text_atomic
-    from assay.report.render import FORMATS_BY_KIND, print_terminal, read_result_file, render
+    from assay.report.render import FORMATS_BY_KIND, print_terminal, render
+    from assay.results import read_result_file
 
     result = read_result_file(result_file)
     choices = FORMATS_BY_KIND[result.kind]

@@ -42,20 +42,10 @@ def run_command(
     concurrency: Annotated[
         int, typer.Option("--concurrency", help="Queries in flight at once.")
     ] = 1,
-    retries: Annotated[int, typer.Option("--retries", help="Retries of a failed call.")] = 2,
-    no_cache: Annotated[
-        bool, typer.Option("--no-cache", help="Always call the system; do not store the run.")
-    ] = False,
-    cache_dir: Annotated[
-        Path | None,
-        typer.Option("--cache-dir", help="Run cache (default: $ASSAY_CACHE_DIR or .assay/cache)."),
-    ] = None,
-    abstain_below: Annotated[
-        float | None,
-        typer.Option(
-            "--abstain-below", help="Report abstention: top score below this = no confident answer."
-        ),
-    ] = None,
+    retries: o.Retries = 2,
+    no_cache: o.NoCache = False,
+    cache_dir: o.CacheDir = None,
+    abstain_below: o.AbstainBelow = None,
     judgments_format: o.JudgmentsFormat = None,
     queries: o.Queries = None,
     split: o.Split = "test",
@@ -82,11 +72,9 @@ def run_command(
 
     judgment_set = load_cli_judgments(judgments, judgments_format, queries=queries, split=split)
     sut = _build(system, config, corpus, id_field, text_field, corpus_format)
-    cache = None
-    if not no_cache:
-        from assay.systems.cache import RunCache
+    from assay.cli.common import run_cache
 
-        cache = RunCache(cache_dir)
+    cache = run_cache(no_cache, cache_dir)
     outcome = run_system(
         sut,
         judgment_set,

@@ -61,7 +61,7 @@ def calibrate(
     """
     import numpy as np
 
-    from assay.evaluation import score_run
+    from assay.procedures.evaluation import score_run
     from assay.judges.ppi import classical_mean_interval, ppi_mean_interval
     from assay.metrics.measures import parse_measures
     from assay.runs.io import load_run

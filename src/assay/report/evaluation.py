@@ -45,6 +45,8 @@ def header_lines(result: EvaluationResult) -> list[str]:
         run += f" ({r.path})"
     if r.system:
         run += f", system {r.system.get('type', '?')}"
+    if r.config_hash:
+        run += f", config {r.config_hash}"
     if r.corpus_version:
         run += f", corpus {r.corpus_version}"
     lines.append(run)

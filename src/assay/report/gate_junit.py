@@ -1,4 +1,4 @@
-"""JUnit XML rendering of a :class:`~assay.store.gate.GateResult`.
+"""JUnit XML rendering of a :class:`~assay.procedures.gate_result.GateResult`.
 
 One ``<testcase>`` per metric and slice: a regression is a ``<failure>``, a
 slice too small to gate is ``<skipped>``. The layout follows the common JUnit
@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # pragma: no cover
-    from assay.store.gate import GateResult
+    from assay.procedures.gate_result import GateResult
 
 
 def render_junit(result: GateResult) -> str:

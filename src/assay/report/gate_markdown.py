@@ -1,11 +1,11 @@
-"""Markdown rendering of a :class:`~assay.store.gate.GateResult` (a pull-request comment)."""
+"""Markdown rendering of a gate result (a pull-request comment)."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # pragma: no cover
-    from assay.store.gate import GateCheck, GateResult
+    from assay.procedures.gate_result import GateCheck, GateResult
 
 
 def _status(check: GateCheck) -> str:

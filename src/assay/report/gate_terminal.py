@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:  # pragma: no cover
     from rich.console import Console
 
-    from assay.store.gate import GateResult
-    from assay.store.verify import VerifyResult
+    from assay.procedures.gate_result import GateResult
+    from assay.procedures.verification import VerifyResult
 
 
 def render_terminal(result: GateResult, console: Console) -> None:
@@ -68,14 +68,15 @@ def render_verify_terminal(result: VerifyResult, console: Console) -> None:
         f"assay verify-suite: {verdict}  {escape(result.system)} vs degraded "
         f"{escape(result.degraded)} on {escape(result.judgments_name)} {result.judgments_version}"
     )
-    console.print(f"  {result.metric} system    {result.system_mean:.4f}")
-    console.print(f"  {result.metric} degraded  {result.degraded_mean:.4f}")
-    console.print(
-        f"  delta {result.delta:+.4f} ({result.confidence * 100:.4g}% CI {result.ci_low:.4f} "
-        f"to {result.ci_high:.4f}), {result.n} paired queries"
-    )
-    console.print(
-        f"  paired {result.test} test: p = {result.p_value:.4g} ({escape(result.p_value_method)}), "
-        f"alpha {result.alpha:g}"
-    )
-    console.print(escape(result.message))
+    for check in result.checks:
+        console.print(f"  {check.metric} system    {check.system_mean:.4f}")
+        console.print(f"  {check.metric} degraded  {check.degraded_mean:.4f}")
+        console.print(
+            f"  delta {check.delta:+.4f} ({check.confidence * 100:.4g}% CI {check.ci_low:.4f} "
+            f"to {check.ci_high:.4f}), {check.n} paired queries"
+        )
+        console.print(
+            f"  paired {result.test} test: p = {check.p_value:.4g} "
+            f"({escape(check.p_value_method)}), alpha {result.alpha:g}"
+        )
+        console.print(escape(check.message))

@@ -7,12 +7,9 @@ can be produced from the file alone, in any format its kind supports.
 from __future__ import annotations
 
 import io
-import json
-from pathlib import Path
 from typing import Any
 
-from assay.errors import InputError, Problem, UsageError
-from assay.textio import parse_json
+from assay.errors import UsageError
 
 #: Formats each kind of result can be rendered in.
 FORMATS_BY_KIND: dict[str, tuple[str, ...]] = {
@@ -22,59 +19,6 @@ FORMATS_BY_KIND: dict[str, tuple[str, ...]] = {
     "gate": ("table", "json", "markdown", "junit"),
     "verify": ("table", "json"),
 }
-
-
-def read_result_file(path: str | Path) -> Any:
-    """Load a result file into its model; errors name the file, line and field."""
-    from pydantic import ValidationError
-
-    from assay.store.api import load_result
-
-    p = Path(path)
-    if not p.is_file():
-        raise UsageError(f"result file not found: {p}")
-    try:
-        text = p.read_text(encoding="utf-8-sig")
-        data = parse_json(text)
-    except UnicodeDecodeError as exc:
-        raise InputError([Problem(str(p), None, f"not UTF-8 text: {exc.reason}")]) from None
-    except json.JSONDecodeError as exc:
-        raise InputError(
-            [
-                Problem(
-                    str(p),
-                    exc.lineno,
-                    f"not a JSON result file: {exc.msg}",
-                    hint="write result files with --format json -o FILE.json",
-                )
-            ]
-        ) from None
-    kind = data.get("kind") if isinstance(data, dict) else None
-    if kind not in FORMATS_BY_KIND:
-        raise InputError(
-            [
-                Problem(
-                    str(p),
-                    1,
-                    f"unknown result kind {kind!r}",
-                    field="kind",
-                    hint=f"an assay result has kind one of {', '.join(FORMATS_BY_KIND)}",
-                )
-            ]
-        )
-    try:
-        return load_result(data)
-    except ValidationError as exc:
-        problems = [
-            Problem(
-                str(p),
-                None,
-                err.get("msg", "invalid value"),
-                field=".".join(str(x) for x in err.get("loc", ())) or None,
-            )
-            for err in exc.errors()[:20]
-        ]
-        raise InputError(problems) from None
 
 
 def render(result: Any, fmt: str, *, width: int = 120) -> str:

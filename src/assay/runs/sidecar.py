@@ -2,9 +2,10 @@
 
 ``assay run`` writes it with the system configuration (secrets redacted), the
 corpus and judgment-set versions, timings, failed queries and the queries whose
-result list was empty (a TREC file cannot show an empty list). Commands that
-read a run file read its sidecar too, so a run made on another judgment-set
-version is refused and failed queries are reported instead of scored as zeros.
+result list was empty (a TREC file cannot show an empty list). Every door that
+reads a run file reads its sidecar too (:mod:`assay.procedures.sources`), so a
+run made on another judgment-set version is refused and failed queries are
+reported instead of scored as zeros.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from assay.errors import InputError, Problem, UsageError
+from assay.errors import InputError, Problem
 from assay.textio import parse_json
 
 
@@ -61,48 +62,3 @@ def read_sidecar(run_path: str | Path) -> dict[str, Any] | None:
             [Problem(str(side), 1, "run sidecar must be a JSON object", hint="delete it")]
         )
     return data
-
-
-def run_info_from_sidecar(
-    run_path: str | Path,
-    judgments_version: str,
-    *,
-    allow_version_mismatch: bool = False,
-) -> dict[str, Any]:
-    """Provenance of a run file for :func:`assay.evaluation.score_run`.
-
-    Returns ``info`` keys (system, config_hash, corpus_version, failed and
-    empty query ids, latency). Raises :class:`UsageError` when the run was made
-    on another judgment-set version, unless ``allow_version_mismatch``; then
-    the mismatch is recorded in ``info["warnings"]``.
-    """
-    data = read_sidecar(run_path)
-    if data is None:
-        return {}
-    info: dict[str, Any] = {}
-    made_on = data.get("judgments_version")
-    if made_on and made_on != judgments_version:
-        message = (
-            f"{run_path} was made on judgment-set version {made_on}, "
-            f"not {judgments_version} (see {sidecar_path(run_path).name})"
-        )
-        if not allow_version_mismatch:
-            raise UsageError(
-                message + "; re-run the system on these judgments, or pass "
-                "--allow-version-mismatch to score it anyway"
-            )
-        info["warnings"] = [message + " (scored anyway: --allow-version-mismatch)"]
-    if isinstance(data.get("system_config"), dict):
-        info["system"] = data["system_config"]
-    for key in ("config_hash", "corpus_version", "k"):
-        if data.get(key) is not None:
-            info[key] = data[key]
-    if isinstance(data.get("latency_ms"), dict):
-        info["latency_ms"] = data["latency_ms"]
-    failures = data.get("failures") or []
-    info["failed_query_ids"] = [
-        str(f["query_id"]) for f in failures if isinstance(f, dict) and "query_id" in f
-    ]
-    info["failures"] = [f for f in failures if isinstance(f, dict)]
-    info["empty_query_ids"] = [str(q) for q in data.get("empty_query_ids") or []]
-    return info

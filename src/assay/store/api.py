@@ -24,26 +24,18 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, Field
 
 from assay.errors import UsageError
+from assay.results import load_result
 from assay.textio import parse_json
 
 if TYPE_CHECKING:  # pragma: no cover
     from sqlalchemy import Connection, Engine
 
-    from assay.store.gate import GateResult
+    from assay.procedures.gate_result import GateResult
 
 #: The store used when neither ``--store`` nor ``$ASSAY_STORE`` is given.
 DEFAULT_URL = "sqlite:///.assay/history.db"
 #: Environment variable naming the store.
 ENV_VAR = "ASSAY_STORE"
-
-#: Result kind -> "module:Class" of its pydantic model.
-RESULT_MODELS = {
-    "evaluation": "assay.results:EvaluationResult",
-    "comparison": "assay.stats.models:ComparisonResult",
-    "answers": "assay.answers.result:AnswersResult",
-    "gate": "assay.store.gate:GateResult",
-    "verify": "assay.store.verify:VerifyResult",
-}
 
 
 class HistoryEntry(BaseModel):
@@ -88,24 +80,6 @@ def _sqlite_file(url: str) -> Path | None:
     if not db or db == ":memory:" or db.startswith("file:"):
         return None
     return Path(db)
-
-
-def load_result(payload: str | dict[str, Any]) -> Any:
-    """Turn a stored payload (JSON text or dict) back into its result model.
-
-    Unknown kinds come back as plain dicts.
-    """
-    import importlib
-
-    data = parse_json(payload) if isinstance(payload, str) else dict(payload)
-    target = RESULT_MODELS.get(str(data.get("kind", "evaluation")))
-    if target is None:
-        return data
-    module, name = target.split(":")
-    model = getattr(importlib.import_module(module), name)
-    if isinstance(payload, str):
-        return model.model_validate_json(payload)
-    return model.model_validate(data)
 
 
 def _payload(result: Any) -> str:

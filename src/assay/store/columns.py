@@ -7,8 +7,6 @@ from stored payloads.
 
 from __future__ import annotations
 
-import hashlib
-import json
 import math
 from typing import Any
 
@@ -19,10 +17,12 @@ def _env(payload: dict[str, Any]) -> dict[str, Any]:
 
 
 def _config_hash(system: Any) -> str | None:
+    """The one configuration hash (:func:`assay.systems.base.config_hash`) of a config."""
     if not isinstance(system, dict) or not system:
         return None
-    text = json.dumps(system, sort_keys=True, default=str)
-    return "sha256:" + hashlib.sha256(text.encode()).hexdigest()[:16]
+    from assay.systems.base import config_hash
+
+    return config_hash(system)
 
 
 def _finite(value: Any) -> bool:

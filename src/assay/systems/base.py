@@ -8,6 +8,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
+# A failed system call (timeout, HTTP error, bad payload): the query is recorded as failed.
+from assay.errors import SystemCallError as SystemError_
+
 
 @dataclass(frozen=True)
 class Hit:
@@ -15,10 +18,6 @@ class Hit:
 
     doc_id: str
     score: float | None = None
-
-
-class SystemError_(Exception):
-    """A system call failed (timeout, HTTP error, bad payload); the query is recorded as failed."""
 
 
 @runtime_checkable

@@ -8,9 +8,9 @@ from typing import Any
 import pytest
 
 from assay.errors import UsageError
-from assay.procedures.evaluation import evaluate
 from assay.judgments.models import JudgmentSet
 from assay.policies import MISSING, MISSING_POLICIES, TIE_POLICIES, TIES, check_policies, describe
+from assay.procedures.evaluation import evaluate
 from assay.report.evaluation import header_lines
 from assay.results import Policy
 

@@ -179,8 +179,8 @@ def rank_agreement(
     """Score every run with both label sets; Kendall's tau of the two system orders."""
     from scipy.stats import kendalltau
 
-    from assay.procedures.evaluation import score_run
     from assay.metrics.measures import parse_measure
+    from assay.procedures.evaluation import score_run
     from assay.runs.io import load_run
 
     if len(runs) < 2:

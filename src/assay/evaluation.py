@@ -119,7 +119,7 @@ def score_run(
     if empty:
         run_queries += len(empty - set(run.query_ids))
 
-    aggregate = {m.name: _mean(values[m]) for m in measures}
+    aggregate = {m.name: _mean(values[m], m) for m in measures}
     groups: dict[str, dict[str, dict[str, float | int]]] = {}
     position = {q: i for i, q in enumerate(qids)}
     for field_name in by:
@@ -130,7 +130,7 @@ def score_run(
                 continue
             row: dict[str, float | int] = {"n": int(idx.size)}
             for m in measures:
-                row[m.name] = _mean(values[m][idx])
+                row[m.name] = _mean(values[m][idx], m)
             field_groups[value] = row
         groups[field_name] = field_groups
 
@@ -215,9 +215,11 @@ def _per_query_rows(
     return rows
 
 
-def _mean(values: Any) -> float:
-    """Mean of a metric column; NaN when nothing was scored (shown as '-', JSON null)."""
-    return float(values.mean()) if len(values) else math.nan
+def _mean(values: Any, measure: Measure) -> float:
+    """The measure's aggregate (mean; sum for counts); NaN when nothing was scored."""
+    from assay.metrics.engine import aggregate
+
+    return aggregate(measure, values) if len(values) else math.nan
 
 
 def _cleaned(column: Any) -> list[Any]:

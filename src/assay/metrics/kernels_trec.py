@@ -95,7 +95,8 @@ def _iprec_levels(ctx: Context, m: Measure, levels: list[float]) -> np.ndarray:
     # suffix maximum of precision over the relevant rows of each query
     best = pd.Series(prec[::-1]).groupby(qs[::-1]).cummax().to_numpy()[::-1]
     found = np.bincount(qs, minlength=ctx.nq)
-    start = np.r_[0, np.cumsum(found)[:-1]]
+    start = np.zeros(ctx.nq, dtype=np.int64)  # first relevant row of each query
+    start[qs[::-1]] = np.arange(len(qs) - 1, -1, -1)
     big_r = ctx.num_rel(m.rel)
     out = np.zeros((len(levels), ctx.nq))
     for i, level in enumerate(levels):

@@ -24,9 +24,9 @@ from pathlib import Path
 import pandas as pd
 
 from assay.errors import ProblemLog
-from assay.judgments.models import JudgmentSet
 from assay.judgments._build import check_qrels_frame
 from assay.judgments._table import read_table
+from assay.judgments.models import JudgmentSet
 from assay.textio import decode, read_bytes, split_lines
 
 QRELS_COLUMNS = ("query_id", "iteration", "doc_id", "grade")

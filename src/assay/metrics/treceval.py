@@ -180,7 +180,7 @@ def _expand(name: str, kind: str, params: str, given: bool, rel: int) -> list[Ou
     pairs = [p.partition("=") for p in params.split(",")] if params else []
     extra: dict[str, str] = {}
     if name in ("rbp", "rbp_resid"):
-        extra = {"p": _value(_num(v)) for k, _, v in pairs if k == "p"}
+        extra = dict(("p", _value(_num(v))) for k, _, v in pairs if k == "p")
     else:
         levels = [f"{int(k)}:{_value(_num(v))}" for k, _, v in pairs if _is_int(k)]
         extra = {"gains": ",".join(levels)} if levels else {}
@@ -264,6 +264,8 @@ def relstrings(ctx: Any, depth: int, in_run: Any) -> list[str]:
     n = np.minimum(ctx.count(), depth).astype(np.int64)
     chars = [["-"] * int(k) for k in n]
     top = ctx.rank <= depth
-    for q, r, g in zip(ctx.q[top].tolist(), ctx.rank[top].tolist(), ctx.grade[top].tolist()):
+    for q, r, g in zip(
+        ctx.q[top].tolist(), ctx.rank[top].tolist(), ctx.grade[top].tolist(), strict=True
+    ):
         chars[q][r - 1] = ">" if g > 9 else str(g) if g >= 0 else "." if g == -2 else "-"
     return ["".join(c) if in_run[i] else "" for i, c in enumerate(chars)]

@@ -81,7 +81,7 @@ def infap(ctx: Context, m: Measure) -> np.ndarray:
     return ratio(np.bincount(qs, weights=part, minlength=ctx.nq), ctx.num_rel(m.rel))
 
 
-def _lround(x: np.ndarray) -> np.ndarray:
+def lround(x: np.ndarray) -> np.ndarray:
     """C ``lround`` for non-negative values (halves away from zero)."""
     low = np.floor(x)
     return np.where(x - low >= 0.5, low + 1.0, low)
@@ -100,7 +100,7 @@ def _iprec_levels(ctx: Context, m: Measure, levels: list[float]) -> np.ndarray:
     big_r = ctx.num_rel(m.rel)
     out = np.zeros((len(levels), ctx.nq))
     for i, level in enumerate(levels):
-        cut = _lround(level * big_r).astype(np.int64)
+        cut = lround(level * big_r).astype(np.int64)
         ok = (found > 0) & (cut <= found)
         at = start + np.maximum(cut, 1) - 1
         out[i, ok] = best[at[ok]]
@@ -169,7 +169,7 @@ def ndcg_rel(ctx: Context, m: Measure) -> np.ndarray:
     pos = g > 0
     qs = ctx.q[pos]
     idcg = _ideal_prefix(ctx, m, np.minimum(ctx.rank[pos], npos[qs]), qs, True)
-    s = np.bincount(qs, weights=ratio(dcg[pos], idcg), minlength=ctx.nq)
+    s = np.bincount(qs, weights=ratio(dcg[pos], idcg), minlength=ctx.nq).astype(np.float64)
     s += (npos - np.bincount(qs, minlength=ctx.nq)) * ratio(total, full)
     return np.where(s > 0, ratio(s, npos), 0.0)
 
@@ -186,6 +186,7 @@ def rndcg(ctx: Context, m: Measure) -> np.ndarray:
     w = g / np.log2(ctx.rank + 1.0)
     d = prefix_at(ctx.q, ctx.rank, w, bq, np.minimum(blen, n[bq]))
     s = np.bincount(bq, weights=ratio(d, _ideal_prefix(ctx, m, blen, bq, True)), minlength=ctx.nq)
+    s = s.astype(np.float64)
     count = np.bincount(bq, minlength=ctx.nq).astype(np.float64)
     tail = n > npos + 1
     allq = np.arange(ctx.nq)

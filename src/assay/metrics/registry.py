@@ -142,8 +142,9 @@ FAMILY_LIST: tuple[Family, ...] = (
     _f("nDCGRel", "trec_eval ndcg_rel: nDCG averaged over the ranks of relevant documents.",
        "ndcg_rel", ("ndcg_rel",), (("ndcg_rel", "gains"),), takes_rel=False,
        params={"gains": ""}, example="nDCGRel"),
-    _f("RnDCG", "trec_eval Rndcg: nDCG averaged at the ranks where the ideal gain changes.",
-       "rndcg", ("rndcg",), (("Rndcg", "gains"),), takes_rel=False, params={"gains": ""},
+    _f("RnDCG", "trec_eval Rndcg: nDCG averaged at the ranks where the ideal gain changes "
+       "(0 without a document graded >= rel).",
+       "rndcg", ("rndcg",), (("Rndcg", "gains"),), params={"gains": ""},
        example="RnDCG"),
     _f("RBP", "Rank-biased precision (Moffat and Zobel): (1 - p) sum_i g'(i) p^(i-1), gains "
        "scaled to [0, 1] when the grades exceed 1.", "rbp", (), (("rbp", "gains"),),

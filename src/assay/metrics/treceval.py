@@ -14,6 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from assay.errors import UsageError
 from assay.metrics.measures import Measure
 
@@ -211,55 +213,108 @@ def trec_eval_lines(
     trec_eval's order (query ids sorted). Raises :class:`UsageError` when no
     query has both judgments and results (trec_eval exits 7 there).
     """
-    from assay.metrics.engine import _with_missing, aggregate, rank_context
-    from assay.metrics.kernels import evaluate
+    from assay.metrics.engine import aggregate, rank_context
 
     outputs = trec_outputs(specs, rel)
+    missing = [q for q in judgments.answerable_ids if q not in set(run.query_ids)]
+    if complete and missing:
+        run = with_placeholder_docs(run, missing)
     ranked = rank_context(judgments, run, depth=depth)
     ctx = ranked.ctx.condensed() if judged_only else ranked.ctx
-    keep = [i for i in range(len(ranked.query_ids)) if complete or ranked.in_run[i]]
+    keep = [i for i in range(len(ranked.query_ids)) if ranked.in_run[i]]
     if not keep:
         raise UsageError("no queries with both results and judgments")
-    values: dict[Measure, Any] = {}
-    for o in outputs:
-        if o.measure is not None and o.measure not in values:
-            full = _with_missing(o.measure, evaluate(o.measure, ctx), ranked.in_run)
-            values[o.measure] = full[keep]
+    absent = np.isin(np.asarray(ranked.query_ids, dtype=object), np.asarray(missing, object))
+    values = {o.name: _values(o, ctx, ranked.in_run, absent)[keep] for o in outputs}
     qids = [ranked.query_ids[i] for i in keep]
     lines: list[str] = []
     if per_query:
-        strings = {o.depth: relstrings(ctx, o.depth, ranked.in_run) for o in outputs if o.depth}
+        strings = {o.depth: relstrings(ctx, o.depth) for o in outputs if o.depth}
         for pos in sorted(range(len(qids)), key=lambda i: qids[i]):
             for o in outputs:
                 if o.kind == "relstring":
-                    text = strings[o.depth][keep[pos]]
+                    text = "" if o.name == "relstring" and absent[keep[pos]] else None
+                    text = strings[o.depth][keep[pos]] if text is None else text
                     lines.append(f"{o.name:<22}\t{qids[pos]}\t'{text}'")
-                elif o.kind in ("long", "double") and o.measure is not None:
-                    if o.measure.family == "NumQ":
-                        continue
-                    lines.append(_line(o, qids[pos], float(values[o.measure][pos])))
+                elif o.kind in ("long", "double") and o.measure.family != "NumQ":
+                    lines.append(_line(o, qids[pos], float(values[o.name][pos])))
     if summary:
         for o in outputs:
             if o.kind == "runid":
                 lines.append(f"{'runid':<22}\tall\t{run.name}")
             elif o.measure is not None:
-                lines.append(_line(o, "all", aggregate(o.measure, values[o.measure])))
+                total = aggregate(o.measure, values[o.name])
+                if complete and o.measure.family == "NumRel":
+                    # trec_eval -c sums grades > 0 over the qrels, whatever -l says
+                    total = float(np.count_nonzero(ctx.qrels_grade > 0))
+                lines.append(_line(o, "all", total))
     return lines
 
 
+#: the document trec_eval -c ranks for a judged query absent from the run
+PLACEHOLDER_DOC = "ceci_nest_pas_un_docno"
+#: outputs trec_eval resets to 0 for such a query (by exact printed name; unj* by prefix)
+_RESET = ("num_ret", "utility", "rbp_resid")
+
+
+def with_placeholder_docs(run: Run, query_ids: list[str]) -> Run:
+    """``run`` plus, for each of ``query_ids``, trec_eval -c's one unjudged placeholder doc."""
+    import pandas as pd
+
+    from assay.runs.models import Run as RunModel
+
+    extra = pd.DataFrame({"query_id": query_ids, "doc_id": PLACEHOLDER_DOC, "score": 1.0})
+    frame = run.frame[["query_id", "doc_id", "score"]].astype({"query_id": str, "doc_id": str})
+    both = pd.concat([frame, extra], ignore_index=True)
+    return RunModel(both, name=run.name, path=run.path, has_scores=True)
+
+
+def _values(o: Output, ctx: Any, in_run: Any, absent: Any) -> Any:
+    """Per-query values of one output, with trec_eval's resets for -c's placeholder queries."""
+    from assay.metrics.kernels import evaluate
+
+    if o.measure is None:
+        return np.zeros(ctx.nq)
+    values = _zero_by_zero(o.measure, evaluate(o.measure, ctx), ctx, in_run)
+    if absent.any() and (o.name in _RESET or o.name.startswith("unj")):
+        values = np.where(absent, 0.0, values)
+    return values
+
+
+def _zero_by_zero(m: Measure, values: Any, ctx: Any, in_run: Any) -> Any:
+    """trec_eval's interpolated precision divides 0 by 0 for a ranking left empty (``-J``).
+
+    It prints ``-nan`` there (x86's default NaN); assay's kernels give 0.
+    """
+    from assay.metrics.kernels_trec import lround
+
+    if m.family not in ("IPrec", "IPrecAvg"):
+        return values
+    levels = [float(v) for v in m.param("recall" if m.family == "IPrec" else "at").split(",")]
+    big_r = ctx.num_rel(m.rel)
+    hit_zero = np.zeros(ctx.nq, dtype=bool)
+    for level in levels:  # only levels whose rank cutoff rounds to 0 read the 0/0
+        hit_zero |= lround(level * big_r) == 0
+    empty = in_run & (ctx.count() == 0) & hit_zero
+    return np.where(empty, -np.nan, values) if empty.any() else values
+
+
 def _line(o: Output, qid: str, value: float) -> str:
+    import math
+
     if o.kind == "long":
         return f"{o.name:<22}\t{qid}\t{int(value)}"
+    if math.isnan(value):
+        return f"{o.name:<22}\t{qid}\t{'-nan':>6}"
     return f"{o.name:<22}\t{qid}\t{value:6.4f}"
 
 
-def relstrings(ctx: Any, depth: int, in_run: Any) -> list[str]:
+def relstrings(ctx: Any, depth: int) -> list[str]:
     """trec_eval's relstring per query: one character per document of the top ``depth``.
 
     A digit for grades 0-9, ``>`` above, ``-`` not in the pool, ``.`` pooled
-    but unjudged (negative grade); empty for a query absent from the run.
+    but unjudged (negative grade).
     """
-    import numpy as np
 
     n = np.minimum(ctx.count(), depth).astype(np.int64)
     chars = [["-"] * int(k) for k in n]
@@ -268,4 +323,4 @@ def relstrings(ctx: Any, depth: int, in_run: Any) -> list[str]:
         ctx.q[top].tolist(), ctx.rank[top].tolist(), ctx.grade[top].tolist(), strict=True
     ):
         chars[q][r - 1] = ">" if g > 9 else str(g) if g >= 0 else "." if g == -2 else "-"
-    return ["".join(c) if in_run[i] else "" for i, c in enumerate(chars)]
+    return ["".join(c) for c in chars]

@@ -64,6 +64,8 @@ class Family:
     def usage(self) -> str:
         """How the family is written, e.g. ``P@k``, ``RR[@k]``, ``RBP(p=0.9)``."""
         text = self.name
+        if "recall" in self.params:  # IPrec: the recall level is written as a cutoff
+            return text + "@r"
         required = [k for k, v in self.params.items() if v is None]
         if required:
             text += "(" + ",".join(f"{k}=..." for k in required) + ")"

@@ -79,18 +79,16 @@ NICKNAMES: dict[str, tuple[str, ...]] = {
     ),
 }  # fmt: skip
 
+
+def _families() -> dict[str, str]:
+    """trec_eval name -> registry family, from the registry's declared trec_eval names."""
+    from assay.metrics.registry import TREC_NAMES
+
+    return {name: family for name, (family, _) in TREC_NAMES.items()}
+
+
 #: trec_eval name -> the registry family it is computed with
-_FAMILY = {
-    "num_q": "NumQ", "num_ret": "NumRet", "num_rel": "NumRel", "num_rel_ret": "NumRelRet",
-    "map": "AP", "gm_map": "GMAP", "Rprec": "Rprec", "bpref": "Bpref", "recip_rank": "RR",
-    "iprec_at_recall": "IPrec", "P": "P", "recall": "R", "infAP": "infAP",
-    "gm_bpref": "GMBpref", "Rprec_mult": "RprecMult", "utility": "Utility",
-    "11pt_avg": "IPrecAvg", "binG": "BinG", "G": "G", "ndcg": "nDCG", "ndcg_rel": "nDCGRel",
-    "Rndcg": "RnDCG", "ndcg_cut": "nDCG", "map_cut": "AP", "relative_P": "RelP",
-    "success": "Success", "set_P": "SetP", "set_relative_P": "SetRelP", "set_recall": "SetR",
-    "set_map": "SetAP", "set_F": "SetF", "num_nonrel_judged_ret": "NumNonrelJudgedRet",
-    "rbp": "RBP", "rbp_resid": "RBPResid", "unj": "Unjudged",
-}  # fmt: skip
+_FAMILY = _families()
 _PARAM_KEY = {"utility": "coef", "11pt_avg": "at", "set_F": "beta"}
 
 

@@ -89,10 +89,13 @@ def score_run(
     """Score an already loaded run; the building block of :func:`evaluate`."""
     import numpy as np
 
+    from assay.metrics.depth import check_depth
     from assay.metrics.engine import compute
     from assay.results import EvaluationResult, JudgmentsInfo, Policy, RunInfo
 
     info = dict(info or {})
+    live_k = info.get("k") if "queries_asked" in info else None  # a live system's depth
+    info["warnings"] = [*info.get("warnings", []), *check_depth(measures, asked=live_k, run=run)]
     failed = set(info.get("failed_query_ids", []))
     # Queries answered with an empty list are in the run although no row shows them
     # (a TREC file cannot): the sidecar lists them, and a live run asked every query.

@@ -77,6 +77,7 @@ def evaluate(
     )
     from assay.errors import UsageError
     from assay.evaluation import run_live, score_run
+    from assay.metrics.depth import check_depth
     from assay.metrics.measures import parse_measures
 
     fmt = resolve_format(fmt, output, FORMATS)
@@ -115,6 +116,7 @@ def evaluate(
         )
         if retries < 0:
             raise UsageError(f"--retries must be >= 0, got {retries}")
+        check_depth(measures, asked=k)  # before asking the system: R@1000 needs -k 1000
         the_run, info = run_live(sys_obj, js, k=k, progress=True, retries=retries)
     result = score_run(the_run, js, measures, by_fields, missing=missing, ties=ties, info=info)
     if abstain_below is not None:

@@ -393,7 +393,7 @@ def _rank_order(
     boundary[starts[1:] - 1] = True  # row i and i+1 belong to different runs
     order = None
     if not grouped or not (boundary | (s[1:] <= s[:-1])).all():
-        order = np.lexsort((-s, g))
+        order = _score_order(g, s, starts, grouped)
         g, d, s = g[order], d[order], s[order]
         boundary = g[1:] != g[:-1]
     tie = ~boundary & (s[1:] == s[:-1])
@@ -411,6 +411,50 @@ def _rank_order(
     group = np.cumsum((rows == 0) | ~tie[np.maximum(rows - 1, 0)])
     local = np.lexsort((-inv.reshape(-1), group))
     return order, (rows, rows[local])
+
+
+#: padding cells a score matrix may hold beyond twice the rows (else pyarrow sorts)
+PAD_SLACK = 4096
+
+
+def _score_order(g: np.ndarray, s: np.ndarray, starts: np.ndarray, grouped: bool) -> np.ndarray:
+    """A permutation grouping rows by query, scores descending; ties in any order.
+
+    Rows are first grouped by query (a stable integer sort, skipped when they
+    already are); then every query's scores are sorted at once as the rows of
+    a padded matrix (n log(list length) instead of n log(n) for one global
+    sort, and cache friendly). A very ragged run, whose padded matrix would be
+    mostly padding, is sorted by pyarrow instead. The callers order tied
+    scores by doc id afterwards.
+    """
+    n = len(g)
+    pre = None
+    if not grouped:
+        pre = np.argsort(g, kind="stable")
+        g, s = g[pre], s[pre]
+        starts, _ = _runs(g)
+    lens = np.diff(np.r_[starts, n])
+    width, nseg = int(lens.max()), len(starts)
+    if nseg * width > 2 * n + PAD_SLACK:
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        table = pa.table({"g": g, "s": s})
+        keys = [("g", "ascending"), ("s", "descending")]
+        order = pc.sort_indices(table, sort_keys=keys).to_numpy()
+    else:
+        matrix = np.full(nseg * width, np.inf)
+        cell = np.arange(n, dtype=np.int64)
+        cell += np.repeat(np.arange(nseg, dtype=np.int64) * width - starts, lens)
+        matrix[cell] = -s
+        del cell
+        within = np.argsort(matrix.reshape(nseg, width), axis=1)
+        del matrix
+        within += starts[:, None]
+        order = within.reshape(-1)
+        if (lens != width).any():  # drop the padding cells (they sort last)
+            order = order[(within - starts[:, None] < lens[:, None]).reshape(-1)]
+    return order if pre is None else pre[order]
 
 
 def _doc_strings(codes: np.ndarray, duniq: Any) -> np.ndarray:

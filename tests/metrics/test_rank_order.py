@@ -56,7 +56,7 @@ def _check_order(rows) -> None:
     order = _score_order(g, s, starts, grouped)
     assert sorted(order.tolist()) == list(range(len(g)))
     go, so = g[order], s[order]
-    new_starts, new_heads = _runs(go)
+    _, new_heads = _runs(go)
     assert len(np.unique(new_heads)) == len(new_heads)  # one run of rows per query
     same = go[1:] == go[:-1]
     assert (so[1:][same] <= so[:-1][same]).all()

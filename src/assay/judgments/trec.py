@@ -92,7 +92,7 @@ def read_queries_file(path: str | Path, log: ProblemLog) -> dict[str, tuple[str,
     if first is None:
         log.add(None, "empty queries file", hint="write id<TAB>text lines", path=where)
         return {}
-    if first.lstrip().lower().startswith("<top"):
+    if first.lstrip().lower().startswith(("<top", "<doc")):
         return read_sgml_topics(text, log, where)
     jsonl = first.lstrip().startswith("{")
     out: dict[str, tuple[str, int]] = {}
@@ -128,21 +128,25 @@ def read_queries_file(path: str | Path, log: ProblemLog) -> dict[str, tuple[str,
     return out
 
 
-_TOP = re.compile(r"<top>(.*?)</top>", re.S | re.I)
-_NUM = re.compile(r"<num>\s*(?:number:)?\s*(\S+)", re.I)
+_TOP = re.compile(r"<(top|doc)>(.*?)</\1>", re.S | re.I)
+_NUM = re.compile(r"<(?:num|docno)>\s*(?:number:)?\s*([^\s<]+)", re.I)
 _TITLE = re.compile(r"<title>\s*(?:topic:)?(.*?)(?=<[a-z/]|\Z)", re.S | re.I)
+_AFTER_DOCNO = re.compile(r"</docno>(.*)", re.S | re.I)
 
 
 def read_sgml_topics(text: str, log: ProblemLog, where: str) -> dict[str, tuple[str, int]]:
     """TREC SGML topics: ``<top> <num> Number: 301 <title> text ... </top>``.
 
-    The title (whitespace collapsed) is the query text; problems name the line
-    of the topic's ``<top>``.
+    The title (whitespace collapsed) is the query text. The ``<DOC> <DOCNO> 1
+    </DOCNO> text </DOC>`` form (CACM's topics) is read too, its text being all
+    that follows the number. Problems name the line of the topic's first tag.
     """
     out: dict[str, tuple[str, int]] = {}
     for match in _TOP.finditer(text):
-        body, line = match.group(1), text.count("\n", 0, match.start()) + 1
+        body, line = match.group(2), text.count("\n", 0, match.start()) + 1
         num, title = _NUM.search(body), _TITLE.search(body)
+        if title is None and match.group(1).lower() == "doc":
+            title = _AFTER_DOCNO.search(body)
         if num is None:
             log.add(line, "topic without <num>", path=where, field="num", hint="add <num> 301")
             continue

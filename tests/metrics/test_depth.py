@@ -35,3 +35,25 @@ def test_run_file_shorter_than_the_cutoff_warns() -> None:
     assert any("at most 3 documents" in w and "ranks 4-10" in w for w in result.run.warnings)
     deep = evaluate(run, _judgments(), ["P@3"])
     assert not any("at most" in w for w in deep.run.warnings)
+
+
+def test_cli_stops_before_running_a_shallow_system(shared_data, tmp_path) -> None:
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    src = str(Path(__file__).resolve().parents[2] / "src")
+    cmd = [sys.executable, "-c", "from assay.cli import main; main()", "evaluate"]
+    args = [str(shared_data / "beir_scifact"), "--system", "bm25", "-m", "R@1000", "--no-record"]
+    done = subprocess.run(
+        [*cmd, *args],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": src},
+        cwd=tmp_path,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 2
+    assert "R@1000 needs rankings of 1000 documents" in done.stderr and "-k 1000" in done.stderr

@@ -91,6 +91,7 @@ def evaluate(
         raise UsageError("give a RUN file to score, or --system NAME to run a system")
     check_not_swapped(judgments, run)
     measures = parse_measures(metric)
+    check_depth(measures, asked=k if system is not None else None)  # R@1000 needs -k 1000
     corpus_ids = corpus_ids_for(corpus, id_field) if corpus is not None else None
     js = load_cli_judgments(
         judgments, judgments_format, queries=queries, split=split, corpus_ids=corpus_ids
@@ -116,7 +117,6 @@ def evaluate(
         )
         if retries < 0:
             raise UsageError(f"--retries must be >= 0, got {retries}")
-        check_depth(measures, asked=k)  # before asking the system: R@1000 needs -k 1000
         the_run, info = run_live(sys_obj, js, k=k, progress=True, retries=retries)
     result = score_run(the_run, js, measures, by_fields, missing=missing, ties=ties, info=info)
     if abstain_below is not None:

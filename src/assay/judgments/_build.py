@@ -242,15 +242,26 @@ def check_qrels_frame(
     return out
 
 
+def _strings(values: Any) -> Any:
+    """A pyarrow string array of a pandas column, array or plain collection of strings."""
+    import pyarrow as pa
+
+    if not isinstance(values, pa.Array | pa.ChunkedArray):
+        try:
+            values = pa.array(getattr(values, "array", values), type=pa.string())
+        except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError):
+            values = pa.array([str(v) for v in values], type=pa.string())
+    return values.combine_chunks() if isinstance(values, pa.ChunkedArray) else values
+
+
 def isin(values: Any, allowed: Any) -> np.ndarray:
     """Boolean mask: which ``values`` (strings) are in ``allowed`` (pyarrow compute)."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
     if not isinstance(allowed, pa.Array):
-        allowed = pa.array(list(allowed), type=pa.string())
-    arr = pa.array(getattr(values, "array", values), type=pa.string())
-    return pc.is_in(arr, value_set=allowed).to_numpy(zero_copy_only=False)
+        allowed = _strings(allowed if not isinstance(allowed, set | frozenset) else list(allowed))
+    return pc.is_in(_strings(values), value_set=allowed).to_numpy(zero_copy_only=False)
 
 
 def assemble(

@@ -196,21 +196,7 @@ def check_qrels_frame(
     leading digits, ``1.5`` -> 1, ``1e+8`` -> 1, ``0x37`` -> 0) and counted in
     ``frame.attrs["truncated_grades"]`` instead of being an error.
     """
-    grades = frame["grade"]
-    grade_ok = grades.str.fullmatch(r"[+-]?\d+").fillna(False).to_numpy(bool)
-    truncated = 0
-    if lenient and not grade_ok.all():
-        truncated = int(np.count_nonzero(~grade_ok))
-        lead = grades.str.extract(r"^\s*([+-]?\d+)", expand=False).fillna("0")
-        frame = frame.assign(grade=lead.str.lstrip("+"))
-        grade_ok = np.ones(len(frame), dtype=bool)
-    for line, value in zip(frame["line"].to_numpy()[~grade_ok], grades[~grade_ok], strict=True):
-        log.add(
-            int(line),
-            f"grade {value!r} is not a whole number",
-            field=grade_field,
-            hint="write a whole number, e.g. 0, 1 or 2 (negative: judged non-relevant)",
-        )
+    frame, grade_ok, truncated = _checked_grades(frame, log, grade_field, lenient)
     dup = frame.duplicated(["query_id", "doc_id"], keep="first").to_numpy(bool)
     if dup.any():
         first = frame.drop_duplicates(["query_id", "doc_id"]).set_index(["query_id", "doc_id"])[
@@ -240,6 +226,26 @@ def check_qrels_frame(
     out = out.assign(grade=out["grade"].str.lstrip("+").astype("int64"))
     out.attrs["truncated_grades"] = truncated
     return out
+
+
+def _checked_grades(
+    frame: pd.DataFrame, log: ProblemLog, grade_field: str, lenient: bool
+) -> tuple[pd.DataFrame, np.ndarray, int]:
+    """(frame, mask of whole-number grades, grades read with ``atol``); errors logged."""
+    grades = frame["grade"]
+    grade_ok = grades.str.fullmatch(r"[+-]?\d+").fillna(False).to_numpy(bool)
+    if lenient and not grade_ok.all():
+        lead = grades.str.extract(r"^\s*([+-]?\d+)", expand=False).fillna("0")
+        truncated = int(np.count_nonzero(~grade_ok))
+        return frame.assign(grade=lead.str.lstrip("+")), np.ones(len(frame), bool), truncated
+    for line, value in zip(frame["line"].to_numpy()[~grade_ok], grades[~grade_ok], strict=True):
+        log.add(
+            int(line),
+            f"grade {value!r} is not a whole number",
+            field=grade_field,
+            hint="write a whole number, e.g. 0, 1 or 2 (negative: judged non-relevant)",
+        )
+    return frame, grade_ok, 0
 
 
 def _strings(values: Any) -> Any:

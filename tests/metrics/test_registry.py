@@ -113,3 +113,25 @@ def test_declared_bounds_missing_values_and_aggregates(case) -> None:
             assert aggregate(m, values) == pytest.approx(values.sum())
         elif fam.aggregate == "mean":
             assert aggregate(m, values) == pytest.approx(values.mean())
+
+
+@pytest.mark.parametrize(
+    ("text", "family"),
+    [
+        ("P(rel=2)@5", "P"),
+        ("nDCG(judged_only=True)@10", "nDCG"),
+        ("nDCG(gains={0:0,1:1,2:3})@10", "nDCG"),
+        ("NumRet(rel=1)", "NumRelRet"),
+        ("IPrec@0.5", "IPrec"),
+        ("SetF(beta=0.5)", "SetF"),
+        ("ERR@20", "ERR"),
+        ("Bpref", "Bpref"),
+        ("infAP", "infAP"),
+        ("NumQ", "NumQ"),
+    ],
+)
+def test_ir_measures_spellings(text: str, family: str) -> None:
+    ir_measures = pytest.importorskip("ir_measures")
+    m = parse_measure(str(ir_measures.parse_measure(text)))
+    assert m.family == family
+    assert parse_measure(text) == m

@@ -183,6 +183,8 @@ def parse_measure(text: str | Measure) -> Measure:
     if family is None:
         raise UsageError(_unknown(raw))
     rel, gain, params = 1, "linear", _params(m.group("params") or "", raw)
+    if family == "NumRet" and "rel" in params:  # ir_measures spells NumRelRet so
+        family = "NumRelRet"
     if "rel" in params:
         value = params.pop("rel")
         if not re.fullmatch(r"\d+", value):
@@ -225,8 +227,22 @@ def _params(text: str, raw: str) -> dict[str, str]:
         out["judged_only"] = "true"
     if out.get("judged_only") in ("0", "False", "no", "false"):
         del out["judged_only"]
-    if out.get("gains") == "":
-        del out["gains"]
+    if "gains" in out:  # ir_measures writes a dict: gains={0:0,1:1,2:3}
+        out["gains"] = (
+            ",".join(
+                f"{int(a)}:{_number(b.strip())}"
+                for a, _, b in (i.partition(":") for i in out["gains"].strip("{} ").split(","))
+                if a.strip()
+            )
+            if re.fullmatch(r"[{}\s\d:,.+-]*", out["gains"])
+            else out["gains"]
+        )
+        if out.get("gain", "linear") == "linear":  # a grade gains itself unless listed
+            out["gains"] = ",".join(
+                i for i in out["gains"].split(",") if i and i.split(":")[0] != i.split(":")[1]
+            )
+        if not out["gains"]:
+            del out["gains"]
     return out
 
 

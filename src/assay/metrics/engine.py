@@ -245,6 +245,15 @@ def _codes(series: Any) -> tuple[np.ndarray, Any]:
 
     if isinstance(series.dtype, pd.CategoricalDtype):
         return series.cat.codes.to_numpy(), series.cat.categories  # int8 to int64
+    if "pyarrow" in str(getattr(series.dtype, "storage", "")):  # Arrow strings: hash in Arrow
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        encoded = pc.dictionary_encode(pa.array(series.array))
+        if isinstance(encoded, pa.ChunkedArray):
+            encoded = encoded.combine_chunks()
+        codes = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
+        return codes, pd.Index(pd.array(encoded.dictionary, dtype=series.dtype))
     codes, uniques = pd.factorize(series)
     return codes.astype(np.int64, copy=False), pd.Index(uniques)
 
@@ -442,6 +451,10 @@ def _score_order(g: np.ndarray, s: np.ndarray, starts: np.ndarray, grouped: bool
         table = pa.table({"g": g, "s": s})
         keys = [("g", "ascending"), ("s", "descending")]
         order = pc.sort_indices(table, sort_keys=keys).to_numpy()
+    elif nseg * width == n:  # every list has the same length: the rows are the matrix
+        within = np.argsort(np.negative(s).reshape(nseg, width), axis=1)
+        within += starts[:, None]
+        order = within.reshape(-1)
     else:
         matrix = np.full(nseg * width, np.inf)
         cell = np.arange(n, dtype=np.int64)

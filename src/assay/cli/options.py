@@ -11,6 +11,8 @@ from typing import Annotated
 
 import typer
 
+from assay.metrics.registry import usage_list
+
 Judgments = Annotated[
     Path, typer.Argument(help="Judgment set: JSONL, CSV, JSON, TREC qrels or a BEIR folder.")
 ]
@@ -37,7 +39,8 @@ Metrics = Annotated[
     typer.Option(
         "--metric",
         "-m",
-        help="Metric, ir_measures names (repeatable). Default: R@5 R@10 RR nDCG@10.",
+        help=f"Metric (repeatable): {usage_list()}; parameters as P(rel=2)@5. "
+        "Default: R@5 R@10 RR nDCG@10.",
     ),
 ]
 By = Annotated[

@@ -1,8 +1,10 @@
 """BEIR folders: ``corpus.jsonl``, ``queries.jsonl`` and ``qrels/<split>.tsv``.
 
 Only the queries judged in the split are in the set. Doc ids of the qrels are
-checked against the corpus ids (read fast: only ``_id``). Like TREC, BEIR cannot
-mark a no-answer query: queries with no grade >= 1 become no-answer (warning).
+checked against the corpus ids (read fast: only ``_id``). Grades are whole
+numbers, negative ones judged non-relevant. Like TREC, BEIR cannot mark a
+no-answer query: a judged query with no grade >= 1 is scored as trec_eval
+scores it (0 on every ratio; one warning counts them).
 """
 
 from __future__ import annotations

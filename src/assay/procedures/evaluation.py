@@ -71,13 +71,18 @@ def evaluate(
     Returns an :class:`~assay.results.EvaluationResult`; ``.per_query_frame()``
     gives the per-query rows as a pandas DataFrame.
     """
+    from assay.metrics.depth import check_depth
     from assay.metrics.measures import parse_measures
-    from assay.procedures.sources import load_source
+    from assay.procedures.sources import as_system, load_source
 
     check_order(judgments, run)
     check_policies(missing, ties)
     check_k(k)
     measures = parse_measures(list(metrics) if metrics is not None else None)
+    if as_system(run) is not None:
+        check_depth(
+            measures, asked=k
+        )  # R@1000 of a system asked for 100: an error, before any call
     by_fields = [by] if isinstance(by, str) else list(by)
     js = as_judgments(judgments, judgments_format)
     for field_name in by_fields:
@@ -171,11 +176,16 @@ def score_run(
     """Score an already loaded run; the building block of :func:`evaluate`."""
     import numpy as np
 
+    from assay.metrics.depth import check_depth
     from assay.metrics.engine import compute
     from assay.procedures.sources import RunProvenance
     from assay.results import EvaluationResult, Policy
 
     info = info or RunProvenance(name=run.name, path=run.path)
+    live_k = info.k if info.queries_asked is not None else None  # a live system's depth
+    shallow = check_depth(measures, asked=live_k, run=run)
+    if shallow:
+        info = info.model_copy(update={"warnings": [*info.warnings, *shallow]})
     table = compute(judgments, run, list(measures), missing="zero", ties=ties)
     failed = set(info.failed_query_ids)
     present, keep = _scored_mask(table, info, missing)
@@ -191,8 +201,8 @@ def score_run(
         run=_run_info(run, info, table, int(np.count_nonzero(~present & ~_failed(table, failed)))),
         policy=Policy(missing=missing, ties=ties),  # type: ignore[arg-type]
         metrics=[m.name for m in measures],
-        aggregate={name: _mean(v) for name, v in values.items()},
-        groups=_group_means(judgments, qids, values, by),
+        aggregate={m.name: _mean(values[m.name], m) for m in measures},
+        groups=_group_means(judgments, qids, values, measures, by),
         per_query=per_query,
         no_answer=_no_answer_rows(run, judgments, ties, failed),
         environment=_environment(),
@@ -267,9 +277,13 @@ def _run_info(run: Run, info: RunProvenance, table: Any, missing_count: int) -> 
 
 
 def _group_means(
-    judgments: JudgmentSet, qids: list[str], values: dict[str, Any], by: Sequence[str]
+    judgments: JudgmentSet,
+    qids: list[str],
+    values: dict[str, Any],
+    measures: Sequence[Measure],
+    by: Sequence[str],
 ) -> dict[str, dict[str, dict[str, float | int]]]:
-    """Per ``by`` field and value: the number of scored queries and each metric's mean."""
+    """Per ``by`` field and value: the number of scored queries and each metric's aggregate."""
     import numpy as np
 
     groups: dict[str, dict[str, dict[str, float | int]]] = {}
@@ -281,8 +295,8 @@ def _group_means(
             if idx.size == 0:
                 continue
             row: dict[str, float | int] = {"n": int(idx.size)}
-            for name, column in values.items():
-                row[name] = _mean(column[idx])
+            for m in measures:
+                row[m.name] = _mean(values[m.name][idx], m)
             field_groups[value] = row
         groups[field_name] = field_groups
     return groups
@@ -324,9 +338,11 @@ def _per_query_rows(
     return [QueryRow.model_construct(**row) for row in rows]
 
 
-def _mean(values: Any) -> float:
-    """Mean of a metric column; NaN when nothing was scored (shown as '-', JSON null)."""
-    return float(values.mean()) if len(values) else math.nan
+def _mean(values: Any, measure: Measure) -> float:
+    """The measure's aggregate (mean; sum for counts, as trec_eval); NaN when nothing was scored."""
+    from assay.metrics.engine import aggregate
+
+    return aggregate(measure, values) if len(values) else math.nan
 
 
 def _cleaned(column: Any) -> list[Any]:

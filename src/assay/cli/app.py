@@ -48,6 +48,9 @@ _COMMAND_MODULES = (
     "assay.cli.judge",
     "assay.cli.judge_models",
     "assay.cli.judge_clicks",
+    "assay.cli.judge_pool",
+    "assay.cli.judge_serve",
+    "assay.cli.judge_export",
 )
 
 

@@ -56,6 +56,18 @@ class PoolPair:
     notes: dict[str, str] = field(default_factory=dict)
     document: dict[str, str] | None = None
 
+    @classmethod
+    def from_json(cls, obj: dict[str, Any]) -> PoolPair:
+        """The pair of a checked pool line (as :meth:`to_json` writes it)."""
+        return cls(
+            str(obj["query_id"]),
+            str(obj["query"]),
+            str(obj["doc_id"]),
+            {str(r["run"]): int(r["rank"]) for r in obj.get("runs") or []},
+            {str(k): str(v) for k, v in (obj.get("notes") or {}).items()},
+            obj.get("document"),
+        )
+
     def to_json(self) -> dict[str, Any]:
         """The pool line of this pair (the shape :func:`read_pool` reads)."""
         out: dict[str, Any] = {

@@ -1,0 +1,45 @@
+"""``assay judge export``: the people's final grades as a judgment set (JSONL or TREC qrels)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from assay.cli.judge import judge_app
+
+
+@judge_app.command("export")
+def export(
+    store: Annotated[
+        str, typer.Option("--store", help="Judging store: a SQLite path or a PostgreSQL URL.")
+    ],
+    output: Annotated[Path, typer.Option("--output", "-o", help="Judgment file to write.")],
+    fmt: Annotated[
+        str, typer.Option("--format", "-f", help="jsonl (with every assessor's grade) or trec.")
+    ] = "jsonl",
+) -> None:
+    """Write per pair the final grade: adjudicated, else majority, else the single grade."""
+    from assay.judging.export import export_judgments
+    from assay.judging.serve import open_store
+
+    summary = export_judgments(open_store(store, must_exist=True), output, fmt)
+    rules = ", ".join(f"{rule} {n}" for rule, n in sorted(summary.rules.items()))
+    typer.echo(
+        f"wrote {summary.path} ({summary.format}, version {summary.version}): "
+        f"{summary.pairs} pairs over {summary.queries} queries; pairs by rule: {rules}",
+        err=True,
+    )
+    if summary.ties:
+        typer.echo(
+            f"note: {len(summary.ties)} tied pairs left out until adjudicated, e.g. "
+            f"{summary.ties[0][0]}/{summary.ties[0][1]}",
+            err=True,
+        )
+    if summary.no_answer_queries:
+        typer.echo(
+            f"note: {len(summary.no_answer_queries)} queries have no grade >= 1 and are written "
+            "with no_answer=true (ranking metrics skip them)",
+            err=True,
+        )

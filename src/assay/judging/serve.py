@@ -1,0 +1,61 @@
+"""Open a judging store and build the judging application from a pool (one path for the CLI)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from assay.errors import UsageError
+from assay.judging.store import JudgingStore
+
+
+def open_store(url: str, *, must_exist: bool = False) -> JudgingStore:
+    """The judging store at ``url`` (a SQLite path or an SQLAlchemy URL).
+
+    With ``must_exist`` a SQLite file that is not there is an error rather
+    than a new empty store.
+    """
+    path = url.removeprefix("sqlite:///") if url.startswith("sqlite:///") else url
+    if must_exist and "://" not in path and not Path(path).is_file():
+        raise UsageError(f"--store {url}: no such judging store (assay judge serve creates it)")
+    return JudgingStore(url)
+
+
+def prepare(
+    pool: str | Path,
+    store_url: str,
+    *,
+    assessors: Sequence[str],
+    overlap: int = 1,
+    adjudicators: Sequence[str] = (),
+    guidelines: str | Path | None = None,
+    corpus: str | Path | None = None,
+    id_field: str | None = None,
+    base_url: str = "http://127.0.0.1:8765",
+) -> tuple[Any, dict[str, str]]:
+    """Load the pool into the store, assign pairs; return the app and the login links.
+
+    Documents come from ``corpus`` (CSV, JSONL, BEIR, by :func:`assay.corpora.load_corpus`)
+    when given, else from the pool lines' ``document`` field.
+    """
+    from assay.judging.pool import read_pool
+    from assay.judging.web import create_app, login_links
+
+    pairs = read_pool(pool)
+    text = ""
+    if guidelines is not None:
+        g = Path(guidelines)
+        if not g.is_file():
+            raise UsageError(f"--guidelines {g}: no such file")
+        text = g.read_text(encoding="utf-8")
+    documents = None
+    if corpus is not None:
+        from assay.corpora import load_corpus
+
+        loaded = load_corpus(corpus, id_field=id_field)
+        documents = loaded.get
+    store = open_store(store_url)
+    store.setup(pairs, assessors, overlap, adjudicators)
+    app = create_app(store, guidelines=text, documents=documents)
+    return app, login_links(store, base_url)

@@ -1,18 +1,31 @@
 // assay judging: grade with the keyboard (0-3, u, l, z). No inline script: CSP allows this file only.
+// A key pressed while the previous answer is on its way waits for the next card (never lost,
+// never applied to the card it was not meant for).
 (function () {
   "use strict";
-  var busy = false;
-  document.addEventListener("htmx:beforeRequest", function () { busy = true; });
-  document.addEventListener("htmx:afterRequest", function () { busy = false; });
+  var waiting = [];
+  function inFlight() {
+    return document.querySelector("#card .htmx-request, #card.htmx-request") !== null;
+  }
+  function press(key) {
+    var button = document.querySelector('#card [data-key="' + key + '"]');
+    if (button) button.click();
+  }
+  document.addEventListener("htmx:load", function () {
+    if (waiting.length && !inFlight()) press(waiting.shift());
+  });
+  document.addEventListener("htmx:responseError", function () { waiting = []; });
   document.addEventListener("keydown", function (ev) {
     if (ev.ctrlKey || ev.metaKey || ev.altKey || ev.repeat) return;
     var t = ev.target;
     if (t && (t.tagName === "INPUT" || t.tagName === "TEXTAREA" || t.tagName === "SELECT" || t.isContentEditable)) return;
     var key = (ev.key || "").toLowerCase();
     if (!/^[0-3ulz]$/.test(key)) return;
-    var button = document.querySelector('#card [data-key="' + key + '"]');
-    if (!button || busy) return;
     ev.preventDefault();
-    button.click();
+    if (inFlight()) {
+      if (waiting.length < 8) waiting.push(key);
+      return;
+    }
+    press(key);
   });
 })();

@@ -49,12 +49,18 @@ def prepare(
         if not g.is_file():
             raise UsageError(f"--guidelines {g}: no such file")
         text = g.read_text(encoding="utf-8")
-    documents = None
+    documents: Any = None
     if corpus is not None:
         from assay.corpora import load_corpus
 
         loaded = load_corpus(corpus, id_field=id_field)
-        documents = loaded.get
+
+        def documents(doc_id: str) -> dict[str, Any] | None:
+            record = loaded.get(doc_id)
+            if record is None:
+                return None
+            return {k: v for k, v in record.items() if k != loaded.id_field}
+
     store = open_store(store_url)
     store.setup(pairs, assessors, overlap, adjudicators)
     app = create_app(store, guidelines=text, documents=documents)

@@ -17,14 +17,25 @@ def export(
     ],
     output: Annotated[Path, typer.Option("--output", "-o", help="Judgment file to write.")],
     fmt: Annotated[
-        str, typer.Option("--format", "-f", help="jsonl (with every assessor's grade) or trec.")
+        str,
+        typer.Option(
+            "--format",
+            "-f",
+            help="jsonl (with every assessor's grade), trec, or review (a reviewed review file).",
+        ),
     ] = "jsonl",
 ) -> None:
     """Write per pair the final grade: adjudicated, else majority, else the single grade."""
     from assay.judging.export import export_judgments
+    from assay.judging.review import write_review
     from assay.judging.serve import open_store
 
-    summary = export_judgments(open_store(store, must_exist=True), output, fmt)
+    opened = open_store(store, must_exist=True)
+    if fmt == "review":
+        n = write_review(opened, output)
+        typer.echo(f"wrote {output}: {n} reviewed items", err=True)
+        return
+    summary = export_judgments(opened, output, fmt)
     rules = ", ".join(f"{rule} {n}" for rule, n in sorted(summary.rules.items()))
     typer.echo(
         f"wrote {summary.path} ({summary.format}, version {summary.version}): "

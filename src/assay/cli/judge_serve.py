@@ -14,7 +14,20 @@ from assay.errors import UsageError
 
 @judge_app.command("serve")
 def serve(
-    pool: Annotated[Path, typer.Argument(help="Pool file (JSONL) from `assay judge pool`.")],
+    pool: Annotated[
+        Path | None, typer.Argument(help="Pool file (JSONL) from `assay judge pool`.")
+    ] = None,
+    review: Annotated[
+        Path | None,
+        typer.Option("--review", help="Review model grades: a review file (judge sample)."),
+    ] = None,
+    show_model_grades: Annotated[
+        bool,
+        typer.Option(
+            "--show-model-grades/--blind",
+            help="With --review: show the model's grade (accept with a, override with a reason).",
+        ),
+    ] = False,
     store: Annotated[
         str, typer.Option("--store", help="Judging store: a SQLite path or a PostgreSQL URL.")
     ] = "judging.db",
@@ -59,13 +72,16 @@ def serve(
         corpus=corpus,
         id_field=id_field,
         base_url=f"http://{host}:{port}",
+        review=review,
+        show_model_grades=show_model_grades,
     )
     if not _is_loopback(host):
         typer.echo(
             f"warning: listening on {host}: use the login links only over a trusted network",
             err=True,
         )
-    typer.echo(f"judging {pool} on http://{host}:{port} (store {store}); Ctrl-C to stop", err=True)
+    what = f"reviewing {review}" if review is not None else f"judging {pool}"
+    typer.echo(f"{what} on http://{host}:{port} (store {store}); Ctrl-C to stop", err=True)
     for name, link in links.items():
         typer.echo(f"login {name}: {link}", err=True)
     uvicorn.run(app, host=host, port=port, log_level=log_level, lifespan="off")

@@ -23,7 +23,7 @@ def open_store(url: str, *, must_exist: bool = False) -> JudgingStore:
 
 
 def prepare(
-    pool: str | Path,
+    pool: str | Path | None,
     store_url: str,
     *,
     assessors: Sequence[str],
@@ -33,16 +33,24 @@ def prepare(
     corpus: str | Path | None = None,
     id_field: str | None = None,
     base_url: str = "http://127.0.0.1:8765",
+    review: str | Path | None = None,
+    show_model_grades: bool = False,
 ) -> tuple[Any, dict[str, str]]:
-    """Load the pool into the store, assign pairs; return the app and the login links.
+    """Load the pool (or the ``review`` file) into the store; return the app and login links.
 
     Documents come from ``corpus`` (CSV, JSONL, BEIR, by :func:`assay.corpora.load_corpus`)
-    when given, else from the pool lines' ``document`` field.
+    when given, else from the pool lines' ``document`` field. With ``review``
+    (the items of a review sample) each model-graded item is shown blind, or
+    with the model's grade when ``show_model_grades``.
     """
     from assay.judging.pool import read_pool
+    from assay.judging.review import read_review
     from assay.judging.web import create_app, login_links
 
-    pairs = read_pool(pool)
+    if (pool is None) == (review is None):
+        raise UsageError("give a POOL file or --review REVIEW.jsonl (one of them)")
+    items = read_review(review) if review is not None else []
+    pairs = [i.pair for i in items] if review is not None else read_pool(str(pool))
     text = ""
     if guidelines is not None:
         g = Path(guidelines)
@@ -63,5 +71,7 @@ def prepare(
 
     store = open_store(store_url)
     store.setup(pairs, assessors, overlap, adjudicators)
+    if review is not None:
+        store.add_review(items, show_model_grades)
     app = create_app(store, guidelines=text, documents=documents)
     return app, login_links(store, base_url)

@@ -11,7 +11,10 @@ timeout, ``synchronous = FULL`` and ``BEGIN IMMEDIATE`` transactions):
 * ``judging_events`` -- every action, never updated or deleted: who, when,
   the pair, the kind (``grade``, ``later``, ``undo``, ``adjudicate``), the new
   value and the value it replaced (``previous``), a reason.
-* ``judging_meta`` -- the secret that signs login links and CSRF tokens.
+* ``judging_review`` -- for a review of model grades, each item's line and
+  model grade;
+* ``judging_meta`` -- the secret that signs login links and CSRF tokens, and
+  whether a review shows the model's grades.
 
 A state is replayed from the events, so nothing acknowledged is lost when the
 server dies: an action is acknowledged only after its transaction committed.
@@ -94,6 +97,13 @@ def _tables() -> dict[str, Table]:
         Column("reason", Text),
         Column("created_at", String(40), nullable=False),
     )
+    review = Table(
+        "judging_review",
+        md,
+        Column("pair_id", Integer, ForeignKey("judging_pairs.id"), primary_key=True),
+        Column("model_grade", Integer),
+        Column("line", Text, nullable=False),
+    )
     meta = Table(
         "judging_meta",
         md,
@@ -106,6 +116,7 @@ def _tables() -> dict[str, Table]:
         "people": people,
         "assignments": assignments,
         "events": events,
+        "review": review,
         "meta": meta,
     }  # type: ignore[return-value]
 
@@ -267,6 +278,57 @@ class JudgingStore:
                 load[name] += 1
         if rows:
             conn.execute(asg.insert(), rows)
+
+    def add_review(self, items: Sequence[Any], shown: bool) -> None:
+        """Keep each review item's line and model grade (after :meth:`setup` with its pairs).
+
+        ``shown`` says whether reviewers see the model's grade; it is fixed for
+        a store (a blind review cannot turn into a shown one half-way).
+        """
+        from sqlalchemy import select
+
+        pairs, review, meta = self.t["pairs"], self.t["review"], self.t["meta"]
+        flag = "shown" if shown else "blind"
+        with self.engine.begin() as conn:
+            row = conn.execute(select(meta.c.value).where(meta.c.key == "review")).first()
+            if row is not None and row[0] != flag:
+                raise UsageError(
+                    f"{self.url} holds a {row[0]} review; this one would be {flag}: "
+                    "use another --store"
+                )
+            if row is None:
+                conn.execute(meta.insert().values(key="review", value=flag))
+            ids = {
+                (q, d): i
+                for i, q, d in conn.execute(select(pairs.c.id, pairs.c.query_id, pairs.c.doc_id))
+            }
+            known = set(conn.execute(select(review.c.pair_id)).scalars())
+            rows = []
+            for item in items:
+                pid = ids[(item.pair.query_id, item.pair.doc_id)]
+                if pid not in known:
+                    line = json.dumps(item.line, ensure_ascii=False)
+                    rows.append({"pair_id": pid, "model_grade": item.model_grade, "line": line})
+            if rows:
+                conn.execute(review.insert(), rows)
+
+    def review_items(self) -> dict[int, tuple[dict[str, Any], int | None]]:
+        """``{pair_id: (review line, model grade)}`` of a review store (empty otherwise)."""
+        from sqlalchemy import select
+
+        review = self.t["review"]
+        with self.engine.connect() as conn:
+            rows = conn.execute(select(review.c.pair_id, review.c.line, review.c.model_grade))
+            return {pid: (json.loads(line), grade) for pid, line, grade in rows}
+
+    def review_shown(self) -> bool:
+        """True when this store's review shows reviewers the model's grades."""
+        from sqlalchemy import select
+
+        meta = self.t["meta"]
+        with self.engine.connect() as conn:
+            row = conn.execute(select(meta.c.value).where(meta.c.key == "review")).first()
+        return row is not None and row[0] == "shown"
 
     # ------------------------------------------------------------------ secrets
     def sign(self, purpose: str, name: str) -> str:

@@ -35,7 +35,7 @@ RUBRIC = (
     ("2", "Relevant: answers part of the query, or answers it with effort."),
     ("3", "Highly relevant: answers the query fully and directly."),
 )
-KEYS = (*GRADES, UNRATEABLE, "l")
+KEYS = (*GRADES, UNRATEABLE, "l", "a")
 _HEADERS = {
     "Content-Security-Policy": (
         "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; "
@@ -112,6 +112,8 @@ class _Context:
         self.guidelines = guidelines
         self.documents = documents
         self.roles = store.people()
+        self.review = store.review_items()
+        self.shown = store.review_shown()
 
     # ------------------------------------------------------------- sessions
     def user(self, request: Request) -> str | None:
@@ -171,12 +173,17 @@ class _Context:
         return await run_in_threadpool(self._act, request, user, form)
 
     def _act(self, request: Request, user: str, form: dict[str, str]) -> Response:
+        from assay.judging.review import check_answer
+
         value = form.get("value", "")
         value = LATER if value == "l" else value
+        reason = form.get("reason", "")
+        pid = int(form["pair"]) if form.get("pair", "").isdigit() else -1
         try:
-            event = self.store.act(user, int(form.get("pair", "-1")), value)
-        except (UsageError, ValueError) as exc:
-            return self._card_response(request, user, None, error=str(exc), status=400)
+            check_answer(self.review.get(pid, (None, None))[1], self.shown, value, reason)
+            event = self.store.act(user, pid, value, reason.strip() or None)
+        except UsageError as exc:  # shown on the same pair (htmx swaps 200s only)
+            return self._card_response(request, user, pid, error=str(exc))
         return self._card_response(request, user, None, ack=event)
 
     async def undo(self, request: Request) -> Response:
@@ -221,7 +228,10 @@ class _Context:
             found = self.documents(pair.doc_id) if self.documents else None
             document = found if found is not None else pair.document
         progress = self.store.progress()
+        item = self.review.get(pid) if pid is not None else None
         return {
+            "review": item is not None,
+            "model_grade": item[1] if item is not None and self.shown else None,
             "user": user,
             "role": self.roles.get(user),
             "csrf": self.store.sign("csrf", user),

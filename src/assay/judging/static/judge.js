@@ -16,11 +16,17 @@
   });
   document.addEventListener("htmx:responseError", function () { waiting = []; });
   document.addEventListener("keydown", function (ev) {
+    var box = ev.target;
+    if (box && box.id === "reason" && (ev.key === "Escape" || ev.key === "Enter")) {
+      ev.preventDefault();  // Enter would submit with the first button: leave the box instead
+      box.blur();
+      return;
+    }
     if (ev.ctrlKey || ev.metaKey || ev.altKey || ev.repeat) return;
     var t = ev.target;
     if (t && (t.tagName === "INPUT" || t.tagName === "TEXTAREA" || t.tagName === "SELECT" || t.isContentEditable)) return;
     var key = (ev.key || "").toLowerCase();
-    if (!/^[0-3ulz]$/.test(key)) return;
+    if (!/^[0-3ulza]$/.test(key)) return;
     ev.preventDefault();
     if (inFlight()) {
       if (waiting.length < 8) waiting.push(key);

@@ -17,6 +17,7 @@ from _server import CHROMIUM, LAUNCH_ARGS, Server, free_port
 
 pytestmark = [
     pytest.mark.browser,
+    pytest.mark.slow,
     pytest.mark.skipif(
         not Path(CHROMIUM).exists(),
         reason="headless Chromium is not installed at /usr/bin/chromium "

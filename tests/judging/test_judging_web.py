@@ -129,12 +129,23 @@ def test_no_page_reveals_another_assessors_grade(site) -> None:
     assert store.events()[-1].kind == "adjudicate"
 
 
-def test_a_killed_server_keeps_every_acknowledged_grade(tmp_path: Path) -> None:
+@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
+def store_url(request: pytest.FixtureRequest, tmp_path: Path):
+    """A SQLite path, or a fresh PostgreSQL schema when ASSAY_TEST_PG_URL is set."""
+    if request.param == "sqlite":
+        yield str(tmp_path / "j.db")
+        return
+    from test_store_postgres import pg_schema_url
+
+    yield from pg_schema_url()
+
+
+def test_a_killed_server_keeps_every_acknowledged_grade(tmp_path: Path, store_url: str) -> None:
     import httpx
     from _server import Server, free_port
 
     pool = _pool(tmp_path / "pool.jsonl")
-    args = [str(pool), "--store", str(tmp_path / "j.db"), "--assessors", "alice"]
+    args = [str(pool), "--store", store_url, "--assessors", "alice"]
     server = Server(args, tmp_path, free_port()).start()
     acked = []
     try:
@@ -154,5 +165,5 @@ def test_a_killed_server_keeps_every_acknowledged_grade(tmp_path: Path) -> None:
             assert 'data-done="2"' in html
     finally:
         server.kill()
-    events = JudgingStore(str(tmp_path / "j.db")).events()
+    events = JudgingStore(store_url).events()
     assert [e.id for e in events] == acked and [e.value for e in events] == ["2", "u"]

@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from assay.judging.serve import prepare
 
 CLI = [sys.executable, "-c", "from assay.cli import main; main()"]
@@ -19,6 +21,7 @@ def _cli(*args: str, cwd: Path) -> subprocess.CompletedProcess:
     return proc
 
 
+@pytest.mark.slow
 def test_pool_judge_export_evaluate(examples_dir: Path, tmp_path: Path) -> None:
     from fastapi.testclient import TestClient
 

@@ -145,6 +145,9 @@ def test_small_pool_order_and_errors(tmp_path: Path) -> None:
         build_pool(js, [a], strategy="delta")
     with pytest.raises(UsageError, match="repeated"):
         build_pool(js, [a, a])
+    blank = JudgmentSet.from_records([{"query_id": "q1", "text": " "}], {"q1": {"d1": 1}})
+    with pytest.raises(UsageError, match="--queries"):
+        build_pool(blank, [a])
 
 
 def test_read_pool_names_line_and_field(tmp_path: Path) -> None:

@@ -113,6 +113,14 @@ def build_pool(
     if strategy == "delta" and len(runs) < 2:
         raise UsageError("--strategy delta compares runs: give at least two runs")
     candidates = _candidates(judgments, runs, depth)
+    texts = judgments.queries["text"].astype(str)
+    blank = sorted({q for q in candidates.index.get_level_values(0) if not texts[q].strip()})
+    if blank:
+        raise UsageError(
+            f"{judgments.path or judgments.name}: {len(blank)} pooled queries have no text "
+            f"(e.g. {blank[0]!r}) and an assessor needs it; TREC qrels carry no texts: "
+            "pass --queries FILE"
+        )
     ordered = _order(candidates, judgments, names, strategy)
     if budget is not None:
         ordered = ordered[:budget]

@@ -36,10 +36,11 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from assay.errors import UsageError
+from assay.judging._schema import tables
 from assay.judging.pool import PoolPair
 
 if TYPE_CHECKING:  # pragma: no cover
-    from sqlalchemy import Connection, Engine, Table
+    from sqlalchemy import Connection, Engine
 
 #: Values a person can give a pair: grades, ``u`` (unrateable) and ``later``.
 GRADES = ("0", "1", "2", "3")
@@ -47,78 +48,6 @@ UNRATEABLE = "u"
 LATER = "later"
 #: Event kinds.
 KINDS = ("grade", "later", "undo", "adjudicate")
-
-
-def _tables() -> dict[str, Table]:
-    from sqlalchemy import (
-        Column,
-        ForeignKey,
-        Integer,
-        MetaData,
-        String,
-        Table,
-        Text,
-        UniqueConstraint,
-    )
-
-    md = MetaData()
-    pairs = Table(
-        "judging_pairs",
-        md,
-        Column("id", Integer, primary_key=True, autoincrement=True),
-        Column("position", Integer, nullable=False),
-        Column("query_id", String(200), nullable=False),
-        Column("doc_id", String(200), nullable=False),
-        Column("payload", Text, nullable=False),
-        UniqueConstraint("query_id", "doc_id", name="uq_judging_pair"),
-    )
-    people = Table(
-        "judging_people",
-        md,
-        Column("name", String(100), primary_key=True),
-        Column("role", String(20), nullable=False),
-    )
-    assignments = Table(
-        "judging_assignments",
-        md,
-        Column("pair_id", Integer, ForeignKey("judging_pairs.id"), primary_key=True),
-        Column("assessor", String(100), ForeignKey("judging_people.name"), primary_key=True),
-    )
-    events = Table(
-        "judging_events",
-        md,
-        Column("id", Integer, primary_key=True, autoincrement=True),
-        Column("pair_id", Integer, ForeignKey("judging_pairs.id"), nullable=False, index=True),
-        Column("assessor", String(100), nullable=False, index=True),
-        Column("kind", String(20), nullable=False),
-        Column("value", String(20)),
-        Column("previous", String(20)),
-        Column("undoes", Integer),
-        Column("reason", Text),
-        Column("created_at", String(40), nullable=False),
-    )
-    review = Table(
-        "judging_review",
-        md,
-        Column("pair_id", Integer, ForeignKey("judging_pairs.id"), primary_key=True),
-        Column("model_grade", Integer),
-        Column("line", Text, nullable=False),
-    )
-    meta = Table(
-        "judging_meta",
-        md,
-        Column("key", String(50), primary_key=True),
-        Column("value", Text, nullable=False),
-    )
-    return {
-        "md": md,
-        "pairs": pairs,
-        "people": people,
-        "assignments": assignments,
-        "events": events,
-        "review": review,
-        "meta": meta,
-    }  # type: ignore[return-value]
 
 
 @dataclass(frozen=True)
@@ -180,7 +109,7 @@ class JudgingStore:
 
         self.url = url if "://" in url else f"sqlite:///{url}"
         self.engine: Engine = create_engine_for(self.url)
-        self.t = _tables()
+        self.t = tables()
         self.t["md"].create_all(self.engine)  # type: ignore[attr-defined]
         self.secret = self._secret()
 

@@ -99,3 +99,33 @@ def test_nothing_to_export(tmp_path: Path) -> None:
     with pytest.raises(UsageError, match="no pair has a final grade"):
         export_judgments(s, tmp_path / "out.jsonl")
     assert not (tmp_path / "out.jsonl").exists()
+
+
+def test_export_onto_the_base_judgments(graded: JudgingStore, tmp_path: Path) -> None:
+    from assay.judgments import JudgmentSet
+
+    base = JudgmentSet.from_records(
+        [
+            {"query_id": "q0", "text": "untouched", "source": "model"},
+            {"query_id": "q1", "text": "alpha", "source": "model", "assessor": "gpt"},
+            {"query_id": "q2", "text": "beta", "no_answer": True},
+        ],
+        {"q0": {"x": 1}, "q1": {"d0": 1, "d1": 0}},
+    )
+    out = tmp_path / "merged.jsonl"
+    summary = export_judgments(graded, out, base=base)
+    js = load_judgments(out)
+    assert js.qrels_dict() == {
+        "q0": {"x": 1},
+        "q1": {"d0": 1, "d1": 2, "d2": 1},  # the people's d1 replaces the base's 0
+        "q2": {"d4": 0},
+        "q3": {"d6": 0},
+    }
+    assert js.query("q1").metadata["source"] == "model"  # the query's own source stays ...
+    d1 = json.loads(js.query("q1").metadata["assessments"])["d1"]
+    assert d1["source"] == "human" and d1["final"] == 2  # ... the people's pairs say theirs
+    assert js.query("q1").metadata["assessor"] == "alice;bob;carol;gpt"
+    assert js.query("q0").metadata["source"] == "model"
+    assert js.no_answer_ids == ["q2", "q3"]
+    assert summary.no_answer_queries == ["q3"]  # q2 was a no-answer query already
+    assert summary.version == js.version

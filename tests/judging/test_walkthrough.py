@@ -82,6 +82,23 @@ def test_pool_judge_export_evaluate(examples_dir: Path, tmp_path: Path) -> None:
     lines = [json.loads(x) for x in (tmp_path / "human.jsonl").read_text().splitlines()]
     assert sum(len(x["relevant"]) for x in lines) == len(pool)
     assert {x["assessor"] for x in lines} == {"alice;bob"}
+    base = str(e / "questions.csv")
+    _cli(
+        "judge",
+        "export",
+        "--store",
+        "judging.db",
+        "--base",
+        base,
+        "-o",
+        "judgments.jsonl",
+        cwd=tmp_path,
+    )
+    from assay import load_judgments
+
+    merged, original = load_judgments(tmp_path / "judgments.jsonl"), load_judgments(base)
+    assert len(merged.qrels) == len(original.qrels) + len(pool)
+    assert merged.query_ids == original.query_ids
     out = _cli(
         "evaluate",
         "human.jsonl",

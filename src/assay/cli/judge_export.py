@@ -7,6 +7,7 @@ from typing import Annotated
 
 import typer
 
+from assay.cli import options as o
 from assay.cli.judge import judge_app
 
 
@@ -24,6 +25,13 @@ def export(
             help="jsonl (with every assessor's grade), trec, or review (a reviewed review file).",
         ),
     ] = "jsonl",
+    base: Annotated[
+        Path | None,
+        typer.Option(
+            "--base", help="Judgment set the pool came from: write it with the people's grades."
+        ),
+    ] = None,
+    queries: o.Queries = None,
 ) -> None:
     """Write per pair the final grade: adjudicated, else majority, else the single grade."""
     from assay.judging.export import export_judgments
@@ -35,7 +43,10 @@ def export(
         n = write_review(opened, output)
         typer.echo(f"wrote {output}: {n} reviewed items", err=True)
         return
-    summary = export_judgments(opened, output, fmt)
+    from assay.cli.common import load_cli_judgments
+
+    js = load_cli_judgments(base, None, queries=queries) if base is not None else None
+    summary = export_judgments(opened, output, fmt, base=js)
     rules = ", ".join(f"{rule} {n}" for rule, n in sorted(summary.rules.items()))
     typer.echo(
         f"wrote {summary.path} ({summary.format}, version {summary.version}): "

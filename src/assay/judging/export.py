@@ -14,13 +14,18 @@ The version is the loaded set's content hash, as for every judgment set.
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from assay.errors import UsageError
 from assay.judging.outcome import PairOutcome, outcomes
 from assay.judging.store import JudgingStore
+from assay.judgments.models import TAG_SEPARATOR
+
+if TYPE_CHECKING:  # pragma: no cover
+    from assay.judgments.models import JudgmentSet
 
 EXPORT_FORMATS = ("jsonl", "trec")
 _RESERVED = {"query_id", "query", "relevant", "no_answer", "source", "assessor", "date"}
@@ -40,12 +45,21 @@ class ExportSummary:
     ties: list[tuple[str, str]] = field(default_factory=list)
 
 
-def export_judgments(store: JudgingStore, path: str | Path, format: str = "jsonl") -> ExportSummary:
+def export_judgments(
+    store: JudgingStore,
+    path: str | Path,
+    format: str = "jsonl",
+    *,
+    base: JudgmentSet | None = None,
+) -> ExportSummary:
     """Write the final grades of ``store`` to ``path`` and load them back for the version.
 
     Pairs without a final grade (ungraded, unrateable, tied) are left out and
-    counted in :attr:`ExportSummary.rules`. Raises :class:`UsageError` when no
-    pair has a final grade yet or the format is unknown.
+    counted in :attr:`ExportSummary.rules`. With ``base`` (the judgment set the
+    pool was made from) the output is that set plus the people's grades (a
+    person's grade replaces a base grade of the same pair; ``source`` and
+    ``assessor`` gain the people). Raises :class:`UsageError` when no pair has
+    a final grade yet or the format is unknown.
     """
     from assay.judgments.load import load_judgments
     from assay.report.output import write_text_atomic
@@ -61,6 +75,8 @@ def export_judgments(store: JudgingStore, path: str | Path, format: str = "jsonl
     if not decided:
         raise UsageError(f"{store.url}: no pair has a final grade yet; nothing to export")
     lines, no_answer = _query_lines(decided)
+    if base is not None:
+        lines, no_answer = merge_lines(base, lines, set(no_answer))
     if format == "jsonl":
         text = "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines)
     else:
@@ -69,8 +85,14 @@ def export_judgments(store: JudgingStore, path: str | Path, format: str = "jsonl
             for line in lines
             for doc, grade in line["relevant"].items()
         )
-    write_text_atomic(path, text)
-    loaded = load_judgments(path, format=format)
+    target = Path(path)
+    check = target.with_name(f".{target.name}.check")
+    try:
+        write_text_atomic(check, text)
+        loaded = load_judgments(check, format=format, name=target.stem)
+        os.replace(check, target)
+    finally:
+        check.unlink(missing_ok=True)
     ties = [(o.pair.query_id, o.pair.doc_id) for o in every if o.final[1] == "tie"]
     return ExportSummary(
         str(path), format, loaded.version, len(lines), len(decided), rules, no_answer, ties
@@ -110,6 +132,7 @@ def _assessment(o: PairOutcome) -> dict[str, Any]:
     out: dict[str, Any] = {
         "final": grade,
         "rule": rule,
+        "source": "human",
         "grades": [
             {"assessor": a, "grade": int(e.value), "date": e.created_at}
             for a, e in o.answers.items()
@@ -128,3 +151,55 @@ def _assessment(o: PairOutcome) -> dict[str, Any]:
             "date": adj.created_at,
         }
     return out
+
+
+def _tags(value: Any) -> list[str]:
+    return [t.strip() for t in str(value or "").split(TAG_SEPARATOR) if t.strip()]
+
+
+def merge_lines(
+    base: JudgmentSet, lines: list[dict[str, Any]], marked: set[str]
+) -> tuple[list[dict[str, Any]], list[str]]:
+    """``base``'s queries (file order) with the people's lines merged in, then new queries.
+
+    Returns the lines and the ids written ``no_answer`` because no grade is >= 1
+    (a base query's own no-answer mark is kept while no grade >= 1 joins it).
+    """
+    human = {line["query_id"]: line for line in lines}
+    grades = base.qrels_dict()
+    out: list[dict[str, Any]] = []
+    for q in base:
+        line: dict[str, Any] = {"query_id": q.query_id, "query": q.text} | dict(q.metadata)
+        merged = dict(grades.get(q.query_id, {}))
+        people = human.pop(q.query_id, None)
+        if people is not None:
+            merged |= people["relevant"]
+            line.setdefault("source", "human")  # one source per query: a base's own stays
+            line["assessor"] = ";".join(
+                sorted({*_tags(line.get("assessor")), *_tags(people["assessor"])})
+            )
+            line["date"] = people["date"]
+            line["assessments"] = _old_assessments(line) | people["assessments"]
+        line["relevant"] = merged
+        if any(g >= 1 for g in merged.values()):
+            marked.discard(q.query_id)
+        else:
+            line["no_answer"] = True
+            if q.no_answer:
+                marked.discard(q.query_id)  # its own mark, not the export's
+            else:
+                marked.add(q.query_id)
+        out.append(line)
+    out.extend(human.values())
+    return out, [line["query_id"] for line in out if line["query_id"] in marked]
+
+
+def _old_assessments(line: dict[str, Any]) -> dict[str, Any]:
+    """The ``assessments`` a base query already carries (an earlier export), as a dict."""
+    value = line.get("assessments")
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except json.JSONDecodeError:
+            return {}
+    return value if isinstance(value, dict) else {}

@@ -50,6 +50,9 @@ _COMMAND_MODULES = (
     "assay.cli.judge_clicks",
     "assay.cli.trec_eval",
     "assay.cli.fuse",
+    "assay.cli.judge_pool",
+    "assay.cli.judge_serve",
+    "assay.cli.judge_export",
 )
 
 

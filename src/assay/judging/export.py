@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from assay.errors import UsageError
 from assay.judging.outcome import PairOutcome, outcomes
 from assay.judging.store import JudgingStore
-from assay.judgments.models import TAG_SEPARATOR
+from assay.tags import NO_TAG, TAG_SEPARATOR, split_tags
 
 if TYPE_CHECKING:  # pragma: no cover
     from assay.judgments.models import JudgmentSet
@@ -116,7 +116,7 @@ def _query_lines(decided: list[PairOutcome]) -> tuple[list[dict[str, Any]], list
         line |= {
             "relevant": relevant,
             "source": "human",
-            "assessor": ";".join(people),
+            "assessor": TAG_SEPARATOR.join(people),
             "date": max(dates)[:10],
             "assessments": {o.pair.doc_id: _assessment(o) for o in items},
         }
@@ -154,7 +154,7 @@ def _assessment(o: PairOutcome) -> dict[str, Any]:
 
 
 def _tags(value: Any) -> list[str]:
-    return [t.strip() for t in str(value or "").split(TAG_SEPARATOR) if t.strip()]
+    return [t for t in split_tags(value) if t != NO_TAG]
 
 
 def merge_lines(
@@ -175,7 +175,7 @@ def merge_lines(
         if people is not None:
             merged |= people["relevant"]
             line.setdefault("source", "human")  # one source per query: a base's own stays
-            line["assessor"] = ";".join(
+            line["assessor"] = TAG_SEPARATOR.join(
                 sorted({*_tags(line.get("assessor")), *_tags(people["assessor"])})
             )
             line["date"] = people["date"]

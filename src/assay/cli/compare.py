@@ -173,13 +173,20 @@ def compare(
     ties: o.Ties = "score",
     store: o.Store = None,
     record: o.Record = True,
+    max_failed: o.MaxFailed = 0,
 ) -> None:
     """Compare systems with a baseline: deltas, CIs, paired tests, Holm, slices, power."""
-    from assay.cli.common import resolve_format, validate_choice
+    from assay.cli.common import (
+        check_max_failed_option,
+        exit_if_failed,
+        resolve_format,
+        validate_choice,
+    )
     from assay.errors import UsageError
     from assay.stats.compare import compare as run_compare
 
     fmt = resolve_format(fmt, output, FORMATS)
+    check_max_failed_option(max_failed)
     validate_choice("--test", test, TESTS)
     validate_choice("--missing", missing, ("zero", "skip"))
     validate_choice("--ties", ties, ("score", "given"))
@@ -224,3 +231,4 @@ def compare(
 
         record_result(result, store)
     _emit(result, fmt, output)
+    exit_if_failed([(r.run.name, list(r.run.failed_queries)) for r in results], max_failed)

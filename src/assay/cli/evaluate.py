@@ -64,10 +64,12 @@ def evaluate(
         int, typer.Option("--retries", help="Retries of a failed system call (with backoff).")
     ] = 2,
     allow_version_mismatch: o.AllowVersionMismatch = False,
+    max_failed: o.MaxFailed = 0,
 ) -> None:
     """Score a run (or a live system) on a judgment set, overall and per group."""
     from assay.cli.common import (
         build_cli_system,
+        check_max_failed_option,
         check_not_swapped,
         corpus_ids_for,
         emit_report,
@@ -80,6 +82,7 @@ def evaluate(
     from assay.metrics.measures import parse_measures
 
     fmt = resolve_format(fmt, output, FORMATS)
+    check_max_failed_option(max_failed)
     validate_choice("--missing", missing, ("zero", "skip"))
     validate_choice("--ties", ties, ("score", "given"))
     if k < 1:
@@ -131,3 +134,6 @@ def evaluate(
     emit_report(result, fmt, output, digits=digits, per_query=per_query)
     if result.judgments.queries == 0 and result.run.failed_queries:
         raise typer.Exit(1)  # every call failed: nothing was scored
+    from assay.cli.common import exit_if_failed
+
+    exit_if_failed([(result.run.name, list(result.run.failed_queries))], max_failed)

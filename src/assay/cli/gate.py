@@ -152,6 +152,7 @@ def gate(
     judgments_format: o.JudgmentsFormat = None,
     queries: o.Queries = None,
     split: o.Split = "test",
+    max_failed: o.MaxFailed = 0,
 ) -> None:
     """Gate a candidate (run file or --system) against a baseline: exit 1 on a regression."""
     from rich.console import Console
@@ -163,6 +164,8 @@ def gate(
     from assay.store.gate import MODES, run_gate
 
     validate_choice("--mode", mode, MODES)
+    if max_failed < 0:
+        raise UsageError(f"--max-failed must be a whole number >= 0, got {max_failed}")
     if not baseline:
         raise UsageError("--baseline is required (a result file, 'last' or a run id)")
     if (run is None) == (system is None):
@@ -197,6 +200,7 @@ def gate(
         n_resamples=n_resamples,
         allow_version_mismatch=allow_version_mismatch,
         baseline_source=baseline if base_id is None else f"run {base_id}",
+        max_failed=max_failed,
     )
     result = result.model_copy(update={"baseline_run_id": base_id})
     if record:

@@ -88,3 +88,10 @@ Queries = Annotated[
     Path | None,
     typer.Option("--queries", help="Queries file for TREC qrels (TSV id<TAB>text or JSONL)."),
 ]
+MaxFailed = Annotated[
+    int,
+    typer.Option(
+        "--max-failed",
+        help="Failed queries a run may have before the command exits 1 (default 0).",
+    ),
+]

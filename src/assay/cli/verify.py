@@ -35,17 +35,24 @@ def verify_suite_command(
     record: Annotated[
         bool, typer.Option("--record/--no-record", help="Record the verdict in the store.")
     ] = False,
+    max_failed: o.MaxFailed = 0,
 ) -> None:
     """Run a system and a degraded variant; exit 1 unless the variant scores significantly lower."""
     from rich.console import Console
 
-    from assay.cli.common import build_cli_system, load_cli_judgments
+    from assay.cli.common import (
+        build_cli_system,
+        check_max_failed_option,
+        exit_if_failed,
+        load_cli_judgments,
+    )
     from assay.errors import UsageError
     from assay.evaluation import run_live, score_run
     from assay.metrics.measures import parse_measures
     from assay.report.gate_terminal import render_verify_terminal
     from assay.store.verify import SHUFFLE, shuffle_run, verify_suite
 
+    check_max_failed_option(max_failed)
     if not system or not degraded:
         raise UsageError("give --system NAME and --degraded NAME (or --degraded shuffle)")
     if k < 1:
@@ -72,5 +79,8 @@ def verify_suite_command(
     if not console.is_terminal:
         console.width = 120
     render_verify_terminal(result, console)
+    exit_if_failed(
+        [(r.run.name, list(r.run.failed_queries)) for r in (reference, worse)], max_failed
+    )
     if not result.passed:
         raise typer.Exit(1)

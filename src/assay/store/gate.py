@@ -99,6 +99,13 @@ class GateResult(ResultModel):
     unpaired_baseline: int = Field(0, description="baseline queries absent from the candidate")
     rule: str
     checks: list[GateCheck]
+    failed_queries: list[str] = Field(
+        default_factory=list, description="candidate queries whose system call failed"
+    )
+    max_failed: int = Field(0, description="failed candidate queries the gate tolerates")
+    failed_check: str | None = Field(
+        None, description="why the failed queries fail the gate (None when within max_failed)"
+    )
     passed: bool
     warnings: list[str] = Field(default_factory=list)
     environment: dict[str, Any] = Field(default_factory=dict)
@@ -110,8 +117,19 @@ class GateResult(ResultModel):
 
     @property
     def verdict(self) -> str:
-        """``"pass"`` or ``"regression"``."""
-        return "pass" if self.passed else "regression"
+        """``"pass"``, ``"regression"`` or ``"failed queries"``."""
+        if self.passed:
+            return "pass"
+        return "regression" if self.failures else "failed queries"
+
+
+def failed_queries_check(candidate: EvaluationResult, max_failed: int) -> str | None:
+    """The :mod:`assay.failures` rule for a gate: a message when the candidate has too many."""
+    from assay.failures import too_many_failed
+
+    return too_many_failed(
+        list(candidate.run.failed_queries), max_failed, f"candidate {candidate.run.name}"
+    )
 
 
 # --------------------------------------------------------------------------- wording
@@ -250,14 +268,17 @@ def run_gate(
     n_resamples: int = 10000,
     allow_version_mismatch: bool = False,
     baseline_source: str = "",
+    max_failed: int = 0,
 ) -> GateResult:
     """Gate ``candidate`` against ``baseline`` (both evaluation results); never mutates them.
 
     Raises :class:`UsageError` when the judgment-set versions differ (unless
     ``allow_version_mismatch``), a metric is missing, a ``by`` field is unknown
-    or the results share no query.
+    or the results share no query. A candidate with more than ``max_failed``
+    failed queries fails the gate, whatever its scores (:mod:`assay.failures`).
     """
     _validate(mode, margin, alpha, min_n, n_resamples)
+    failed_check = failed_queries_check(candidate, max_failed)
     names = list(dict.fromkeys(metrics))
     if not names:
         raise UsageError("give at least one metric (-m)")
@@ -319,8 +340,11 @@ def run_gate(
             f"{unpaired_c} candidate and {unpaired_b} baseline queries have no partner "
             "and were left out"
         )
-    if candidate.run.failed_queries:
-        warnings.append(f"{len(candidate.run.failed_queries)} candidate queries failed")
+    if candidate.run.failed_queries and failed_check is None:
+        warnings.append(
+            f"{len(candidate.run.failed_queries)} candidate queries failed "
+            f"(accepted by max_failed {max_failed})"
+        )
     run = candidate.run
     from assay.store.columns import index_columns
 
@@ -349,7 +373,10 @@ def run_gate(
         unpaired_baseline=unpaired_b,
         rule=decision_rule(mode, alpha, margin),
         checks=checks,
-        passed=all(c.passed for c in checks if c.gated),
+        failed_queries=sorted(candidate.run.failed_queries),
+        max_failed=max_failed,
+        failed_check=failed_check,
+        passed=failed_check is None and all(c.passed for c in checks if c.gated),
         warnings=warnings,
         environment=dict(candidate.environment),
     )

@@ -35,7 +35,7 @@ def evaluate(
     name: str | None = None,
     progress: bool = False,
     judgments_format: str | None = None,
-    retries: int = 2,
+    retries: int | None = None,
 ) -> EvaluationResult:
     """Score a run or a search function on a judgment set.
 
@@ -267,7 +267,13 @@ def _as_judgments(judgments: Any, fmt: str | None) -> JudgmentSet:
 
 
 def _as_run(
-    source: Any, judgments: JudgmentSet, *, k: int, name: str | None, progress: bool, retries: int
+    source: Any,
+    judgments: JudgmentSet,
+    *,
+    k: int,
+    name: str | None,
+    progress: bool,
+    retries: int | None,
 ) -> tuple[Run, dict[str, Any]]:
     from assay.runs.models import Run
 

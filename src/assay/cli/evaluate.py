@@ -60,9 +60,7 @@ def evaluate(
     ] = None,
     store: o.Store = None,
     record: o.Record = True,
-    retries: Annotated[
-        int, typer.Option("--retries", help="Retries of a failed system call (with backoff).")
-    ] = 2,
+    retries: o.Retries = None,
     allow_version_mismatch: o.AllowVersionMismatch = False,
     max_failed: o.MaxFailed = 0,
 ) -> None:
@@ -116,7 +114,7 @@ def evaluate(
             text_fields=text_field,
             judgments=judgments,
         )
-        if retries < 0:
+        if retries is not None and retries < 0:
             raise UsageError(f"--retries must be >= 0, got {retries}")
         the_run, info = run_live(sys_obj, js, k=k, progress=True, retries=retries)
     result = score_run(the_run, js, measures, by_fields, missing=missing, ties=ties, info=info)

@@ -95,3 +95,17 @@ MaxFailed = Annotated[
         help="Failed queries a run may have before the command exits 1 (default 0).",
     ),
 ]
+Retries = Annotated[
+    int | None,
+    typer.Option(
+        "--retries",
+        help="Retries of a failed system call, with backoff (default: the system's, else 2).",
+    ),
+]
+MaxConsecutiveFailures = Annotated[
+    int,
+    typer.Option(
+        "--max-consecutive-failures",
+        help="Stop the run after this many failed queries in a row (0: never).",
+    ),
+]

@@ -42,7 +42,8 @@ def run_command(
     concurrency: Annotated[
         int, typer.Option("--concurrency", help="Queries in flight at once.")
     ] = 1,
-    retries: Annotated[int, typer.Option("--retries", help="Retries of a failed call.")] = 2,
+    retries: o.Retries = None,
+    max_consecutive_failures: o.MaxConsecutiveFailures = 5,
     no_cache: Annotated[
         bool, typer.Option("--no-cache", help="Always call the system; do not store the run.")
     ] = False,
@@ -81,6 +82,12 @@ def run_command(
     from assay.cli.common import check_max_failed_option, exit_if_failed
 
     check_max_failed_option(max_failed)
+    if retries is not None and retries < 0:
+        raise UsageError(f"--retries must be a whole number >= 0, got {retries}")
+    if max_consecutive_failures < 0:
+        raise UsageError(
+            f"--max-consecutive-failures must be a whole number >= 0, got {max_consecutive_failures}"
+        )
     if concurrency < 1:
         raise UsageError(f"--concurrency must be at least 1, got {concurrency}")
     from assay.cli.common import load_cli_judgments
@@ -97,6 +104,7 @@ def run_command(
         judgment_set,
         k,
         retries=retries,
+        max_consecutive_failures=max_consecutive_failures,
         concurrency=concurrency,
         progress=progress,
         cache=cache,

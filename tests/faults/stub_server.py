@@ -14,7 +14,7 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
@@ -66,10 +66,8 @@ def _handler(stub: Stub) -> type[BaseHTTPRequestHandler]:
                 stub.times.append(time.monotonic())
                 count = stub.calls[key]
             q = args.get("q", "x")
-            try:
+            with suppress(BrokenPipeError, ConnectionResetError):
                 self._route(path, args, q, count)
-            except (BrokenPipeError, ConnectionResetError):
-                pass
 
         def _route(self, path: str, args: dict[str, str], q: str, count: int) -> None:
             if path == "/ok":

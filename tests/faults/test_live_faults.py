@@ -151,9 +151,9 @@ def test_same_origin_redirect_keeps_headers() -> None:
 def test_runner_batches_through_search_many() -> None:
     class Batched:
         name = "batched"
-        config = {"type": "test"}
 
         def __init__(self) -> None:
+            self.config = {"type": "test"}
             self.batches: list[int] = []
 
         def search(self, query: str, k: int) -> list:

@@ -86,7 +86,8 @@ def run_command(
         raise UsageError(f"--retries must be a whole number >= 0, got {retries}")
     if max_consecutive_failures < 0:
         raise UsageError(
-            f"--max-consecutive-failures must be a whole number >= 0, got {max_consecutive_failures}"
+            "--max-consecutive-failures must be a whole number >= 0, "
+            f"got {max_consecutive_failures}"
         )
     if concurrency < 1:
         raise UsageError(f"--concurrency must be at least 1, got {concurrency}")

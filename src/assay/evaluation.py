@@ -316,7 +316,9 @@ def run_live(
         from assay.systems.runner import run_system
     except ImportError:  # pragma: no cover - the runner ships with assay
         run_system = None
-    info: dict[str, Any] = {"name": system.name, "system": system.config}
+    from assay.redact import redact
+
+    info: dict[str, Any] = {"name": system.name, "system": redact(system.config)}
     info["config_hash"] = config_hash(system.config)
     info["k"] = k
     if run_system is None:

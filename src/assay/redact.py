@@ -32,7 +32,8 @@ _NAME = (
 _SENSITIVE_NAME = re.compile(rf"^{_NAME}$", re.I)
 _TEMPLATE = re.compile(r"^\$\{[A-Za-z_][A-Za-z0-9_]*\}$")
 # "token": "value"  /  'token': 'value'
-_JSON_PAIR = re.compile(rf"""(["']{_NAME}["']\s*:\s*)(["'])((?:\\.|(?!\2).)*)\2""", re.I)
+# (also when the JSON was escaped into another string: \"token\": \"value\")
+_JSON_PAIR = re.compile(rf"""(\\*["']{_NAME}\\*["']\s*:\s*\\*["'])([^"'\\]*)""", re.I)
 # token=value (URLs, forms, logs), stopping at & # whitespace and quotes
 _KV_PAIR = re.compile(rf"""(\b{_NAME}\s*=\s*)([^&#\s"',;]+)""", re.I)
 # Authorization: Bearer value  /  X-Api-Key: value (header lines)
@@ -58,8 +59,8 @@ def _keep(value: str) -> bool:
     return bool(_TEMPLATE.match(value)) or value == REDACTED
 
 
-def redact_text(text: str) -> str:
-    """``text`` with registered secrets and literal credentials replaced by ``<redacted>``."""
+def scrub_secrets(text: str) -> str:
+    """``text`` with every registered secret value replaced (names are not looked at)."""
     if not isinstance(text, str) or not text:
         return text
     with _lock:
@@ -67,11 +68,16 @@ def redact_text(text: str) -> str:
     for secret in secrets:
         if secret in text:
             text = text.replace(secret, REDACTED)
+    return text
+
+
+def redact_text(text: str) -> str:
+    """``text`` with registered secrets and literal credentials replaced by ``<redacted>``."""
+    if not isinstance(text, str) or not text:
+        return text
+    text = scrub_secrets(text)
     text = _JSON_PAIR.sub(
-        lambda m: (
-            m.group(0) if _keep(m.group(3)) else f"{m.group(1)}{m.group(2)}{REDACTED}{m.group(2)}"
-        ),
-        text,
+        lambda m: m.group(0) if _keep(m.group(2)) else m.group(1) + REDACTED, text
     )
     text = _KV_PAIR.sub(lambda m: m.group(0) if _keep(m.group(2)) else m.group(1) + REDACTED, text)
     return _HEADER.sub(

@@ -56,6 +56,9 @@ class ResultModel(BaseModel):
         from assay.errors import InputError, Problem
 
         kind = cls.model_fields["kind"].default if "kind" in cls.model_fields else "result"
+        from assay.fileio import check_input
+
+        check_input(path)
         try:
             text = Path(path).read_text(encoding="utf-8-sig")
             result = cls.model_validate_json(text)

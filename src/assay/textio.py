@@ -9,10 +9,12 @@ physical line.
 from __future__ import annotations
 
 import gzip
+import zlib
 from collections.abc import Iterator
 from pathlib import Path
 
 from assay.errors import ProblemLog
+from assay.safejson import loads as safe_loads
 
 _BOM = b"\xef\xbb\xbf"
 
@@ -23,14 +25,21 @@ def read_bytes(path: str | Path, log: ProblemLog | None = None) -> bytes | None:
     A corrupt gzip file is logged and gives ``None`` when ``log`` is given;
     without a log the error propagates.
     """
+    from assay.fileio import check_input
+
+    check_input(path)
     data = Path(path).read_bytes()
     if data[:2] == b"\x1f\x8b":
         try:
             data = gzip.decompress(data)
-        except (OSError, EOFError) as exc:
+        except (OSError, EOFError, zlib.error) as exc:
+            reason = str(exc) or "the compressed stream ends early: truncated"
             if log is None:
-                raise
-            log.add(None, f"not a valid gzip file ({exc})", hint="re-compress or unzip it")
+                from assay.errors import InputError, Problem
+
+                problem = Problem(str(path), None, f"not a valid gzip file ({reason})")
+                raise InputError([problem]) from None
+            log.add(None, f"not a valid gzip file ({reason})", hint="re-compress or unzip it")
             return None
     if data.startswith(_BOM):
         data = data[len(_BOM) :]
@@ -105,7 +114,7 @@ def json_lines(
             log.add(number, "blank line", hint=f"remove it: every line must hold one {what}")
             continue
         try:
-            obj = json.loads(line)
+            obj = safe_loads(line)
         except json.JSONDecodeError as exc:
             log.add(
                 number,

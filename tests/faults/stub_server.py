@@ -1,6 +1,7 @@
 """A misbehaving HTTP server for fault tests: 127.0.0.1 only, every loop bounded.
 
-Paths: ``/ok`` (hits), ``/echo500`` (500 echoing the request line and headers),
+Paths: ``/ok`` (hits), ``/echo500`` (500 echoing body, headers and request line,
+unless the query starts with "ok"),
 ``/status/N``, ``/retry-after/N`` (429 with ``Retry-After: N`` once, then hits),
 ``/redirect?to=URL`` (302), ``/drip`` (body one byte every 0.2 s, at most 200),
 ``/driphead`` (the status line one byte every 0.2 s), ``/huge?mb=N`` (N MB of
@@ -31,7 +32,7 @@ class Stub:
 
 
 def _hits(q: str) -> bytes:
-    return json.dumps({"hits": [{"id": f"d{q}", "score": 1.0}]}).encode()
+    return json.dumps({"hits": [{"id": "d" + q.replace(" ", "_"), "score": 1.0}]}).encode()
 
 
 def _handler(stub: Stub) -> type[BaseHTTPRequestHandler]:
@@ -52,7 +53,7 @@ def _handler(stub: Stub) -> type[BaseHTTPRequestHandler]:
 
         def do_POST(self) -> None:
             length = int(self.headers.get("content-length") or 0)
-            self.rfile.read(min(length, 1 << 20))
+            self.body = self.rfile.read(min(length, 1 << 20)).decode("utf-8", "replace")
             self.do_GET()
 
         def do_GET(self) -> None:
@@ -73,7 +74,10 @@ def _handler(stub: Stub) -> type[BaseHTTPRequestHandler]:
             if path == "/ok":
                 return self._send(200, _hits(q))
             if path == "/echo500":
-                echo = f"{self.requestline}\n{self.headers}"
+                if q.startswith("ok"):
+                    return self._send(200, _hits(q))
+                sent = {k: v for k, v in self.headers.items() if k.lower().startswith(("x-", "au"))}
+                echo = f"{getattr(self, 'body', '')} {sent} {self.requestline}"
                 return self._send(500, json.dumps({"error": echo}).encode())
             if path.startswith("/status/"):
                 return self._send(int(path.split("/")[2]), b'{"error": "no"}')

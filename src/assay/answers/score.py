@@ -31,6 +31,7 @@ from assay.answers.models import AnswerCase, CaseSet
 from assay.answers.numbers import check_numbers, extract_numbers
 from assay.answers.result import LAYERS, NO_FAILURE, AnswersResult, CasesInfo, Score
 from assay.errors import UsageError
+from assay.safejson import loads as safe_loads
 
 TAG_SEPARATOR = ";"
 NO_VALUE = "(none)"
@@ -230,7 +231,7 @@ def _plain_ids(p: Path) -> frozenset[str]:
                 ids.add(line)
                 continue
             try:
-                obj = json.loads(line)
+                obj = safe_loads(line)
             except json.JSONDecodeError as exc:
                 log.add(number, f"malformed JSON: {exc.msg}", hint="one JSON record per line")
                 continue

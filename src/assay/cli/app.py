@@ -120,8 +120,10 @@ def _report(exc: Exception) -> int:
     from rich.console import Console
     from rich.markup import escape
 
+    from assay.redact import redact_text
+
     console = Console(stderr=True, highlight=False, soft_wrap=True)
-    lines = str(exc).splitlines() or [type(exc).__name__]
+    lines = redact_text(str(exc)).splitlines() or [type(exc).__name__]
     console.print(f"[bold red]error:[/bold red] {escape(lines[0])}")
     for line in lines[1:]:
         console.print(f"  {escape(line)}")

@@ -149,8 +149,8 @@ def emit_report(
     """Render an evaluation result in ``fmt`` to stdout or to ``output`` (atomically)."""
     import sys
 
+    from assay.fileio import write_text_atomic
     from assay.report import evaluation as rep
-    from assay.report.output import write_text_atomic
 
     if fmt == "table":
         from rich.console import Console

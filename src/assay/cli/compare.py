@@ -18,6 +18,9 @@ _RESULT_MARK = re.compile(rb'"kind"\s*:\s*"evaluation"')
 
 def is_result_file(path: Path) -> bool:
     """True when ``path`` holds an EvaluationResult JSON (``assay evaluate -o``), not a run."""
+    from assay.fileio import check_input
+
+    check_input(path)  # a FIFO would block the read below
     try:
         with open(path, "rb") as fh:
             head = fh.read(4096)
@@ -92,8 +95,13 @@ def _emit(result: Any, fmt: str, output: Path | None) -> None:
         if output is None:
             render_terminal(result)
             return
-        with open(output, "w", encoding="utf-8") as fh:
-            render_terminal(result, Console(file=fh, width=160, no_color=True))
+        import io
+
+        from assay.fileio import write_text_atomic
+
+        buf = io.StringIO()
+        render_terminal(result, Console(file=buf, width=160, no_color=True))
+        write_text_atomic(output, buf.getvalue())
         return
     if fmt == "json":
         from assay.report.compare_json import render_json as render
@@ -107,7 +115,7 @@ def _emit(result: Any, fmt: str, output: Path | None) -> None:
     if output is None:
         typer.echo(text, nl=False)
     else:
-        from assay.report.output import write_text_atomic
+        from assay.fileio import write_text_atomic
 
         write_text_atomic(output, text)
 

@@ -61,6 +61,7 @@ def evaluate(
     store: o.Store = None,
     record: o.Record = True,
     retries: o.Retries = None,
+    max_consecutive_failures: o.MaxConsecutiveFailures = 5,
     allow_version_mismatch: o.AllowVersionMismatch = False,
     max_failed: o.MaxFailed = 0,
 ) -> None:
@@ -116,7 +117,14 @@ def evaluate(
         )
         if retries is not None and retries < 0:
             raise UsageError(f"--retries must be >= 0, got {retries}")
-        the_run, info = run_live(sys_obj, js, k=k, progress=True, retries=retries)
+        the_run, info = run_live(
+            sys_obj,
+            js,
+            k=k,
+            progress=True,
+            retries=retries,
+            max_consecutive_failures=max_consecutive_failures,
+        )
     result = score_run(the_run, js, measures, by_fields, missing=missing, ties=ties, info=info)
     if abstain_below is not None:
         from assay.systems.abstain import abstention_report

@@ -159,8 +159,8 @@ def gate(
 
     from assay.cli.common import load_cli_judgments, validate_choice
     from assay.errors import UsageError
+    from assay.fileio import write_text_atomic
     from assay.metrics.measures import parse_measures
-    from assay.report.output import write_text_atomic
     from assay.store.gate import MODES, run_gate
 
     validate_choice("--mode", mode, MODES)

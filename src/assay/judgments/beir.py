@@ -7,7 +7,6 @@ mark a no-answer query: queries with no grade >= 1 become no-answer (warning).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Collection
 from pathlib import Path
 
@@ -17,6 +16,7 @@ from assay.errors import ProblemLog
 from assay.judgments._build import check_qrels_frame
 from assay.judgments._table import read_table
 from assay.judgments.trec import queries_from_qrels, read_queries_file
+from assay.safejson import loads as safe_loads
 from assay.textio import decode, read_bytes
 
 BEIR_HEADER = ("query-id", "corpus-id", "score")
@@ -66,7 +66,7 @@ def read_corpus_ids(path: str | Path) -> set[str]:
         ids: set[str] = set()
         for line in data.decode("utf-8", errors="replace").split("\n"):
             if line.strip():
-                obj = json.loads(line)
+                obj = safe_loads(line)
                 key = next((k for k in _ID_KEYS if k in obj), None)
                 if key is not None:
                     ids.add(str(obj[key]))

@@ -21,6 +21,7 @@ import pandas as pd
 from assay.errors import ProblemLog
 from assay.judgments._build import check_qrels_frame
 from assay.judgments._table import read_table
+from assay.safejson import loads as safe_loads
 from assay.textio import decode, read_bytes, split_lines
 
 QRELS_COLUMNS = ("query_id", "iteration", "doc_id", "grade")
@@ -103,7 +104,7 @@ def read_queries_file(path: str | Path, log: ProblemLog) -> dict[str, tuple[str,
 
 def _json_query(line: str, number: int, log: ProblemLog, where: str) -> tuple[str, str] | None:
     try:
-        obj = json.loads(line)
+        obj = safe_loads(line)
     except json.JSONDecodeError as exc:
         log.add(
             number,

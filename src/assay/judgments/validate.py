@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from assay.errors import AssayError, InputError, UsageError
+from assay.safejson import loads as safe_loads
 
 KINDS = ("judgments", "run", "corpus")
 _JUDGMENT_KEYS = {
@@ -51,7 +52,7 @@ def detect_kind(path: str | Path) -> str:
         return "judgments"
     if first.startswith("{"):
         try:
-            obj = json.loads(first)
+            obj = safe_loads(first)
         except json.JSONDecodeError:
             return "judgments"
         keys = set(obj) if isinstance(obj, dict) else set()

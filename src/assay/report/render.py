@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from assay.errors import InputError, Problem, UsageError
+from assay.safejson import loads as safe_loads
 
 #: Formats each kind of result can be rendered in.
 FORMATS_BY_KIND: dict[str, tuple[str, ...]] = {
@@ -34,7 +35,7 @@ def read_result_file(path: str | Path) -> Any:
         raise UsageError(f"result file not found: {p}")
     try:
         text = p.read_text(encoding="utf-8-sig")
-        data = json.loads(text)
+        data = safe_loads(text)
     except UnicodeDecodeError as exc:
         raise InputError([Problem(str(p), None, f"not UTF-8 text: {exc.reason}")]) from None
     except json.JSONDecodeError as exc:

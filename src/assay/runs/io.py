@@ -18,9 +18,7 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import re
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +32,7 @@ from assay.runs._columns import (
     parse_columns,
 )
 from assay.runs.models import Run
+from assay.safejson import loads as safe_loads
 
 FORMATS = ("trec", "jsonl")
 _TREC_HINT = "each line must be 'query_id Q0 doc_id rank score tag' (6 fields)"
@@ -61,7 +60,10 @@ def load_run(path: str | Path, format: str | None = None, name: str | None = Non
     Raises :class:`InputError` naming each bad line (file, line, field, hint),
     :class:`UsageError` for an unknown format or a missing file.
     """
+    from assay.fileio import check_input
+
     p = Path(path)
+    check_input(p)
     if not p.is_file():
         raise UsageError(f"run file not found: {p}")
     fmt = format or detect_format(p)
@@ -269,7 +271,7 @@ def _load_jsonl(p: Path, name: str | None) -> Run:
                 log.add(lineno, "blank line", hint="remove blank lines (one query per line)")
                 continue
             try:
-                obj = json.loads(text)
+                obj = safe_loads(text)
             except json.JSONDecodeError as exc:
                 log.add(
                     lineno, f"malformed JSON: {exc.msg} at column {exc.colno}", hint=_JSONL_HINT
@@ -410,15 +412,9 @@ def write_run(
         raise UsageError(f"unknown run format {fmt!r}; use one of {', '.join(FORMATS)}")
     ranked = run.ranked(ties)  # type: ignore[arg-type]
     payload = _trec_bytes(ranked, run, tag) if fmt == "trec" else _jsonl_bytes(ranked, run)
-    p.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(payload)
-        os.replace(tmp, p)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    from assay.fileio import write_bytes_atomic
+
+    write_bytes_atomic(p, payload)
 
 
 def _ranks(qids: Any) -> np.ndarray:

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from assay.errors import InputError, Problem, UsageError
+from assay.safejson import loads as safe_loads
 
 
 def sidecar_path(run_path: str | Path) -> Path:
@@ -24,7 +25,7 @@ def sidecar_path(run_path: str | Path) -> Path:
 
 def write_sidecar(run_path: str | Path, data: dict[str, Any]) -> Path:
     """Write the sidecar of ``run_path`` atomically; return its path."""
-    from assay.report.output import write_text_atomic
+    from assay.fileio import write_text_atomic
 
     side = sidecar_path(run_path)
     text = json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n"
@@ -42,7 +43,7 @@ def read_sidecar(run_path: str | Path) -> dict[str, Any] | None:
     if not side.is_file():
         return None
     try:
-        data = json.loads(side.read_text(encoding="utf-8-sig"))
+        data = safe_loads(side.read_text(encoding="utf-8-sig"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         line = getattr(exc, "lineno", None)
         raise InputError(

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, Field
 
 from assay.errors import UsageError
+from assay.safejson import loads as safe_loads
 
 if TYPE_CHECKING:  # pragma: no cover
     from sqlalchemy import Connection, Engine
@@ -96,7 +97,7 @@ def load_result(payload: str | dict[str, Any]) -> Any:
     """
     import importlib
 
-    data = json.loads(payload) if isinstance(payload, str) else dict(payload)
+    data = safe_loads(payload) if isinstance(payload, str) else dict(payload)
     target = RESULT_MODELS.get(str(data.get("kind", "evaluation")))
     if target is None:
         return data
@@ -108,15 +109,17 @@ def load_result(payload: str | dict[str, Any]) -> Any:
 
 
 def _payload(result: Any) -> str:
+    from assay.redact import scrub_secrets
+
     if isinstance(result, BaseModel):
-        text = result.model_dump_json()
+        text = scrub_secrets(result.model_dump_json())  # assay.redact: never stored
         if "kind" not in type(result).model_fields and "kind" not in (result.model_extra or {}):
             raise UsageError(f"cannot record a {type(result).__name__}: it has no 'kind'")
         return text
     if isinstance(result, dict):
         if "kind" not in result:
             raise UsageError("cannot record a result without a 'kind' field")
-        return json.dumps(result)
+        return scrub_secrets(json.dumps(result))
     raise UsageError(f"cannot record a {type(result).__name__}; expected an assay result")
 
 
@@ -149,7 +152,7 @@ class Store:
         from assay.store.columns import index_columns, metric_values
         from assay.store.db import METRICS, RESULTS
 
-        data = json.loads(text)
+        data = safe_loads(text)
         cols = index_columns(data)
         values = metric_values(data)
         run_id = conn.execute(

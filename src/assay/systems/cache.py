@@ -12,9 +12,10 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from assay.safejson import loads as safe_loads
 
 if TYPE_CHECKING:
     from assay.systems.runner import RunOutcome
@@ -57,7 +58,7 @@ class RunCache:
 
         p = self.path(key)
         try:
-            data = json.loads(p.read_text(encoding="utf-8"))
+            data = safe_loads(p.read_text(encoding="utf-8"))
             if data.get("key") != json.loads(json.dumps(key, default=str)):
                 return None
             meta = data["outcome"]
@@ -106,17 +107,10 @@ class RunCache:
             "outcome": outcome.metadata(),
             "run": ranking,
         }
-        p = self.path(key)
-        p.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                json.dump(payload, fh, separators=(",", ":"))
-            os.replace(tmp, p)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
-        return p
+        from assay.fileio import write_text_atomic
+        from assay.redact import redact
+
+        return write_text_atomic(self.path(key), json.dumps(redact(payload), separators=(",", ":")))
 
     def clear(self) -> int:
         """Delete every entry; returns how many were removed."""

@@ -29,8 +29,9 @@ from typing import Any
 from urllib.parse import quote, urljoin, urlsplit
 
 from assay.errors import UsageError
-from assay.redact import REDACTED, redact_text, register_secret
+from assay.redact import REDACTED, redact, redact_text, register_secret
 from assay.retry import RetryPolicy, Transient, parse_retry_after
+from assay.safejson import loads as safe_loads
 from assay.systems.base import Hit, System, SystemError_
 from assay.systems.jsonpath import PathError, Step, format_path, get_path, parse_path
 
@@ -135,9 +136,9 @@ class HttpSystem:
         """
         return {
             "type": self._type,
-            "url": self._url,
+            "url": _shown_template(self._url),
             "method": self._method,
-            "body": self._body,
+            "body": redact(self._body),
             "headers": {
                 key: _REDACTED if _SENSITIVE_HEADER.search(key) and not _ENV_VAR.search(v) else v
                 for key, v in self._headers.items()
@@ -284,7 +285,7 @@ class HttpSystem:
     def _parse(self, content: bytes, k: int, shown: str) -> list[Hit]:
         where = f"system {self.name!r}: response from {shown}"
         try:
-            payload = json.loads(content)
+            payload = safe_loads(content)
         except ValueError as exc:
             raise SystemError_(
                 f"{where} is not valid JSON ({exc}): {_snippet(content.decode('utf-8', 'replace'))}"
@@ -387,6 +388,16 @@ def _shown_url(template: str, query: str, k: int) -> str:
         return match.group(0) if _ENV_VAR.fullmatch(value) else match.group(1) + _REDACTED
 
     return _SENSITIVE_PARAM.sub(hide, url)
+
+
+def _shown_template(template: str) -> str:
+    """A URL template with literal secret-looking parameter values hidden, ``${VAR}`` kept."""
+
+    def hide(match: re.Match[str]) -> str:
+        value = match.group(2)
+        return match.group(0) if _ENV_VAR.fullmatch(value) else match.group(1) + _REDACTED
+
+    return _SENSITIVE_PARAM.sub(hide, template)
 
 
 def _env_names(url: str, body: Any, headers: Mapping[str, str]) -> set[str]:
@@ -537,7 +548,7 @@ def _check_body(name: str, body: Any) -> Any:
         return None
     if isinstance(body, str):
         try:
-            body = json.loads(body)
+            body = safe_loads(body)
         except ValueError as exc:
             raise _bad(
                 name, "body", f"is not valid JSON: {exc}", 'write placeholders as "{query}"'

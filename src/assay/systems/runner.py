@@ -18,6 +18,7 @@ the run so that a result can be traced to exactly what produced it.
 from __future__ import annotations
 
 import math
+import re
 import sys
 import time
 from dataclasses import dataclass, field, replace
@@ -25,6 +26,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from assay.errors import AssayError, UsageError
+from assay.redact import redact, redact_text
 from assay.retry import (
     CircuitBreaker,
     CircuitOpen,
@@ -89,7 +91,7 @@ class RunOutcome:
 
         return {
             "system": self.system_name,
-            "system_config": self.system_config,
+            "system_config": redact(self.system_config),
             "config_hash": self.config_hash,
             "corpus_version": self.corpus_version,
             "judgments_version": self.judgments_version,
@@ -121,6 +123,8 @@ class SystemUnavailable(AssayError):
 
     exit_code = 1
 
+
+_SPACE = re.compile(r"\s")
 
 #: Failed queries in a row after which a run stops (``--max-consecutive-failures``).
 DEFAULT_MAX_CONSECUTIVE_FAILURES = 5
@@ -298,7 +302,7 @@ class _Calls:
         answers = call_many_with_retries(lambda b: self._ask(b, texts), qids, self.policy)
         for qid, (answer, attempts) in zip(qids, answers, strict=True):
             if isinstance(answer, BaseException):
-                message = _describe(answer)
+                message = redact_text(_describe(answer))
                 self.failures[qid] = QueryFailure(qid, message, attempts)
                 self.breaker.failure(message)
             else:
@@ -381,6 +385,10 @@ def _check(hits: list[Hit], k: int) -> list[Hit]:
             raise SystemError_(f"search returned {type(h).__name__}, expected Hit")
         if h.doc_id in seen:
             raise SystemError_(f"doc id {h.doc_id!r} returned twice")
+        if not isinstance(h.doc_id, str) or not h.doc_id or _SPACE.search(h.doc_id):
+            raise SystemError_(
+                f"doc id {h.doc_id!r} is empty or holds whitespace (a run file cannot store it)"
+            )
         seen.add(h.doc_id)
         if h.score is not None and not math.isfinite(h.score):
             raise SystemError_(f"score of {h.doc_id!r} is {h.score}")

@@ -15,6 +15,7 @@ import time
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
+from assay.redact import redact_text
 from assay.systems.base import System, SystemError_, config_hash
 
 if TYPE_CHECKING:
@@ -53,7 +54,7 @@ def create_app(system: System, *, serialize: bool = True) -> FastAPI:
             with lock:
                 hits = system.search(q, k)
         except SystemError_ as exc:
-            raise HTTPException(status_code=502, detail=str(exc)) from None
+            raise HTTPException(status_code=502, detail=redact_text(str(exc))) from None
         return {
             "hits": [
                 {"id": hit.doc_id, "score": None if hit.score is None else float(hit.score)}

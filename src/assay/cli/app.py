@@ -105,7 +105,7 @@ def _dispatch(argv: list[str] | None) -> int:
         return _report(exc)
     except typer.Exit as exc:
         return exc.exit_code
-    except SystemExit as exc:
+    except SystemExit:
         # typer answers a broken pipe with sys.exit(1) after wrapping stdout: say 141
         if type(sys.stdout).__name__ == "PacifyFlushWrapper":
             raise BrokenPipeError from None

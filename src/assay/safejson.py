@@ -13,7 +13,10 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from typing import Any
+
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 
 #: Deepest nesting of arrays and objects accepted.
 MAX_DEPTH = 100
@@ -116,4 +119,28 @@ def loads(text: str | bytes, *, max_depth: int = MAX_DEPTH) -> Any:
         raise JSONError(str(exc)) from None
     if (text.count("[") + text.count("{")) > max_depth and not _depth_ok(value, max_depth):
         raise JSONError(f"nested deeper than {max_depth} levels")
+    if _SURROGATE_ESCAPE.search(text):
+        _check_unicode(value, text)
     return value
+
+
+def _check_unicode(value: Any, text: str) -> None:
+    """Refuse a lone surrogate escape (``\\ud800``): it is no character and cannot be written."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+        elif isinstance(item, str):
+            try:
+                item.encode("utf-8")
+            except UnicodeEncodeError:
+                match = _SURROGATE_ESCAPE.search(text)
+                literal = match.group(0) if match else None
+                raise JSONError(
+                    "a string holds a lone surrogate escape (not a character; remove it)",
+                    literal=literal,
+                ).located(text) from None

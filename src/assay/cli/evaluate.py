@@ -82,6 +82,8 @@ def evaluate(
 
     fmt = resolve_format(fmt, output, FORMATS)
     check_max_failed_option(max_failed)
+    if digits is not None and not 0 <= digits <= 15:
+        raise UsageError(f"--digits must be a whole number from 0 to 15, got {digits}")
     validate_choice("--missing", missing, ("zero", "skip"))
     validate_choice("--ties", ties, ("score", "given"))
     if k < 1:

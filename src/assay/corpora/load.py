@@ -120,6 +120,7 @@ Row = tuple[int, dict[str, Any]]
 
 
 def _parse_csv(text: str, log: ProblemLog, delimiter: str) -> list[Row]:
+    csv.field_size_limit(max(csv.field_size_limit(), 1 << 30))  # fields of any size
     reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
     rows: list[Row] = []
     header: list[str] | None = None

@@ -192,7 +192,7 @@ def check_qrels_frame(
     pairs and doc ids missing from ``corpus_ids``; returns ``query_id, doc_id,
     grade (int64), line`` without the bad rows.
     """
-    grade_ok = frame["grade"].str.fullmatch(r"\d+").fillna(False).to_numpy(bool)
+    grade_ok = frame["grade"].str.fullmatch(r"\d{1,18}").fillna(False).to_numpy(bool)
     for line, value in zip(
         frame["line"].to_numpy()[~grade_ok], frame["grade"][~grade_ok], strict=True
     ):

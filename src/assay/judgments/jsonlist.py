@@ -20,6 +20,7 @@ import pandas as pd
 from assay.errors import ProblemLog
 from assay.judgments._build import Collector
 from assay.judgments._records import parse_record
+from assay.safejson import loads as safe_loads
 
 MARK_HINT = 'set "no_answer": true'
 _WS = " \t\r\n"
@@ -51,12 +52,19 @@ def parse_json_list(
     while True:
         try:
             obj, end = decoder.raw_decode(text, pos)
+            obj = safe_loads(text[pos:end])  # assay.safejson: depth, number sizes, surrogates
+        except RecursionError:
+            log.add(_line(text, pos), "malformed JSON: nested too deeply", hint="flatten it")
+            return out.frames()
         except json.JSONDecodeError as exc:
             log.add(
                 exc.lineno,
                 f"malformed JSON: {exc.msg} at column {exc.colno}",
                 hint="fix the JSON syntax (a validator or `python -m json.tool` helps)",
             )
+            return out.frames()
+        except ValueError as exc:  # a 5,000-digit integer, and the like (assay.safejson)
+            log.add(_line(text, pos), f"malformed JSON: {str(exc)[:160]}", hint="fix the value")
             return out.frames()
         position += 1
         parse_record(obj, _line(text, pos), out, default_id=f"q{position}")

@@ -39,6 +39,7 @@ def parse_known_item_csv(
         id_field="question_id",
         relevant_field="expected_id",
     )
+    csv.field_size_limit(max(csv.field_size_limit(), 1 << 30))  # fields of any size
     reader = csv.reader(io.StringIO(text, newline=""), skipinitialspace=True)
     header = next(reader, None)
     while header is not None and not any(h.strip() for h in header):

@@ -145,8 +145,8 @@ def parse_measure(text: str | Measure) -> Measure:
         raise UsageError(_unknown(raw))
     cutoff = None
     if m.group("cutoff") is not None:
-        if not re.fullmatch(r"\d+", m.group("cutoff")):
-            raise UsageError(f"bad cutoff in {raw!r}: k must be a whole number >= 1")
+        if not re.fullmatch(r"\d{1,9}", m.group("cutoff")):
+            raise UsageError(f"bad cutoff in {raw!r}: k must be a whole number from 1 to 10^9")
         cutoff = int(m.group("cutoff"))
     rel, gain = 1, "linear"
     for part in filter(None, (p.strip() for p in (m.group("params") or "").split(","))):

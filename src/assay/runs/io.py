@@ -69,9 +69,18 @@ def load_run(path: str | Path, format: str | None = None, name: str | None = Non
     fmt = format or detect_format(p)
     if fmt not in FORMATS:
         raise UsageError(f"unknown run format {fmt!r}; use one of {', '.join(FORMATS)}")
-    if fmt == "trec":
-        return _load_trec(p, name)
-    return _load_jsonl(p, name)
+    try:
+        if fmt == "trec":
+            return _load_trec(p, name)
+        return _load_jsonl(p, name)
+    except (OSError, EOFError) as exc:  # a truncated gzip stream, an unreadable file
+        raise InputError([Problem(str(p), None, f"cannot be read: {exc}")]) from None
+    except Exception as exc:
+        if type(exc).__module__.startswith("pyarrow"):  # e.g. a 10 MB line
+            raise InputError(
+                [Problem(str(p), None, f"cannot be parsed: {exc}", hint=_TREC_HINT)]
+            ) from None
+        raise
 
 
 # ----------------------------------------------------------------------- TREC

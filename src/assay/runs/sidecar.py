@@ -100,9 +100,25 @@ def run_info_from_sidecar(
     if isinstance(data.get("latency_ms"), dict):
         info["latency_ms"] = data["latency_ms"]
     failures = data.get("failures") or []
+    side = sidecar_path(run_path)
+    if not isinstance(failures, list) or any(
+        not isinstance(f, dict) or not isinstance(f.get("query_id"), str | int) for f in failures
+    ):
+        raise InputError(
+            [
+                Problem(
+                    str(side),
+                    None,
+                    "failures must be a list of objects with a string query_id",
+                    field="failures",
+                    hint="regenerate it with `assay run` or delete it",
+                )
+            ]
+        )
     info["failed_query_ids"] = [
         str(f["query_id"]) for f in failures if isinstance(f, dict) and "query_id" in f
     ]
     info["failures"] = [f for f in failures if isinstance(f, dict)]
-    info["empty_query_ids"] = [str(q) for q in data.get("empty_query_ids") or []]
+    empty = data.get("empty_query_ids")
+    info["empty_query_ids"] = [str(q) for q in empty] if isinstance(empty, list) else []
     return info

@@ -37,15 +37,14 @@ class Slow:
 
 
 def test_a_fast_query_does_not_wait_behind_slow_ones() -> None:
-    with serve_in_thread(create_app(Slow())) as url:
-        with ThreadPoolExecutor(4) as pool:
-            slow = [pool.submit(httpx.get, url + "/search", params={"q": "slow"}, timeout=30)
-                    for _ in range(3)]  # fmt: skip
-            time.sleep(0.3)
-            started = time.monotonic()
-            fast = httpx.get(url + "/search", params={"q": "fast"}, timeout=30)
-            waited = time.monotonic() - started
-            assert all(f.result().status_code == 200 for f in slow)
+    with serve_in_thread(create_app(Slow())) as url, ThreadPoolExecutor(4) as pool:
+        slow = [pool.submit(httpx.get, url + "/search", params={"q": "slow"}, timeout=30)
+                for _ in range(3)]  # fmt: skip
+        time.sleep(0.3)
+        started = time.monotonic()
+        fast = httpx.get(url + "/search", params={"q": "fast"}, timeout=30)
+        waited = time.monotonic() - started
+        assert all(f.result().status_code == 200 for f in slow)
     assert fast.status_code == 200
     assert waited < 1.5  # was 3 x the slow query's time behind a lock
 
@@ -67,12 +66,11 @@ def test_health_is_ready_only_once_the_index_is_built() -> None:
 
 def test_a_full_queue_answers_503_not_a_pile_up() -> None:
     app = create_app(Slow(), workers=1, max_queue=1)
-    with serve_in_thread(app) as url:
-        with ThreadPoolExecutor(6) as pool:
-            answers = list(pool.map(
-                lambda _: httpx.get(url + "/search", params={"q": "slow"}, timeout=30).status_code,
-                range(6),
-            ))  # fmt: skip
+    with serve_in_thread(app) as url, ThreadPoolExecutor(6) as pool:
+        answers = list(pool.map(
+            lambda _: httpx.get(url + "/search", params={"q": "slow"}, timeout=30).status_code,
+            range(6),
+        ))  # fmt: skip
     assert answers.count(200) >= 1 and answers.count(503) >= 3
 
 

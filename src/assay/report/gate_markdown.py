@@ -15,7 +15,9 @@ def _status(check: GateCheck) -> str:
 
 
 def _cell(text: str) -> str:
-    return text.replace("|", "\\|")
+    from assay.report.escape import md_cell
+
+    return md_cell(text)
 
 
 def render_markdown(result: GateResult) -> str:

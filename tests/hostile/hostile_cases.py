@@ -158,8 +158,13 @@ def judgment_cases() -> list[Case]:
                         _eval("run.trec", "q.qrels", "--judgments-format", "trec"),
                         r"q\.qrels"))  # fmt: skip
     # BEIR folder with a hostile split
-    beir = {"b/corpus.jsonl": CORPUS, "b/queries.jsonl": _jl({"_id": "q1", "text": "alpha"}),
-            "b/qrels/test.tsv": b"query-id\tcorpus-id\tscore\nq1\td1\t1\n", "run.trec": RUN}  # fmt: skip
+    beir = {
+        "b/corpus.jsonl": CORPUS,
+        "b/queries.jsonl": _jl({"_id": "q1", "text": "alpha"}),
+        "b/qrels/test.tsv": b"query-id\tcorpus-id\tscore\nq1\td1\t1\n",
+        "run.trec": RUN,
+        "x.tsv": b"query-id\tcorpus-id\tscore\nq1\td1\t1\n",
+    }  # fmt: skip  (outside the folder)
     for split in ("../../x", "/etc/passwd", "..", "a/b", "nosuch"):
         out.append(Case(f"beir-split-{split}", beir,
                         ["evaluate", "{d}/b", "{d}/run.trec", "--no-record", "--split", split],

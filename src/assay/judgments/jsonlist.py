@@ -20,6 +20,7 @@ import pandas as pd
 from assay.errors import ProblemLog
 from assay.judgments._build import Collector
 from assay.judgments._records import parse_record
+from assay.safejson import JSONError
 from assay.safejson import loads as safe_loads
 
 MARK_HINT = 'set "no_answer": true'
@@ -57,9 +58,12 @@ def parse_json_list(
             log.add(_line(text, pos), "malformed JSON: nested too deeply", hint="flatten it")
             return out.frames()
         except json.JSONDecodeError as exc:
+            line = exc.lineno
+            if isinstance(exc, JSONError):  # found in the object alone: count from its start
+                line = _line(text, pos) + (exc.lineno or 1) - 1
             log.add(
-                exc.lineno,
-                f"malformed JSON: {exc.msg} at column {exc.colno}",
+                line,
+                f"malformed JSON: {exc.msg}" + (f" at column {exc.colno}" if exc.colno else ""),
                 hint="fix the JSON syntax (a validator or `python -m json.tool` helps)",
             )
             return out.frames()

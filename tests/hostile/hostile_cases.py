@@ -143,6 +143,13 @@ def judgment_cases() -> list[Case]:
     }.items():
         out.append(Case(f"csv-{name}", {"q.csv": body, "run.trec": RUN}, _eval("run.trec", "q.csv"),
                         r"q\.csv"))  # fmt: skip
+    ki = b"question_id,language,question,expected_id,note\n"
+    ki_run = b"k1 Q0 d1 1 2.0 t\nk2 Q0 d2 1 1.0 t\n"
+    out.append(Case("known-item-field-200kb-ok", {"k.csv": ki + b'k1,en,"' + b"w" * 200_000
+                    + b'",d1,\nk2,en,short,d2,\n', "run.trec": ki_run},
+                    _eval("run.trec", "k.csv"), "", code=0))  # fmt: skip
+    out.append(Case("known-item-unclosed-200kb", {"k.csv": ki + b'k1,en,"' + b"w" * 200_000
+                    + b",d1,\n", "run.trec": ki_run}, _eval("run.trec", "k.csv"), r"k\.csv"))  # fmt: skip
     # TREC qrels
     for name, body in {
         "grade-2^70": b"q1 0 d1 " + str(2**70).encode() + b"\n",

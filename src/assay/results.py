@@ -138,9 +138,11 @@ def read_result_file(path: str | Path, expect: str | None = None) -> Any:
     from pydantic import ValidationError
 
     from assay.errors import InputError, Problem, UsageError
+    from assay.fileio import check_input
     from assay.textio import parse_json, read_bytes
 
     p = Path(path)
+    check_input(p)
     if not p.is_file():
         raise UsageError(f"result file not found: {p}")
     hint = "write result files with --format json -o FILE.json"

@@ -11,6 +11,7 @@ the one place to bound what a JSON document may hold.
 from __future__ import annotations
 
 import gzip
+import zlib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -27,14 +28,21 @@ def read_bytes(path: str | Path, log: ProblemLog | None = None) -> bytes | None:
     A corrupt gzip file is logged and gives ``None`` when ``log`` is given;
     without a log the error propagates.
     """
+    from assay.fileio import check_input
+
+    check_input(path)
     data = Path(path).read_bytes()
     if data[:2] == b"\x1f\x8b":
         try:
             data = gzip.decompress(data)
-        except (OSError, EOFError) as exc:
+        except (OSError, EOFError, zlib.error) as exc:
+            reason = str(exc) or "the compressed stream ends early: truncated"
             if log is None:
-                raise
-            log.add(None, f"not a valid gzip file ({exc})", hint="re-compress or unzip it")
+                from assay.errors import InputError, Problem
+
+                problem = Problem(str(path), None, f"not a valid gzip file ({reason})")
+                raise InputError([problem]) from None
+            log.add(None, f"not a valid gzip file ({reason})", hint="re-compress or unzip it")
             return None
     if data.startswith(BOM):
         data = data[len(BOM) :]
@@ -73,10 +81,14 @@ def report_undecodable(data: bytes, log: ProblemLog, path: str | None = None) ->
 
 
 def parse_json(text: str | bytes) -> Any:
-    """Parse one JSON document read from a file; raises :class:`json.JSONDecodeError`."""
-    import json
+    """Parse one JSON document read from a file; raises :class:`json.JSONDecodeError`.
 
-    return json.loads(text)
+    Parsing is bounded (nesting depth, number sizes, lone surrogates): see
+    :mod:`assay.safejson`.
+    """
+    from assay.safejson import loads
+
+    return loads(text)
 
 
 def parse_json_at(text: str, pos: int) -> tuple[Any, int]:
@@ -86,7 +98,14 @@ def parse_json_at(text: str, pos: int) -> tuple[Any, int]:
     """
     import json
 
-    return json.JSONDecoder().raw_decode(text, pos)
+    from assay.safejson import JSONError, loads
+
+    try:
+        _, end = json.JSONDecoder().raw_decode(text, pos)
+    except RecursionError:
+        line = text.count("\n", 0, pos) + 1
+        raise JSONError("nested too deeply", line, pos - text.rfind("\n", 0, pos)) from None
+    return loads(text[pos:end]), end
 
 
 def json_object(
@@ -181,6 +200,7 @@ def csv_table(
     import csv
     import io
 
+    csv.field_size_limit(max(csv.field_size_limit(), 1 << 30))  # fields of any size
     reader = csv.reader(
         io.StringIO(text, newline=""),
         delimiter=delimiter,

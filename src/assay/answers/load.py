@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 from pathlib import Path
 from typing import Any
 
@@ -248,7 +249,12 @@ def _expected_values(value: Any, n: int, log: ProblemLog) -> list[ExpectedValue]
         bad = [
             k
             for k in ("value", "tolerance")
-            if k in item and (isinstance(item[k], bool) or not isinstance(item[k], int | float))
+            if k in item
+            and (
+                isinstance(item[k], bool)
+                or not isinstance(item[k], int | float)
+                or not math.isfinite(item[k])
+            )
         ]
         if "value" not in item or bad:
             log.add(

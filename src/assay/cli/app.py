@@ -75,30 +75,98 @@ def fail(message: str, code: int = 2) -> typer.Exit:
     return typer.Exit(code)
 
 
+#: Exit codes of every command (documented in README "Exit codes").
+EXIT_OK, EXIT_FAILED, EXIT_INVALID, EXIT_INTERRUPTED, EXIT_BROKEN_PIPE = 0, 1, 2, 130, 141
+
+
 def main(argv: list[str] | None = None) -> None:
-    """Entry point of the ``assay`` script: run the app, map errors to exit codes."""
+    """Entry point of the ``assay`` script: run the app, map errors to exit codes.
+
+    0 success; 1 a regression, failed queries over ``--max-failed``, a failed
+    verification, or an unexpected error (a bug: a short message, never a
+    traceback); 2 invalid input or usage; 130 interrupted; 141 broken pipe
+    (the reader of the output went away, as in ``assay ... | head``).
+    """
+    try:
+        raise SystemExit(_dispatch(argv))
+    except KeyboardInterrupt:
+        raise SystemExit(EXIT_INTERRUPTED) from None
+    except BrokenPipeError:
+        _silence_stdout()
+        raise SystemExit(EXIT_BROKEN_PIPE) from None
+    except (SystemExit, GeneratorExit):
+        raise
+    except BaseException as exc:  # a bug: say so briefly, never a traceback
+        raise SystemExit(_unexpected(exc)) from None
+
+
+def _dispatch(argv: list[str] | None) -> int:
     from assay.errors import AssayError
 
     _load_commands()
     try:
         rc = app(args=argv, standalone_mode=False, prog_name="assay")
     except AssayError as exc:
-        raise SystemExit(_report(exc)) from None
+        return _report(exc)
     except typer.Exit as exc:
-        raise SystemExit(exc.exit_code) from None
-    except KeyboardInterrupt:
-        raise SystemExit(130) from None
+        return exc.exit_code
+    except SystemExit:
+        # typer answers a broken pipe with sys.exit(1) after wrapping stdout: say 141
+        if type(sys.stdout).__name__ == "PacifyFlushWrapper":
+            raise BrokenPipeError from None
+        raise
+    except BrokenPipeError:
+        raise
     except OSError as exc:  # an unwritable -o path, a vanished file: input, not a crash
         where = f"{exc.filename}: " if getattr(exc, "filename", None) else ""
-        raise SystemExit(_report(AssayError(f"{where}{exc.strerror or exc}"))) from None
+        return _report(AssayError(f"{where}{exc.strerror or exc}"))
     except Exception as exc:  # click/typer usage errors and friends
         if _is_usage_error(exc):
             exc.show()  # type: ignore[attr-defined]
-            raise SystemExit(2) from None
+            return EXIT_INVALID
         if type(exc).__name__ == "Abort":
-            raise SystemExit(130) from None
+            return EXIT_INTERRUPTED
         raise
-    raise SystemExit(rc if isinstance(rc, int) else 0)
+    return rc if isinstance(rc, int) else 0
+
+
+def _silence_stdout() -> None:
+    """After a broken pipe, point stdout at /dev/null so the exit flush cannot fail again."""
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):
+        pass
+
+
+def _unexpected(exc: BaseException) -> int:
+    """Print a two-line bug notice for an exception assay did not expect; return 1."""
+    from assay.redact import redact_text
+
+    where = ""
+    tb = exc.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    if tb is not None:
+        where = f" at {tb.tb_frame.f_code.co_filename.rsplit('/', 1)[-1]}:{tb.tb_lineno}"
+    text = redact_text(str(exc))[:300]
+    try:
+        sys.stderr.write(
+            f"error: unexpected {type(exc).__name__}{where}: {text}\n"
+            "  This is a bug in assay, not in your input: please report it to the assay\n"
+            "  maintainers with the command you ran (ASSAY_DEBUG=1 shows the traceback).\n"
+        )
+        import os
+
+        if os.environ.get("ASSAY_DEBUG"):
+            import traceback
+
+            traceback.print_exception(exc)
+    except (OSError, ValueError):
+        pass
+    return EXIT_FAILED
 
 
 def _is_usage_error(exc: Exception) -> bool:
@@ -150,8 +218,10 @@ def _report(exc: Exception) -> int:
     from rich.console import Console
     from rich.markup import escape
 
+    from assay.redact import redact_text
+
     console = Console(stderr=True, highlight=False, soft_wrap=True)
-    lines = flags(str(exc)).splitlines() or [type(exc).__name__]
+    lines = redact_text(flags(str(exc))).splitlines() or [type(exc).__name__]
     console.print(f"[bold red]error:[/bold red] {escape(lines[0])}")
     for line in lines[1:]:
         console.print(f"  {escape(line)}")

@@ -133,8 +133,8 @@ def emit_report(
     """Render an evaluation result in ``fmt`` to stdout or to ``output`` (atomically)."""
     import sys
 
+    from assay.fileio import write_text_atomic
     from assay.report import evaluation as rep
-    from assay.report.output import write_text_atomic
 
     if fmt == "table":
         from rich.console import Console
@@ -158,3 +158,27 @@ def emit_report(
         sys.stdout.write(text if text.endswith("\n") else text + "\n")
     else:
         write_text_atomic(output, text)
+
+
+def check_max_failed_option(value: int) -> None:
+    """``--max-failed`` must be a whole number >= 0 (exit 2 otherwise)."""
+    from assay.errors import UsageError
+
+    if value < 0:
+        raise UsageError(f"--max-failed must be a whole number >= 0, got {value}")
+
+
+def exit_if_failed(runs: list[tuple[str, list[str]]], max_failed: int) -> None:
+    """Apply :mod:`assay.failures`: name runs over ``--max-failed`` on stderr, exit 1."""
+    from assay.failures import failed_messages
+
+    messages = failed_messages(runs, max_failed)
+    if not messages:
+        return
+    from rich.console import Console
+    from rich.markup import escape
+
+    console = Console(stderr=True, highlight=False, soft_wrap=True)
+    for message in messages:
+        console.print(f"[bold red]failed queries:[/bold red] {escape(message)}")
+    raise SystemExit(1)

@@ -23,8 +23,13 @@ def _emit(result: Any, fmt: str, output: Path | None) -> None:
         if output is None:
             render_terminal(result)
             return
-        with open(output, "w", encoding="utf-8") as fh:
-            render_terminal(result, Console(file=fh, width=160, no_color=True))
+        import io
+
+        from assay.fileio import write_text_atomic
+
+        buf = io.StringIO()
+        render_terminal(result, Console(file=buf, width=160, no_color=True))
+        write_text_atomic(output, buf.getvalue())
         return
     if fmt == "json":
         from assay.report.compare_json import render_json as render
@@ -38,7 +43,7 @@ def _emit(result: Any, fmt: str, output: Path | None) -> None:
     if output is None:
         typer.echo(text, nl=False)
     else:
-        from assay.report.output import write_text_atomic
+        from assay.fileio import write_text_atomic
 
         write_text_atomic(output, text)
 
@@ -104,13 +109,16 @@ def compare(
     ties: o.Ties = "score",
     store: o.Store = None,
     record: o.Record = True,
-    retries: o.Retries = 2,
+    retries: o.Retries = None,
     no_cache: o.NoCache = False,
     cache_dir: o.CacheDir = None,
+    max_failed: o.MaxFailed = 0,
 ) -> None:
     """Compare systems with a baseline: deltas, CIs, paired tests, Holm, slices, power."""
     from assay.cli.common import (
         build_cli_system,
+        check_max_failed_option,
+        exit_if_failed,
         load_cli_judgments,
         record_result,
         resolve_format,
@@ -121,6 +129,7 @@ def compare(
     from assay.procedures.sources import is_result_file
 
     fmt = resolve_format(fmt, output, FORMATS)
+    check_max_failed_option(max_failed)
     sources: list[Any] = list(runs or [])
     if len(sources) + len(system or []) < 2:
         raise UsageError("compare needs at least two runs, result files or --system options")
@@ -152,3 +161,4 @@ def compare(
     if record:
         record_result(result, store)
     _emit(result, fmt, output)
+    exit_if_failed([(s.name, s.failed_queries) for s in result.systems], max_failed)

@@ -54,7 +54,8 @@ def evaluate(
     abstain_below: o.AbstainBelow = None,
     store: o.Store = None,
     record: o.Record = True,
-    retries: o.Retries = 2,
+    retries: o.Retries = None,
+    max_consecutive_failures: o.MaxConsecutiveFailures = 5,
     allow_version_mismatch: o.AllowVersionMismatch = False,
     calibrate: Annotated[
         Path | None,
@@ -62,10 +63,12 @@ def evaluate(
     ] = None,
     no_cache: o.NoCache = False,
     cache_dir: o.CacheDir = None,
+    max_failed: o.MaxFailed = 0,
 ) -> None:
     """Score a run (or a live system) on a judgment set, overall and per group."""
     from assay.cli.common import (
         build_cli_system,
+        check_max_failed_option,
         emit_report,
         load_cli_judgments,
         record_result,
@@ -78,6 +81,9 @@ def evaluate(
     from assay.procedures.evaluation import check_k, check_order, evaluate
 
     fmt = resolve_format(fmt, output, FORMATS)
+    check_max_failed_option(max_failed)
+    if digits is not None and not 0 <= digits <= 15:
+        raise UsageError(f"--digits must be a whole number from 0 to 15, got {digits}")
     check_policies(missing, ties)
     check_k(k)
     if run is not None and system is not None:
@@ -111,6 +117,7 @@ def evaluate(
             retries=retries,
             cache=cache,
             allow_version_mismatch=allow_version_mismatch,
+            max_consecutive_failures=max_consecutive_failures,
         )
     result = evaluate(
         js,
@@ -125,6 +132,7 @@ def evaluate(
         abstain_below=abstain_below,
         cache=cache,
         allow_version_mismatch=allow_version_mismatch,
+        max_consecutive_failures=max_consecutive_failures,
     )
     if calibrate is not None:  # model labels on every query + people's sample
         from assay.judges.calibrate import calibrate as ppi
@@ -140,3 +148,6 @@ def evaluate(
         typer.echo(render_calibration(cal))
     if result.judgments.queries == 0 and result.run.failed_queries:
         raise typer.Exit(1)  # every call failed: nothing was scored
+    from assay.cli.common import exit_if_failed
+
+    exit_if_failed([(result.run.name, list(result.run.failed_queries))], max_failed)

@@ -87,18 +87,25 @@ def gate(
     split: o.Split = "test",
     missing: o.Missing = "zero",
     ties: o.Ties = "score",
-    retries: o.Retries = 2,
+    retries: o.Retries = None,
     no_cache: o.NoCache = False,
     cache_dir: o.CacheDir = None,
+    max_failed: o.MaxFailed = 0,
 ) -> None:
     """Gate a candidate (run file or --system) against a baseline: exit 1 on a regression."""
     from rich.console import Console
 
-    from assay.cli.common import build_cli_system, load_cli_judgments, run_cache
+    from assay.cli.common import (
+        build_cli_system,
+        check_max_failed_option,
+        load_cli_judgments,
+        run_cache,
+    )
     from assay.errors import UsageError
+    from assay.fileio import write_text_atomic
     from assay.procedures.gating import gate as run_gate
-    from assay.report.output import write_text_atomic
 
+    check_max_failed_option(max_failed)
     if not baseline:
         raise UsageError("--baseline is required (a result file, 'last' or a run id)")
     if (run is None) == (system is None):
@@ -124,6 +131,7 @@ def gate(
         cache=run_cache(no_cache, cache_dir),
         allow_version_mismatch=allow_version_mismatch,
         store=store,
+        max_failed=max_failed,
     )
     evaluation = result.candidate_evaluation
     if record:

@@ -59,7 +59,7 @@ def history(
     import sys
 
     from assay.cli.common import validate_choice
-    from assay.report.output import write_text_atomic
+    from assay.fileio import write_text_atomic
     from assay.store.api import open_store
     from assay.store.history import build_history
 

@@ -94,6 +94,27 @@ Queries = Annotated[
     Path | None,
     typer.Option("--queries", help="Queries file for TREC qrels (TSV id<TAB>text or JSONL)."),
 ]
+MaxFailed = Annotated[
+    int,
+    typer.Option(
+        "--max-failed",
+        help="Failed queries a run may have before the command exits 1 (default 0).",
+    ),
+]
+Retries = Annotated[
+    int | None,
+    typer.Option(
+        "--retries",
+        help="Retries of a failed system call, with backoff (default: the system's, else 2).",
+    ),
+]
+MaxConsecutiveFailures = Annotated[
+    int,
+    typer.Option(
+        "--max-consecutive-failures",
+        help="Stop the run after this many failed queries in a row (0: never).",
+    ),
+]
 NoCache = Annotated[
     bool,
     typer.Option("--no-cache", help="Always call the system; do not reuse or store a cached run."),
@@ -101,9 +122,6 @@ NoCache = Annotated[
 CacheDir = Annotated[
     Path | None,
     typer.Option("--cache-dir", help="Run cache (default: $ASSAY_CACHE_DIR or .assay/cache)."),
-]
-Retries = Annotated[
-    int, typer.Option("--retries", help="Retries of a failed system call (with backoff).")
 ]
 AbstainBelow = Annotated[
     float | None,

@@ -29,7 +29,7 @@ def report(
 ) -> None:
     """Render an evaluation, comparison, answers, gate or verify result file."""
     from assay.cli.common import resolve_format
-    from assay.report.output import write_text_atomic
+    from assay.fileio import write_text_atomic
     from assay.report.render import FORMATS_BY_KIND, print_terminal, render
     from assay.results import read_result_file
 

@@ -42,7 +42,8 @@ def run_command(
     concurrency: Annotated[
         int, typer.Option("--concurrency", help="Queries in flight at once.")
     ] = 1,
-    retries: o.Retries = 2,
+    retries: o.Retries = None,
+    max_consecutive_failures: o.MaxConsecutiveFailures = 5,
     no_cache: o.NoCache = False,
     cache_dir: o.CacheDir = None,
     abstain_below: o.AbstainBelow = None,
@@ -52,12 +53,14 @@ def run_command(
     progress: Annotated[
         bool, typer.Option("--progress/--no-progress", help="Show a progress bar on a terminal.")
     ] = True,
+    max_failed: o.MaxFailed = 0,
 ) -> None:
     """Run every query through a system; write the run and a ``.json`` sidecar.
 
     The sidecar holds the system config (secrets redacted), its hash, the
     corpus and judgment-set versions, k, latency, failures and timestamps.
-    Exit 1 when every query failed, 2 on invalid input.
+    Exit 1 when more queries failed than ``--max-failed`` (see
+    :mod:`assay.failures`), 2 on invalid input.
     """
     from assay.errors import UsageError
     from assay.systems.runner import run_system
@@ -66,6 +69,16 @@ def run_command(
         raise UsageError(f"--format must be one of {', '.join(RUN_FORMATS)}; got {fmt!r}")
     if k < 1:
         raise UsageError(f"-k must be at least 1, got {k}")
+    from assay.cli.common import check_max_failed_option, exit_if_failed
+
+    check_max_failed_option(max_failed)
+    if retries is not None and retries < 0:
+        raise UsageError(f"--retries must be a whole number >= 0, got {retries}")
+    if max_consecutive_failures < 0:
+        raise UsageError(
+            "--max-consecutive-failures must be a whole number >= 0, "
+            f"got {max_consecutive_failures}"
+        )
     if concurrency < 1:
         raise UsageError(f"--concurrency must be at least 1, got {concurrency}")
     from assay.cli.common import load_cli_judgments
@@ -80,6 +93,7 @@ def run_command(
         judgment_set,
         k,
         retries=retries,
+        max_consecutive_failures=max_consecutive_failures,
         concurrency=concurrency,
         progress=progress,
         cache=cache,
@@ -96,8 +110,7 @@ def run_command(
         sidecar["abstention"] = abstention.to_dict()
     _write(outcome.run, output, fmt, sidecar, tag=sut.name)
     _summary(outcome, output, abstention)
-    if outcome.failures and len(outcome.failures) == outcome.queries:
-        raise SystemExit(1)  # typer.Exit is swallowed by main() in non-standalone mode
+    exit_if_failed([(outcome.system_name, outcome.failed_ids)], max_failed)
 
 
 def _build(

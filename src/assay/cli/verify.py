@@ -45,13 +45,16 @@ def verify_suite_command(
     output: o.Output = None,
     store: o.Store = None,
     record: o.Record = True,
-    retries: o.Retries = 2,
+    retries: o.Retries = None,
     no_cache: o.NoCache = False,
     cache_dir: o.CacheDir = None,
+    max_failed: o.MaxFailed = 0,
 ) -> None:
     """Run a system and a degraded variant; exit 1 unless the variant scores significantly lower."""
     from assay.cli.common import (
         build_cli_system,
+        check_max_failed_option,
+        exit_if_failed,
         load_cli_judgments,
         record_result,
         resolve_format,
@@ -60,6 +63,7 @@ def verify_suite_command(
     from assay.errors import UsageError
     from assay.procedures.verification import SHUFFLE, verify_suite
 
+    check_max_failed_option(max_failed)
     fmt = resolve_format(fmt, output, FORMATS)
     if not system or not degraded:
         raise UsageError("give --system NAME and --degraded NAME (or --degraded shuffle)")
@@ -84,6 +88,7 @@ def verify_suite_command(
     if record:
         record_result(result, store)  # a store error warns; the verdict stands
     _emit(result, fmt, output)
+    exit_if_failed(list(result.failed_queries.items()), max_failed)
     if not result.passed:
         raise typer.Exit(1)
 
@@ -92,7 +97,7 @@ def _emit(result: Any, fmt: str, output: Path | None) -> None:
     """The verdict on the terminal, or the result in ``fmt`` to ``output`` / stdout."""
     from rich.console import Console
 
-    from assay.report.output import write_text_atomic
+    from assay.fileio import write_text_atomic
     from assay.report.render import print_terminal, render
 
     if output is not None:

@@ -213,7 +213,7 @@ def run_relevance_job(
 
     The scale is ``scale_max``, else the judgment set's top grade, else 0-3.
     """
-    from assay.report.output import write_text_atomic
+    from assay.fileio import write_text_atomic
     from assay.results import utc_now
 
     top = scale_max if scale_max is not None else (set_top if set_top else 3)

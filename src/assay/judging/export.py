@@ -61,8 +61,8 @@ def export_judgments(
     ``assessor`` gain the people). Raises :class:`UsageError` when no pair has
     a final grade yet or the format is unknown.
     """
+    from assay.fileio import write_text_atomic
     from assay.judgments.load import load_judgments
-    from assay.report.output import write_text_atomic
 
     if format not in EXPORT_FORMATS:
         raise UsageError(f"--format must be one of {', '.join(EXPORT_FORMATS)}; got {format!r}")

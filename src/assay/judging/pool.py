@@ -190,7 +190,7 @@ def _pair(row: tuple[str, str, dict[str, int]], judgments: JudgmentSet) -> PoolP
 
 def write_pool(pairs: Sequence[PoolPair], path: str | Path) -> None:
     """Write a pool as JSON lines, atomically."""
-    from assay.report.output import write_text_atomic
+    from assay.fileio import write_text_atomic
 
     text = "".join(json.dumps(p.to_json(), ensure_ascii=False) + "\n" for p in pairs)
     write_text_atomic(path, text)

@@ -135,7 +135,7 @@ def _verdict(model_grade: int | None, grade: int, store: Any) -> str:
 
 def write_review(store: Any, path: str | Path) -> int:
     """Write the reviewed file atomically; returns the number of lines."""
-    from assay.report.output import write_text_atomic
+    from assay.fileio import write_text_atomic
 
     lines = review_lines(store)
     if not lines:

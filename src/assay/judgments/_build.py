@@ -233,15 +233,15 @@ def _checked_grades(
 ) -> tuple[pd.DataFrame, np.ndarray, int]:
     """(frame, mask of whole-number grades, grades read with ``atol``); errors logged."""
     grades = frame["grade"]
-    grade_ok = grades.str.fullmatch(r"[+-]?\d+").fillna(False).to_numpy(bool)
+    grade_ok = grades.str.fullmatch(r"[+-]?\d{1,18}").fillna(False).to_numpy(bool)
     if lenient and not grade_ok.all():
-        lead = grades.str.extract(r"^\s*([+-]?\d+)", expand=False).fillna("0")
+        lead = grades.str.extract(r"^\s*([+-]?\d{1,18})", expand=False).fillna("0")
         truncated = int(np.count_nonzero(~grade_ok))
         return frame.assign(grade=lead.str.lstrip("+")), np.ones(len(frame), bool), truncated
     for line, value in zip(frame["line"].to_numpy()[~grade_ok], grades[~grade_ok], strict=True):
         log.add(
             int(line),
-            f"grade {value!r} is not a whole number",
+            f"grade {value!r} is not a whole number (at most 18 digits)",
             field=grade_field,
             hint="write a whole number, e.g. 0, 1 or 2 (negative: judged non-relevant)",
         )

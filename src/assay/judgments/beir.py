@@ -9,6 +9,7 @@ scores it (0 on every ratio; one warning counts them).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection
 from pathlib import Path
 
@@ -45,6 +46,14 @@ def parse_beir(
     Returns ``None`` when a fatal problem (missing file, bad header) was logged.
     """
     root = Path(folder)
+    if not isinstance(split, str) or not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]*", split):
+        log.add(
+            None,
+            f"split {split!r} is not a split name (letters, digits, '_', '.', '-'; no paths)",
+            field="split",
+            hint="e.g. --split test or --split dev",
+        )
+        return None
     qrels_path = root / "qrels" / f"{split}.tsv"
     queries_path = find_file(root, "queries.jsonl")
     corpus_path = find_file(root, "corpus.jsonl")

@@ -199,8 +199,8 @@ def parse_measure(text: str | Measure) -> Measure:
     if text_cut is not None and family == "IPrec":
         params["recall"] = _number(text_cut)
     elif text_cut is not None:
-        if not re.fullmatch(r"\d+", text_cut):
-            raise UsageError(f"bad cutoff in {raw!r}: k must be a whole number >= 1")
+        if not re.fullmatch(r"\d{1,9}", text_cut):
+            raise UsageError(f"bad cutoff in {raw!r}: k must be a whole number from 1 to 10^9")
         cutoff = int(text_cut)
     return Measure(family, cutoff, rel, gain, tuple(sorted(params.items())))  # type: ignore[arg-type]
 

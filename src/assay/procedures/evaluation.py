@@ -42,10 +42,11 @@ def evaluate(
     name: str | None = None,
     progress: bool = False,
     judgments_format: str | None = None,
-    retries: int = 2,
+    retries: int | None = None,
     abstain_below: float | None = None,
     cache: RunCache | str | Path | bool | None = None,
     allow_version_mismatch: bool = False,
+    max_consecutive_failures: int | None = None,
 ) -> EvaluationResult:
     """Score a run or a search function on a judgment set (judgments first, like the peers).
 
@@ -96,6 +97,7 @@ def evaluate(
         retries=retries,
         cache=cache,
         allow_version_mismatch=allow_version_mismatch,
+        max_consecutive_failures=max_consecutive_failures,
     )
     return score(
         source, js, measures, by_fields, missing=missing, ties=ties, abstain_below=abstain_below

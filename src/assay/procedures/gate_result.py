@@ -80,6 +80,13 @@ class GateResult(ResultModel):
     unpaired_baseline: int = Field(0, description="baseline queries absent from the candidate")
     rule: str
     checks: list[GateCheck]
+    failed_queries: list[str] = Field(
+        default_factory=list, description="candidate queries whose system call failed"
+    )
+    max_failed: int = Field(0, description="failed candidate queries the gate tolerates")
+    failed_check: str | None = Field(
+        None, description="why the failed queries fail the gate (None when within max_failed)"
+    )
     passed: bool
     warnings: list[str] = Field(default_factory=list)
     environment: dict[str, Any] = Field(default_factory=dict)
@@ -100,5 +107,7 @@ class GateResult(ResultModel):
 
     @property
     def verdict(self) -> str:
-        """``"pass"`` or ``"regression"``."""
-        return "pass" if self.passed else "regression"
+        """``"pass"``, ``"regression"`` or ``"failed queries"``."""
+        if self.passed:
+            return "pass"
+        return "regression" if self.failures else "failed queries"

@@ -168,11 +168,12 @@ def gate(
     ties: str = "score",
     k: int = 100,
     progress: bool = False,
-    retries: int = 2,
+    retries: int | None = None,
     cache: RunCache | str | Path | bool | None = None,
     judgments_format: str | None = None,
     allow_version_mismatch: bool = False,
     store: str | None = None,
+    max_failed: int = 0,
 ) -> GateResult:
     """Gate a candidate (any source :func:`assay.evaluate` takes) against a baseline.
 
@@ -182,8 +183,10 @@ def gate(
     these judgments that was recorded on its own or passed a gate) or a run id.
     The candidate is scored with ``missing`` and ``ties``; a baseline scored with
     another policy or on another judgment-set version is refused (the version
-    unless ``allow_version_mismatch``). The candidate's evaluation travels with
-    the result as :attr:`GateResult.candidate_evaluation` (not in its file).
+    unless ``allow_version_mismatch``). A candidate with more than ``max_failed``
+    failed queries fails the gate whatever its scores (:mod:`assay.failures`).
+    The candidate's evaluation travels with the result as
+    :attr:`GateResult.candidate_evaluation` (not in its file).
     """
     from assay.metrics.measures import parse_measures
     from assay.procedures.comparison import evaluate_sources
@@ -225,6 +228,7 @@ def gate(
         n_resamples=n_resamples,
         allow_version_mismatch=allow_version_mismatch,
         baseline_source=source,
+        max_failed=max_failed,
     )
     result = result.model_copy(update={"baseline_run_id": base_id})
     result._candidate = scored[0]
@@ -245,13 +249,16 @@ def run_gate(
     n_resamples: int = 10000,
     allow_version_mismatch: bool = False,
     baseline_source: str = "",
+    max_failed: int = 0,
 ) -> GateResult:
     """Gate ``candidate`` against ``baseline`` (both evaluation results); never mutates them.
 
     Raises :class:`UsageError` when the judgment-set versions differ (unless
     ``allow_version_mismatch``), the policies differ, a metric is missing, a
-    ``by`` field is unknown or the results share no query.
+    ``by`` field is unknown or the results share no query. A candidate with
+    more than ``max_failed`` failed queries fails the gate (:mod:`assay.failures`).
     """
+    from assay.failures import too_many_failed
     from assay.results import check_pairable
 
     _validate(mode, margin, alpha, min_n, n_resamples)
@@ -284,9 +291,11 @@ def run_gate(
             f"{unpaired_c} candidate and {unpaired_b} baseline queries have no partner "
             "and were left out"
         )
-    if candidate.run.failed_queries:
-        warnings.append(f"{len(candidate.run.failed_queries)} candidate queries failed")
-    return _assemble(
+    failed = sorted(candidate.run.failed_queries)
+    failed_check = too_many_failed(failed, max_failed, f"candidate {candidate.run.name}")
+    if failed and failed_check is None:
+        warnings.append(f"{len(failed)} candidate queries failed (accepted by max_failed)")
+    result = _assemble(
         candidate,
         baseline,
         names,
@@ -298,6 +307,14 @@ def run_gate(
         unpaired=(unpaired_c, unpaired_b),
         stat=stat,
         min_n=min_n,
+    )
+    return result.model_copy(
+        update={
+            "failed_queries": failed,
+            "max_failed": max_failed,
+            "failed_check": failed_check,
+            "passed": failed_check is None and result.passed,
+        }
     )
 
 

@@ -78,10 +78,11 @@ def load_source(
     k: int = 100,
     name: str | None = None,
     progress: bool = False,
-    retries: int = 2,
+    retries: int | None = None,
     cache: RunCache | str | Path | bool | None = None,
     allow_version_mismatch: bool = False,
     allow_results: bool = False,
+    max_consecutive_failures: int | None = None,
 ) -> Source:
     """Turn ``source`` into a :class:`Source` for ``judgments``.
 
@@ -110,7 +111,15 @@ def load_source(
     system = as_system(source, name)
     if system is None:
         raise UsageError(f"a run source must be {ACCEPTED}; got {type(source).__name__}")
-    return run_live(system, judgments, k=k, progress=progress, retries=retries, cache=cache)
+    return run_live(
+        system,
+        judgments,
+        k=k,
+        progress=progress,
+        retries=retries,
+        cache=cache,
+        max_consecutive_failures=max_consecutive_failures,
+    )
 
 
 def as_system(source: Any, name: str | None = None) -> Any:
@@ -172,30 +181,53 @@ def read_run_file(
                 parameter="allow_version_mismatch",
             )
         warnings.append(message + " (scored anyway: `allow_version_mismatch`)")
+    try:
+        provenance = _sidecar_provenance(data, name or run.name, path, warnings)
+    except (ValueError, TypeError) as exc:  # pydantic's ValidationError is a ValueError
+        problem = Problem(
+            str(sidecar_path(path)),
+            None,
+            f"not an assay run sidecar: {str(exc).splitlines()[0]}",
+            hint="regenerate it with `assay run` or delete it",
+        )
+        raise InputError([problem]) from None
+    return Source(run, provenance)
+
+
+def _sidecar_provenance(
+    data: dict[str, Any], name: str, path: Path, warnings: list[str]
+) -> RunProvenance:
+    """The provenance a sidecar records; raises ValueError/TypeError on a malformed one."""
+    raw = data.get("failures") or []
+    if not isinstance(raw, list) or any(
+        not isinstance(f, dict) or not isinstance(f.get("query_id"), str | int) for f in raw
+    ):
+        raise ValueError("failures must be a list of objects with a string query_id")
+    empty = data.get("empty_query_ids") or []
+    if not isinstance(empty, list):
+        raise ValueError("empty_query_ids must be a list")
     failures = [
         Failure(
             query_id=str(f["query_id"]),
             error=str(f.get("error", "")),
             attempts=int(f.get("attempts", 1)),
         )
-        for f in data.get("failures") or []
-        if isinstance(f, dict) and "query_id" in f
+        for f in raw
     ]
     latency = data.get("latency_ms")
-    provenance = RunProvenance(
-        name=name or run.name,
+    return RunProvenance(
+        name=name,
         path=str(path),
         system=data["system_config"] if isinstance(data.get("system_config"), dict) else None,
         config_hash=data.get("config_hash"),
         corpus_version=data.get("corpus_version"),
-        judgments_version=made_on,
+        judgments_version=data.get("judgments_version"),
         k=data.get("k"),
         latency_ms=Latency.model_validate(latency) if isinstance(latency, dict) else None,
         failures=failures,
-        empty_query_ids=[str(q) for q in data.get("empty_query_ids") or []],
+        empty_query_ids=[str(q) for q in empty],
         warnings=warnings,
     )
-    return Source(run, provenance)
 
 
 def _as_cache(cache: RunCache | str | Path | bool | None) -> RunCache | None:
@@ -216,16 +248,26 @@ def run_live(
     *,
     k: int = 100,
     progress: bool = False,
-    retries: int = 2,
+    retries: int | None = None,
     cache: RunCache | str | Path | bool | None = None,
+    max_consecutive_failures: int | None = None,
 ) -> Source:
-    """Run ``system`` over the judgment set's queries through the runner (and the cache)."""
+    """Run ``system`` over the judgment set's queries through the runner (and the cache).
+
+    ``retries`` (default: the system's own policy) and ``max_consecutive_failures``
+    (the circuit breaker; default: the runner's) are passed to
+    :func:`~assay.systems.runner.run_system`.
+    """
     from assay.systems.runner import run_system
 
-    if isinstance(retries, bool) or not isinstance(retries, int) or retries < 0:
+    if retries is not None and (
+        isinstance(retries, bool) or not isinstance(retries, int) or retries < 0
+    ):
         raise UsageError(f"`retries` must be a whole number >= 0, got {retries!r}", "retries")
+    breaker = max_consecutive_failures
+    extra = {} if breaker is None else {"max_consecutive_failures": breaker}
     outcome = run_system(
-        system, judgments, k, progress=progress, retries=retries, cache=_as_cache(cache)
+        system, judgments, k, progress=progress, retries=retries, cache=_as_cache(cache), **extra
     )
     provenance = RunProvenance(
         name=system.name,

@@ -69,6 +69,9 @@ class VerifyResult(ResultModel):
     policy: Policy = Field(default_factory=Policy)
     checks: list[VerifyCheck]
     passed: bool
+    failed_queries: dict[str, list[str]] = Field(
+        default_factory=dict, description="per run, the queries whose system call failed"
+    )
     environment: dict[str, Any] = Field(default_factory=dict)
 
 
@@ -116,7 +119,7 @@ def verify_suite(
     ties: str = "score",
     k: int = 100,
     progress: bool = False,
-    retries: int = 2,
+    retries: int | None = None,
     cache: RunCache | str | Path | bool | None = None,
     judgments_format: str | None = None,
     allow_version_mismatch: bool = False,
@@ -196,6 +199,7 @@ def verify_results(
     stat = dict(alpha=alpha, seed=seed, n_permutations=n_permutations, n_resamples=n_resamples)
     checks = [_check(reference, degraded, metric, **stat) for metric in names]
     return VerifyResult(
+        failed_queries={r.run.name: sorted(r.run.failed_queries) for r in (reference, degraded)},
         judgments_name=reference.judgments.name,
         judgments_version=reference.judgments.version,
         system=reference.run.name,

@@ -15,7 +15,9 @@ from assay.stats.models import ComparisonResult
 
 
 def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
+    from assay.report.escape import md_cell
+
+    return md_cell(text)
 
 
 def render_markdown(result: ComparisonResult) -> str:

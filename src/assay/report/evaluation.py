@@ -173,15 +173,17 @@ def render_terminal(
 def render_markdown(result: EvaluationResult, *, digits: int | None = None) -> str:
     """A compact Markdown report (for a pull-request comment or a log)."""
     d = default_digits(result.judgments.queries) if digits is None else digits
-    out = [f"### assay: {result.run.name} on {result.judgments.name}", ""]
+    from assay.report.escape import md_cell
+
+    out = [f"### assay: {md_cell(result.run.name)} on {md_cell(result.judgments.name)}", ""]
     out += [f"- {line}" for line in header_lines(result)]
     out.append("")
     label = " / ".join(result.groups) if result.groups else "group"
-    out.append("| " + " | ".join([label, "n", *result.metrics]) + " |")
+    out.append("| " + " | ".join(md_cell(c) for c in [label, "n", *result.metrics]) + " |")
     out.append("|" + "|".join(["---", "---:"] + ["---:"] * len(result.metrics)) + "|")
     for field_name, value, row in _group_rows(result):
         name = value if len(result.groups) <= 1 or not field_name else f"{field_name}={value}"
-        cells = [name, str(row["n"]), *(fmt(row.get(m), d) for m in result.metrics)]
+        cells = [md_cell(name), str(row["n"]), *(fmt(row.get(m), d) for m in result.metrics)]
         out.append("| " + " | ".join(cells) + " |")
     if result.no_answer:
         out.append("")
@@ -206,10 +208,14 @@ def render_csv(result: EvaluationResult) -> str:
     }
     cols += list(context)
     writer = csv.DictWriter(buf, fieldnames=cols, extrasaction="ignore", lineterminator="\n")
-    writer.writeheader()
+    from assay.report.escape import csv_cell
+
+    writer.writerow({c: csv_cell(c) for c in cols})
     for row in result.per_query:
         values = {**row, **context}
-        writer.writerow({c: ("" if values.get(c) is None else values.get(c)) for c in cols})
+        writer.writerow(
+            {c: ("" if values.get(c) is None else csv_cell(values.get(c))) for c in cols}
+        )
     return buf.getvalue()
 
 

@@ -17,6 +17,8 @@ def render_terminal(result: GateResult, console: Console) -> None:
     from rich.table import Table
 
     verdict = "[bold green]PASS[/]" if result.passed else "[bold red]REGRESSION[/]"
+    if not result.passed and not result.failures:
+        verdict = "[bold red]FAIL[/] (failed queries)"
     console.print(
         f"assay gate: {verdict}  {escape(result.candidate)} vs baseline "
         f"{escape(result.baseline)} ({escape(result.baseline_source)}), "
@@ -52,6 +54,8 @@ def render_terminal(result: GateResult, console: Console) -> None:
     console.print(table)
     for c in result.failures:
         console.print(f"[red]regression:[/] {escape(c.message)}")
+    if result.failed_check:
+        console.print(f"[red]failed queries:[/] {escape(result.failed_check)}")
     if result.passed:
         for c in (c for c in result.checks if c.gated and c.slice_field is None):
             console.print(f"[green]pass:[/] {escape(c.message)}")

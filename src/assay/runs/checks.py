@@ -53,6 +53,17 @@ def duplicate_doc(doc: str, query: str | None = None, first_line: int | None = N
     return RunFault("doc_id", f"duplicate doc_id {doc!r}{where}{seen}", DUPLICATE_HINT)
 
 
+def doc_id_fault(doc: Any) -> RunFault | None:
+    """The fault of a doc id a TREC run file cannot store (empty, not text, white space)."""
+    if isinstance(doc, str) and doc and not any(c.isspace() for c in doc):
+        return None
+    return RunFault(
+        "doc_id",
+        f"doc id {doc!r} is empty or holds white space (a run file cannot store it)",
+        "use doc ids without spaces, tabs or line breaks",
+    )
+
+
 def score_fault(doc: str, score: Any) -> RunFault | None:
     """The fault of a score that is not a finite number; ``None`` for a good or absent score."""
     if score is None:
@@ -85,7 +96,7 @@ class RankingCheck:
         self, query: str | None, doc: str, score: Any, line: int | None = None
     ) -> RunFault | None:
         """Check one result of ``query`` (at 1-based ``line`` when it comes from a file)."""
-        fault = score_fault(doc, score)
+        fault = doc_id_fault(doc) or score_fault(doc, score)
         if fault is not None:
             return fault
         scored = score is not None

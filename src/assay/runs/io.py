@@ -18,9 +18,7 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import re
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -57,15 +55,27 @@ def load_run(path: str | Path, format: str | None = None, name: str | None = Non
     Raises :class:`InputError` naming each bad line (file, line, field, hint),
     :class:`UsageError` for an unknown format or a missing file.
     """
+    from assay.fileio import check_input
+
     p = Path(path)
+    check_input(p)
     if not p.is_file():
         raise UsageError(f"run file not found: {p}")
     fmt = format or detect_format(p)
     if fmt not in FORMATS:
         raise UsageError(f"unknown run format {fmt!r}; use one of {', '.join(FORMATS)}")
-    if fmt == "trec":
-        return _load_trec(p, name)
-    return _load_jsonl(p, name)
+    try:
+        if fmt == "trec":
+            return _load_trec(p, name)
+        return _load_jsonl(p, name)
+    except (OSError, EOFError) as exc:  # a truncated gzip stream, an unreadable file
+        raise InputError([Problem(str(p), None, f"cannot be read: {exc}")]) from None
+    except Exception as exc:
+        if type(exc).__module__.startswith("pyarrow"):  # e.g. a 10 MB line
+            raise InputError(
+                [Problem(str(p), None, f"cannot be parsed: {exc}", hint=_TREC_HINT)]
+            ) from None
+        raise
 
 
 # ----------------------------------------------------------------------- TREC
@@ -318,15 +328,9 @@ def write_run(
         raise UsageError(f"unknown run format {fmt!r}; use one of {', '.join(FORMATS)}")
     ranked = run.ranked(ties)  # type: ignore[arg-type]
     payload = _trec_bytes(ranked, run, tag) if fmt == "trec" else _jsonl_bytes(ranked, run)
-    p.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(payload)
-        os.replace(tmp, p)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    from assay.fileio import write_bytes_atomic
+
+    write_bytes_atomic(p, payload)
 
 
 def _ranks(qids: Any) -> np.ndarray:

@@ -11,6 +11,7 @@ reported instead of scored as zeros.
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 from typing import Any
 
@@ -26,12 +27,25 @@ def sidecar_path(run_path: str | Path) -> Path:
 
 def write_sidecar(run_path: str | Path, data: dict[str, Any]) -> Path:
     """Write the sidecar of ``run_path`` atomically; return its path."""
-    from assay.report.output import write_text_atomic
+    from assay.fileio import write_text_atomic
+    from assay.redact import redact
 
     side = sidecar_path(run_path)
-    text = json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n"
+    clean = _finite(redact(data))  # strict JSON: no bare NaN; no secrets (assay.redact)
+    text = json.dumps(clean, indent=2, ensure_ascii=False, default=str, allow_nan=False) + "\n"
     write_text_atomic(side, text)
     return side
+
+
+def _finite(value: Any) -> Any:
+    """``value`` with NaN and infinities replaced by ``None`` (JSON has no such numbers)."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_finite(v) for v in value]
+    return value
 
 
 def read_sidecar(run_path: str | Path) -> dict[str, Any] | None:

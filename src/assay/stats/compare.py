@@ -332,6 +332,7 @@ def _pair(
                 judgments_version=r.judgments.version,
                 queries=len(table),
                 unpaired=unpaired,
+                failed_queries=sorted(r.run.failed_queries),
             )
         )
         if unpaired:

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, Field
 
 from assay.errors import UsageError
+from assay.redact import redact_text
 from assay.results import load_result
 from assay.textio import parse_json
 
@@ -73,7 +74,12 @@ def resolve_url(url: str | None = None) -> str:
 def _sqlite_file(url: str) -> Path | None:
     from sqlalchemy.engine import make_url
 
-    parsed = make_url(url)
+    try:
+        parsed = make_url(url)
+    except (ValueError, TypeError) as exc:
+        from sqlalchemy.exc import ArgumentError
+
+        raise ArgumentError(str(exc)) from None
     if parsed.get_backend_name() != "sqlite":
         return None
     db = parsed.database
@@ -83,15 +89,17 @@ def _sqlite_file(url: str) -> Path | None:
 
 
 def _payload(result: Any) -> str:
+    from assay.redact import scrub_secrets
+
     if isinstance(result, BaseModel):
-        text = result.model_dump_json()
+        text = scrub_secrets(result.model_dump_json())  # assay.redact: never stored
         if "kind" not in type(result).model_fields and "kind" not in (result.model_extra or {}):
             raise UsageError(f"cannot record a {type(result).__name__}: it has no 'kind'")
         return text
     if isinstance(result, dict):
         if "kind" not in result:
             raise UsageError("cannot record a result without a 'kind' field")
-        return json.dumps(result)
+        return scrub_secrets(json.dumps(result))
     raise UsageError(f"cannot record a {type(result).__name__}; expected an assay result")
 
 
@@ -312,12 +320,18 @@ def open_store(url: str | None = None) -> Store:
     migrating its schema; a SQLite file's folder is created (the default
     ``.assay`` folder with a ``.gitignore``, so the store is not committed by
     accident)."""
-    from sqlalchemy.exc import OperationalError
+    from sqlalchemy.exc import ArgumentError, DatabaseError, NoSuchModuleError
 
     from assay.store.db import create_engine_for, migrate
 
     resolved = resolve_url(url)
-    path = _sqlite_file(resolved)
+    try:
+        path = _sqlite_file(resolved)
+    except ArgumentError as exc:
+        raise UsageError(
+            f"--store {redact_text(resolved)!r} is not a usable database URL ({exc}); "
+            "write sqlite:///path/history.db or postgresql://..."
+        ) from None
     if path is not None and not path.parent.is_dir():
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -325,13 +339,21 @@ def open_store(url: str | None = None) -> Store:
             raise UsageError(f"cannot create the store folder {path.parent}: {exc}") from None
         if path.parent.name == ".assay":
             _ignore_folder(path.parent)
-    engine = create_engine_for(resolved)
+    try:
+        engine = create_engine_for(resolved)
+    except (ValueError, ArgumentError, NoSuchModuleError) as exc:
+        raise UsageError(
+            f"--store {redact_text(resolved)!r} is not a usable database URL ({exc}); "
+            "write sqlite:///path/history.db or postgresql://..."
+        ) from None
     try:
         migrate(engine)
-    except OperationalError as exc:
+    except DatabaseError as exc:  # OperationalError, or a file that is not a database
         engine.dispose()
         where = engine.url.render_as_string(hide_password=True)
-        raise UsageError(f"cannot open the store {where}: {exc.orig}") from None
+        raise UsageError(
+            f"cannot open the store {where}: {exc.orig} (is it an assay history store?)"
+        ) from None
     return Store(engine, resolved)
 
 

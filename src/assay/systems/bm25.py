@@ -89,8 +89,12 @@ class BM25System:
                 f"unknown BM25 method {method!r} (choose one of {', '.join(BM25_METHODS)})"
             )
         for label, value in (("k1", k1), ("b", b)):
-            if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
-                raise UsageError(f"BM25 {label} must be a number >= 0, got {value!r}")
+            if (
+                isinstance(value, bool)
+                or not isinstance(value, int | float)
+                or not 0 <= value <= 1000  # also refuses nan and inf
+            ):
+                raise UsageError(f"BM25 {label} must be a finite number >= 0, got {value!r}")
         if b > 1:
             raise UsageError(f"BM25 b must lie in [0, 1], got {b!r}")
         self.name = name
@@ -141,7 +145,15 @@ class BM25System:
             import bm25s
 
             index = bm25s.BM25(k1=self.k1, b=self.b, method=self.method)
-            index.index(self._tokenize(self._texts), show_progress=False)
+            tokens = self._tokenize(self._texts)
+            if not any(len(doc) for doc in tokens):
+                from assay.errors import UsageError
+
+                raise UsageError(
+                    f"BM25 system {self.name!r}: every document of the corpus is empty or only "
+                    "stop words, so there is nothing to index (check --text-field and the corpus)"
+                )
+            index.index(tokens, show_progress=False)
             self._index = index
             self._texts = []  # the index holds all it needs
         return self

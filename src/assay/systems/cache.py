@@ -12,7 +12,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -108,17 +107,10 @@ class RunCache:
             "outcome": outcome.metadata(),
             "run": ranking,
         }
-        p = self.path(key)
-        p.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                json.dump(payload, fh, separators=(",", ":"))
-            os.replace(tmp, p)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
-        return p
+        from assay.fileio import write_text_atomic
+        from assay.redact import redact
+
+        return write_text_atomic(self.path(key), json.dumps(redact(payload), separators=(",", ":")))
 
     def clear(self) -> int:
         """Delete every entry; returns how many were removed."""

@@ -91,6 +91,11 @@ def load_config(path: str | Path) -> dict[str, Any]:
         raise InputError(
             [Problem(str(p), None, f"not UTF-8: {exc}", hint="save as UTF-8")]
         ) from None
+    except (RecursionError, ValueError) as exc:  # nesting thousands deep, 5,000-digit ints
+        reason = "nested too deeply" if isinstance(exc, RecursionError) else str(exc)[:120]
+        raise InputError(
+            [Problem(str(p), None, f"invalid TOML: {reason}", hint="simplify the value")]
+        ) from None
     systems = data.get("systems", {})
     if not isinstance(systems, dict) or any(not isinstance(t, dict) for t in systems.values()):
         raise InputError(

@@ -140,6 +140,7 @@ def test_library_gate_applies_the_same_rule() -> None:
 
     sys.path.insert(0, str(Path(__file__).parents[1] / "gate"))
     from _gate_helpers import result_from_values
+
     from assay.procedures.gating import run_gate
 
     base = result_from_values("base", [0.5] * 20)

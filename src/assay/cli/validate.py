@@ -76,7 +76,8 @@ def validate(
 def _print_tables(reports: list[dict[str, Any]]) -> None:
     from rich.console import Console
     from rich.markup import escape
-    from rich.table import Table
+
+    from assay.report.table import Column, Table, print_line, print_table
 
     out = Console(highlight=False, soft_wrap=True)
     err = Console(stderr=True, highlight=False, soft_wrap=True)
@@ -91,9 +92,10 @@ def _print_tables(reports: list[dict[str, Any]]) -> None:
             if report["truncated"]:
                 err.print(f"  ... stopped after {len(report['problems'])} problems")
             continue
-        table = Table(title=f"{report['path']} ({report['kind']}): OK", show_header=False)
-        table.add_column("field")
-        table.add_column("value")
+        table = Table(
+            [Column("field", key=True), Column("value", wrap=True)],
+            title=f"{report['path']} ({report['kind']}): OK",
+        )
         summary = report["summary"]
         for key, value in summary.items():
             if key in ("path", "warnings"):
@@ -102,7 +104,7 @@ def _print_tables(reports: list[dict[str, Any]]) -> None:
                 value = ", ".join(f"grade {k}: {v}" for k, v in value.items()) or "-"
             elif isinstance(value, list):
                 value = ", ".join(map(str, value)) or "-"
-            table.add_row(key.replace("_", " "), escape(str(value)))
-        out.print(table)
+            table.add_row(key.replace("_", " "), str(value))
+        print_table(table, out)
         for warning in summary.get("warnings", []):
-            out.print(f"[yellow]warning:[/yellow] {escape(warning)}")
+            print_line(out, f"[yellow]warning:[/yellow] {escape(warning)}", markup=True)

@@ -10,8 +10,8 @@ import io
 from typing import TYPE_CHECKING, Any
 
 from assay.report.digits import default_digits, fmt
-from assay.report.words import count, plural
 from assay.report.table import Column, Table, markdown_table, print_line, print_table
+from assay.report.words import count, plural
 
 if TYPE_CHECKING:  # pragma: no cover
     from rich.console import Console

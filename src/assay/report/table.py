@@ -26,6 +26,8 @@ if TYPE_CHECKING:  # pragma: no cover
 GAP = 2
 #: Narrowest a wrapped text column is allowed to get before it moves below the table.
 MIN_TEXT_WIDTH = 24
+#: Narrowest a long key column (a system name) gets before the table is wider than the terminal.
+MIN_KEY_WIDTH = 12
 
 
 class Styled(NamedTuple):
@@ -136,8 +138,9 @@ def markdown_table(table: Table, *, title_prefix: str = "**") -> str:
 
 
 def print_line(console: Console, text: str, *, markup: bool = False) -> None:
-    """Print one line of a report: never wrapped by rich, never highlighted."""
-    console.print(text, markup=markup, highlight=False, soft_wrap=True)
+    """Print one line of a report, never highlighted: wrapped at words on a terminal,
+    whole (one line, however long) anywhere else."""
+    console.print(text, markup=markup, highlight=False, soft_wrap=not console.is_terminal)
 
 
 def print_table(table: Table, console: Console) -> None:
@@ -158,17 +161,41 @@ def _print_terminal(table: Table, console: Console) -> None:
     if text_idx and fixed + (GAP + MIN_TEXT_WIDTH) * len(text_idx) > width:
         below = text_idx  # no room: the text goes under the table, one row at a time
     inline = [i for i in range(len(table.columns)) if i not in below]
+    folded = _fit_keys(table, widths, inline, width)
     chunks = _split_columns(table, widths, inline, width)
     for n, chunk in enumerate(chunks):
         title = table.title if n == 0 else None
         caption = table.caption if n == len(chunks) - 1 and not below else None
-        console.print(_rich_table(table, widths, chunk, title, caption))
+        console.print(_rich_table(table, widths, chunk, title, caption, folded))
     if below:
         _print_below(table, console, below)
 
 
 def _span(widths: list[int], idx: Sequence[int]) -> int:
     return sum(widths[i] for i in idx) + GAP * max(len(idx) - 1, 0)
+
+
+def _fit_keys(table: Table, widths: list[int], inline: list[int], width: int) -> set[int]:
+    """Narrow the widest key columns (a long system name) when the table does not fit:
+    until the keys and the widest other column fit ``width`` and the keys take at most
+    half of it; those keys then fold. Changes ``widths``."""
+    cols = table.columns
+    keys = [i for i in inline if cols[i].key]
+    others = [widths[i] for i in inline if not cols[i].key and not cols[i].wrap]
+    if not keys or _span(widths, [i for i in inline if not cols[i].wrap]) <= width:
+        return set()
+    keys_span = _span(widths, keys)
+    need = max(keys_span + (GAP + max(others) if others else 0) - width, keys_span - width // 2)
+    folded: set[int] = set()
+    while need > 0:
+        widest = max(keys, key=lambda i: widths[i], default=None)
+        if widest is None or widths[widest] <= MIN_KEY_WIDTH:
+            break
+        cut = min(need, widths[widest] - MIN_KEY_WIDTH)
+        widths[widest] -= cut
+        need -= cut
+        folded.add(widest)
+    return folded
 
 
 def _split_columns(
@@ -193,7 +220,12 @@ def _split_columns(
 
 
 def _rich_table(
-    table: Table, widths: list[int], idx: list[int], title: str | None, caption: str | None
+    table: Table,
+    widths: list[int],
+    idx: list[int],
+    title: str | None,
+    caption: str | None,
+    folded: set[int],
 ) -> Any:
     from rich.table import Table as RichTable
     from rich.text import Text
@@ -215,6 +247,8 @@ def _rich_table(
         col = table.columns[i]
         if col.wrap:
             rt.add_column(col.header, justify=col.align, overflow="fold", ratio=1)
+        elif i in folded:
+            rt.add_column(col.header, justify=col.align, overflow="fold", width=widths[i])
         else:
             rt.add_column(col.header, justify=col.align, no_wrap=True, min_width=widths[i])
     for row in table.rows:

@@ -22,10 +22,11 @@ from assay.report.compare_common import MARKS
 from assay.report.table import Column, Styled, Table, markdown_table, print_table
 
 ROOT = Path(__file__).resolve().parents[2]
-METRICS = (
-    "P@1 P@5 P@10 P@20 R@5 R@10 R@20 R@100 nDCG@5 nDCG@10 nDCG@20 nDCG@100 RR AP Rprec "
-    "Success@1 Success@5 Success@10 RR@10 AP@100"
-).split()  # fmt: skip
+METRICS = [
+    *("P@1", "P@5", "P@10", "P@20", "R@5", "R@10", "R@20", "R@100"),
+    *("nDCG@5", "nDCG@10", "nDCG@20", "nDCG@100", "RR", "AP", "Rprec"),
+    *("Success@1", "Success@5", "Success@10", "RR@10", "AP@100"),
+]
 LONG_TEXT = (
     "how did the human immunodeficiency virus incidence change among adolescents "
     "in sub-Saharan Africa between 2010 and 2020 according to UNAIDS estimates"

@@ -7,7 +7,7 @@ the same option has the same name, short flag and help text everywhere.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -88,3 +88,88 @@ Queries = Annotated[
     Path | None,
     typer.Option("--queries", help="Queries file for TREC qrels (TSV id<TAB>text or JSONL)."),
 ]
+Name = Annotated[
+    str | None,
+    typer.Option(
+        "--name",
+        help="Display name of the run in reports and the history store (default: the "
+        "run file's tag or the system's name).",
+    ),
+]
+Quiet = Annotated[
+    bool, typer.Option("--quiet", "-q", help="No progress bars or progress lines on stderr.")
+]
+
+
+def format_option(*choices: str) -> Any:
+    """The ``-f/--format`` option of a command that writes ``choices``."""
+    return Annotated[
+        str | None,
+        typer.Option(
+            "--format",
+            "-f",
+            help=f"Output format: {', '.join(choices)} (default: from the -o suffix, else "
+            "table; plain is the table as plain text, as printed to a pipe).",
+        ),
+    ]
+
+
+# --- help in plain words, and the flags every command shares ------------------------------
+
+#: ``-h`` works wherever ``--help`` does (set on the app, inherited by every command).
+CONTEXT_SETTINGS: dict[str, Any] = {"help_option_names": ["-h", "--help"]}
+
+#: The word shown for an option's value, by option name; else by type (see :func:`_word`).
+METAVARS = {
+    "--system": "SYSTEM",
+    "--metric": "METRIC",
+    "--by": "FIELD",
+    "--format": "FORMAT",
+    "--output": "FILE",
+    "--missing": "zero|skip",
+    "--ties": "score|given",
+    "--judgments-format": "FORMAT",
+    "--split": "SPLIT",
+    "--store": "URL",
+    "--name": "NAME",
+    "--id-field": "FIELD",
+    "--text-field": "FIELD",
+    "--kind": "KIND",
+    "--baseline": "BASELINE",
+    "--degraded": "SYSTEM",
+    "--test": "TEST",
+    "--ci": "METHOD",
+    "--mode": "MODE",
+}
+_TYPE_WORDS = {"path": "PATH", "int": "INTEGER", "float": "NUMBER", "str": "TEXT"}
+
+
+def _word(param: Any, ctx: Any) -> str:
+    for opt in getattr(param, "opts", []):
+        if opt in METAVARS:
+            return METAVARS[opt]
+    label = str(param.display_type(ctx)).strip("<>")
+    while label.startswith("list[") and label.endswith("]"):
+        label = label[5:-1]
+    return _TYPE_WORDS.get(label.lower(), label.upper())
+
+
+def plain_help(command: Any) -> None:
+    """Usage lines and option values in plain words on ``command`` and its subcommands:
+    ``JUDGMENTS [RUN]`` rather than ``{judgments} [run]``, ``-m METRIC`` rather than
+    ``<list[str]>``."""
+    import types
+
+    for sub in getattr(command, "commands", {}).values():
+        plain_help(sub)
+    for param in getattr(command, "params", []):
+        if getattr(param, "param_type_name", "") == "argument":
+            name = (param.name or "arg").upper()
+            param.metavar = name
+            many = "..." if param.nargs != 1 else ""
+            piece = f"{name}{many}" if param.required else f"[{name}]{many}"
+            param.get_usage_pieces = types.MethodType(lambda self, ctx, p=piece: [p], param)
+            param.display_type_rich = types.MethodType(lambda self, ctx: None, param)
+        elif getattr(param, "param_type_name", "") == "option" and not param.is_flag:
+            word = types.MethodType(lambda self, ctx: _word(self, ctx), param)
+            param.display_type_rich = word

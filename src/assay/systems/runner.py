@@ -11,7 +11,6 @@ to exactly what produced it.
 from __future__ import annotations
 
 import math
-import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -247,31 +246,13 @@ def _drive(
     task: Callable[[str], None], ids: list[str], concurrency: int, progress: bool, label: str
 ) -> None:
     """Run ``task`` over ``ids`` (threads when concurrency > 1) under a progress bar."""
-    from rich.console import Console
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TextColumn,
-        TimeRemainingColumn,
-    )
+    from assay.progress import progress as report
 
-    console = Console(stderr=True)
-    show = progress and sys.stderr.isatty() and console.is_terminal
-    with Progress(
-        TextColumn("[bold]{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeRemainingColumn(),
-        console=console,
-        disable=not show,
-        transient=True,
-    ) as bar:
-        tid = bar.add_task(label, total=len(ids))
+    with report(label, total=len(ids), unit="queries", enabled=progress) as tick:
         if concurrency == 1:
             for qid in ids:
                 task(qid)
-                bar.advance(tid)
+                tick()
             return
         from concurrent.futures import ThreadPoolExecutor, as_completed
 
@@ -279,7 +260,7 @@ def _drive(
             futures = [pool.submit(task, qid) for qid in ids]
             for fut in as_completed(futures):
                 fut.result()
-                bar.advance(tid)
+                tick()
 
 
 def _latency(values: list[float]) -> dict[str, float | None]:

@@ -9,8 +9,9 @@ The index is built on the first search (or by :meth:`BM25System.prepare`) and
 kept in memory for the life of the instance. It is also saved on disk, keyed by
 the corpus version and every setting that changes it (see :attr:`BM25System.config`),
 under ``$ASSAY_CACHE_DIR/bm25`` (``.assay/cache/bm25``), so another process over
-the same corpus loads it instead of building it again (``cache=False``: never). Only documents that share at least
-one term with the query are returned, so a list may be shorter than ``k``;
+the same corpus loads it instead of building it again (``cache=False``: never).
+
+Only documents that share at least one term with the query are returned, so a list may be shorter than ``k``;
 equal scores are ordered by corpus position.
 """
 

@@ -11,8 +11,8 @@ the corpus version and every setting that changes it (see :attr:`BM25System.conf
 under ``$ASSAY_CACHE_DIR/bm25`` (``.assay/cache/bm25``), so another process over
 the same corpus loads it instead of building it again (``cache=False``: never).
 
-Only documents that share at least one term with the query are returned, so a list may be shorter than ``k``;
-equal scores are ordered by corpus position.
+Only documents that share at least one term with the query are returned, so a
+list may be shorter than ``k``; equal scores are ordered by corpus position.
 """
 
 from __future__ import annotations

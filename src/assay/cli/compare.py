@@ -11,7 +11,8 @@ import typer
 from assay.cli import options as o
 from assay.cli.app import app
 
-FORMATS = ("table", "json", "markdown", "html", "csv")
+FORMATS = ("table", "plain", "json", "markdown", "html", "csv")
+Format = o.format_option(*FORMATS)
 TESTS = ("randomization", "t", "wilcoxon", "bootstrap")
 _RESULT_MARK = re.compile(rb'"kind"\s*:\s*"evaluation"')
 
@@ -82,34 +83,23 @@ def _evaluate_sources(
     return results
 
 
-def _emit(result: Any, fmt: str, output: Path | None) -> None:
-    """Render ``result`` in ``fmt`` to ``output`` or stdout."""
-    if fmt == "table":
-        from rich.console import Console
+def _emit(result: Any, fmt: str, output: Any) -> None:
+    """Render ``result`` in ``fmt`` to stdout or to each ``-o`` file."""
+    from assay.cli.common import emit
+    from assay.report.compare_terminal import render_terminal
 
-        from assay.report.compare_terminal import render_terminal
+    def text(f: str) -> str:
+        if f == "json":
+            from assay.report.compare_json import render_json as render
+        elif f == "markdown":
+            from assay.report.compare_markdown import render_markdown as render
+        elif f == "html":
+            from assay.report.compare_html import render_html as render
+        else:
+            from assay.report.compare_csv import render_csv as render
+        return render(result)
 
-        if output is None:
-            render_terminal(result)
-            return
-        with open(output, "w", encoding="utf-8") as fh:
-            render_terminal(result, Console(file=fh, width=160, no_color=True))
-        return
-    if fmt == "json":
-        from assay.report.compare_json import render_json as render
-    elif fmt == "markdown":
-        from assay.report.compare_markdown import render_markdown as render
-    elif fmt == "html":
-        from assay.report.compare_html import render_html as render
-    else:
-        from assay.report.compare_csv import render_csv as render
-    text = render(result)
-    if output is None:
-        typer.echo(text, nl=False)
-    else:
-        from assay.report.output import write_text_atomic
-
-        write_text_atomic(output, text)
+    emit(fmt, output, text=text, table=lambda c: render_terminal(result, c), choices=FORMATS)
 
 
 @app.command()
@@ -158,12 +148,7 @@ def compare(
         str, typer.Option("--ci", help="Bootstrap CI method: percentile | bca.")
     ] = "percentile",
     top: Annotated[int, typer.Option("--top", help="Largest losses and gains listed.")] = 5,
-    fmt: Annotated[
-        str | None,
-        typer.Option(
-            "--format", "-f", help="table | json | markdown | html | csv (default: from -o)"
-        ),
-    ] = None,
+    fmt: Format = None,
     output: o.Output = None,
     allow_version_mismatch: o.AllowVersionMismatch = False,
     judgments_format: o.JudgmentsFormat = None,
@@ -173,12 +158,15 @@ def compare(
     ties: o.Ties = "score",
     store: o.Store = None,
     record: o.Record = True,
+    quiet: o.Quiet = False,
 ) -> None:
     """Compare systems with a baseline: deltas, CIs, paired tests, Holm, slices, power."""
     from assay.cli.common import resolve_format, validate_choice
     from assay.errors import UsageError
+    from assay.progress import set_quiet
     from assay.stats.compare import compare as run_compare
 
+    set_quiet(quiet)
     fmt = resolve_format(fmt, output, FORMATS)
     validate_choice("--test", test, TESTS)
     validate_choice("--missing", missing, ("zero", "skip"))

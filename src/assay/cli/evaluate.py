@@ -10,7 +10,8 @@ import typer
 from assay.cli import options as o
 from assay.cli.app import app
 
-FORMATS = ("table", "json", "csv", "markdown")
+FORMATS = ("table", "plain", "json", "csv", "markdown")
+Format = o.format_option(*FORMATS)
 
 
 @app.command()
@@ -27,10 +28,7 @@ def evaluate(
     k: o.Depth = 100,
     metric: o.Metrics = None,
     by: o.By = None,
-    fmt: Annotated[
-        str | None,
-        typer.Option("--format", "-f", help="table | json | csv | markdown (default: from -o)"),
-    ] = None,
+    fmt: Format = None,
     output: o.Output = None,
     missing: o.Missing = "zero",
     ties: o.Ties = "score",
@@ -64,6 +62,8 @@ def evaluate(
         int, typer.Option("--retries", help="Retries of a failed system call (with backoff).")
     ] = 2,
     allow_version_mismatch: o.AllowVersionMismatch = False,
+    name: o.Name = None,
+    quiet: o.Quiet = False,
 ) -> None:
     """Score a run (or a live system) on a judgment set, overall and per group."""
     from assay.cli.common import (
@@ -78,7 +78,9 @@ def evaluate(
     from assay.errors import UsageError
     from assay.evaluation import run_live, score_run
     from assay.metrics.measures import parse_measures
+    from assay.progress import set_quiet
 
+    set_quiet(quiet)
     fmt = resolve_format(fmt, output, FORMATS)
     validate_choice("--missing", missing, ("zero", "skip"))
     validate_choice("--ties", ties, ("score", "given"))
@@ -116,6 +118,8 @@ def evaluate(
         if retries < 0:
             raise UsageError(f"--retries must be >= 0, got {retries}")
         the_run, info = run_live(sys_obj, js, k=k, progress=True, retries=retries)
+    if name is not None:
+        info["name"] = name
     result = score_run(the_run, js, measures, by_fields, missing=missing, ties=ties, info=info)
     if abstain_below is not None:
         from assay.systems.abstain import abstention_report

@@ -63,6 +63,8 @@ def _candidate(
     corpus: Path | None,
     k: int,
     allow_version_mismatch: bool = False,
+    missing: str = "zero",
+    ties: str = "score",
 ) -> EvaluationResult:
     from assay.cli.common import build_cli_system
     from assay.evaluation import run_live, score_run
@@ -78,8 +80,8 @@ def _candidate(
         info.update({"name": the_run.name, "path": str(run)})
     else:
         sys_obj = build_cli_system(system or "", config=config, corpus=corpus)
-        the_run, info = run_live(sys_obj, judgments, k=k, progress=False)
-    return score_run(the_run, judgments, measures, info=info)
+        the_run, info = run_live(sys_obj, judgments, k=k, progress=True)
+    return score_run(the_run, judgments, measures, missing=missing, ties=ties, info=info)
 
 
 @app.command()
@@ -152,6 +154,9 @@ def gate(
     judgments_format: o.JudgmentsFormat = None,
     queries: o.Queries = None,
     split: o.Split = "test",
+    missing: o.Missing = "zero",
+    ties: o.Ties = "score",
+    quiet: o.Quiet = False,
 ) -> None:
     """Gate a candidate (run file or --system) against a baseline: exit 1 on a regression."""
     from rich.console import Console
@@ -159,10 +164,14 @@ def gate(
     from assay.cli.common import load_cli_judgments, validate_choice
     from assay.errors import UsageError
     from assay.metrics.measures import parse_measures
+    from assay.progress import set_quiet
     from assay.report.output import write_text_atomic
     from assay.store.gate import MODES, run_gate
 
+    set_quiet(quiet)
     validate_choice("--mode", mode, MODES)
+    validate_choice("--missing", missing, ("zero", "skip"))
+    validate_choice("--ties", ties, ("score", "given"))
     if not baseline:
         raise UsageError("--baseline is required (a result file, 'last' or a run id)")
     if (run is None) == (system is None):
@@ -182,6 +191,8 @@ def gate(
         corpus=corpus,
         k=k,
         allow_version_mismatch=allow_version_mismatch,
+        missing=missing,
+        ties=ties,
     )
     base, base_id = _baseline(baseline, store, candidate.run.name, js)
     result = run_gate(

@@ -45,8 +45,14 @@ By = Annotated[
     typer.Option("--by", help="Group by a metadata field (repeatable); ';'-separated tags split."),
 ]
 Output = Annotated[
-    Path | None,
-    typer.Option("--output", "-o", help="Write the report here (format from the suffix)."),
+    list[Path] | None,
+    typer.Option(
+        "--output",
+        "-o",
+        help="Write the result to this file, in the format its suffix names (.json is a "
+        "result file for `assay report`, .md, .csv, .html, .txt); repeatable: one result, "
+        "several files, recorded once.",
+    ),
 ]
 Missing = Annotated[
     str,

@@ -37,7 +37,8 @@ def run_command(
     ] = None,
     k: o.Depth = 100,
     fmt: Annotated[
-        str | None, typer.Option("--format", help="trec or jsonl (default: from -o suffix).")
+        str | None,
+        typer.Option("--format", "-f", help="trec or jsonl (default: from the -o suffix)."),
     ] = None,
     concurrency: Annotated[
         int, typer.Option("--concurrency", help="Queries in flight at once.")
@@ -60,8 +61,14 @@ def run_command(
     queries: o.Queries = None,
     split: o.Split = "test",
     progress: Annotated[
-        bool, typer.Option("--progress/--no-progress", help="Show a progress bar on a terminal.")
+        bool,
+        typer.Option(
+            "--progress/--no-progress",
+            help="Show progress: a bar on a terminal, a line every few seconds elsewhere.",
+        ),
     ] = True,
+    name: o.Name = None,
+    quiet: o.Quiet = False,
 ) -> None:
     """Run every query through a system; write the run and a ``.json`` sidecar.
 
@@ -70,8 +77,10 @@ def run_command(
     Exit 1 when every query failed, 2 on invalid input.
     """
     from assay.errors import UsageError
+    from assay.progress import set_quiet
     from assay.systems.runner import run_system
 
+    set_quiet(quiet)
     if fmt is not None and fmt not in RUN_FORMATS:
         raise UsageError(f"--format must be one of {', '.join(RUN_FORMATS)}; got {fmt!r}")
     if k < 1:
@@ -106,7 +115,7 @@ def run_command(
             outcome.run, judgment_set, abstain_below, failed=outcome.failed_ids
         )
         sidecar["abstention"] = abstention.to_dict()
-    _write(outcome.run, output, fmt, sidecar, tag=sut.name)
+    _write(outcome.run, output, fmt, sidecar, tag=name or sut.name)
     _summary(outcome, output, abstention)
     if outcome.failures and len(outcome.failures) == outcome.queries:
         raise SystemExit(1)  # typer.Exit is swallowed by main() in non-standalone mode

@@ -1,4 +1,5 @@
-"""``assay validate``: check judgment sets, runs and corpora without evaluating."""
+"""``assay validate``: check judgment sets, runs, corpora, answer cases, assay.toml files
+and result files without evaluating."""
 
 from __future__ import annotations
 
@@ -16,7 +17,10 @@ OUTPUT_FORMATS = ("table", "json")
 def validate(
     files: Annotated[
         list[Path],
-        typer.Argument(help="Judgment sets (JSONL, CSV, JSON, TREC, BEIR folder), runs, corpora."),
+        typer.Argument(
+            help="Judgment sets (JSONL, CSV, JSON, TREC, BEIR folder), runs, corpora, answer "
+            "cases, assay.toml files or result files."
+        ),
     ],
     judgments_format: Annotated[
         str | None,
@@ -33,9 +37,13 @@ def validate(
         typer.Option("--corpus", help="Corpus (JSONL or BEIR folder): judged doc ids must exist."),
     ] = None,
     kind: Annotated[
-        str | None, typer.Option("--kind", help="judgments, run or corpus (default: detect).")
+        str | None,
+        typer.Option(
+            "--kind",
+            help="judgments, run, corpus, answers, config or result (default: detect).",
+        ),
     ] = None,
-    output: Annotated[str, typer.Option("--format", help="table or json.")] = "table",
+    output: Annotated[str, typer.Option("--format", "-f", help="table or json.")] = "table",
 ) -> None:
     """Check files and print a summary of each; exit 2 when any has problems."""
     from assay.cli.common import validate_choice

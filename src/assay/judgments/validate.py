@@ -1,4 +1,4 @@
-"""Validate judgment sets, runs and corpora without evaluating anything.
+"""Validate judgment sets, runs, corpora, answer cases, assay.toml and result files.
 
 :func:`detect_kind` tells what a file is; :func:`validate_path` loads it with
 the right reader and returns a plain-dict report (summary or problems) that the
@@ -8,13 +8,17 @@ the right reader and returns a plain-dict report (summary or problems) that the
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
 from assay.errors import AssayError, InputError, UsageError
 
-KINDS = ("judgments", "run", "corpus")
+KINDS = ("judgments", "run", "corpus", "answers", "config", "result")
+#: Keys only answer cases (``assay answers``) have.
+_ANSWER_KEYS = {"case_id", "response", "expected_status", "support"}
+_RESULT_MARK = re.compile(r'"kind"\s*:\s*"(evaluation|comparison|answers|gate|verify)"')
 _JUDGMENT_KEYS = {
     "relevant",
     "pertinents",
@@ -29,9 +33,12 @@ _CSV_JUDGMENT_COLUMNS = {"question_id", "expected_id", "expected_ids", "question
 
 
 def detect_kind(path: str | Path) -> str:
-    """Guess whether ``path`` holds judgments, a run or a corpus.
+    """Guess whether ``path`` holds judgments, a run, a corpus, answer cases, an
+    assay.toml (``config``) or a result file.
 
-    A folder with ``corpus.jsonl``/``queries.jsonl`` is a BEIR judgment set. A
+    A ``.toml`` file is a config. A JSON object naming an assay result ``kind``
+    is a result file. A JSONL object with ``case_id``, ``response``,
+    ``expected_status`` or ``support`` is answer cases. A folder with ``corpus.jsonl``/``queries.jsonl`` is a BEIR judgment set. A
     JSONL object with ``results`` is a run; with ``_id``/``doc_id`` and ``text``
     but no judgment key, a corpus. Whitespace lines of 6 fields are a TREC run,
     4 fields TREC qrels. A CSV whose header names questions is judgments,
@@ -44,7 +51,12 @@ def detect_kind(path: str | Path) -> str:
         return "judgments"
     if not p.is_file():
         raise UsageError(f"file not found: {p}")
+    if p.suffix.lower() == ".toml":
+        return "config"
     head = read_bytes(p)[:65536].decode("utf-8", errors="replace")
+    if head.lstrip().startswith("{") and _RESULT_MARK.search(head[:4096]):
+        if '"schema_version"' in head or '"assay_version"' in head:
+            return "result"
     lines = [ln.strip() for ln in head.split("\n")]
     first = next((ln for ln in lines if ln and not ln.startswith("#")), "")
     if first.startswith("["):
@@ -57,6 +69,8 @@ def detect_kind(path: str | Path) -> str:
         keys = set(obj) if isinstance(obj, dict) else set()
         if "results" in keys or "ranking" in keys:
             return "run"
+        if keys & _ANSWER_KEYS:
+            return "answers"
         if keys & _JUDGMENT_KEYS:
             return "judgments"
         if keys & {"_id", "doc_id", "id"} and keys & {"text", "title", "body", "contents"}:
@@ -126,6 +140,12 @@ def validate_path(
             report["summary"] = js.summary()
         elif kind == "run":
             report["summary"] = _run_summary(path)
+        elif kind == "answers":
+            report["summary"] = _answers_summary(path)
+        elif kind == "config":
+            report["summary"] = _config_summary(path)
+        elif kind == "result":
+            report["summary"] = _result_summary(path)
         else:
             report["summary"] = _corpus_summary(path)
         report["ok"] = True
@@ -163,4 +183,72 @@ def _corpus_summary(path: str | Path) -> dict[str, Any]:
         "path": str(path),
         "documents": len(corpus),
         "fields": list(corpus.fields),
+    }
+
+
+def _answers_summary(path: str | Path) -> dict[str, Any]:
+    from assay.answers import load_cases
+
+    cases = load_cases(path)
+    statuses: dict[str, int] = {}
+    for case in cases.cases:
+        statuses[case.expected_status] = statuses.get(case.expected_status, 0) + 1
+    return {
+        "name": cases.name,
+        "path": str(path),
+        "version": cases.version,
+        "cases": len(cases),
+        "expected_status": ", ".join(f"{k}: {v}" for k, v in statuses.items()) or "-",
+        "metadata_fields": cases.metadata_fields(),
+    }
+
+
+def _config_summary(path: str | Path) -> dict[str, Any]:
+    """Parse an assay.toml; every system must name a known type and an existing corpus."""
+    from assay.errors import Problem
+    from assay.systems.config import load_config, system_types
+
+    data = load_config(path)
+    systems = data.get("systems", {})
+    known, base = system_types(), Path(path).resolve().parent
+    problems, rows = [], []
+    for name, table in systems.items():
+        kind = str(table.get("type", ""))
+        if kind not in known and ":" not in kind:
+            problems.append(
+                Problem(
+                    str(path),
+                    None,
+                    f"unknown system type {kind!r}",
+                    field=f"systems.{name}.type",
+                    hint=f"use one of {', '.join(known)}, or module:function",
+                )
+            )
+        corpus = table.get("corpus")
+        if isinstance(corpus, str) and not (base / corpus).exists():
+            problems.append(
+                Problem(
+                    str(path),
+                    None,
+                    f"corpus {corpus!r} not found (looked in {base})",
+                    field=f"systems.{name}.corpus",
+                    hint="paths are relative to the assay.toml",
+                )
+            )
+        rows.append(f"{name} ({kind}" + (f", corpus {corpus})" if corpus else ")"))
+    if problems:
+        raise InputError(problems)
+    return {"path": str(path), "systems": rows}
+
+
+def _result_summary(path: str | Path) -> dict[str, Any]:
+    from assay.report.render import read_result_file
+
+    result = read_result_file(path)
+    return {
+        "path": str(path),
+        "result_kind": result.kind,
+        "schema_version": result.schema_version,
+        "assay_version": result.assay_version,
+        "created_at": result.created_at,
     }

@@ -38,8 +38,8 @@ def detect_kind(path: str | Path) -> str:
 
     A ``.toml`` file is a config. A JSON object naming an assay result ``kind``
     is a result file. A JSONL object with ``case_id``, ``response``,
-    ``expected_status`` or ``support`` is answer cases. A folder with ``corpus.jsonl``/``queries.jsonl`` is a BEIR judgment set. A
-    JSONL object with ``results`` is a run; with ``_id``/``doc_id`` and ``text``
+    ``expected_status`` or ``support`` is answer cases. A folder with
+    ``corpus.jsonl``/``queries.jsonl`` is a BEIR judgment set. A JSONL object with ``results`` is a run; with ``_id``/``doc_id`` and ``text``
     but no judgment key, a corpus. Whitespace lines of 6 fields are a TREC run,
     4 fields TREC qrels. A CSV whose header names questions is judgments,
     another CSV a corpus. Anything else is taken as judgments.
@@ -54,9 +54,9 @@ def detect_kind(path: str | Path) -> str:
     if p.suffix.lower() == ".toml":
         return "config"
     head = read_bytes(p)[:65536].decode("utf-8", errors="replace")
-    if head.lstrip().startswith("{") and _RESULT_MARK.search(head[:4096]):
-        if '"schema_version"' in head or '"assay_version"' in head:
-            return "result"
+    versioned = '"schema_version"' in head or '"assay_version"' in head
+    if head.lstrip().startswith("{") and _RESULT_MARK.search(head[:4096]) and versioned:
+        return "result"
     lines = [ln.strip() for ln in head.split("\n")]
     first = next((ln for ln in lines if ln and not ln.startswith("#")), "")
     if first.startswith("["):

@@ -39,8 +39,9 @@ def detect_kind(path: str | Path) -> str:
     A ``.toml`` file is a config. A JSON object naming an assay result ``kind``
     is a result file. A JSONL object with ``case_id``, ``response``,
     ``expected_status`` or ``support`` is answer cases. A folder with
-    ``corpus.jsonl``/``queries.jsonl`` is a BEIR judgment set. A JSONL object with ``results`` is a run; with ``_id``/``doc_id`` and ``text``
-    but no judgment key, a corpus. Whitespace lines of 6 fields are a TREC run,
+    ``corpus.jsonl``/``queries.jsonl`` is a BEIR judgment set. A JSONL object
+    with ``results`` is a run; with ``_id``/``doc_id`` and ``text`` but no
+    judgment key, a corpus. Whitespace lines of 6 fields are a TREC run,
     4 fields TREC qrels. A CSV whose header names questions is judgments,
     another CSV a corpus. Anything else is taken as judgments.
     """

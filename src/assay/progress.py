@@ -24,7 +24,7 @@ from typing import IO, Any
 
 __all__ = ["INTERVAL", "is_quiet", "progress", "set_quiet"]
 
-#: Seconds between two progress lines on a pipe.
+#: Seconds between two progress lines on a pipe (``ASSAY_PROGRESS_INTERVAL`` overrides).
 INTERVAL = 5.0
 _state = {"quiet": False}
 
@@ -103,11 +103,18 @@ def progress(
     if not show:
         yield _tick(None, on_advance)
         return
-    lines = _Lines(label, total, unit, out, INTERVAL if interval is None else interval)
+    lines = _Lines(label, total, unit, out, _interval() if interval is None else interval)
     try:
         yield _tick(lines.advance, on_advance)
     finally:
         lines.close()
+
+
+def _interval() -> float:
+    try:
+        return max(0.0, float(os.environ.get("ASSAY_PROGRESS_INTERVAL", INTERVAL)))
+    except ValueError:
+        return INTERVAL
 
 
 def _tick(

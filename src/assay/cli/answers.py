@@ -37,7 +37,8 @@ def answers(
         bool, typer.Option("--collect", help="Call a live system and write cases to review.")
     ] = False,
     system: Annotated[
-        str | None, typer.Option(help="With --collect: the RAG function, module:function.")
+        str | None,
+        typer.Option("--system", "-s", help="With --collect: the RAG function, module:function."),
     ] = None,
     judgments: Annotated[
         Path | None, typer.Option(help="With --collect: the questions (any judgment format).")

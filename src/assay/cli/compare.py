@@ -132,7 +132,7 @@ def compare(
     ] = None,
     by: o.By = None,
     test: Annotated[
-        str, typer.Option("--test", help="randomization | t | wilcoxon | bootstrap")
+        str, typer.Option("--test", help="Paired test: randomization, t, wilcoxon or bootstrap.")
     ] = "randomization",
     alpha: Annotated[
         float, typer.Option("--alpha", help="Significance level for Holm-adjusted p-values.")

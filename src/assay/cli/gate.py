@@ -126,7 +126,10 @@ def gate(
         ),
     ] = 0.05,
     mode: Annotated[
-        str, typer.Option("--mode", help="noninferiority (CI lower bound) | threshold (mean).")
+        str,
+        typer.Option(
+            "--mode", help="Gate mode: noninferiority (CI lower bound) or threshold (mean)."
+        ),
     ] = "noninferiority",
     seed: Annotated[int, typer.Option("--seed", help="Bootstrap seed.")] = 0,
     n_resamples: Annotated[int, typer.Option("--resamples", help="Bootstrap resamples.")] = 10000,

@@ -48,7 +48,9 @@ def history(
     ] = None,
     kind: Annotated[
         str,
-        typer.Option("--kind", help="evaluation | comparison | answers | gate | verify | all."),
+        typer.Option(
+            "--kind", help="Kind of result: evaluation, comparison, answers, gate, verify or all."
+        ),
     ] = "evaluation",
     fmt: o.format_option(*FORMATS) = None,  # type: ignore[valid-type]
     output: o.Output = None,

@@ -22,7 +22,7 @@ SystemSpec = Annotated[
         help="System: a name in assay.toml, a type (keyword, bm25, vector) or module:function.",
     ),
 ]
-Config = Annotated[Path | None, typer.Option("--config", help="assay.toml declaring systems.")]
+Config = Annotated[Path | None, typer.Option("--config", help="An assay.toml declaring systems.")]
 Corpus = Annotated[
     Path | None,
     typer.Option("--corpus", help="Corpus for built-in systems (CSV, JSONL, BEIR corpus.jsonl)."),
@@ -58,18 +58,24 @@ Missing = Annotated[
     str,
     typer.Option(
         "--missing",
-        help="zero: judged queries absent from a run score 0 (trec_eval -c); skip: drop them.",
+        help="Judged queries absent from a run: zero scores them 0 (trec_eval -c), skip "
+        "drops them.",
     ),
 ]
 Ties = Annotated[
     str,
     typer.Option(
-        "--ties", help="score: ties ordered by doc id descending (trec_eval); given: file order."
+        "--ties",
+        help="Tied scores: score orders them by doc id descending (trec_eval), given keeps "
+        "the file order.",
     ),
 ]
 JudgmentsFormat = Annotated[
     str | None,
-    typer.Option("--judgments-format", help="jsonl | csv | json | trec | beir (detected)."),
+    typer.Option(
+        "--judgments-format",
+        help="Judgment format: jsonl, csv, json, trec or beir (default: detected).",
+    ),
 ]
 Split = Annotated[str, typer.Option("--split", help="BEIR split.")]
 Store = Annotated[
@@ -92,7 +98,7 @@ AllowVersionMismatch = Annotated[
 ]
 Queries = Annotated[
     Path | None,
-    typer.Option("--queries", help="Queries file for TREC qrels (TSV id<TAB>text or JSONL)."),
+    typer.Option("--queries", help="Queries file for TREC qrels (TSV of id and text, or JSONL)."),
 ]
 Name = Annotated[
     str | None,

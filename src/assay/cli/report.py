@@ -20,8 +20,8 @@ def report(
         typer.Option(
             "--format",
             "-f",
-            help="table, plain, json, csv, markdown, html or junit (default: from the -o "
-            "suffix, else table).",
+            help="Output format: table, plain, json, csv, markdown, html or junit (default: "
+            "from the -o suffix, else table).",
         ),
     ] = None,
     output: Annotated[

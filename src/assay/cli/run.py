@@ -33,12 +33,14 @@ def run_command(
     id_field: o.IdField = None,
     text_field: o.TextFields = None,
     corpus_format: Annotated[
-        str | None, typer.Option("--corpus-format", help="csv, tsv, jsonl or beir.")
+        str | None, typer.Option("--corpus-format", help="Corpus format: csv, tsv, jsonl or beir.")
     ] = None,
     k: o.Depth = 100,
     fmt: Annotated[
         str | None,
-        typer.Option("--format", "-f", help="trec or jsonl (default: from the -o suffix)."),
+        typer.Option(
+            "--format", "-f", help="Run format: trec or jsonl (default: from the -o suffix)."
+        ),
     ] = None,
     concurrency: Annotated[
         int, typer.Option("--concurrency", help="Queries in flight at once.")

@@ -25,7 +25,8 @@ def validate(
     judgments_format: Annotated[
         str | None,
         typer.Option(
-            "--judgments-format", help="jsonl, csv, json, trec or beir (default: detect)."
+            "--judgments-format",
+            help="Judgment format: jsonl, csv, json, trec or beir (default: detected).",
         ),
     ] = None,
     queries: Annotated[
@@ -40,10 +41,13 @@ def validate(
         str | None,
         typer.Option(
             "--kind",
-            help="judgments, run, corpus, answers, config or result (default: detect).",
+            help="Kind of file: judgments, run, corpus, answers, config or result "
+            "(default: detected).",
         ),
     ] = None,
-    output: Annotated[str, typer.Option("--format", "-f", help="table or json.")] = "table",
+    output: Annotated[
+        str, typer.Option("--format", "-f", help="Output format: table or json.")
+    ] = "table",
 ) -> None:
     """Check files and print a summary of each; exit 2 when any has problems."""
     from assay.cli.common import validate_choice

@@ -156,28 +156,17 @@ def _collect(system: str, judgments: Path, output: Path) -> int:
     """
     from rich.console import Console
     from rich.markup import escape
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
     from assay.answers.collect import collect_cases, load_function, write_cases
     from assay.judgments.load import load_judgments
+    from assay.progress import progress
+    from assay.report.words import count
 
     function = load_function(system)
     questions = load_judgments(judgments)
     stderr = Console(stderr=True, highlight=False, soft_wrap=True)
-    with Progress(
-        TextColumn("collecting"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TextColumn("{task.description}"),
-        console=stderr,
-    ) as bar:
-        task = bar.add_task("", total=len(questions))
-        collected = collect_cases(
-            function,
-            questions,
-            system=system,
-            on_case=lambda qid: bar.update(task, advance=1, description=escape(qid)),
-        )
+    with progress("collecting answers", total=len(questions), unit="questions") as tick:
+        collected = collect_cases(function, questions, system=system, on_case=lambda qid: tick())
     cases, failures = collected.cases, collected.failures
     for failure in failures:
         stderr.print(f"[bold red]failed:[/bold red] {escape(str(failure))}")
@@ -186,10 +175,10 @@ def _collect(system: str, judgments: Path, output: Path) -> int:
         pending = sum(len(s["judgments"]) for c in cases for s in c["support"].values())
         stderr.print(
             f"wrote {len(cases)} cases to {escape(str(output))}; "
-            f"{pending} claim citation(s) await a support judgment"
+            f"{count(pending, 'claim citation')} await a support judgment"
         )
     if failures:
         total = len(cases) + len(failures)
         kept = "; no case written" if not cases else ""
-        stderr.print(f"{len(failures)} of {total} question(s) failed{kept}")
+        stderr.print(f"{len(failures)} of {count(total, 'question')} failed{kept}")
     return len(failures)

@@ -82,7 +82,9 @@ def validate(
         from assay.errors import AssayError
 
         # An AssayError (not typer.Exit) so that main() exits with code 2.
-        raise AssayError(f"{len(failed)} of {len(reports)} file(s) failed validation")
+        from assay.report.words import count
+
+        raise AssayError(f"{len(failed)} of {count(len(reports), 'file')} failed validation")
 
 
 def _print_tables(reports: list[dict[str, Any]]) -> None:
@@ -90,6 +92,7 @@ def _print_tables(reports: list[dict[str, Any]]) -> None:
     from rich.markup import escape
 
     from assay.report.table import Column, Table, print_line, print_table
+    from assay.report.words import count
 
     out = Console(highlight=False, soft_wrap=True)
     err = Console(stderr=True, highlight=False, soft_wrap=True)
@@ -97,7 +100,7 @@ def _print_tables(reports: list[dict[str, Any]]) -> None:
         if not report["ok"]:
             err.print(
                 f"[bold red]error:[/bold red] {escape(report['path'])} "
-                f"({report['kind'] or 'unknown kind'}): {len(report['problems'])} problem(s)"
+                f"({report['kind'] or 'unknown kind'}): {count(len(report['problems']), 'problem')}"
             )
             for problem in report["problems"]:
                 err.print(f"  {escape(problem)}")

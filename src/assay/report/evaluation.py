@@ -179,15 +179,21 @@ def render_terminal(
 
 
 def render_markdown(result: EvaluationResult, *, digits: int | None = None) -> str:
-    """A compact Markdown report (for a pull-request comment or a log)."""
+    """A Markdown report (for a pull-request comment or a log): the header, the scores,
+    per-query rows (folded, up to 50 queries, as in the terminal) and no-answer queries."""
     d = default_digits(result.judgments.queries) if digits is None else digits
     out = [f"### assay: {result.run.name} on {result.judgments.name}", ""]
     out += [f"- {line}" for line in header_lines(result)]
     out.append("")
     out.append(markdown_table(scores_table(result, d)).rstrip("\n"))
+    if result.per_query and len(result.per_query) <= PER_QUERY_DEFAULT_LIMIT:
+        out += ["", "<details><summary>Per query</summary>", ""]
+        out += [markdown_table(per_query_table(result, d)).rstrip("\n"), "", "</details>"]
     if result.no_answer:
         out.append("")
-        out.append(f"{len(result.no_answer)} no-answer queries reported apart from the scores.")
+        noun = count(len(result.no_answer), "no-answer query")
+        out.append(f"{noun} reported apart from the scores:")
+        out += [f"- {row['query_id']}: {row.get('text', '')}" for row in result.no_answer]
     return "\n".join(out) + "\n"
 
 

@@ -91,3 +91,15 @@ def test_cli_on_a_pipe_writes_progress_lines_to_stderr_only(
     assert bool(lines) is not quiet
     if lines:
         assert re.search(r"keyword: \d+/15 queries \(\d+%\)", lines[0])
+
+
+def test_runner_reports_progress_to_a_callback() -> None:
+    from assay.judgments.load import load_judgments
+    from assay.systems.config import build_system
+    from assay.systems.runner import run_system
+
+    js = load_judgments(EXAMPLE / "questions.csv")
+    system = build_system("keyword", config_path=EXAMPLE / "assay.toml")
+    seen: list[int] = []
+    outcome = run_system(system, js, 10, progress=False, on_progress=seen.append)
+    assert sum(seen) == outcome.queries == 15

@@ -113,6 +113,7 @@ def run_system(
     concurrency: int | None = None,
     progress: bool = True,
     cache: RunCache | None = None,
+    on_progress: Callable[[int], Any] | None = None,
 ) -> RunOutcome:
     """Send every query of ``judgments`` to ``system`` and collect a run.
 
@@ -121,9 +122,10 @@ def run_system(
     times, waiting ``backoff * 2**attempt`` seconds. ``concurrency > 1`` uses a
     thread pool; by default a system's own ``concurrency`` attribute (HTTP
     adapters) or 1. Systems with a ``prepare()`` method (index building) are
-    prepared before the first timed call. With a ``cache``, an unchanged system (same config hash,
-    corpus version, judgment-set version and k) is not called again; runs
-    with failures are never cached.
+    prepared before the first timed call. ``on_progress(n)`` is called as ``n`` more
+    queries finish (a caller's own progress display). With a ``cache``, an
+    unchanged system (same config hash, corpus version, judgment-set version
+    and k) is not called again; runs with failures are never cached.
     """
     if k < 1:
         raise UsageError(f"k must be at least 1, got {k}")
@@ -172,7 +174,7 @@ def run_system(
         else:
             failures[qid] = QueryFailure(qid, error, attempts)
 
-    _drive(one, ids, concurrency, progress, f"{system.name}")
+    _drive(one, ids, concurrency, progress, f"{system.name}", on_progress)
     finished = _now()
     from assay.runs.models import Run
 
@@ -243,12 +245,20 @@ def _check(hits: list[Hit], k: int) -> list[Hit]:
 
 
 def _drive(
-    task: Callable[[str], None], ids: list[str], concurrency: int, progress: bool, label: str
+    task: Callable[[str], None],
+    ids: list[str],
+    concurrency: int,
+    progress: bool,
+    label: str,
+    on_progress: Callable[[int], Any] | None = None,
 ) -> None:
-    """Run ``task`` over ``ids`` (threads when concurrency > 1) under a progress bar."""
+    """Run ``task`` over ``ids`` (threads when concurrency > 1), reporting progress
+    (see :mod:`assay.progress`); ``on_progress(n)`` is called as queries finish."""
     from assay.progress import progress as report
 
-    with report(label, total=len(ids), unit="queries", enabled=progress) as tick:
+    with report(
+        label, total=len(ids), unit="queries", enabled=progress, on_advance=on_progress
+    ) as tick:
         if concurrency == 1:
             for qid in ids:
                 task(qid)

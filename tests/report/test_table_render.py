@@ -264,3 +264,21 @@ def test_report_piped_is_plain_and_whole(kind: str, results: dict[str, Any]) -> 
     if kind in ("evaluation", "history"):
         header = next(line for line in text.splitlines() if "P@1" in line.split())
         assert all(m in header.split() for m in METRICS)
+
+
+def test_history_shows_the_verdict_of_verify_rows(tmp_path: Path) -> None:
+    from assay.report.history_terminal import render_terminal
+    from assay.stats.synthetic import synthetic_result
+    from assay.store.api import open_store
+    from assay.store.history import build_history
+    from assay.store.verify import verify_suite
+
+    good = synthetic_result("sys", {"nDCG@10": [0.9] * 12})
+    bad = synthetic_result("sys-shuffled", {"nDCG@10": [0.1] * 12})
+    url = f"sqlite:///{tmp_path / 'h.db'}"
+    with open_store(url) as store:
+        store.record(verify_suite(good, bad, "nDCG@10", n_permutations=200, n_resamples=200))
+        store.record(verify_suite(good, good, "nDCG@10", n_permutations=200, n_resamples=200))
+        report = build_history(store.list(kind="verify"), store=url)
+    text = output(lambda c: render_terminal(report, c), pipe())
+    assert "verify: pass" in text and "verify: FAIL" in text

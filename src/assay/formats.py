@@ -21,8 +21,10 @@ from pathlib import Path
 
 from assay.errors import UsageError
 
-#: What a file may hold.
-KINDS = ("judgments", "run", "corpus")
+#: What a file may hold (``assay validate --kind``).
+KINDS = ("judgments", "run", "corpus", "answers", "config", "result")
+#: Keys only answer cases (``assay answers``) have.
+_ANSWER_KEYS = {"case_id", "response", "expected_status", "support"}
 #: The format each file name suffix means, per kind (``.gz`` looked through).
 SUFFIXES: dict[str, dict[str, str]] = {
     "judgments": {
@@ -118,30 +120,45 @@ def detect_format(path: str | Path, kind: str) -> str:
 
 
 def detect_kind(path: str | Path) -> str:
-    """Whether ``path`` holds judgments, a run or a corpus (a folder: BEIR judgments)."""
+    """What ``path`` holds: judgments (a folder: BEIR), a run, a corpus, answer cases,
+    an ``assay.toml`` (``config``) or an assay result file (``result``)."""
     p = Path(path)
     if p.is_dir():
         return "judgments"
     if not p.is_file():
         raise UsageError(f"file not found: {p}")
+    if p.suffix.lower() == ".toml":
+        return "config"
+    if any(is_result_file(p, kind) for kind in _RESULT_KINDS):
+        return "result"
     return sniff_line(_first_line(p))[0]
+
+
+#: Result kinds a result file may hold (``"kind"`` among its first keys).
+_RESULT_KINDS = ("evaluation", "comparison", "answers", "gate", "verify", "agreement", "matrix")
 
 
 def is_result_file(path: str | Path, kind: str) -> bool:
     """True when ``path`` holds an assay result of ``kind`` (``"kind": "evaluation"``...).
 
     A result file is one JSON object whose ``kind`` field, among the first keys
-    of every result, names the result kind; a JSONL run never has one.
+    of every result, names the result kind, beside its ``schema_version``; a
+    JSONL run or an answer case never has both. Anything but a regular file
+    (a FIFO would block) is not a result file.
     """
     import re
 
+    p = Path(path)
+    if not p.is_file():
+        return False
     try:
-        with open(path, "rb") as fh:
+        with open(p, "rb") as fh:
             head = fh.read(4096)
     except OSError:
         return False
     mark = re.compile(rb'"kind"\s*:\s*"' + re.escape(kind.encode()) + rb'"')
-    return head.lstrip().startswith(b"{") and bool(mark.search(head))
+    versioned = b'"schema_version"' in head
+    return head.lstrip().startswith(b"{") and versioned and bool(mark.search(head))
 
 
 def _head(p: Path) -> str:
@@ -193,6 +210,8 @@ def _json_kind(first: str) -> str:
     keys = set(obj) if isinstance(obj, dict) else set()
     if "results" in keys or "ranking" in keys:
         return "run"
+    if keys & _ANSWER_KEYS:
+        return "answers"
     if keys & _JUDGMENT_KEYS:
         return "judgments"
     if keys & _ID_KEYS and keys & _TEXT_KEYS:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from typing import Any
 
 import typer
 
@@ -13,6 +14,7 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
+    context_settings={"help_option_names": ["-h", "--help"]},  # = options.CONTEXT_SETTINGS
 )
 
 
@@ -65,6 +67,17 @@ def _load_commands() -> None:
             importlib.import_module(name)
 
 
+def _command() -> Any:
+    """The click command of ``app`` with help in plain words (see ``options.plain_help``)."""
+    from typer.main import get_command
+
+    from assay.cli.options import plain_help
+
+    command = get_command(app)
+    plain_help(command)
+    return command
+
+
 def fail(message: str, code: int = 2) -> typer.Exit:
     """Print ``message`` to stderr and return an Exit with ``code`` (raise it)."""
     from rich.console import Console
@@ -105,7 +118,7 @@ def _dispatch(argv: list[str] | None) -> int:
 
     _load_commands()
     try:
-        rc = app(args=argv, standalone_mode=False, prog_name="assay")
+        rc = _command()(args=argv, standalone_mode=False, prog_name="assay")
     except AssayError as exc:
         return _report(exc)
     except typer.Exit as exc:

@@ -10,42 +10,28 @@ import typer
 from assay.cli import options as o
 from assay.cli.app import app
 
-FORMATS = ("table", "json", "markdown", "html", "csv")
+FORMATS = ("table", "plain", "json", "markdown", "html", "csv")
+Format = o.format_option(*FORMATS)
+TESTS = ("randomization", "t", "wilcoxon", "bootstrap")
 
 
-def _emit(result: Any, fmt: str, output: Path | None) -> None:
-    """Render ``result`` in ``fmt`` to ``output`` or stdout."""
-    if fmt == "table":
-        from rich.console import Console
+def _emit(result: Any, fmt: str, output: Any) -> None:
+    """Render ``result`` in ``fmt`` to stdout or to each ``-o`` file."""
+    from assay.cli.common import emit
+    from assay.report.compare_terminal import render_terminal
 
-        from assay.report.compare_terminal import render_terminal
+    def text(f: str) -> str:
+        if f == "json":
+            from assay.report.compare_json import render_json as render
+        elif f == "markdown":
+            from assay.report.compare_markdown import render_markdown as render
+        elif f == "html":
+            from assay.report.compare_html import render_html as render
+        else:
+            from assay.report.compare_csv import render_csv as render
+        return render(result)
 
-        if output is None:
-            render_terminal(result)
-            return
-        import io
-
-        from assay.fileio import write_text_atomic
-
-        buf = io.StringIO()
-        render_terminal(result, Console(file=buf, width=160, no_color=True))
-        write_text_atomic(output, buf.getvalue())
-        return
-    if fmt == "json":
-        from assay.report.compare_json import render_json as render
-    elif fmt == "markdown":
-        from assay.report.compare_markdown import render_markdown as render
-    elif fmt == "html":
-        from assay.report.compare_html import render_html as render
-    else:
-        from assay.report.compare_csv import render_csv as render
-    text = render(result)
-    if output is None:
-        typer.echo(text, nl=False)
-    else:
-        from assay.fileio import write_text_atomic
-
-        write_text_atomic(output, text)
+    emit(fmt, output, text=text, table=lambda c: render_terminal(result, c), choices=FORMATS)
 
 
 @app.command()
@@ -78,7 +64,7 @@ def compare(
     ] = None,
     by: o.By = None,
     test: Annotated[
-        str, typer.Option("--test", help="randomization | t | wilcoxon | bootstrap")
+        str, typer.Option("--test", help="Paired test: randomization, t, wilcoxon or bootstrap.")
     ] = "randomization",
     alpha: Annotated[
         float, typer.Option("--alpha", help="Significance level for Holm-adjusted p-values.")
@@ -94,12 +80,7 @@ def compare(
         str, typer.Option("--ci", help="Bootstrap CI method: percentile | bca.")
     ] = "percentile",
     top: Annotated[int, typer.Option("--top", help="Largest losses and gains listed.")] = 5,
-    fmt: Annotated[
-        str | None,
-        typer.Option(
-            "--format", "-f", help="table | json | markdown | html | csv (default: from -o)"
-        ),
-    ] = None,
+    fmt: Format = None,
     output: o.Output = None,
     allow_version_mismatch: o.AllowVersionMismatch = False,
     judgments_format: o.JudgmentsFormat = None,
@@ -113,6 +94,7 @@ def compare(
     no_cache: o.NoCache = False,
     cache_dir: o.CacheDir = None,
     max_failed: o.MaxFailed = 0,
+    quiet: o.Quiet = False,
 ) -> None:
     """Compare systems with a baseline: deltas, CIs, paired tests, Holm, slices, power."""
     from assay.cli.common import (
@@ -127,7 +109,9 @@ def compare(
     from assay.errors import UsageError
     from assay.procedures.comparison import compare as run_compare
     from assay.procedures.sources import is_result_file
+    from assay.progress import set_quiet
 
+    set_quiet(quiet)
     fmt = resolve_format(fmt, output, FORMATS)
     check_max_failed_option(max_failed)
     sources: list[Any] = list(runs or [])

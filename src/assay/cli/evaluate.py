@@ -10,7 +10,8 @@ import typer
 from assay.cli import options as o
 from assay.cli.app import app
 
-FORMATS = ("table", "json", "csv", "markdown")
+FORMATS = ("table", "plain", "json", "csv", "markdown")
+Format = o.format_option(*FORMATS)
 
 
 @app.command()
@@ -27,10 +28,7 @@ def evaluate(
     k: o.Depth = 100,
     metric: o.Metrics = None,
     by: o.By = None,
-    fmt: Annotated[
-        str | None,
-        typer.Option("--format", "-f", help="table | json | csv | markdown (default: from -o)"),
-    ] = None,
+    fmt: Format = None,
     output: o.Output = None,
     missing: o.Missing = "zero",
     ties: o.Ties = "score",
@@ -64,6 +62,8 @@ def evaluate(
     no_cache: o.NoCache = False,
     cache_dir: o.CacheDir = None,
     max_failed: o.MaxFailed = 0,
+    name: o.Name = None,
+    quiet: o.Quiet = False,
 ) -> None:
     """Score a run (or a live system) on a judgment set, overall and per group."""
     from assay.cli.common import (
@@ -79,7 +79,9 @@ def evaluate(
     from assay.errors import UsageError
     from assay.policies import check_policies
     from assay.procedures.evaluation import check_k, check_order, evaluate
+    from assay.progress import set_quiet
 
+    set_quiet(quiet)
     fmt = resolve_format(fmt, output, FORMATS)
     check_max_failed_option(max_failed)
     if digits is not None and not 0 <= digits <= 15:
@@ -113,6 +115,7 @@ def evaluate(
             source,
             js,
             k=k,
+            name=name,
             progress=True,
             retries=retries,
             cache=cache,
@@ -127,6 +130,7 @@ def evaluate(
         missing=missing,
         ties=ties,
         k=k,
+        name=name,
         progress=True,
         retries=retries,
         abstain_below=abstain_below,

@@ -57,7 +57,10 @@ def gate(
         ),
     ] = 0.05,
     mode: Annotated[
-        str, typer.Option("--mode", help="noninferiority (CI lower bound) | threshold (mean).")
+        str,
+        typer.Option(
+            "--mode", help="Gate mode: noninferiority (CI lower bound) or threshold (mean)."
+        ),
     ] = "noninferiority",
     seed: Annotated[int, typer.Option("--seed", help="Bootstrap seed.")] = 0,
     n_resamples: Annotated[int, typer.Option("--resamples", help="Bootstrap resamples.")] = 10000,
@@ -91,6 +94,7 @@ def gate(
     no_cache: o.NoCache = False,
     cache_dir: o.CacheDir = None,
     max_failed: o.MaxFailed = 0,
+    quiet: o.Quiet = False,
 ) -> None:
     """Gate a candidate (run file or --system) against a baseline: exit 1 on a regression."""
     from rich.console import Console
@@ -106,6 +110,9 @@ def gate(
     from assay.procedures.gating import gate as run_gate
 
     check_max_failed_option(max_failed)
+    from assay.progress import set_quiet
+
+    set_quiet(quiet)
     if not baseline:
         raise UsageError("--baseline is required (a result file, 'last' or a run id)")
     if (run is None) == (system is None):

@@ -33,11 +33,14 @@ def run_command(
     id_field: o.IdField = None,
     text_field: o.TextFields = None,
     corpus_format: Annotated[
-        str | None, typer.Option("--corpus-format", help="csv, tsv, jsonl or beir.")
+        str | None, typer.Option("--corpus-format", help="Corpus format: csv, tsv, jsonl or beir.")
     ] = None,
     k: o.Depth = 100,
     fmt: Annotated[
-        str | None, typer.Option("--format", help="trec or jsonl (default: from -o suffix).")
+        str | None,
+        typer.Option(
+            "--format", "-f", help="Run format: trec or jsonl (default: from the -o suffix)."
+        ),
     ] = None,
     concurrency: Annotated[
         int, typer.Option("--concurrency", help="Queries in flight at once.")
@@ -51,9 +54,15 @@ def run_command(
     queries: o.Queries = None,
     split: o.Split = "test",
     progress: Annotated[
-        bool, typer.Option("--progress/--no-progress", help="Show a progress bar on a terminal.")
+        bool,
+        typer.Option(
+            "--progress/--no-progress",
+            help="Show progress: a bar on a terminal, a line every few seconds elsewhere.",
+        ),
     ] = True,
     max_failed: o.MaxFailed = 0,
+    name: o.Name = None,
+    quiet: o.Quiet = False,
 ) -> None:
     """Run every query through a system; write the run and a ``.json`` sidecar.
 
@@ -63,8 +72,10 @@ def run_command(
     :mod:`assay.failures`), 2 on invalid input.
     """
     from assay.errors import UsageError
+    from assay.progress import set_quiet
     from assay.systems.runner import run_system
 
+    set_quiet(quiet)
     if fmt is not None and fmt not in RUN_FORMATS:
         raise UsageError(f"--format must be one of {', '.join(RUN_FORMATS)}; got {fmt!r}")
     if k < 1:
@@ -108,7 +119,7 @@ def run_command(
             outcome.run, judgment_set, abstain_below, failed=outcome.failed_ids
         )
         sidecar["abstention"] = abstention.to_dict()
-    _write(outcome.run, output, fmt, sidecar, tag=sut.name)
+    _write(outcome.run, output, fmt, sidecar, tag=name or sut.name)
     _summary(outcome, output, abstention)
     exit_if_failed([(outcome.system_name, outcome.failed_ids)], max_failed)
 

@@ -32,7 +32,7 @@ def serve(
     ] = "127.0.0.1",
     port: Annotated[int, typer.Option("--port", "-p", help="TCP port to listen on.")] = 8000,
     log_level: Annotated[
-        str, typer.Option("--log-level", help="uvicorn log level: warning, info, debug.")
+        str, typer.Option("--log-level", help="Uvicorn log level: warning, info, debug.")
     ] = "warning",
 ) -> None:
     """Serve a system: GET /search?q=...&k=10 and GET /health (ready once indexed), until Ctrl-C.

@@ -1,4 +1,4 @@
-"""Validate judgment sets, runs and corpora without evaluating anything.
+"""Validate judgment sets, runs, corpora, answer cases, assay.toml and result files.
 
 :func:`detect_kind` tells what a file is; :func:`validate_path` loads it with
 the right reader and returns a plain-dict report (summary or problems) that the
@@ -16,7 +16,7 @@ from assay.formats import KINDS
 
 
 def detect_kind(path: str | Path) -> str:
-    """Whether ``path`` holds judgments, a run or a corpus; see :mod:`assay.formats`."""
+    """What ``path`` holds (judgments, run, corpus, answers...); see :mod:`assay.formats`."""
     from assay.formats import detect_kind as detect
 
     return detect(path)
@@ -59,6 +59,12 @@ def validate_path(
             report["summary"] = js.summary()
         elif kind == "run":
             report["summary"] = _run_summary(path)
+        elif kind == "answers":
+            report["summary"] = _answers_summary(path)
+        elif kind == "config":
+            report["summary"] = _config_summary(path)
+        elif kind == "result":
+            report["summary"] = _result_summary(path)
         else:
             report["summary"] = _corpus_summary(path)
         report["ok"] = True
@@ -96,4 +102,72 @@ def _corpus_summary(path: str | Path) -> dict[str, Any]:
         "path": str(path),
         "documents": len(corpus),
         "fields": list(corpus.fields),
+    }
+
+
+def _answers_summary(path: str | Path) -> dict[str, Any]:
+    from assay.answers import load_cases
+
+    cases = load_cases(path)
+    statuses: dict[str, int] = {}
+    for case in cases.cases:
+        statuses[case.expected_status] = statuses.get(case.expected_status, 0) + 1
+    return {
+        "name": cases.name,
+        "path": str(path),
+        "version": cases.version,
+        "cases": len(cases),
+        "expected_status": ", ".join(f"{k}: {v}" for k, v in statuses.items()) or "-",
+        "metadata_fields": cases.metadata_fields(),
+    }
+
+
+def _config_summary(path: str | Path) -> dict[str, Any]:
+    """Parse an assay.toml; every system must name a known type and an existing corpus."""
+    from assay.errors import Problem
+    from assay.systems.config import load_config, system_types
+
+    data = load_config(path)
+    systems = data.get("systems", {})
+    known, base = system_types(), Path(path).resolve().parent
+    problems, rows = [], []
+    for name, table in systems.items():
+        kind = str(table.get("type", ""))
+        if kind not in known and ":" not in kind:
+            problems.append(
+                Problem(
+                    str(path),
+                    None,
+                    f"unknown system type {kind!r}",
+                    field=f"systems.{name}.type",
+                    hint=f"use one of {', '.join(known)}, or module:function",
+                )
+            )
+        corpus = table.get("corpus")
+        if isinstance(corpus, str) and not (base / corpus).exists():
+            problems.append(
+                Problem(
+                    str(path),
+                    None,
+                    f"corpus {corpus!r} not found (looked in {base})",
+                    field=f"systems.{name}.corpus",
+                    hint="paths are relative to the assay.toml",
+                )
+            )
+        rows.append(f"{name} ({kind}" + (f", corpus {corpus})" if corpus else ")"))
+    if problems:
+        raise InputError(problems)
+    return {"path": str(path), "systems": rows}
+
+
+def _result_summary(path: str | Path) -> dict[str, Any]:
+    from assay.report.render import read_result_file
+
+    result = read_result_file(path)
+    return {
+        "path": str(path),
+        "result_kind": result.kind,
+        "schema_version": result.schema_version,
+        "assay_version": result.assay_version,
+        "created_at": result.created_at,
     }

@@ -13,11 +13,11 @@ from assay.errors import UsageError
 
 #: Formats each kind of result can be rendered in.
 FORMATS_BY_KIND: dict[str, tuple[str, ...]] = {
-    "evaluation": ("table", "json", "csv", "markdown"),
-    "comparison": ("table", "json", "csv", "markdown", "html"),
-    "answers": ("table", "json", "csv", "markdown"),
-    "gate": ("table", "json", "markdown", "junit"),
-    "verify": ("table", "json"),
+    "evaluation": ("table", "plain", "json", "csv", "markdown"),
+    "comparison": ("table", "plain", "json", "csv", "markdown", "html"),
+    "answers": ("table", "plain", "json", "csv", "markdown"),
+    "gate": ("table", "plain", "json", "markdown", "junit"),
+    "verify": ("table", "plain", "json"),
 }
 
 
@@ -31,7 +31,7 @@ def render(result: Any, fmt: str, *, width: int = 120) -> str:
         )
     if fmt == "json":
         return result.model_dump_json(indent=2) + "\n"
-    if fmt == "table":
+    if fmt in ("table", "plain"):
         return _terminal_text(result, width)
     if kind == "evaluation":
         from assay.report import evaluation as rep
@@ -58,7 +58,7 @@ def _terminal_text(result: Any, width: int) -> str:
     from rich.console import Console
 
     buf = io.StringIO()
-    console = Console(file=buf, width=width, no_color=True, highlight=False)
+    console = Console(file=buf, width=width, no_color=True, highlight=False, force_terminal=False)
     print_terminal(result, console)
     return buf.getvalue()
 

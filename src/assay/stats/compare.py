@@ -125,14 +125,19 @@ def stats_rows(
     """Per-row means, CIs, p-values, effect sizes and win/loss/tie counts."""
     import numpy as np
 
+    from assay.progress import progress
     from assay.stats.bootstrap import bootstrap_ci_rows
     from assay.stats.power import effect_size
     from assay.stats.significance import paired_pvalues
 
-    low, high = bootstrap_ci_rows(diffs, n_resamples=n_resamples, method=ci_method, seed=seed)
-    p = paired_pvalues(
-        diffs, test=test, n_permutations=n_permutations, n_resamples=n_resamples, seed=seed
-    )
+    rows = int(diffs.shape[0])
+    with progress("bootstrap CIs and paired tests", total=2 * rows, unit="steps") as tick:
+        low, high = bootstrap_ci_rows(diffs, n_resamples=n_resamples, method=ci_method, seed=seed)
+        tick(rows)
+        p = paired_pvalues(
+            diffs, test=test, n_permutations=n_permutations, n_resamples=n_resamples, seed=seed
+        )
+        tick(rows)
     return {
         "delta": diffs.mean(axis=1),
         "low": low,

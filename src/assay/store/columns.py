@@ -142,6 +142,12 @@ def metric_values(payload: dict[str, Any]) -> dict[str, float]:
                 if _finite(check.get("delta")):
                     out[f"delta {check.get('metric')}"] = float(check["delta"])
         out["passed"] = 1.0 if payload.get("passed") else 0.0
+    elif kind == "verify":
+        metric = str(payload.get("metric"))
+        for key, name in ((metric, "system_mean"), (f"delta {metric}", "delta")):
+            if _finite(payload.get(name)):
+                out[key] = float(payload[name])
+        out["passed"] = 1.0 if payload.get("passed") else 0.0
     else:
         agg = payload.get("aggregate")
         if isinstance(agg, dict):

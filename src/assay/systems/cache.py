@@ -32,6 +32,16 @@ def default_cache_dir() -> Path:
     return Path(env) if env else DEFAULT_DIR
 
 
+def cache_subdir(kind: str, base_dir: str | Path | None = None) -> Path:
+    """Where the built-in systems keep ``kind`` (``bm25`` indexes, ``embeddings``):
+    ``$ASSAY_CACHE_DIR/<kind>`` if set, else ``<base_dir>/.assay/cache/<kind>``
+    (``base_dir``: the working directory, or the folder of an assay.toml)."""
+    env = os.environ.get(CACHE_ENV)
+    if env:
+        return Path(env) / kind
+    return Path(base_dir or ".") / ".assay" / "cache" / kind
+
+
 class RunCache:
     """Stores and finds :class:`RunOutcome` objects by their key."""
 

@@ -17,8 +17,8 @@ the run so that a result can be traced to exactly what produced it.
 
 from __future__ import annotations
 
-import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
@@ -156,6 +156,7 @@ def run_system(
     progress: bool = True,
     cache: RunCache | None = None,
     max_consecutive_failures: int = DEFAULT_MAX_CONSECUTIVE_FAILURES,
+    on_progress: Callable[[int], Any] | None = None,
 ) -> RunOutcome:
     """Send every query of ``judgments`` to ``system`` and collect a run.
 
@@ -168,7 +169,8 @@ def run_system(
     timed call. ``max_consecutive_failures`` failed queries in a row raise
     :class:`SystemUnavailable` (0 never stops). With a ``cache``, an unchanged
     system (same config hash, corpus version, judgment-set version and k) is
-    not called again; runs with failures are never cached.
+    not called again; runs with failures are never cached. ``on_progress(n)``
+    is called as ``n`` more queries finish (a caller's own progress display).
     """
     if k < 1:
         raise UsageError(f"k must be at least 1, got {k}")
@@ -201,7 +203,7 @@ def run_system(
         prepare()
     started = _now()
     calls = _Calls(system, k, concurrency, policy, CircuitBreaker(max_consecutive_failures))
-    _drive(calls, ids, texts, progress, f"{system.name}")
+    _drive(calls, ids, texts, progress, f"{system.name}", on_progress)
     outcome = _outcome(calls, ids, started, cfg, chash, cversion, judgments.version)
     if cacheable and not outcome.failures:
         cache.put(key, outcome)  # type: ignore[union-attr]
@@ -387,35 +389,24 @@ def _check(hits: list[Hit], k: int) -> list[Hit]:
 
 
 def _drive(
-    calls: _Calls, ids: list[str], texts: dict[str, str], progress: bool, label: str
+    calls: _Calls,
+    ids: list[str],
+    texts: dict[str, str],
+    progress: bool,
+    label: str,
+    on_progress: Callable[[int], Any] | None = None,
 ) -> None:
-    """Ask ``ids`` batch by batch under a progress bar (shown on a terminal only)."""
-    from rich.console import Console
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TextColumn,
-        TimeRemainingColumn,
-    )
+    """Ask ``ids`` batch by batch, reporting progress (see :mod:`assay.progress`)."""
+    from assay.progress import progress as report
 
-    console = Console(stderr=True)
-    show = progress and sys.stderr.isatty() and console.is_terminal
-    with Progress(
-        TextColumn("[bold]{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeRemainingColumn(),
-        console=console,
-        disable=not show,
-        transient=True,
-    ) as bar:
-        tid = bar.add_task(label, total=len(ids))
+    with report(
+        label, total=len(ids), unit="queries", enabled=progress, on_advance=on_progress
+    ) as tick:
         size = max(1, calls.batch_size)
         for start in range(0, len(ids), size):
             chunk = ids[start : start + size]
             calls.batch(chunk, texts)
-            bar.advance(tid, len(chunk))
+            tick(len(chunk))
 
 
 def _latency(values: list[float]) -> dict[str, float | None]:

@@ -55,7 +55,7 @@ def agree(
         str | None,
         typer.Option(
             "--prefer",
-            help="Which labels win where a pair has both: human or model where a pair has both.",
+            help="Which labels win where a pair has both: human or model.",
         ),
     ] = None,
     fmt: Annotated[

@@ -51,8 +51,8 @@ def test_cli_maps_each_error_to_its_exit_code(
     def fake_app(**_: object) -> None:
         raise exc
 
-    app_module._load_commands()  # before the app is replaced
-    monkeypatch.setattr(app_module, "app", fake_app)
+    app_module._load_commands()  # before the command is replaced
+    monkeypatch.setattr(app_module, "_command", lambda: fake_app)
     with pytest.raises(SystemExit) as done:
         main(["evaluate"])
     assert done.value.code == code == type(exc).exit_code

@@ -83,7 +83,7 @@ def test_cli_on_a_pipe_writes_progress_lines_to_stderr_only(
 
     env = {**os.environ, "ASSAY_PROGRESS_INTERVAL": "0"}
     args = ["evaluate", str(EXAMPLE / "questions.csv"), "--system", "keyword"]
-    args += ["--config", str(EXAMPLE / "assay.toml"), "--no-record", "-f", "json"]
+    args += ["--config", str(EXAMPLE / "assay.toml"), "--no-record", "--no-cache", "-f", "json"]
     proc = _run(*args, *(["--quiet"] if quiet else []), env=env)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.lstrip().startswith("{")  # stdout holds the result only

@@ -136,20 +136,17 @@ def load_cli_judgments(
     queries: Path | None = None,
     split: str = "test",
     corpus_ids: frozenset[str] | None = None,
+    prefer: str | None = None,
 ) -> Any:
-    """Load a judgment set with the CLI's options (judged doc ids checked against a corpus)."""
-    from assay.judges.labels import is_label_file, labels_as_judgments
-    from assay.judgments.load import load_judgments
-
-    if fmt is None and is_label_file(path):  # pair labels, as `assay judge llm` writes them
-        return labels_as_judgments(path)
+    """Load a judgment set (or pair-label file) with the CLI's options; see ``as_judgments``."""
+    from assay.procedures.evaluation import as_judgments
 
     kwargs: dict[str, Any] = {"split": split}
     if queries is not None:
         kwargs["queries"] = queries
     if corpus_ids is not None:
         kwargs["corpus_ids"] = corpus_ids
-    return load_judgments(path, format=fmt, **kwargs)
+    return as_judgments(path, fmt, prefer=prefer, **kwargs)
 
 
 def build_cli_system(

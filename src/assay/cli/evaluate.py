@@ -63,6 +63,10 @@ def evaluate(
     cache_dir: o.CacheDir = None,
     max_failed: o.MaxFailed = 0,
     name: o.Name = None,
+    prefer: Annotated[
+        str | None,
+        typer.Option("--prefer", help="Which labels win where a pair has a human and a model one."),
+    ] = None,
     quiet: o.Quiet = False,
 ) -> None:
     """Score a run (or a live system) on a judgment set, overall and per group."""
@@ -95,7 +99,12 @@ def evaluate(
     check_order(judgments, run)
     corpus_ids = read_corpus_ids(corpus, id_field=id_field) if corpus is not None else None
     js = load_cli_judgments(
-        judgments, judgments_format, queries=queries, split=split, corpus_ids=corpus_ids
+        judgments,
+        judgments_format,
+        queries=queries,
+        split=split,
+        corpus_ids=corpus_ids,
+        prefer=prefer,
     )
     source = run
     if system is not None:

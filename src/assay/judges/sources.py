@@ -22,7 +22,9 @@ def resolve_sources(frame: Any, *, prefer: str | None = None, where: str = "labe
     Returns a new frame (the argument is not changed).
     """
     if prefer is not None and prefer not in LABEL_SOURCES:
-        raise UsageError(f"--prefer must be one of {', '.join(LABEL_SOURCES)}, got {prefer!r}")
+        raise UsageError(
+            f"`prefer` must be one of {', '.join(LABEL_SOURCES)}, got {prefer!r}", "prefer"
+        )
     keys = ["query_id", "doc_id"]
     dup = frame.duplicated(keys, keep=False)
     if not dup.any():
@@ -40,7 +42,7 @@ def resolve_sources(frame: Any, *, prefer: str | None = None, where: str = "labe
         raise UsageError(
             f"{where}: {len(mixed)} pair(s) have labels from several sources "
             f"({', '.join(sorted(mixed.iloc[0]))} for {first[0]!r}/{first[1]!r}); "
-            "say which source wins (--prefer human or --prefer model)"
+            "say which source wins (`prefer` human or model)"
         )
     rank = frame["source"].map(lambda s: 0 if s == prefer else 1)
     ordered = frame.assign(_rank=rank).sort_values("_rank", kind="stable")

@@ -45,6 +45,7 @@ def evaluate(
     cache: RunCache | str | Path | bool | None = None,
     allow_version_mismatch: bool = False,
     max_consecutive_failures: int | None = None,
+    prefer: str | None = None,
 ) -> EvaluationResult:
     """Score a run or a search function on a judgment set (judgments first, like the peers).
 
@@ -65,7 +66,8 @@ def evaluate(
     ``-c``); ``'skip'`` leaves them out. ``ties='score'`` orders tied scores by
     doc id descending as trec_eval does; ``'given'`` keeps the given order.
     ``abstain_below`` adds abstention figures: a top score below it counts as
-    returning nothing confident.
+    returning nothing confident. ``prefer`` (``human`` or ``model``) decides
+    pairs that a label file grades from both sources (refused otherwise).
 
     Returns an :class:`~assay.results.EvaluationResult`; ``.per_query_frame()``
     gives the per-query rows as a pandas DataFrame.
@@ -83,7 +85,7 @@ def evaluate(
             measures, asked=k
         )  # R@1000 of a system asked for 100: an error, before any call
     by_fields = [by] if isinstance(by, str) else list(by)
-    js = as_judgments(judgments, judgments_format)
+    js = as_judgments(judgments, judgments_format, prefer=prefer)
     for field_name in by_fields:
         js.groups(field_name)  # raises a UsageError naming the fields available
     source = load_source(
@@ -372,16 +374,29 @@ def _environment() -> dict[str, Any]:
         return {}
 
 
-def as_judgments(judgments: Any, fmt: str | None = None) -> JudgmentSet:
-    """``judgments`` as a JudgmentSet: one already loaded, or a path to load."""
+def as_judgments(
+    judgments: Any, fmt: str | None = None, *, prefer: str | None = None, **options: Any
+) -> JudgmentSet:
+    """``judgments`` as a JudgmentSet: one already loaded, or a path to load.
+
+    A path is a judgment set in any format, or a pair-label / review file as
+    ``assay judge llm`` and ``judge sample`` write them; where such a file has a
+    human and a model label for one pair, ``prefer`` (``human`` or ``model``)
+    says which wins, else it is refused. ``options`` go to
+    :func:`~assay.judgments.load.load_judgments` (``queries``, ``split``,
+    ``corpus_ids``).
+    """
     from assay.judgments.models import JudgmentSet
 
     if isinstance(judgments, JudgmentSet):
         return judgments
     if isinstance(judgments, str | Path):
+        from assay.judges.labels import is_label_file, labels_as_judgments
         from assay.judgments.load import load_judgments
 
-        return load_judgments(judgments, format=fmt)
+        if fmt is None and is_label_file(judgments):
+            return labels_as_judgments(judgments, prefer=prefer)
+        return load_judgments(judgments, format=fmt, **options)
     raise UsageError(
         f"`judgments` must be a JudgmentSet or a path, got {type(judgments).__name__}",
         "judgments",

@@ -113,7 +113,7 @@ def test_mixed_sources_for_one_pair_are_refused_unless_told(tmp_path: Path) -> N
             {"query_id": "q1", "doc_id": "d2", "grade": 1, "source": "model"},
         ],
     )
-    with pytest.raises(UsageError, match=r"several sources.*--prefer"):
+    with pytest.raises(UsageError, match=r"several sources.*`prefer`"):
         read_labels(mixed)
     human_first = read_labels(mixed, prefer="human")
     assert human_first.frame["grade"].tolist() == [2, 1]

@@ -232,6 +232,9 @@ class JudgmentsInfo(BaseModel):
     queries: int = Field(description="answerable queries scored by ranking metrics")
     no_answer_queries: int = 0
     total_queries: int = 0
+    label_sources: dict[str, int] = Field(
+        default_factory=dict, description="judgments per label source (human, model, behavior)"
+    )
     warnings: list[str] = Field(default_factory=list)
 
 

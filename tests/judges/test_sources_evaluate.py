@@ -52,3 +52,14 @@ def test_prefer_decides_and_both_doors_agree(tmp_path: Path, prefer: str, rr_q1:
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["aggregate"] == lib.aggregate
+
+
+def test_reports_count_labels_per_source(tmp_path: Path) -> None:
+    labels, run = _files(tmp_path)
+    result = assay.evaluate(labels, run, ["RR"], prefer="human")
+    assert result.judgments.label_sources == {"human": 2, "model": 1}
+    proc = _cli(
+        "evaluate", str(labels), str(run), "-m", "RR", "--prefer", "human", "--no-record",
+        cwd=tmp_path,
+    )  # fmt: skip
+    assert "labels     human 2, model 1" in proc.stdout, proc.stdout

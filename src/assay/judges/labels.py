@@ -135,6 +135,8 @@ def to_judgments(table: LabelTable, name: str | None = None) -> Any:
     queries.index.name = "query_id"
     queries.insert(1, "no_answer", False)
     qrels = frame[["query_id", "doc_id", "grade"]].astype({"grade": "int64"})
+    if "source" in frame.columns:  # who labelled each pair (JudgmentSet.label_sources)
+        qrels = qrels.assign(source=frame["source"].astype(object))
     return JudgmentSet(queries, qrels.reset_index(drop=True), name=name or table.name)
 
 

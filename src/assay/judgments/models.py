@@ -125,6 +125,18 @@ class JudgmentSet:
         """Ids of no-answer queries, excluded from ranking metrics."""
         return self.queries.index[self.queries["no_answer"].to_numpy(bool)].tolist()
 
+    def label_sources(self) -> dict[str, int]:
+        """Judgments (query, doc, grade rows) per label source: ``human``, ``model``,
+        ``behavior``, or ``unknown`` where the set does not say."""
+        if "source" in self.qrels.columns:  # recorded per pair (model and review labels)
+            sources = self.qrels["source"].fillna("unknown").astype(str)
+        elif "source" in self.queries.columns:
+            by_query = self.queries["source"].astype(object).where(self.queries["source"].notna())
+            sources = self.qrels["query_id"].map(by_query).fillna("unknown").astype(str)
+        else:
+            return {"unknown": len(self.qrels)} if len(self.qrels) else {}
+        return {k: int(v) for k, v in sorted(sources.value_counts().items())}
+
     @property
     def metadata_fields(self) -> list[str]:
         """Metadata columns present in this set."""

@@ -249,6 +249,7 @@ def _judgments_info(judgments: JudgmentSet, scored: int) -> Any:
         queries=scored,
         no_answer_queries=len(judgments.no_answer_ids),
         total_queries=len(judgments),
+        label_sources=judgments.label_sources(),
         warnings=list(judgments.warnings),
     )
 

@@ -42,6 +42,12 @@ def header_lines(result: EvaluationResult) -> list[str]:
         f"{j.no_answer_queries} no-answer"
         + (f", {j.total_queries} in all" if j.total_queries else ""),
     ]
+    known = {k: v for k, v in j.label_sources.items() if k != "unknown"}
+    if known:  # sets that record who labelled (human, model, behavior) say so
+        lines.append(
+            "labels     "
+            + ", ".join(f"{source} {n}" for source, n in sorted(j.label_sources.items()))
+        )
     run = f"run        {r.name}"
     if r.path:
         run += f" ({r.path})"

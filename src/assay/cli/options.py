@@ -63,7 +63,10 @@ Ties = Annotated[
 ]
 JudgmentsFormat = Annotated[
     str | None,
-    typer.Option("--judgments-format", help="jsonl | csv | json | trec | beir (detected)."),
+    typer.Option(
+        "--judgments-format",
+        help="jsonl | csv | json | trec | beir | srw | srw-queries | graded-csv (detected).",
+    ),
 ]
 Split = Annotated[str, typer.Option("--split", help="BEIR split.")]
 Store = Annotated[

@@ -8,7 +8,7 @@ queries file) and ``beir`` (folder). Every problem found is collected (up to
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +16,7 @@ from assay.errors import InputError, Problem, ProblemLog, UsageError, collecting
 from assay.judgments._build import assemble
 from assay.judgments.models import JudgmentSet
 
-FORMATS = ("jsonl", "csv", "json", "trec", "beir")
+FORMATS = ("jsonl", "csv", "json", "trec", "beir", "srw", "srw-queries", "graded-csv")
 _EXTENSIONS = {
     ".jsonl": "jsonl",
     ".ndjson": "jsonl",
@@ -40,9 +40,12 @@ def detect_format(path: str | Path) -> str:
     if p.is_dir():
         return "beir"
     suffixes = [s.lower() for s in p.suffixes if s.lower() != ".gz"]
+    head = read_bytes(p)[:4096].decode("utf-8", errors="replace").lstrip()
+    refined = _refine(head)
+    if refined is not None:
+        return refined
     if suffixes and suffixes[-1] in _EXTENSIONS and suffixes[-1] != ".tsv":
         return _EXTENSIONS[suffixes[-1]]
-    head = read_bytes(p)[:4096].decode("utf-8", errors="replace").lstrip()
     if head.startswith("["):
         return "json"
     if head.startswith("{"):
@@ -53,6 +56,13 @@ def detect_format(path: str | Path) -> str:
     return "trec"
 
 
+def _refine(head: str) -> str | None:
+    """Formats told apart by content: SRW JSON, graded CSV (``doc_id`` + ``grade`` columns)."""
+    from assay.judgments import graded_csv, srw
+
+    return srw.sniff(head) or ("graded-csv" if graded_csv.sniff(head) else None)
+
+
 def load_judgments(
     path: str | Path,
     format: str | None = None,
@@ -61,6 +71,7 @@ def load_judgments(
     split: str = "test",
     corpus_ids: Collection[str] | None = None,
     name: str | None = None,
+    columns: Mapping[str, str] | None = None,
 ) -> JudgmentSet:
     """Read and validate a judgment set.
 
@@ -69,6 +80,7 @@ def load_judgments(
     judged doc id must be one of them. ``name`` defaults to the file stem (folder
     name for BEIR). Raises :class:`InputError` listing every problem found
     (file, line, field, hint) and :class:`UsageError` for a bad argument.
+    ``columns`` names the columns of a graded CSV (``{"grade": "score"}``).
     """
     p = Path(path)
     if not p.exists():
@@ -108,6 +120,8 @@ def load_judgments(
         text = read_text(p, log)
         if text is None:
             log.raise_if_any()
+        if fmt in ("srw", "srw-queries", "graded-csv"):
+            return _load_behavior_era(fmt, text, log, ids, columns, common)
         if fmt == "jsonl":
             from assay.judgments.jsonl import parse_jsonl as parse
         elif fmt == "json":
@@ -142,6 +156,29 @@ def _load_trec(
     frame, warnings = queries_from_qrels(
         qrels, log, texts, None if queries is None else str(queries), text_required=True
     )
+    log.raise_if_any()
+    return assemble(frame, qrels, warnings=warnings, unmarked_no_answer=True, **common)
+
+
+def _load_behavior_era(
+    fmt: str,
+    text: str,
+    log: ProblemLog,
+    ids: Collection[str] | None,
+    columns: Mapping[str, str] | None,
+    common: dict[str, Any],
+) -> JudgmentSet:
+    """SRW judgments / query sets and graded CSV (see :mod:`~assay.judgments.srw`)."""
+    from assay.judgments import graded_csv, srw
+
+    warnings: list[str] = []
+    if fmt == "srw":
+        frame, qrels, warnings = srw.parse_srw_judgments(text, log, ids)
+    elif fmt == "srw-queries":
+        frame, qrels = srw.parse_srw_queryset(text, log, ids)
+        warnings = ["a query set holds no judgments: every query is unjudged"]
+    else:
+        frame, qrels = graded_csv.parse_graded_csv(text, log, ids, columns)
     log.raise_if_any()
     return assemble(frame, qrels, warnings=warnings, unmarked_no_answer=True, **common)
 

@@ -64,7 +64,9 @@ def detect_kind(path: str | Path) -> str:
         return "judgments"
     if "," in first and len(first.split()) not in (4, 6):
         columns = {c.strip() for c in first.split(",")}
-        return "judgments" if columns & _CSV_JUDGMENT_COLUMNS else "corpus"
+        from assay.judgments.graded_csv import sniff as graded
+
+        return "judgments" if columns & _CSV_JUDGMENT_COLUMNS or graded(first) else "corpus"
     if len(first.split()) == 6:
         return "run"
     return "judgments"

@@ -1,0 +1,268 @@
+"""``judge_clicks``: implicit judgments from a UBI log through a click model.
+
+One library function does the whole procedure (read, build the click table,
+fit the model, map estimates to grades, keep the counts); the CLI parses its
+arguments, calls it and renders the result. The result is a versioned
+:class:`ImplicitJudgments` that says every bias assumption it made.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from itertools import pairwise
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel
+
+from assay.errors import UsageError
+from assay.results import ResultModel
+
+#: Grades are 0-3; a grade is the number of thresholds the estimate reaches.
+GRADE_SCALE = "0-3 (0 not relevant, 1 marginal, 2 relevant, 3 highly relevant)"
+#: Default thresholds of each model's estimate (COEC: 1 = an average result at those ranks).
+DEFAULT_THRESHOLDS: dict[str, tuple[float, float, float]] = {
+    "ctr": (0.05, 0.15, 0.30),
+    "coec": (0.5, 1.0, 2.0),
+    "pbm": (0.10, 0.30, 0.60),
+    "dbn": (0.05, 0.15, 0.35),
+}
+_MODEL_NOTES = {
+    "ctr": "CTR ignores position: a result shown high gets more clicks for being high",
+    "coec": "COEC divides by the clicks an average result gets at the same ranks "
+    "(position bias is the CTR-by-rank curve of this log); bounded at the cap",
+    "pbm": "PBM: a click needs examination (depends on rank only; the top result is "
+    "always examined) and attraction (depends on query and document only)",
+    "dbn": "DBN: users scan top-down, stop when satisfied or with probability 1-gamma; "
+    "clicks are binary; grades use relevance = attractiveness x satisfaction",
+}
+
+
+class PairStat(BaseModel):
+    """One (query, document) pair: counts, the model's estimate, its interval and grade."""
+
+    query_id: str
+    query: str
+    doc_id: str
+    impressions: int
+    clicks: float
+    ctr: float
+    expected_clicks: float
+    estimate: float | None
+    low: float | None
+    high: float | None
+    grade: int | None
+    grade_low: int | None
+    grade_high: int | None
+
+
+class ImplicitJudgments(ResultModel):
+    """Implicit judgments from behaviour logs (``kind = implicit_judgments``)."""
+
+    kind: Literal["implicit_judgments"] = "implicit_judgments"
+    model: str
+    files: list[str]
+    positions: int
+    application: str | None = None
+    weights: dict[str, float]
+    min_impressions: int
+    thresholds: list[float]
+    grade_scale: str = GRADE_SCALE
+    assumptions: list[str]
+    counts: dict[str, int]
+    params: dict[str, Any]
+    iterations: int
+    converged: bool
+    pairs: list[PairStat]
+
+    def graded(self) -> list[PairStat]:
+        """Pairs with enough impressions to carry a grade."""
+        return [p for p in self.pairs if p.grade is not None]
+
+    def to_judgment_set(self) -> Any:
+        """Every graded pair as an in-memory :class:`~assay.judgments.JudgmentSet`."""
+        from assay.judgments.models import JudgmentSet
+
+        qrels: dict[str, dict[str, int]] = {}
+        texts: dict[str, str] = {}
+        for p in self.graded():
+            qrels.setdefault(p.query_id, {})[p.doc_id] = int(p.grade or 0)
+            texts[p.query_id] = p.query
+        queries = [{"query_id": q, "text": t, "source": "behavior"} for q, t in texts.items()]
+        return JudgmentSet.from_records(queries, qrels, name=f"implicit-{self.model}")
+
+
+def judge_clicks(
+    paths: str | Path | Sequence[str | Path],
+    *,
+    model: str = "pbm",
+    positions: int,
+    weights: Mapping[str, float] | None = None,
+    application: str | None = None,
+    min_impressions: int = 3,
+    thresholds: Sequence[float] | None = None,
+    cap: float = 4.0,
+    gamma: float | None = None,
+    layout: str | None = None,
+) -> ImplicitJudgments:
+    """Read UBI logs, fit ``model`` (ctr, coec, pbm, dbn) and grade every pair on 0-3.
+
+    ``positions`` (0 or 1) is checked against the log. Pairs with fewer than
+    ``min_impressions`` impressions get counts but no grade. ``thresholds``
+    (three ascending numbers on the model's scale) default to
+    :data:`DEFAULT_THRESHOLDS`; ``cap`` bounds COEC; ``gamma`` fixes the DBN
+    continuation probability (default: fitted).
+    """
+    from assay.behavior import clickmodels as cm
+    from assay.behavior.read import read_ubi
+    from assay.behavior.table import build_click_table
+
+    if model not in cm.MODELS:
+        raise UsageError(f"--model must be one of {', '.join(cm.MODELS)}; got {model!r}")
+    if min_impressions < 1:
+        raise UsageError(f"min impressions must be >= 1, got {min_impressions}")
+    cuts = list(DEFAULT_THRESHOLDS[model] if thresholds is None else thresholds)
+    if len(cuts) != 3 or any(b <= a for a, b in pairwise(cuts)):
+        raise UsageError(f"thresholds must be three ascending numbers, got {cuts}")
+    log = read_ubi(paths, layout=layout)
+    table = build_click_table(log, positions=positions, weights=weights, application=application)
+    if not table.pairs:
+        raise UsageError(
+            "no search instance with a result list in the log: no impression events and no "
+            f"query_response_hit_ids ({table.counts['actions']} actions, "
+            f"{table.counts['no_query_text']} lists without query text)"
+        )
+    fit = _fit(table, model, cap, gamma)
+    rows = _pair_rows(table, fit, min_impressions, cuts)
+    counts = {"queries": len(table.query_keys), "pairs": len(table.pairs), **table.counts}
+    counts["graded_pairs"] = sum(1 for r in rows if r.grade is not None)
+    return ImplicitJudgments(
+        model=model,
+        files=list(log.files),
+        positions=positions,
+        application=application,
+        weights=dict(weights or {"click": 1.0}),
+        min_impressions=min_impressions,
+        thresholds=cuts,
+        assumptions=[*table.assumptions, _MODEL_NOTES[model], *_grading_notes(min_impressions)],
+        counts=counts,
+        params=_small(fit.params),
+        iterations=fit.iterations,
+        converged=fit.converged,
+        pairs=rows,
+    )
+
+
+def _pair_rows(table: Any, fit: Any, min_impressions: int, cuts: list[float]) -> list[PairStat]:
+    """One :class:`PairStat` per pair: counts; estimate and grades if enough impressions."""
+    import numpy as np
+
+    from assay.behavior.clickmodels import expected_clicks
+
+    impressions = table.pair_impressions()
+    clicks = table.pair_clicks()
+    expected = expected_clicks(table)
+    edges = np.asarray(cuts)
+    enough = impressions >= min_impressions
+    grade, g_low, g_high = (
+        np.searchsorted(edges, v, side="right") for v in (fit.estimate, fit.low, fit.high)
+    )
+    text_of = dict(zip(table.query_keys, table.query_texts, strict=True))
+
+    def graded(values: Any, i: int, cast: Any) -> Any:
+        return cast(values[i]) if enough[i] else None
+
+    return [
+        PairStat(
+            query_id=q,
+            query=text_of[q],
+            doc_id=d,
+            impressions=int(impressions[i]),
+            clicks=float(clicks[i]),
+            ctr=float(clicks[i] / impressions[i]) if impressions[i] else 0.0,
+            expected_clicks=float(expected[i]),
+            estimate=graded(fit.estimate, i, float),
+            low=graded(fit.low, i, float),
+            high=graded(fit.high, i, float),
+            grade=graded(grade, i, int),
+            grade_low=graded(g_low, i, int),
+            grade_high=graded(g_high, i, int),
+        )
+        for i, (q, d) in enumerate(table.pairs)
+    ]
+
+
+def _fit(table: Any, model: str, cap: float, gamma: float | None) -> Any:
+    from assay.behavior import clickmodels as cm
+
+    if model == "ctr":
+        return cm.fit_ctr(table)
+    if model == "coec":
+        return cm.fit_coec(table, cap=cap)
+    if model == "pbm":
+        return cm.fit_pbm(table)
+    from assay.behavior.dbn import fit_dbn
+
+    return fit_dbn(table, gamma=gamma)
+
+
+def _small(params: dict[str, Any]) -> dict[str, Any]:
+    """Model-wide parameters only (per-pair lists live in the pair rows)."""
+    return {k: v for k, v in params.items() if k not in ("attractiveness", "satisfaction")}
+
+
+def _grading_notes(min_impressions: int) -> list[str]:
+    return [
+        f"pairs with fewer than {min_impressions} impressions are not graded",
+        "grade = how many of the three thresholds the estimate reaches; the interval is 95%",
+    ]
+
+
+def implicit_jsonl(result: ImplicitJudgments) -> tuple[str, int]:
+    """The graded pairs as JSONL qrels (``source: behavior``) and how many queries were left out.
+
+    A query none of whose pairs reaches grade 1 is left out: the click log gives
+    no relevant document for it, which is not the same as "no answer exists".
+    """
+    by_query: dict[str, dict[str, int]] = {}
+    texts: dict[str, str] = {}
+    for p in result.graded():
+        by_query.setdefault(p.query_id, {})[p.doc_id] = int(p.grade or 0)
+        texts[p.query_id] = p.query
+    lines = []
+    dropped = 0
+    for qid, rel in by_query.items():
+        if max(rel.values()) < 1:
+            dropped += 1
+            continue
+        row = {
+            "query_id": qid,
+            "query": texts[qid],
+            "relevant": rel,
+            "source": "behavior",
+            "model": result.model,
+        }
+        lines.append(json.dumps(row, ensure_ascii=False))
+    return "".join(line + "\n" for line in lines), dropped
+
+
+STATS_COLUMNS = list(PairStat.model_fields)
+
+
+def stats_csv(result: ImplicitJudgments) -> str:
+    """Per pair: impressions, clicks, CTR, expected clicks, estimate, interval, grade (CSV)."""
+    import csv
+    import io
+
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow(STATS_COLUMNS)
+    for p in result.pairs:
+        row = p.model_dump()
+        writer.writerow(["" if row[c] is None else _cell(row[c]) for c in STATS_COLUMNS])
+    return buf.getvalue()
+
+
+def _cell(value: Any) -> str:
+    return f"{value:.6g}" if isinstance(value, float) else str(value)

@@ -48,6 +48,7 @@ _COMMAND_MODULES = (
     "assay.cli.judge",
     "assay.cli.judge_models",
     "assay.cli.judge_clicks",
+    "assay.cli.matrix",
 )
 
 

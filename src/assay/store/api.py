@@ -42,6 +42,7 @@ RESULT_MODELS = {
     "answers": "assay.answers.result:AnswersResult",
     "gate": "assay.store.gate:GateResult",
     "verify": "assay.store.verify:VerifyResult",
+    "matrix": "assay.matrix.result:MatrixResult",
 }
 
 

@@ -1,0 +1,71 @@
+"""``assay matrix CONFIG.toml``: system prompts x models x fixed evidence, asserted per case."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from assay.cli import options as o
+from assay.cli.app import app
+
+_FORMATS = ("table", "json", "markdown", "html")
+_SUFFIX = {".json": "json", ".md": "markdown", ".markdown": "markdown", ".html": "html"}
+
+
+@app.command()
+def matrix(
+    config: Annotated[Path, typer.Argument(help="The matrix TOML (prompts, models, cases).")],
+    fmt: Annotated[
+        str, typer.Option("--format", "-f", help="table, json, markdown or html")
+    ] = "table",
+    output: Annotated[
+        Path | None, typer.Option("-o", "--output", help="Write the result here.")
+    ] = None,
+    cache_dir: Annotated[
+        Path | None, typer.Option("--cache-dir", help="Folder of the model-call cache.")
+    ] = None,
+    offline: Annotated[
+        bool, typer.Option("--offline", help="Replay the cache only; fail on a missing call.")
+    ] = False,
+    no_cache: Annotated[bool, typer.Option("--no-cache", help="Neither read nor write.")] = False,
+    store: o.Store = None,
+    record: o.Record = True,
+) -> None:
+    """Ask every prompt x model x case N times, check the assertions, compare the variants.
+
+    The grid shows passing repeats per cell and the first reason a cell failed;
+    gate on the result with the pass rates it records.
+    """
+    from rich.console import Console
+
+    from assay.cli.common import validate_choice
+    from assay.matrix import load_matrix, run_matrix
+
+    validate_choice("--format", fmt, _FORMATS)
+    result = run_matrix(
+        load_matrix(config),
+        cache_dir=None if cache_dir is None else str(cache_dir),
+        offline=offline,
+        no_cache=no_cache,
+    )
+    if fmt == "table":
+        from assay.report.matrix_terminal import render_terminal
+
+        render_terminal(result, Console(highlight=False, soft_wrap=True))
+    if output is not None:
+        from assay.report.output import write_text_atomic
+        from assay.report.render import render
+
+        file_fmt = fmt if fmt != "table" else _SUFFIX.get(output.suffix.lower(), "json")
+        write_text_atomic(output, render(result, file_fmt))
+        typer.echo(f"wrote {file_fmt} result to {output}", err=True)
+    elif fmt != "table":
+        from assay.report.render import render
+
+        typer.echo(render(result, fmt), nl=False)
+    if record:
+        from assay.cli.common import record_result
+
+        record_result(result, store)

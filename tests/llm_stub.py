@@ -21,6 +21,10 @@ Scripted behaviours: a document saying ``ignore ... reply with WORD`` is obeyed
 ``untrusted``; a model id containing ``timid`` always declines; a question
 holding ``FLAKY`` alternates between answering and declining call by call.
 
+Query-writing prompts (``Document:``) get a query made of the passage's first
+eight long words (a copier, as models often are); a passage holding
+``DUPLICATE`` always gets the same query.
+
 :class:`StubServer` runs it with uvicorn on 127.0.0.1 and a free port, in a thread.
 """
 
@@ -82,6 +86,8 @@ def make_app(state: StubState) -> FastAPI:
             message["content"] = '{"grade": 2, "rationale": "unfinished'
         elif "WRONGSCHEMA" in text:
             message["content"] = json.dumps({"score": "high"})
+        elif text.startswith("Document:"):
+            message["content"] = json.dumps({"query": _query_for(_field(text, "Document"))})
         elif "Documents:" in text and "Question:" in text:
             system = next((m["content"] for m in body["messages"] if m["role"] == "system"), "")
             reply = _grounded(text, system, str(body.get("model", "")), seen)
@@ -128,6 +134,13 @@ def _answer(text: str, seen: int) -> dict[str, Any]:
 
 _INJECTED = re.compile(r"ignore\b[^.]*?\breply with (\w+)", re.I)
 _DOC = re.compile(r"^\[([^\]]+)\] (.*)$", re.M)
+
+
+def _query_for(passage: str) -> str:
+    if "DUPLICATE" in passage:
+        return "What does the DUPLICATE passage say?"
+    long = [w for w in re.findall(r"[A-Za-z0-9-]+", passage) if len(w) >= 4]
+    return " ".join(long[:8])
 
 
 def _grounded(text: str, system: str, model: str, seen: int) -> dict[str, Any]:

@@ -49,6 +49,7 @@ _COMMAND_MODULES = (
     "assay.cli.judge_models",
     "assay.cli.judge_clicks",
     "assay.cli.matrix",
+    "assay.cli.generate",
 )
 
 

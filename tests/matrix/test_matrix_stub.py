@@ -117,3 +117,26 @@ def test_rubric_is_graded_by_the_judge(stub, env, tmp_path: Path) -> None:
     assert good.assertions["rubric"] is True and good.passed
     assert result.cell("strict/timid", "supported").attempts[0].assertions["rubric"] is None
     assert result.judge_usage is not None and result.judge_usage.calls >= 1
+
+
+def test_rubric_fails_a_claim_its_citation_does_not_support(stub, env, tmp_path: Path) -> None:
+    (tmp_path / "overclaim.py").write_text(
+        "def answer(system_prompt, question, documents):\n"
+        "    claim = 'Plant leaves absorb oxygen at night.'\n"
+        "    return {'status': 'answered', 'answer': claim,\n"
+        "            'claims': [{'text': claim, 'citations': [documents[0]['id']]}]}\n",
+        encoding="utf-8",
+    )
+    path = write_matrix(tmp_path, stub.base_url, repeats=1, judge=True)
+    text = (
+        path.read_text(encoding="utf-8")
+        + '\n[baselines.overclaim]\nfunction = "overclaim.py:answer"\n'
+    )
+    path.write_text(text, encoding="utf-8")
+    result = run_matrix(load_matrix(path), cache_dir=str(tmp_path / "cache"))
+    attempt = result.cell("strict/overclaim", "supported").attempts[0]
+    assert attempt.assertions["provenance"] is True  # a valid citation ...
+    assert (
+        attempt.assertions["rubric"] is False and not attempt.passed
+    )  # ... of an unsupported claim
+    assert "claim 0 is not supported by its citations (judge)" in attempt.reasons

@@ -116,7 +116,7 @@ def run_matrix(
         if misses:
             _raise_misses(misses)
         judge_usage = None
-        if config.judge is not None:
+        if config.judge is not None and "rubric" in (config.assertions or ASSERTIONS):
             judge_usage = _judge(config, slots, cache_dir, offline, no_cache, budget)
     finally:
         for client in clients.values():
@@ -285,11 +285,10 @@ def _judge(
         if grade.verdict is not None:
             graded.add(k)
             supported[k, ci] = supported.get((k, ci), False) or bool(grade.verdict["supported"])
-            supported.setdefault((k, ci), False)
     for (k, ci), ok in sorted(supported.items(), key=lambda x: str(x[0])):
         attempt = slots[k]
         if not ok:
-            attempt.reasons.append(f"claim {ci} not supported by its citations (judge)")
+            attempt.reasons.append(f"claim {ci} is not supported by its citations (judge)")
     for k in graded:
         attempt = slots[k]
         ok = all(v for (kk, _), v in supported.items() if kk == k)

@@ -32,13 +32,27 @@ def fmt(value: float | None, spec: str = ".3f") -> str:
 
 def render_terminal(result: MatrixResult, console: Any) -> None:
     """Print ``result`` with rich tables to ``console``."""
-    from rich.table import Table
-
     console.print(
         f"[bold]matrix {result.name}[/bold]  {len(result.case_ids)} cases x "
         f"{len(result.variants)} variants x {result.repeats} repeats  "
         f"(cases {result.cases_version})"
     )
+    console.print(_grid(result))
+    console.print(_summary(result))
+    if result.comparisons:
+        console.print(_comparisons(result))
+    failing = [(c.variant, c.case_id, first_reason(c)) for c in result.cells if c.passes < c.n]
+    if failing:
+        console.print("[bold]failures[/bold] (first reason of each failing cell)")
+        for variant, cid, reason in failing:
+            console.print(f"  {variant} {cid}: {reason}", markup=False)
+    for line in footer(result):
+        console.print(line, markup=False, highlight=False)
+
+
+def _grid(result: MatrixResult) -> Any:
+    from rich.table import Table
+
     grid = Table(title="passing repeats per cell", title_justify="left")
     grid.add_column("case")
     grid.add_column("kind")
@@ -48,9 +62,14 @@ def render_terminal(result: MatrixResult, console: Any) -> None:
     for cid in result.case_ids:
         row = [cell_text(result.cell(n, cid)) for n in names]
         grid.add_row(cid, result.case_kinds.get(cid, ""), *row)
-    console.print(grid)
+    return grid
+
+
+def _summary(result: MatrixResult) -> Any:
+    from rich.table import Table
+
     summary = Table(title="variants", title_justify="left")
-    for col in (
+    cols = (
         "variant",
         "provider",
         "pass rate",
@@ -60,7 +79,8 @@ def render_terminal(result: MatrixResult, console: Any) -> None:
         "tokens in/out",
         "cost USD",
         "mean latency s",
-    ):
+    )
+    for col in cols:
         summary.add_column(col, justify="left" if col in ("variant", "provider") else "right")
     for v in result.variants:
         failures = ", ".join(f"{k} {n}" for k, n in sorted(v.failures.items())) or "-"
@@ -75,39 +95,37 @@ def render_terminal(result: MatrixResult, console: Any) -> None:
             f"{v.usage.cost:.6f}",
             fmt(v.latency_mean, ".3f"),
         )
-    console.print(summary)
-    if result.comparisons:
-        comp = Table(title=f"against {result.baseline}", title_justify="left")
-        for col in (
-            "candidate",
-            "cases",
-            "only baseline",
-            "only candidate",
-            "delta pass^N",
-            "p",
-            "p (Holm)",
-            "verdict",
-        ):
-            comp.add_column(col, justify="left" if col in ("candidate", "verdict") else "right")
-        for c in result.comparisons:
-            comp.add_row(
-                c.candidate,
-                str(c.n),
-                str(c.baseline_only),
-                str(c.candidate_only),
-                f"{c.delta:+.3f}",
-                f"{c.p_value:.4f}",
-                f"{c.p_adjusted:.4f}",
-                c.verdict,
-            )
-        console.print(comp)
-    failing = [(c.variant, c.case_id, first_reason(c)) for c in result.cells if c.passes < c.n]
-    if failing:
-        console.print("[bold]failures[/bold] (first reason of each failing cell)")
-        for variant, cid, reason in failing:
-            console.print(f"  {variant} {cid}: {reason}", markup=False)
-    for line in footer(result):
-        console.print(line, markup=False, highlight=False)
+    return summary
+
+
+def _comparisons(result: MatrixResult) -> Any:
+    from rich.table import Table
+
+    comp = Table(title=f"against {result.baseline}", title_justify="left")
+    cols = (
+        "candidate",
+        "cases",
+        "only baseline",
+        "only candidate",
+        "delta pass^N",
+        "p",
+        "p (Holm)",
+        "verdict",
+    )
+    for col in cols:
+        comp.add_column(col, justify="left" if col in ("candidate", "verdict") else "right")
+    for c in result.comparisons:
+        comp.add_row(
+            c.candidate,
+            str(c.n),
+            str(c.baseline_only),
+            str(c.candidate_only),
+            f"{c.delta:+.3f}",
+            f"{c.p_value:.4f}",
+            f"{c.p_adjusted:.4f}",
+            c.verdict,
+        )
+    return comp
 
 
 def footer(result: MatrixResult) -> list[str]:

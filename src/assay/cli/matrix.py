@@ -30,6 +30,17 @@ def matrix(
         bool, typer.Option("--offline", help="Replay the cache only; fail on a missing call.")
     ] = False,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Neither read nor write.")] = False,
+    gate_against: Annotated[
+        Path | None,
+        typer.Option(
+            "--gate-against",
+            help="A baseline matrix result (JSON): exit 1 unless every shared variant's "
+            "pass rate is non-inferior within --margin.",
+        ),
+    ] = None,
+    margin: Annotated[
+        float, typer.Option("--margin", help="Pass rate a variant may lose (with --gate-against).")
+    ] = 0.05,
     store: o.Store = None,
     record: o.Record = True,
 ) -> None:
@@ -69,3 +80,18 @@ def matrix(
         from assay.cli.common import record_result
 
         record_result(result, store)
+    if gate_against is not None:
+        from assay.matrix.gate import gate_matrix
+        from assay.matrix.result import MatrixResult
+
+        gate = gate_matrix(result, MatrixResult.from_file(gate_against), margin=margin)
+        for check in gate.checks:
+            mark = "pass" if check.passed else "FAIL"
+            typer.echo(
+                f"gate {mark} {check.variant}: pass rate {check.baseline_pass_rate:.3f} -> "
+                f"{check.candidate_pass_rate:.3f} (delta {check.delta:+.3f}, "
+                f"CI {check.ci_low:+.3f}..{check.ci_high:+.3f})"
+            )
+        typer.echo(f"gate {'passed' if gate.passed else 'failed'}: {gate.rule}")
+        if not gate.passed:
+            raise typer.Exit(1)

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -55,12 +57,16 @@ def matrix(
     from assay.matrix import load_matrix, run_matrix
 
     validate_choice("--format", fmt, _FORMATS)
-    result = run_matrix(
-        load_matrix(config),
-        cache_dir=None if cache_dir is None else str(cache_dir),
-        offline=offline,
-        no_cache=no_cache,
-    )
+    cfg = load_matrix(config)
+    total = len(cfg.prompts) * len(cfg.providers) * len(cfg.cases) * cfg.repeats
+    with _progress(total) as advance:
+        result = run_matrix(
+            cfg,
+            cache_dir=None if cache_dir is None else str(cache_dir),
+            offline=offline,
+            no_cache=no_cache,
+            on_attempt=advance,
+        )
     if fmt == "table":
         from assay.report.matrix_terminal import render_terminal
 
@@ -95,3 +101,36 @@ def matrix(
         typer.echo(f"gate {'passed' if gate.passed else 'failed'}: {gate.rule}")
         if not gate.passed:
             raise typer.Exit(1)
+
+
+@contextlib.contextmanager
+def _progress(total: int) -> Iterator[Callable[[Any], None]]:
+    """A progress bar on stderr (only on a terminal) with the running cost."""
+    import sys
+
+    if not sys.stderr.isatty():
+        yield lambda attempt: None
+        return
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+    import threading
+
+    spent = [0.0]
+    lock = threading.Lock()
+    with Progress(
+        TextColumn("asking"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.description}"),
+        console=Console(stderr=True),
+        transient=True,
+    ) as bar:
+        task = bar.add_task("", total=total)
+
+        def advance(attempt: Any) -> None:  # called from the runner's worker threads
+            with lock:
+                spent[0] += 0.0 if attempt.cached else attempt.cost
+                bar.update(task, advance=1, description=f"${spent[0]:.4f}")
+
+        yield advance

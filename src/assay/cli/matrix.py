@@ -111,10 +111,10 @@ def _progress(total: int) -> Iterator[Callable[[Any], None]]:
     if not sys.stderr.isatty():
         yield lambda attempt: None
         return
+    import threading
+
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
-
-    import threading
 
     spent = [0.0]
     lock = threading.Lock()

@@ -17,8 +17,10 @@ from __future__ import annotations
 
 import argparse
 import statistics
+import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -26,7 +28,10 @@ import numpy as np
 from assay.stats.bootstrap import bootstrap_ci_rows
 from assay.stats.compare import compare
 from assay.stats.significance import randomization_pvalues
-from assay.stats.synthetic import synthetic_result
+
+# The synthetic results are a test helper: one copy, in tests/.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+from helpers_synthetic import synthetic_result
 
 N_QUERIES = 10_000
 N_SYSTEMS = 5

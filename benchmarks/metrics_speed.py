@@ -6,6 +6,8 @@ times each job in its own subprocess (wall seconds, peak RSS of the child):
 * assay CLI: ``assay evaluate QRELS RUN --judgments-format trec -m ... --format json``
 * assay API: ``load_judgments`` + ``load_run`` + ``compute`` (no CLI layer)
 * pytrec_eval: dict building from the files + RelevanceEvaluator + means
+* trec_eval itself (built from ../shared/tools/trec_eval into .cache/trec_eval),
+  once, with ``ndcg_cut.10 map_cut.100 recip_rank recall.100``;
 * ranx: Qrels.from_file / Run.from_file (kind trec) + evaluate; its numba JIT is
   warmed on a tiny set in the same process first and only parse + evaluate after
   the warm-up are timed (from inside the process). If ranx needs more than
@@ -15,6 +17,10 @@ times each job in its own subprocess (wall seconds, peak RSS of the child):
 Measures: nDCG@10 AP@100 RR@10 R@100. pytrec_eval has no cut for recip_rank, so
 its RR@10 is recip_rank on the run truncated to its top 10 after trec_eval's
 tie order (score desc, doc id desc); ranx's ``mrr@10`` is the same definition.
+
+Every job runs on two runs holding the same lines: sorted by score within each
+query, and shuffled within each query (``--orders sorted,unsorted``); the
+ratios are printed per order.
 
 Usage: ``.venv/bin/python benchmarks/metrics_speed.py [--queries N] [--docs K] [--skip-ranx]``
 """
@@ -38,12 +44,18 @@ PY = sys.executable
 MEASURES = ["nDCG@10", "AP@100", "RR@10", "R@100"]
 
 
-def make_data(nq: int, ndocs: int, seed: int = 7) -> tuple[Path, Path]:
-    """Write seeded qrels (5 graded judgments per query) and a run (``ndocs`` per query)."""
+def make_data(nq: int, ndocs: int, seed: int = 7, order: str = "sorted") -> tuple[Path, Path]:
+    """Write seeded qrels (5 graded judgments per query) and a run (``ndocs`` per query).
+
+    ``order='sorted'``: each query's lines by score descending (what most tools
+    write); ``'unsorted'``: the same lines, each query's lines shuffled (merged
+    shards, systems that write in doc order); the rank field stays attached.
+    """
     import numpy as np
 
     DATA.mkdir(parents=True, exist_ok=True)
-    qrels_p, run_p = DATA / f"qrels_{nq}_{ndocs}.txt", DATA / f"run_{nq}_{ndocs}.trec"
+    suffix = "" if order == "sorted" else f"_{order}"
+    qrels_p, run_p = DATA / f"qrels_{nq}_{ndocs}.txt", DATA / f"run_{nq}_{ndocs}{suffix}.trec"
     if qrels_p.exists() and run_p.exists():
         return qrels_p, run_p
     rng = np.random.default_rng(seed)
@@ -58,16 +70,23 @@ def make_data(nq: int, ndocs: int, seed: int = 7) -> tuple[Path, Path]:
     docs = -np.sort(-docs, axis=1)[:, :ndocs]  # drop the -1 markers
     rng.permuted(docs, axis=1, out=docs)
     scores = np.round(np.sort(rng.random((nq, ndocs)) * 20, axis=1)[:, ::-1], 4)
-    ranks = np.tile(np.arange(1, ndocs + 1), nq)
+    ranks = np.tile(np.arange(1, ndocs + 1), nq).reshape(nq, ndocs)
+    run_docs, run_scores = docs, scores
+    if order == "unsorted":  # shuffle each query's lines, fields kept together
+        perm = np.argsort(np.random.default_rng(seed + 1).random((nq, ndocs)), axis=1)
+        run_docs = np.take_along_axis(docs, perm, axis=1)
+        run_scores = np.take_along_axis(scores, perm, axis=1)
+        ranks = np.take_along_axis(ranks, perm, axis=1)
+    ranks = ranks.reshape(-1)
     with open(run_p, "w") as fh:
         lines = (
             np.char.add("q", q.astype(str)).astype(object)
             + " Q0 D"
-            + docs.reshape(-1).astype(str).astype(object)
+            + run_docs.reshape(-1).astype(str).astype(object)
             + " "
             + ranks.astype(str).astype(object)
             + " "
-            + scores.reshape(-1).astype(str).astype(object)
+            + run_scores.reshape(-1).astype(str).astype(object)
             + " bench\n"
         )
         fh.writelines(lines.tolist())
@@ -175,7 +194,9 @@ def timed(cmd: list[str], timeout: float | None = None) -> tuple[float, float, i
     return float(dt), float(mb), int(rc)
 
 
-def run_ranx(args: argparse.Namespace, work: Path, results: dict, values: dict) -> None:
+def run_ranx(
+    args: argparse.Namespace, work: Path, results: dict, values: dict, order: str = "sorted"
+) -> None:
     """Time ranx at full size, else at the largest smaller size within the time limit.
 
     The seconds shown are ranx's parse + evaluate, measured inside its process
@@ -183,7 +204,7 @@ def run_ranx(args: argparse.Namespace, work: Path, results: dict, values: dict) 
     """
     sizes = [args.queries] + [n for n in (args.queries // 10, args.queries // 100) if n >= 100]
     for nq in sizes:
-        qrels_p, run_p = make_data(nq, args.docs)
+        qrels_p, run_p = make_data(nq, args.docs, order=order)
         out = work / f"ranx_{nq}.json"
         cmd = [PY, "-c", RANX, str(qrels_p), str(run_p), str(out)]
         got = timed(cmd, timeout=args.ranx_timeout)
@@ -207,97 +228,102 @@ def run_ranx(args: argparse.Namespace, work: Path, results: dict, values: dict) 
     print(f"  ranx: no size finished within {args.ranx_timeout:.0f} s")
 
 
-def main() -> None:
-    """Generate the data, time the jobs, print a table and check agreement."""
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--queries", type=int, default=100_000)
-    ap.add_argument("--docs", type=int, default=100)
-    ap.add_argument("--skip-ranx", action="store_true")
-    ap.add_argument(
-        "--repeat", type=int, default=3, help="runs per job; the median is reported (default 3)"
-    )
-    ap.add_argument(
-        "--ranx-timeout", type=float, default=300.0, help="seconds before a smaller ranx size"
-    )
-    args = ap.parse_args()
-    qrels_p, run_p = make_data(args.queries, args.docs)
+def trec_eval_binary() -> str | None:
+    """trec_eval built from ../shared/tools into .cache/trec_eval (None when it cannot be)."""
+    build = ROOT.parent / "shared" / "tools" / "trec_eval" / "build.sh"
+    binary = ROOT / ".cache" / "trec_eval" / "trec_eval"
+    if not binary.is_file() and build.is_file():
+        subprocess.run(["bash", str(build), str(binary.parent)], capture_output=True, check=False)
+    return str(binary) if binary.is_file() else None
+
+
+def bench_order(args: argparse.Namespace, order: str, work: Path) -> dict:
+    """Time every job on the run written in ``order``; returns {job: (s, MB, rc)}."""
+    qrels_p, run_p = make_data(args.queries, args.docs, order=order)
     print(
-        f"data: {qrels_p.name} ({qrels_p.stat().st_size / 1e6:.1f} MB), "
-        f"{run_p.name} ({run_p.stat().st_size / 1e6:.1f} MB)"
+        f"\n== {order} run: {run_p.name} ({run_p.stat().st_size / 1e6:.0f} MB), "
+        f"{qrels_p.name} ({qrels_p.stat().st_size / 1e6:.1f} MB)"
     )
-    work = Path(tempfile.mkdtemp(prefix="assay_bench_"))
     assay_bin = str(Path(PY).with_name("assay"))
     mflags = [x for m in MEASURES for x in ("-m", m)]
     cli = [assay_bin, "evaluate", str(qrels_p), str(run_p), "--judgments-format", "trec", *mflags]
+    api = [PY, "-c", ASSAY_API, str(qrels_p), str(run_p), str(work / f"api_{order}.json")]
     jobs = {
         # files to aggregate, as the peers do: no history-store write
-        "assay (CLI)": [*cli, "-f", "json", "-o", str(work / "cli.json"), "--no-record"],
-        # the default: also record the 100,000 per-query rows in a history store
-        # (a throw-away one, not the project's .assay/history.db)
-        "assay (CLI+store)": [
-            *cli,
-            *("-f", "json", "-o", str(work / "cli_store.json")),
-            *("--store", f"sqlite:///{work / 'history.db'}"),
-        ],
-        "assay (API)": [
-            PY,
-            "-c",
-            ASSAY_API,
-            str(qrels_p),
-            str(run_p),
-            str(work / "api.json"),
-            " ".join(MEASURES),
-        ],
+        "assay (CLI)": [*cli, "-f", "json", "-o", str(work / f"cli_{order}.json"), "--no-record"],
+        "assay (API)": [*api, " ".join(MEASURES)],
         "pytrec_eval": [PY, "-c", PYTREC, str(qrels_p), str(run_p), str(work / "pytrec.json")],
     }
-    # Read both files once so that every job finds them in the page cache: the
-    # first job must not pay for cold disk reads the others skip.
+    # Read both files once so that every job finds them in the page cache.
     for path in (qrels_p, run_p):
         with open(path, "rb") as fh:
             while fh.read(1 << 24):
                 pass
     results: dict[str, tuple[float, float, int]] = {}
     for name, cmd in jobs.items():
-        # Interleave nothing: repeat each job and keep the median wall time (this
-        # machine's timings wander by tens of percent from one run to the next).
-        runs = [timed(cmd) for _ in range(args.repeat)]
-        got = [r for r in runs if r is not None]
-        if not got:  # pragma: no cover - no time limit for these jobs
-            continue
+        # repeat each job and keep the median wall time (timings on a shared
+        # machine wander by tens of percent from one run to the next)
+        got = [r for r in (timed(cmd) for _ in range(args.repeat)) if r is not None]
         dt = statistics.median(r[0] for r in got)
-        mb = max(r[1] for r in got)
-        rc = max(r[2] for r in got)
-        results[name] = (dt, mb, rc)
+        results[name] = (dt, max(r[1] for r in got), max(r[2] for r in got))
         spread = ", ".join(f"{r[0]:.2f}" for r in got)
-        print(f"  {name:18s} {dt:8.2f} s {mb:8.0f} MB rc={rc}  (runs: {spread})", flush=True)
-    values = {}
-    for name, fname in (("assay (API)", "api.json"), ("pytrec_eval", "pytrec.json")):
-        if (work / fname).exists():
-            values[name] = json.loads((work / fname).read_text())
+        print(f"  {name:14s} {dt:8.2f} s {results[name][1]:8.0f} MB  (runs: {spread})", flush=True)
+    binary = None if args.skip_trec_eval else trec_eval_binary()
+    if binary is not None:
+        te = ["-m", "ndcg_cut.10", "-m", "map_cut.100", "-m", "recip_rank", "-m", "recall.100"]
+        got = timed([binary, *te, str(qrels_p), str(run_p)], timeout=args.trec_eval_timeout)
+        if got is None:
+            print(f"  trec_eval      over {args.trec_eval_timeout:.0f} s: stopped")
+        else:
+            results["trec_eval"] = got
+            print(f"  trec_eval      {got[0]:8.2f} s {got[1]:8.0f} MB  (one run)", flush=True)
+    values: dict = {}
     if not args.skip_ranx:
-        run_ranx(args, work, results, values)
-    cli_file = work / "cli.json"
-    if cli_file.exists() and results["assay (CLI)"][2] == 0:
-        values["assay (CLI)"] = _cli_aggregate(json.loads(cli_file.read_text()))
-    base = results["assay (CLI)"] if results["assay (CLI)"][2] == 0 else results["assay (API)"]
-    print(f"\n{'job':18s} {'seconds':>9s} {'peak MB':>9s} {'x assay':>9s}")
-    for name, (dt, mb, rc) in results.items():
-        flag = "" if rc == 0 else f"  (failed rc={rc})"
-        print(f"{name:18s} {dt:9.2f} {mb:9.0f} {dt / base[0]:9.2f}{flag}")
-    print("\naggregates:")
-    for name, vals in values.items():
-        print(
-            f"  {name:12s} " + "  ".join(f"{k}={vals.get(k, float('nan')):.8f}" for k in MEASURES)
-        )
-    ref = values.get("assay (API)")
-    if ref:
-        for name, vals in values.items():
-            ok = all(abs(vals.get(k, float("inf")) - ref[k]) <= 1e-6 for k in MEASURES)
-            print(f"  {name:12s} agrees with assay API to 1e-6: {ok}")
-    print(
-        f"\n(base for ratios: {'assay CLI' if base is results['assay (CLI)'] else 'assay API'}; "
-        f"{os.cpu_count()} CPUs; resource limit {resource.getrlimit(resource.RLIMIT_AS)[0]})"
+        run_ranx(args, work, results, values, order)
+    return results
+
+
+def main() -> None:
+    """Generate the data, time the jobs on sorted and unsorted runs, print ratios."""
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--queries", type=int, default=100_000)
+    ap.add_argument("--docs", type=int, default=100)
+    ap.add_argument("--orders", default="sorted,unsorted", help="run line orders to time")
+    ap.add_argument("--skip-ranx", action="store_true")
+    ap.add_argument("--skip-trec-eval", action="store_true")
+    ap.add_argument(
+        "--repeat", type=int, default=3, help="runs per job; the median is reported (default 3)"
     )
+    ap.add_argument(
+        "--ranx-timeout", type=float, default=300.0, help="seconds before a smaller ranx size"
+    )
+    ap.add_argument("--trec-eval-timeout", type=float, default=400.0)
+    args = ap.parse_args()
+    work = Path(tempfile.mkdtemp(prefix="assay_bench_"))
+    tables = {order: bench_order(args, order, work) for order in args.orders.split(",")}
+    for order, results in tables.items():
+        base = results["assay (CLI)"]
+        print(f"\n{order} run    {'seconds':>9s} {'peak MB':>9s} {'x assay CLI':>12s}")
+        for name, (dt, mb, rc) in results.items():
+            flag = "" if rc == 0 else f"  (failed rc={rc})"
+            print(f"{name:14s} {dt:9.2f} {mb:9.0f} {dt / base[0]:12.2f}{flag}")
+    agree = {}
+    for order in tables:
+        api = work / f"api_{order}.json"
+        cli = work / f"cli_{order}.json"
+        if api.exists() and cli.exists():
+            a, c = json.loads(api.read_text()), _cli_aggregate(json.loads(cli.read_text()))
+            agree[order] = all(abs(a[k] - c[k]) <= 1e-9 for k in MEASURES)
+    pytrec = work / "pytrec.json"
+    if pytrec.exists():
+        ref = json.loads(pytrec.read_text())
+        for order in tables:
+            api = work / f"api_{order}.json"
+            if api.exists():
+                a = json.loads(api.read_text())
+                ok = all(abs(a[k] - ref[k]) <= 1e-6 for k in MEASURES)
+                print(f"assay ({order}) agrees with pytrec_eval to 1e-6: {ok}; CLI = API: {agree}")
+    print(f"({os.cpu_count()} CPUs; resource limit {resource.getrlimit(resource.RLIMIT_AS)[0]})")
 
 
 def _cli_aggregate(doc: dict) -> dict:

@@ -2,6 +2,12 @@
 
 The public API is what ``__all__`` lists. Importing assay is cheap: heavy
 modules load on first use.
+
+>>> import assay  # doctest: +SKIP
+>>> judgments = assay.load_judgments("qrels.jsonl")  # doctest: +SKIP
+>>> result = assay.evaluate(judgments, "run.trec", ["nDCG@10", "RR"])  # doctest: +SKIP
+>>> runs = {"bm25": "bm25.trec", "hybrid": "hybrid.trec"}  # doctest: +SKIP
+>>> report = assay.compare(judgments, runs)  # doctest: +SKIP
 """
 
 from __future__ import annotations
@@ -10,44 +16,126 @@ from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
-__all__ = [
-    "AssayError",
-    "EvaluationResult",
-    "InputError",
-    "JudgmentSet",
-    "Measure",
-    "Run",
-    "UsageError",
-    "__version__",
-    "evaluate",
-    "load_judgments",
-    "load_run",
-    "parse_measure",
-]
-
+#: Public name -> the module that defines it.
 _LAZY = {
-    "AssayError": "assay.errors",
-    "InputError": "assay.errors",
-    "UsageError": "assay.errors",
-    "EvaluationResult": "assay.results",
-    "JudgmentSet": "assay.judgments.models",
-    "Measure": "assay.metrics.measures",
-    "parse_measure": "assay.metrics.measures",
-    "Run": "assay.runs.models",
-    "evaluate": "assay.evaluation",
+    # procedures
+    "evaluate": "assay.procedures.evaluation",
+    "compare": "assay.procedures.comparison",
+    "gate": "assay.procedures.gating",
+    "verify_suite": "assay.procedures.verification",
+    "score_answers": "assay.answers.score",
+    # inputs
     "load_judgments": "assay.judgments.load",
     "load_run": "assay.runs.io",
+    "load_cases": "assay.answers.load",
+    "JudgmentSet": "assay.judgments.models",
+    "Run": "assay.runs.models",
+    "Measure": "assay.metrics.measures",
+    "parse_measure": "assay.metrics.measures",
+    # systems and storage
+    "System": "assay.systems.base",
+    "Hit": "assay.systems.base",
+    "Store": "assay.store.api",
+    "open_store": "assay.store.api",
+    # results
+    "ResultModel": "assay.results",
+    "EvaluationResult": "assay.results",
+    "QueryRow": "assay.results",
+    "NoAnswerRow": "assay.results",
+    "RunInfo": "assay.results",
+    "JudgmentsInfo": "assay.results",
+    "Failure": "assay.results",
+    "Latency": "assay.results",
+    "Abstention": "assay.results",
+    "Policy": "assay.results",
+    "read_result_file": "assay.results",
+    "ComparisonResult": "assay.stats.models",
+    "GateResult": "assay.procedures.gate_result",
+    "GateCheck": "assay.procedures.gate_result",
+    "VerifyResult": "assay.procedures.verification",
+    "VerifyCheck": "assay.procedures.verification",
+    "AnswersResult": "assay.answers.result",
+    # errors
+    "AssayError": "assay.errors",
+    "UsageError": "assay.errors",
+    "InputError": "assay.errors",
+    "SystemCallError": "assay.errors",
+    "Problem": "assay.errors",
 }
 
+__all__ = [
+    "Abstention",
+    "AnswersResult",
+    "AssayError",
+    "ComparisonResult",
+    "EvaluationResult",
+    "Failure",
+    "GateCheck",
+    "GateResult",
+    "Hit",
+    "InputError",
+    "JudgmentSet",
+    "JudgmentsInfo",
+    "Latency",
+    "Measure",
+    "NoAnswerRow",
+    "Policy",
+    "Problem",
+    "QueryRow",
+    "ResultModel",
+    "Run",
+    "RunInfo",
+    "Store",
+    "System",
+    "SystemCallError",
+    "UsageError",
+    "VerifyCheck",
+    "VerifyResult",
+    "__version__",
+    "compare",
+    "evaluate",
+    "gate",
+    "load_cases",
+    "load_judgments",
+    "load_run",
+    "open_store",
+    "parse_measure",
+    "read_result_file",
+    "score_answers",
+    "verify_suite",
+]
+
 if TYPE_CHECKING:  # pragma: no cover
-    from assay.errors import AssayError, InputError, UsageError
-    from assay.evaluation import evaluate
+    from assay.answers.load import load_cases
+    from assay.answers.result import AnswersResult
+    from assay.answers.score import score_answers
+    from assay.errors import AssayError, InputError, Problem, SystemCallError, UsageError
     from assay.judgments.load import load_judgments
     from assay.judgments.models import JudgmentSet
     from assay.metrics.measures import Measure, parse_measure
-    from assay.results import EvaluationResult
+    from assay.procedures.comparison import compare
+    from assay.procedures.evaluation import evaluate
+    from assay.procedures.gate_result import GateCheck, GateResult
+    from assay.procedures.gating import gate
+    from assay.procedures.verification import VerifyCheck, VerifyResult, verify_suite
+    from assay.results import (
+        Abstention,
+        EvaluationResult,
+        Failure,
+        JudgmentsInfo,
+        Latency,
+        NoAnswerRow,
+        Policy,
+        QueryRow,
+        ResultModel,
+        RunInfo,
+        read_result_file,
+    )
     from assay.runs.io import load_run
     from assay.runs.models import Run
+    from assay.stats.models import ComparisonResult
+    from assay.store.api import Store, open_store
+    from assay.systems.base import Hit, System
 
 
 def __getattr__(name: str) -> Any:

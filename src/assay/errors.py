@@ -1,10 +1,24 @@
-"""Typed errors: every problem with user input names its file, line and field.
+"""The one error tree of assay, and the problems input errors carry.
+
+Every error assay raises on purpose is an :class:`AssayError`; the CLI turns
+each into a message on stderr and the class's ``exit_code``, never a
+traceback::
+
+    AssayError            exit 2  base class; catch it to catch everything assay raises
+    ├── UsageError        exit 2  a bad argument: unknown metric, k below 1, unknown
+    │                             system, swapped arguments, results that cannot be paired
+    │                             (other judgment-set version or policy). ``parameter``
+    │                             names the library parameter at fault; the CLI names
+    │                             the matching flag instead (``missing`` -> ``--missing``)
+    ├── InputError        exit 2  problems in input files, each a :class:`Problem` naming
+    │                             file, line, field and how to fix it
+    └── SystemCallError   exit 1  a call to the system under test failed (timeout, HTTP
+                                  error, bad payload); the runner records the query as
+                                  failed, so it only surfaces when nothing could be scored
 
 A :class:`Problem` is one thing wrong with one place in one file. Loaders collect
 problems in a :class:`ProblemLog` (at most :data:`MAX_PROBLEMS`) and raise a
 :class:`InputError` carrying all of them, so a user fixes a file in one pass.
-The CLI turns an :class:`AssayError` into a message and exit code 2, never a
-traceback.
 """
 
 from __future__ import annotations
@@ -47,7 +61,15 @@ class AssayError(Exception):
 
 
 class UsageError(AssayError):
-    """A bad argument: an unknown metric name, a k below 1, an unknown system."""
+    """A bad argument: an unknown metric name, a k below 1, an unknown system.
+
+    ``parameter`` names the library parameter at fault. Library messages write
+    parameter names in backticks (```missing```); the CLI rewrites them as flags.
+    """
+
+    def __init__(self, message: str, parameter: str | None = None) -> None:
+        self.parameter = parameter
+        super().__init__(message)
 
 
 class InputError(AssayError):
@@ -60,6 +82,16 @@ class InputError(AssayError):
         if truncated:
             lines.append(f"... stopped after {len(self.problems)} problems")
         super().__init__("\n".join(lines))
+
+
+class SystemCallError(AssayError):
+    """A call to the system under test failed; the runner records the query as failed."""
+
+    exit_code = 1
+
+
+#: Every error type assay raises on purpose (each is exported by ``assay``).
+ERROR_TYPES: tuple[type[AssayError], ...] = (AssayError, UsageError, InputError, SystemCallError)
 
 
 class _StopCollecting(Exception):

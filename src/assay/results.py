@@ -7,11 +7,14 @@ a field changes meaning; readers refuse versions they do not know.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field
+
+from assay.policies import MissingPolicy, TiePolicy
 
 SCHEMA_VERSION = "1"
 
@@ -50,44 +53,172 @@ class ResultModel(BaseModel):
 
     @classmethod
     def from_file(cls, path: str | Path) -> Self:
-        """Read a result file written by :meth:`to_json`; errors name the file and field."""
-        from pydantic import ValidationError
-
+        """Read a result file of this kind; errors name the file and field."""
         from assay.errors import InputError, Problem
 
-        kind = cls.model_fields["kind"].default if "kind" in cls.model_fields else "result"
-        try:
-            text = Path(path).read_text(encoding="utf-8-sig")
-            result = cls.model_validate_json(text)
-        except UnicodeDecodeError as exc:
-            raise InputError([Problem(str(path), None, f"not UTF-8 text: {exc.reason}")]) from None
-        except ValidationError as exc:
-            problems = [
-                Problem(
-                    str(path),
-                    None,
-                    f"not an assay {kind} result file: {err.get('msg', 'invalid value')}",
-                    field=".".join(str(x) for x in err.get("loc", ())) or None,
-                    hint="write result files with --format json -o FILE.json",
-                )
-                for err in exc.errors()[:20]
-            ]
-            raise InputError(problems) from None
-        expected = cls.model_fields["schema_version"].default
-        if result.schema_version != expected:
+        kind = cls.model_fields["kind"].default
+        result = read_result_file(path, expect=kind)
+        if not isinstance(result, cls):
+            raise InputError(
+                [Problem(str(path), None, f"not an assay {kind} result file", field="kind")]
+            )
+        return result
+
+
+#: Result kind -> "module:Class" of its model: the one registry every reader uses.
+RESULT_MODELS: dict[str, str] = {
+    "evaluation": "assay.results:EvaluationResult",
+    "comparison": "assay.stats.models:ComparisonResult",
+    "answers": "assay.answers.result:AnswersResult",
+    "gate": "assay.procedures.gate_result:GateResult",
+    "verify": "assay.procedures.verification:VerifyResult",
+    "matrix": "assay.matrix.result:MatrixResult",
+}
+
+#: (kind, schema_version) -> a function upgrading a payload by one version. A reader
+#: migrates older files step by step instead of refusing them.
+MIGRATIONS: dict[tuple[str, str], Callable[[dict[str, Any]], dict[str, Any]]] = {}
+
+
+def result_model(kind: str) -> type[ResultModel]:
+    """The model class of result ``kind``; raises KeyError for unknown kinds."""
+    import importlib
+
+    module, name = RESULT_MODELS[kind].split(":")
+    return getattr(importlib.import_module(module), name)
+
+
+def migrate(data: dict[str, Any], source: str = "result") -> dict[str, Any]:
+    """``data`` upgraded to the schema version its kind's model writes (never mutated)."""
+    from assay.errors import InputError, Problem
+
+    kind = str(data.get("kind", "evaluation"))
+    current = result_model(kind).model_fields["schema_version"].default
+    version = str(data.get("schema_version", current))
+    while version != current:
+        step = MIGRATIONS.get((kind, version))
+        if step is None:
             raise InputError(
                 [
                     Problem(
-                        str(path),
+                        source,
                         None,
-                        f"unknown schema_version {result.schema_version!r} "
-                        f"(this assay reads {expected!r})",
+                        f"unknown schema_version {version!r} of a {kind} result "
+                        f"(this assay reads {current!r})",
                         field="schema_version",
                         hint="upgrade assay to read this result",
                     )
                 ]
             )
-        return result
+        data = step(dict(data))
+        version = str(data.get("schema_version"))
+    return data
+
+
+def load_result(payload: str | dict[str, Any], source: str = "result") -> Any:
+    """A result payload (JSON text or dict) as its model, migrated; unknown kinds stay dicts.
+
+    Raises pydantic's ``ValidationError`` when the payload does not fit its model.
+    """
+    from assay.textio import parse_json
+
+    data = parse_json(payload) if isinstance(payload, str) else dict(payload)
+    kind = str(data.get("kind", "evaluation"))
+    if kind not in RESULT_MODELS:
+        return data
+    return result_model(kind).model_validate(migrate(data, source))
+
+
+def read_result_file(path: str | Path, expect: str | None = None) -> Any:
+    """Read a result file into its model; errors name the file, line and field.
+
+    ``expect`` is the kind the caller needs (any known kind when ``None``).
+    """
+    import json
+
+    from pydantic import ValidationError
+
+    from assay.errors import InputError, Problem, UsageError
+    from assay.fileio import check_input
+    from assay.textio import parse_json, read_bytes
+
+    p = Path(path)
+    check_input(p)
+    if not p.is_file():
+        raise UsageError(f"result file not found: {p}")
+    hint = "write result files with --format json -o FILE.json"
+    try:
+        data = parse_json((read_bytes(p) or b"").decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise InputError([Problem(str(p), None, f"not UTF-8 text: {exc.reason}")]) from None
+    except json.JSONDecodeError as exc:
+        message = f"not a JSON result file: {exc.msg}"
+        raise InputError([Problem(str(p), exc.lineno, message, hint=hint)]) from None
+    kind = data.get("kind") if isinstance(data, dict) else None
+    wanted = [expect] if expect else list(RESULT_MODELS)
+    if kind not in wanted:
+        message = f"unknown result kind {kind!r}"
+        if expect:
+            message = f"not an assay {expect} result file (kind {kind!r})"
+        problem = Problem(
+            str(p), 1, message, field="kind", hint=f"an assay result has kind {' or '.join(wanted)}"
+        )
+        raise InputError([problem])
+    try:
+        return load_result(data, str(p))
+    except ValidationError as exc:
+        what = f"not an assay {kind} result file"
+        problems = [
+            Problem(
+                str(p),
+                None,
+                f"{what}: {err.get('msg', 'invalid value')}",
+                field=".".join(str(x) for x in err.get("loc", ())) or None,
+                hint=hint,
+            )
+            for err in exc.errors()[:20]
+        ]
+        raise InputError(problems) from None
+
+
+class ItemAccess:
+    """``row["field"]``, ``row.get("field")`` and ``"field" in row`` on a result row model.
+
+    Per-query rows carry one key per metric and per metadata field (declared by the
+    result's ``metrics`` and the judgment set), so renderers read them by name.
+    """
+
+    def _values(self) -> dict[str, Any]:
+        data = dict(self.__dict__)
+        data.update(getattr(self, "__pydantic_extra__", None) or {})
+        return data
+
+    def __getitem__(self, key: str) -> Any:
+        values = self._values()
+        if key not in values:
+            raise KeyError(key)
+        return values[key]
+
+    def get(self, key: str, default: Any = None) -> Any:
+        """The value of ``key``, or ``default``."""
+        return self._values().get(key, default)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._values()
+
+    def keys(self) -> list[str]:
+        """Field names, declared fields first."""
+        return list(self._values())
+
+    def __iter__(self) -> Any:  # iterate like a mapping: over field names
+        return iter(self._values())
+
+    def __len__(self) -> int:
+        return len(self._values())
+
+    def items(self) -> list[tuple[str, Any]]:
+        """``(field, value)`` pairs, declared fields first."""
+        return list(self._values().items())
 
 
 class JudgmentsInfo(BaseModel):
@@ -103,6 +234,24 @@ class JudgmentsInfo(BaseModel):
     no_answer_queries: int = 0
     total_queries: int = 0
     warnings: list[str] = Field(default_factory=list)
+
+
+class Failure(ItemAccess, BaseModel):
+    """A query whose system call failed on every attempt: reported, never scored."""
+
+    query_id: str
+    error: str = ""
+    attempts: int = 1
+
+
+class Latency(ItemAccess, BaseModel):
+    """Latency of the successful system calls, in milliseconds (``None``: no call)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    p50: float | None = None
+    p95: float | None = None
+    mean: float | None = None
 
 
 class RunInfo(BaseModel):
@@ -123,17 +272,66 @@ class RunInfo(BaseModel):
     failed_queries: list[str] = Field(
         default_factory=list, description="queries whose system call failed: not scored"
     )
-    failures: list[dict[str, Any]] = Field(
+    failures: list[Failure] = Field(
         default_factory=list, description="each failed call: query_id, error, attempts"
     )
     warnings: list[str] = Field(default_factory=list)
+    config_hash: str | None = Field(
+        None, description="hash of the system configuration (assay.systems.base.config_hash)"
+    )
+    k: int | None = Field(None, description="depth the system was asked for")
+    latency_ms: Latency | None = None
 
 
 class Policy(BaseModel):
     """How missing queries and tied scores were handled."""
 
-    missing: Literal["zero", "skip"] = "zero"
-    ties: Literal["score", "given"] = "score"
+    missing: MissingPolicy = "zero"
+    ties: TiePolicy = "score"
+
+
+class QueryRow(ItemAccess, BaseModel):
+    """One scored query: its id, text, rank of the first relevant document, and values.
+
+    Besides the declared fields a row holds one key per metadata field of the
+    judgment set (left out when the query has no value) and one per metric name.
+    """
+
+    model_config = ConfigDict(extra="allow")
+
+    query_id: str
+    text: str = ""
+    first_rel_rank: int | None = Field(
+        None, description="1-based rank of the first relevant document; None: none retrieved"
+    )
+    in_run: bool = True
+
+
+class NoAnswerRow(ItemAccess, BaseModel):
+    """What a run returned for one no-answer query (reported apart from the scores)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    query_id: str
+    text: str = ""
+    returned: int = 0
+    top_doc: str | None = None
+    top_score: float | None = None
+    failed: bool = False
+
+
+class Abstention(ItemAccess, BaseModel):
+    """Abstention at one score threshold: a top score below it counts as "nothing confident"."""
+
+    threshold: float
+    no_answer_queries: int
+    no_answer_abstained: int
+    abstention_accuracy: float | None = None
+    answerable_queries: int
+    answerable_abstained: int
+    false_abstention_rate: float | None = None
+    abstained_ids: list[str] = Field(default_factory=list)
+    excluded_ids: list[str] = Field(default_factory=list)
 
 
 class EvaluationResult(ResultModel):
@@ -154,14 +352,14 @@ class EvaluationResult(ResultModel):
     metrics: list[str]
     aggregate: dict[str, float | None]
     groups: dict[str, dict[str, dict[str, float | int | None]]] = Field(default_factory=dict)
-    per_query: list[dict[str, Any]] = Field(default_factory=list)
-    no_answer: list[dict[str, Any]] = Field(
+    per_query: list[QueryRow] = Field(default_factory=list)
+    no_answer: list[NoAnswerRow] = Field(
         default_factory=list, description="no-answer queries, reported apart from ranking scores"
     )
     environment: dict[str, Any] = Field(default_factory=dict)
-    abstention: dict[str, Any] | None = Field(
+    abstention: Abstention | None = Field(
         None,
-        description="with --abstain-below: abstention accuracy on no-answer queries and "
+        description="with abstain_below: abstention accuracy on no-answer queries and "
         "the false-abstention rate on answerable ones, with counts",
     )
 
@@ -169,7 +367,49 @@ class EvaluationResult(ResultModel):
         """Per-query rows as a pandas DataFrame indexed by ``query_id``."""
         import pandas as pd
 
-        frame = pd.DataFrame(self.per_query)
+        frame = pd.DataFrame([row.model_dump() for row in self.per_query])
         if frame.empty:
             frame = pd.DataFrame(columns=["query_id", "text", "first_rel_rank", *self.metrics])
         return frame.set_index("query_id")
+
+
+def check_pairable(
+    results: Sequence[EvaluationResult],
+    labels: Sequence[str],
+    *,
+    allow_version_mismatch: bool = False,
+) -> list[str]:
+    """Refuse to pair results scored on other judgment-set versions or with other policies.
+
+    Returns warnings (a version mismatch allowed by ``allow_version_mismatch``).
+    Policies (``missing``, ``ties``) change scores, so they must agree: there is
+    no override.
+    """
+    from assay.errors import UsageError
+
+    warnings: list[str] = []
+    versions = {r.judgments.version for r in results}
+    if len(versions) > 1:
+        detail = ", ".join(
+            f"{n}: {r.judgments.version}" for n, r in zip(labels, results, strict=True)
+        )
+        if not allow_version_mismatch:
+            raise UsageError(
+                f"results were made on different judgment-set versions ({detail}); scores across "
+                "judgment-set versions are not comparable: re-evaluate on one version or pass "
+                "`allow_version_mismatch`",
+                "allow_version_mismatch",
+            )
+        warnings.append(f"judgment-set versions differ ({detail}); compared anyway on request")
+    for field in ("missing", "ties"):
+        seen = {getattr(r.policy, field) for r in results}
+        if len(seen) > 1:
+            detail = ", ".join(
+                f"{n}: {getattr(r.policy, field)}" for n, r in zip(labels, results, strict=True)
+            )
+            raise UsageError(
+                f"results were scored with different `{field}` policies ({detail}); "
+                f"re-evaluate them with one `{field}` value",
+                field,
+            )
+    return warnings

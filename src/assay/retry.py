@@ -13,12 +13,14 @@ from __future__ import annotations
 import email.utils
 import math
 import random
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
 T = TypeVar("T")
+K = TypeVar("K")
 
 
 class Transient(Exception):
@@ -101,6 +103,93 @@ def call_with_retries(
                 raise
             sleep(pause)
             attempt += 1
+
+
+def call_many_with_retries(
+    call_many: Callable[[list[K]], Sequence[T | BaseException]],
+    items: Sequence[K],
+    policy: RetryPolicy,
+    *,
+    sleep: Callable[[float], None] = time.sleep,
+    rng: random.Random | None = None,
+) -> list[tuple[T | BaseException, int]]:
+    """The batched form of :func:`call_with_retries`: one ``(value or error, attempts)`` per item.
+
+    ``call_many`` answers a list of items with one value or exception each, in
+    order. Items answered with a :class:`Transient` are asked again, together,
+    after the wait :meth:`RetryPolicy.wait` gives for the round (the longest
+    ``Retry-After`` among them counts), until ``policy.retries`` retries are
+    spent. Other exceptions are final at once.
+    """
+    out: list[tuple[T | BaseException, int] | None] = [None] * len(items)
+    pending = list(range(len(items)))
+    attempt = 1
+    while pending:
+        answers = list(call_many([items[i] for i in pending]))
+        if len(answers) != len(pending):
+            raise ValueError(f"call_many answered {len(answers)} of {len(pending)} items")
+        again: list[int] = []
+        asked: list[float] = []
+        for i, answer in zip(pending, answers, strict=True):
+            if isinstance(answer, Transient) and attempt <= policy.retries:
+                again.append(i)
+                if answer.retry_after is not None:
+                    asked.append(answer.retry_after)
+                continue
+            if isinstance(answer, Transient):
+                answer.attempts = attempt
+            out[i] = (answer, attempt)
+        if again:
+            sleep(policy.wait(attempt, max(asked) if asked else None, rng))
+        pending = again
+        attempt += 1
+    return [entry for entry in out if entry is not None]
+
+
+class CircuitOpen(Exception):
+    """Raised by :meth:`CircuitBreaker.check` once too many calls failed in a row."""
+
+    def __init__(self, failures: int, last_error: str) -> None:
+        super().__init__(f"{failures} consecutive failures; the last: {last_error}")
+        self.failures = failures
+        self.last_error = last_error
+
+
+class CircuitBreaker:
+    """Stops calling a dependency after ``threshold`` consecutive failures (0: never).
+
+    Record every final outcome with :meth:`success` or :meth:`failure`; call
+    :meth:`check` before the next call. Thread-safe.
+    """
+
+    def __init__(self, threshold: int) -> None:
+        if isinstance(threshold, bool) or not isinstance(threshold, int) or threshold < 0:
+            raise ValueError(f"threshold must be a whole number >= 0, got {threshold!r}")
+        self.threshold = threshold
+        self._consecutive = 0
+        self._last = ""
+        self._lock = threading.Lock()
+
+    @property
+    def is_open(self) -> bool:
+        """Whether ``threshold`` failures in a row have been recorded."""
+        return 0 < self.threshold <= self._consecutive
+
+    def success(self) -> None:
+        """A call succeeded: the count of consecutive failures starts again."""
+        with self._lock:
+            self._consecutive = 0
+
+    def failure(self, error: str) -> None:
+        """A call failed (after its retries)."""
+        with self._lock:
+            self._consecutive += 1
+            self._last = error
+
+    def check(self) -> None:
+        """Raise :class:`CircuitOpen` when the breaker is open."""
+        if self.is_open:
+            raise CircuitOpen(self._consecutive, self._last)
 
 
 def parse_retry_after(value: str | None, now: float | None = None) -> float | None:

@@ -1,20 +1,25 @@
 """Bytes to text for every input file: gzip, UTF-8 BOM, CRLF and undecodable bytes.
 
-Judgment, corpus and answer-case readers go through this module so that a
+Judgment, corpus, run and answer-case readers go through this module so that a
 byte-order mark, Windows line ends and gzip compression are handled the same
 way in every format, and a byte that is not UTF-8 is reported with its 1-based
-physical line.
+physical line. Every JSON text read from a file (JSONL lines, sidecars, result
+files, cache entries) is parsed by :func:`parse_json` or :func:`parse_json_at`,
+the one place to bound what a JSON document may hold.
 """
 
 from __future__ import annotations
 
 import gzip
+import zlib
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from assay.errors import ProblemLog
 
-_BOM = b"\xef\xbb\xbf"
+#: The UTF-8 byte-order mark, dropped from the start of every file read.
+BOM = b"\xef\xbb\xbf"
 
 
 def read_bytes(path: str | Path, log: ProblemLog | None = None) -> bytes | None:
@@ -23,17 +28,24 @@ def read_bytes(path: str | Path, log: ProblemLog | None = None) -> bytes | None:
     A corrupt gzip file is logged and gives ``None`` when ``log`` is given;
     without a log the error propagates.
     """
+    from assay.fileio import check_input
+
+    check_input(path)
     data = Path(path).read_bytes()
     if data[:2] == b"\x1f\x8b":
         try:
             data = gzip.decompress(data)
-        except (OSError, EOFError) as exc:
+        except (OSError, EOFError, zlib.error) as exc:
+            reason = str(exc) or "the compressed stream ends early: truncated"
             if log is None:
-                raise
-            log.add(None, f"not a valid gzip file ({exc})", hint="re-compress or unzip it")
+                from assay.errors import InputError, Problem
+
+                problem = Problem(str(path), None, f"not a valid gzip file ({reason})")
+                raise InputError([problem]) from None
+            log.add(None, f"not a valid gzip file ({reason})", hint="re-compress or unzip it")
             return None
-    if data.startswith(_BOM):
-        data = data[len(_BOM) :]
+    if data.startswith(BOM):
+        data = data[len(BOM) :]
     return data
 
 
@@ -50,19 +62,77 @@ def decode(data: bytes, log: ProblemLog, path: str | None = None) -> str | None:
     return None
 
 
+#: The hint of every problem about bytes that are not UTF-8.
+UTF8_HINT = "save the file as UTF-8"
+
+
+def undecodable_message(raw: bytes, exc: UnicodeDecodeError) -> str:
+    """The message for a line ``raw`` whose bytes are not UTF-8 (``exc`` from decoding it)."""
+    return f"bytes that are not UTF-8 at column {exc.start + 1} ({raw[exc.start : exc.end]!r})"
+
+
 def report_undecodable(data: bytes, log: ProblemLog, path: str | None = None) -> None:
     """Log every physical line of ``data`` that holds bytes that are not UTF-8."""
     for number, raw in enumerate(data.split(b"\n"), start=1):
         try:
             raw.decode("utf-8")
         except UnicodeDecodeError as exc:
-            log.add(
-                number,
-                f"bytes that are not UTF-8 at column {exc.start + 1} "
-                f"({raw[exc.start : exc.end]!r})",
-                hint="save the file as UTF-8",
-                path=path,
-            )
+            log.add(number, undecodable_message(raw, exc), hint=UTF8_HINT, path=path)
+
+
+def parse_json(text: str | bytes) -> Any:
+    """Parse one JSON document read from a file; raises :class:`json.JSONDecodeError`.
+
+    Parsing is bounded (nesting depth, number sizes, lone surrogates): see
+    :mod:`assay.safejson`.
+    """
+    from assay.safejson import loads
+
+    return loads(text)
+
+
+def parse_json_at(text: str, pos: int) -> tuple[Any, int]:
+    """Parse the JSON value starting at ``pos`` of ``text``: ``(value, end position)``.
+
+    For readers that walk a larger document (a JSON list of queries) value by value.
+    """
+    import json
+
+    from assay.safejson import JSONError, loads
+
+    try:
+        _, end = json.JSONDecoder().raw_decode(text, pos)
+    except RecursionError:
+        line = text.count("\n", 0, pos) + 1
+        raise JSONError("nested too deeply", line, pos - text.rfind("\n", 0, pos)) from None
+    return loads(text[pos:end]), end
+
+
+def json_object(
+    line: str, number: int, log: ProblemLog, *, what: str, path: str | None = None
+) -> dict | None:
+    """The JSON object on one line; ``None`` (problem logged) when malformed or not an object."""
+    import json
+
+    try:
+        obj = parse_json(line)
+    except json.JSONDecodeError as exc:
+        log.add(
+            number,
+            f"malformed JSON: {exc.msg} at column {exc.colno}",
+            hint="each line must be one complete JSON object",
+            path=path,
+        )
+        return None
+    if not isinstance(obj, dict):
+        log.add(
+            number,
+            f"a {what} must be a JSON object, got {type(obj).__name__}",
+            hint="write one JSON object per line",
+            path=path,
+        )
+        return None
+    return obj
 
 
 def split_lines(text: str) -> list[str]:
@@ -92,8 +162,6 @@ def json_lines(
     are logged (the line is skipped) so that every reader reports them alike.
     ``what`` names one record in messages (``"query"``, ``"case"``).
     """
-    import json
-
     lines = split_lines(text)
     if not any(line.strip() for line in lines):
         log.add(
@@ -104,20 +172,82 @@ def json_lines(
         if not line.strip():
             log.add(number, "blank line", hint=f"remove it: every line must hold one {what}")
             continue
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as exc:
+        obj = json_object(line, number, log, what=what)
+        if obj is not None:
+            yield number, obj
+
+
+#: One CSV row: its 1-based physical line and its cells.
+CsvRow = tuple[int, list[str]]
+
+
+def csv_table(
+    text: str,
+    log: ProblemLog,
+    *,
+    delimiter: str = ",",
+    skip_initial_space: bool = False,
+    blank_hint: str | None = None,
+) -> tuple[CsvRow | None, list[CsvRow]]:
+    """The header (line, stripped names) and data rows (line, cells) of a CSV text.
+
+    Blank lines before the header are skipped; after it they are skipped too,
+    or logged with ``blank_hint`` when one is given. Empty or repeated header
+    names, rows whose field count is not the header's and malformed CSV are
+    logged, and the row is left out. The header is ``None`` for a text without
+    one (nothing logged: the caller says what it expected).
+    """
+    import csv
+    import io
+
+    csv.field_size_limit(max(csv.field_size_limit(), 1 << 30))  # fields of any size
+    reader = csv.reader(
+        io.StringIO(text, newline=""),
+        delimiter=delimiter,
+        skipinitialspace=skip_initial_space,
+        strict=True,
+    )
+    header: CsvRow | None = None
+    rows: list[CsvRow] = []
+    last = 0
+    try:
+        for cells in reader:
+            start, last = last + 1, reader.line_num
+            if not any(c.strip() for c in cells):
+                if header is not None and blank_hint is not None:
+                    log.add(start, "blank line", hint=blank_hint)
+                continue
+            if header is None:
+                header = (start, [c.strip() for c in cells])
+                _check_header(header, log)
+            elif len(cells) != len(header[1]):
+                log.add(
+                    start,
+                    f"expected {len(header[1])} fields, found {len(cells)}",
+                    hint="quote values that contain the delimiter and check for missing cells",
+                )
+            else:
+                rows.append((start, cells))
+    except csv.Error as exc:
+        log.add(
+            last + 1,
+            f"malformed CSV in the record starting here: {exc}",
+            hint="close every quoted value and double quotes inside one",
+        )
+    return header, rows
+
+
+def _check_header(header: CsvRow, log: ProblemLog) -> None:
+    line, names = header
+    seen: set[str] = set()
+    for i, name in enumerate(names, start=1):
+        if not name:
+            log.add(line, f"column {i} of the header has no name", hint="name every column")
+        elif name in seen:
             log.add(
-                number,
-                f"malformed JSON: {exc.msg} at column {exc.colno}",
-                hint="each line must be one complete JSON object",
+                line,
+                f"column {name!r} appears twice in the header",
+                field=name,
+                hint="rename or remove one of them",
             )
-            continue
-        if not isinstance(obj, dict):
-            log.add(
-                number,
-                f"a {what} must be a JSON object, got {type(obj).__name__}",
-                hint="write one JSON object per line",
-            )
-            continue
-        yield number, obj
+        seen.add(name)

@@ -37,7 +37,7 @@ def test_collect_writes_cases_ready_for_review(rag: Path, tmp_path: Path, capsys
         capsys,
     )
     assert code == 0, err
-    assert "wrote 3 cases" in err and "2 claim citation(s) await" in err
+    assert "wrote 3 cases" in err and "2 claim citations await" in err
     cases = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
     assert [c["case_id"] for c in cases] == ["q01", "q11", "q15"]
     assert {c["system"] for c in cases} == {"fake_rag:answer"}
@@ -103,7 +103,7 @@ def test_collect_keeps_going_after_a_failure(rag: Path, tmp_path: Path, capsys) 
     code, _, err = _collect(rag, out, "fake_rag:flaky", capsys)
     assert code == 1
     assert "query q11: the system failed: RuntimeError: backend timed out" in err
-    assert "wrote 2 cases" in err and "1 of 3 question(s) failed" in err
+    assert "wrote 2 cases" in err and "1 of 3 questions failed" in err
     cases = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
     assert [c["case_id"] for c in cases] == ["q01", "q15"]
     assert {c["system"] for c in cases} == {"fake_rag:flaky"}
@@ -132,7 +132,7 @@ def test_failed_collect_leaves_no_file(rag: Path, tmp_path: Path, capsys) -> Non
     out = tmp_path / "cases.jsonl"
     code, _, err = _collect(rag, out, "fake_rag:broken", capsys)
     assert code == 1 and "the system returned str" in err
-    assert "3 of 3 question(s) failed; no case written" in err
+    assert "3 of 3 questions failed; no case written" in err
     assert not out.exists() and list(tmp_path.iterdir()) == []
 
 

@@ -43,7 +43,7 @@ FORMATS = [
     ("7.6 percent", "en", [(7.6, True)]),
     ("7,6 pour cent", "fr", [(7.6, True)]),
     ("7,6 por ciento", "es", [(7.6, True)]),
-    ("0.4 percentage points", "en", [(0.4, True)]),
+    ("0.4 percentage points", "en", [(0.4, False)]),  # points, a unit of their own
     ("-0.4", "en", [(-0.4, False)]),
     ("−0.4", "en", [(-0.4, False)]),
     ("(−2.1%)", "en", [(-2.1, True)]),
@@ -135,7 +135,8 @@ def test_suffix_and_exponent_are_the_scale(
         ("7.63", 7.63, 0.0, "%", True),
         ("7.7", 7.63, 0.0, "%", False),
         ("7.7", 7.63, 0.1, "%", True),  # within tolerance
-        ("8%", 7.63, 0.0, "%", True),  # rounds to the shown (integer) precision
+        ("8%", 7.63, 0.0, "%", False),  # one significant digit is too coarse to round
+        ("8%", 7.63, 0.5, "%", True),  # unless the tolerance allows it
         ("7.5", 7.63, 0.0, None, False),
         ("12 million", 12_345_678, 0.0, "people", True),
         ("12.3 million", 12_345_678, 0.0, "people", True),

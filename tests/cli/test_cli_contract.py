@@ -88,7 +88,8 @@ def test_version_mismatch_can_be_overridden_and_is_reported(runs: Path) -> None:
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     data = json.loads(proc.stdout)
-    assert any("--allow-version-mismatch" in w for w in data["run"]["warnings"])
+    # the result is the library's, the same through every door: it names the parameter
+    assert any("allow_version_mismatch" in w for w in data["run"]["warnings"])
     # the sidecar's provenance reaches the result: system configuration and corpus version
     assert data["run"]["system"]["type"] == "keyword"
     assert data["run"]["corpus_version"].startswith("sha256:")
@@ -201,7 +202,7 @@ def test_a_system_that_always_fails_is_not_scored_as_zero(tmp_path: Path) -> Non
     )
     proc = assay(
         "evaluate", str(QUESTIONS), "--system", "down.py:search", "-m", "RR", "--no-record",
-        "--retries", "0", cwd=tmp_path,
+        "--retries", "0", "--max-consecutive-failures", "0", cwd=tmp_path,
     )  # fmt: skip
     assert proc.returncode == 1  # nothing could be scored
     assert "Traceback" not in proc.stderr
@@ -209,10 +210,15 @@ def test_a_system_that_always_fails_is_not_scored_as_zero(tmp_path: Path) -> Non
     assert re.search(r"^all\s+0\s+-\s*$", proc.stdout, re.MULTILINE)  # no value, not 0.00
     assert "returned nothing" not in proc.stdout  # q15 failed; it did not abstain
     args = ["evaluate", str(QUESTIONS), "--system", "down.py:search", "-m", "RR"]
-    again = assay(*args, "--no-record", "--retries", "0", "-f", "json", cwd=tmp_path)
+    again = assay(
+        *args, "--no-record", "--retries", "0", "--max-consecutive-failures", "0", "-f", "json",
+        cwd=tmp_path,
+    )  # fmt: skip
     data = json.loads(again.stdout)
     assert data["aggregate"]["RR"] is None
     assert len(data["run"]["failures"]) == 15
+    stopped = assay(*args, "--no-record", "--retries", "0", cwd=tmp_path)  # the circuit breaker
+    assert stopped.returncode == 1 and "5 consecutive failures" in stopped.stderr
 
 
 def test_user_mistakes_get_clear_errors(runs: Path, tmp_path: Path) -> None:

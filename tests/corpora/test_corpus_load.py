@@ -127,7 +127,7 @@ def test_wrong_number_of_cells(tmp_path: Path) -> None:
     with pytest.raises(InputError) as exc:
         load_corpus(p)
     (prob,) = _problems(exc)
-    assert prob.line == 3 and "3 fields" in prob.message and "quote" in prob.hint
+    assert prob.line == 3 and "expected 2 fields, found 3" in prob.message and "quote" in prob.hint
 
 
 def test_missing_id_field(corpora: Path) -> None:

@@ -45,7 +45,7 @@ def _oracle(measure: str) -> dict[str, float]:
 
 
 def test_aggregate_matches_pytrec_eval_with_missing_as_zero() -> None:
-    result = assay.evaluate(RUN, _judgments(), metrics=["nDCG@10", "RR", "R@2", "P@2", "AP"])
+    result = assay.evaluate(_judgments(), RUN, metrics=["nDCG@10", "RR", "R@2", "P@2", "AP"])
     for name, measure in [
         ("nDCG@10", "ndcg_cut.10"),
         ("RR", "recip_rank"),
@@ -64,7 +64,7 @@ def test_aggregate_matches_pytrec_eval_with_missing_as_zero() -> None:
 
 
 def test_missing_skip_averages_over_run_queries_only() -> None:
-    result = assay.evaluate(RUN, _judgments(), metrics=["RR"], missing="skip")
+    result = assay.evaluate(_judgments(), RUN, metrics=["RR"], missing="skip")
     oracle = _oracle("recip_rank")
     assert result.aggregate["RR"] == pytest.approx(sum(oracle.values()) / 3)
     assert result.judgments.queries == 3
@@ -78,8 +78,8 @@ def test_search_function_equals_the_same_run() -> None:
     def search(text: str, k: int) -> list[str]:
         return ranked.get(texts[text], [])[:k]
 
-    live = assay.evaluate(search, _judgments(), metrics=["nDCG@10", "RR"])
-    stored = assay.evaluate(RUN, _judgments(), metrics=["nDCG@10", "RR"])
+    live = assay.evaluate(_judgments(), search, metrics=["nDCG@10", "RR"])
+    stored = assay.evaluate(_judgments(), RUN, metrics=["nDCG@10", "RR"])
     # q4 returns [] live (scored 0) and is missing from the stored run (scored 0 with -c)
     assert live.aggregate == pytest.approx(stored.aggregate)
 
@@ -90,14 +90,14 @@ def test_failing_calls_are_reported_not_scored_as_empty() -> None:
             raise TimeoutError("backend timed out")
         return [{"doc_id": "d1", "score": 1.0}, {"doc_id": "d6", "score": 0.5}]
 
-    result = assay.evaluate(search, _judgments(), metrics=["RR"])
+    result = assay.evaluate(_judgments(), search, metrics=["RR"])
     assert "q2" in result.run.failed_queries
     assert "q2" not in result.per_query_frame().index
     assert result.judgments.queries == 3
 
 
 def test_groups_split_tags_and_count_n() -> None:
-    result = assay.evaluate(RUN, _judgments(), metrics=["RR"], by=["language", "note"])
+    result = assay.evaluate(_judgments(), RUN, metrics=["RR"], by=["language", "note"])
     oracle = _oracle("recip_rank")
     rr = {q: oracle.get(q, 0.0) for q in ("q1", "q2", "q3", "q4")}
     assert result.groups["language"]["en"] == {
@@ -112,14 +112,14 @@ def test_groups_split_tags_and_count_n() -> None:
 
 
 def test_no_answer_queries_are_reported_apart() -> None:
-    result = assay.evaluate(RUN, _judgments(), metrics=["RR"])
+    result = assay.evaluate(_judgments(), RUN, metrics=["RR"])
     assert "q5" not in result.per_query_frame().index
     assert result.judgments.no_answer_queries == 1
     assert [row["query_id"] for row in result.no_answer] == ["q5"]
 
 
 def test_per_query_rows_hold_first_relevant_rank() -> None:
-    frame = assay.evaluate(RUN, _judgments(), metrics=["RR"]).per_query_frame()
+    frame = assay.evaluate(_judgments(), RUN, metrics=["RR"]).per_query_frame()
     assert isinstance(frame, pd.DataFrame)
     # q1: d2 (grade 0) first, then d3 (grade 1): first relevant at rank 2
     assert frame.loc["q1", "first_rel_rank"] == 2
@@ -132,7 +132,7 @@ def test_per_query_rows_hold_first_relevant_rank() -> None:
 def test_inputs_are_not_mutated() -> None:
     js = _judgments()
     before_q, before_r = js.queries.copy(), js.qrels.copy()
-    assay.evaluate(RUN, js, metrics=["nDCG@10"], by=["language"])
+    assay.evaluate(js, RUN, metrics=["nDCG@10"], by=["language"])
     pd.testing.assert_frame_equal(js.queries, before_q)
     pd.testing.assert_frame_equal(js.qrels, before_r)
 
@@ -142,21 +142,21 @@ def test_inputs_are_not_mutated() -> None:
     [
         ({"metrics": ["P@0"]}, "cutoff"),
         ({"metrics": ["Bogus@3"]}, "unknown measure"),
-        ({"k": 0}, "k must be"),
+        ({"k": 0}, "`k` must be"),
         ({"missing": "maybe"}, "missing"),
         ({"by": ["colour"]}, "no metadata field 'colour'"),
     ],
 )
 def test_bad_arguments_raise_usage_errors(kwargs: dict, message: str) -> None:
     with pytest.raises(assay.UsageError, match=message):
-        assay.evaluate(RUN, _judgments(), **kwargs)
+        assay.evaluate(_judgments(), RUN, **kwargs)
 
 
 def test_nothing_scored_gives_no_value_and_the_file_reads_back(tmp_path) -> None:
     def down(text: str, k: int) -> list[str]:
         raise ConnectionError("backend down")
 
-    result = assay.evaluate(down, _judgments(), metrics=["RR"], retries=0)
+    result = assay.evaluate(_judgments(), down, metrics=["RR"], retries=0)
     assert math.isnan(result.aggregate["RR"])  # no value, not a score of 0
     assert {f["query_id"] for f in result.run.failures} == {"q1", "q2", "q3", "q4", "q5"}
     path = tmp_path / "r.json"

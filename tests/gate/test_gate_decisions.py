@@ -7,7 +7,7 @@ import pytest
 from _gate_helpers import result_from_values
 
 from assay.errors import UsageError
-from assay.store.gate import GateResult, run_gate
+from assay.procedures.gating import GateResult, run_gate
 
 
 def _values(n: int = 60, seed: int = 1) -> list[float]:
@@ -127,9 +127,9 @@ def test_bad_input() -> None:
         run_gate(c, b, ["RR"])
     with pytest.raises(UsageError, match="language"):
         run_gate(c, b, ["nDCG@10"], by=["language"])
-    with pytest.raises(UsageError, match="--mode"):
+    with pytest.raises(UsageError, match="`mode`"):
         run_gate(c, b, ["nDCG@10"], mode="lenient")
-    with pytest.raises(UsageError, match="--alpha"):
+    with pytest.raises(UsageError, match="`alpha`"):
         run_gate(c, b, ["nDCG@10"], alpha=0.7)
     other = result_from_values("x", v).model_copy(update={"per_query": []})
     with pytest.raises(UsageError, match="share no query"):

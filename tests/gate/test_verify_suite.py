@@ -10,8 +10,8 @@ from _gate_helpers import corpus_ids, result_from_values, scifact_runs
 
 from assay.cli.app import main
 from assay.errors import UsageError
+from assay.procedures.verification import shuffle_run, verify_results
 from assay.runs.models import Run
-from assay.store.verify import shuffle_run, verify_suite
 
 
 def _run(argv: list[str]) -> int:
@@ -25,19 +25,21 @@ def test_verdicts_on_constructed_values() -> None:
     good = rng.uniform(0.4, 0.9, 50)
     ref = result_from_values("system", good.tolist())
     clearly_worse = result_from_values("degraded", (good - 0.2).tolist())
-    v = verify_suite(ref, clearly_worse, "nDCG@10")
-    assert v.passed and v.p_value < 0.05 and v.delta == pytest.approx(-0.2)
-    assert "significantly lower" in v.message
+    v = verify_results(ref, clearly_worse, "nDCG@10")
+    c = v.checks[0]
+    assert v.passed and c.p_value < 0.05 and c.delta == pytest.approx(-0.2)
+    assert "significantly lower" in c.message
     better = result_from_values("degraded", (good + 0.05).tolist())
-    v = verify_suite(ref, better, "nDCG@10")
-    assert not v.passed and "does not score lower" in v.message
+    v = verify_results(ref, better, "nDCG@10")
+    assert not v.passed and "does not score lower" in v.checks[0].message
     noise = good.copy()
     noise[:2] -= 0.1  # lower on 2 of 50 queries: not significant
-    v = verify_suite(ref, result_from_values("degraded", noise.tolist()), "nDCG@10")
-    assert v.delta < 0 and v.p_value >= 0.05 and not v.passed
-    assert "not significant" in v.message
+    v = verify_results(ref, result_from_values("degraded", noise.tolist()), "nDCG@10")
+    c = v.checks[0]
+    assert c.delta < 0 and c.p_value >= 0.05 and not v.passed
+    assert "not significant" in c.message
     with pytest.raises(UsageError):
-        verify_suite(ref, clearly_worse, "RR")
+        verify_results(ref, clearly_worse, "RR")
 
 
 def test_shuffle_keeps_documents_loses_order() -> None:
@@ -54,9 +56,9 @@ def test_shuffle_keeps_documents_loses_order() -> None:
 
 
 def test_scifact_constructed_runs(shared_data: Path) -> None:
-    from assay.evaluation import score_run
     from assay.judgments.load import load_judgments
     from assay.metrics.measures import parse_measures
+    from assay.procedures.evaluation import score_run
 
     folder = shared_data / "beir_scifact"
     js = load_judgments(folder)
@@ -64,10 +66,10 @@ def test_scifact_constructed_runs(shared_data: Path) -> None:
     measures = parse_measures(["nDCG@10"])
     ref = score_run(Run.from_dict(base, name="sys"), js, measures, ties="given")
     deg = score_run(Run.from_dict(worse, name="deg"), js, measures, ties="given")
-    v = verify_suite(ref, deg, "nDCG@10")
-    assert v.passed and v.n == 300 and v.p_value < 0.001
-    same = verify_suite(ref, ref, "nDCG@10")
-    assert not same.passed and same.p_value == 1.0
+    v = verify_results(ref, deg, "nDCG@10")
+    assert v.passed and v.checks[0].n == 300 and v.checks[0].p_value < 0.001
+    same = verify_results(ref, ref, "nDCG@10")
+    assert not same.passed and same.checks[0].p_value == 1.0
 
 
 def test_statistics_example(examples_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -92,3 +94,36 @@ def test_statistics_example(examples_dir: Path, capsys: pytest.CaptureFixture[st
     out = capsys.readouterr().out
     assert rc in (0, 1) and "shuffled" in out
     assert _run([*argv, "--degraded", "no-such-system"]) == 2
+
+
+def test_verify_writes_a_result_that_report_renders(
+    examples_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Repeatable -m, -o FILE.json, recorded by default, and `assay report` renders it."""
+    ex = examples_dir / "statistics"
+    out = tmp_path / "verify.json"
+    argv = [
+        "verify-suite", str(ex / "questions.csv"), "--system", "keyword", "--config",
+        str(ex / "assay.toml"), "--degraded", "keyword-names-only", "-m", "nDCG@10", "-m", "RR",
+        "-o", str(out),
+    ]  # fmt: skip
+    assert _run(argv) == 1
+    capsys.readouterr()
+    from assay.results import read_result_file
+
+    result = read_result_file(out)
+    assert result.kind == "verify" and result.metrics == ["nDCG@10", "RR"]
+    assert [c.metric for c in result.checks] == ["nDCG@10", "RR"] and not result.passed
+    assert _run(["report", str(out)]) == 0
+    shown = capsys.readouterr().out
+    assert "RR system" in shown and "nDCG@10 degraded" in shown
+    assert _run(["history", "--kind", "verify"]) in (0, 1)
+
+
+def test_verify_schema_1_files_migrate(data_dir: Path) -> None:
+    """A verify result written before checks were listed reads as one check."""
+    from assay.results import read_result_file
+
+    result = read_result_file(data_dir / "results" / "verify.json")
+    assert result.schema_version == "2" and len(result.checks) == 1
+    assert result.checks[0].metric == "nDCG@10" and result.metrics == ["nDCG@10"]

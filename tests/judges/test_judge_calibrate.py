@@ -96,9 +96,9 @@ def _human_subset(human: Path, queries: list[str], path: Path) -> Path:
 
 def test_ppi_intervals_cover_the_full_human_score(dl19, report_figure) -> None:
     human, model, runs, tmp = dl19
-    from assay.evaluation import score_run
     from assay.judges.labels import to_judgments
     from assay.metrics.measures import parse_measure
+    from assay.procedures.evaluation import score_run
     from assay.runs.io import load_run
 
     run = load_run(runs[1])

@@ -89,7 +89,8 @@ def test_trec_qrels_with_queries_tsv_and_jsonl(tmp_path: Path) -> None:
     js = load_judgments(qrels, queries=tsv)
     assert js.format == "trec"
     assert js.query("1").text == "first query"
-    assert js.no_answer_ids == ["2"]  # no grade >= 1: counted in one warning
+    # no grade >= 1: scored as trec_eval scores it, counted in one warning
+    assert js.no_answer_ids == [] and js.answerable_ids == ["1", "2"]
     assert len(js.warnings) == 1 and "1 queries" in js.warnings[0]
     jsonl = tmp_path / "queries.jsonl"
     jsonl.write_text('{"_id": "1", "text": "a"}\n{"query_id": "2", "query": "b"}\n')

@@ -53,7 +53,7 @@ def test_several_files_one_bad(tmp_path: Path, capsys) -> None:
     assert code == 2
     assert "qrels.jsonl (judgments): OK" in out
     assert f"{bad}:1: [relevant] grade 1.5" in err
-    assert "1 of 2 file(s) failed validation" in err
+    assert "1 of 2 files failed validation" in err
     code, out, _ = run_cli(["validate", str(bad), "--format", "json"], capsys)
     assert code == 2 and json.loads(out)[0]["problems"][0].startswith(f"{bad}:1:")
 

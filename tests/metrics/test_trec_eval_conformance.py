@@ -1,49 +1,35 @@
 """Conformance with trec_eval's own expected outputs (test/out.* of usnistgov/trec_eval).
 
-Every measure assay supports is compared per query and on the summary line at
-trec_eval's printed 4 decimals. trec_eval sums ``num_*`` on the summary line
-and averages the rest over ``num_q``.
+Every measure trec_eval prints is mapped to an assay measure by the registry's
+parser and compared per query and on the summary line at trec_eval's printed 4
+decimals, through the library (``compute`` and ``aggregate``: counts sum, the
+rest averages over ``num_q``, gm_* take geometric means).
 """
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
-import numpy as np
-import pandas as pd
 import pytest
 
 from assay.judgments.load import load_judgments
 from assay.judgments.models import JudgmentSet
-from assay.metrics.engine import compute
-from assay.metrics.measures import Measure
+from assay.metrics.engine import aggregate, compute
+from assay.metrics.measures import Measure, parse_measure
+from assay.metrics.registry import REGISTRY
 from assay.runs.io import load_run
-
-_SIMPLE = {
-    "num_ret": Measure("NumRet"),
-    "num_rel": Measure("NumRel"),
-    "num_rel_ret": Measure("NumRelRet"),
-    "map": Measure("AP"),
-    "Rprec": Measure("Rprec"),
-    "recip_rank": Measure("RR"),
-    "ndcg": Measure("nDCG"),
-}
-_CUT = {"P": "P", "recall": "R", "map_cut": "AP", "ndcg_cut": "nDCG", "success": "Success"}
-_SUMMED = {"num_ret", "num_rel", "num_rel_ret"}
 
 
 def to_measure(name: str, rel: int = 1) -> Measure | None:
-    """Map a trec_eval measure name to an assay Measure (None if unsupported)."""
-    if name in _SIMPLE:
-        m = _SIMPLE[name]
-    else:
-        hit = re.fullmatch(r"(P|recall|map_cut|ndcg_cut|success)_(\d+)", name)
-        if not hit:
-            return None
-        m = Measure(_CUT[hit.group(1)], int(hit.group(2)))
-    if rel != 1 and m.family != "nDCG" and m.family != "NumRet":
-        m = Measure(m.family, m.cutoff, rel, m.gain)
+    """Map a printed trec_eval name to an assay Measure with the registry's parser.
+
+    ``None`` for what is not a number per query (runid, relstring).
+    """
+    if name in ("runid", "relstring") or name.startswith("relstring_"):
+        return None
+    m = parse_measure(name)
+    if rel != 1 and REGISTRY[m.family].takes_rel:
+        m = Measure(m.family, m.cutoff, rel, m.gain, m.params)
     return m
 
 
@@ -62,24 +48,10 @@ def parse_out(path: Path) -> dict[str, dict[str, float]]:
     return out
 
 
-def judgments_clipped(path: Path) -> JudgmentSet:
-    """TREC qrels with negative grades (trec_eval: judged, gain 0) read as grade 0."""
-    frame = pd.read_csv(
-        path, sep=r"\s+", header=None, names=["query_id", "it", "doc_id", "grade"], dtype=str
-    )
-    frame["grade"] = frame["grade"].astype("int64").clip(lower=0)
-    pos = frame.groupby("query_id")["grade"].max()
-    queries = pd.DataFrame(
-        {"text": "", "no_answer": (pos < 1).to_numpy()}, index=pd.Index(pos.index, name="query_id")
-    )
-    return JudgmentSet(queries, frame[["query_id", "doc_id", "grade"]].reset_index(drop=True))
-
-
 def check(expected: dict, judgments: JudgmentSet, run, *, rel: int = 1, missing: str) -> int:
-    """Compare every supported measure; return how many values were compared."""
+    """Compare every measure printed, per query and on the summary line; return the count."""
     names = {n: m for n in expected if (m := to_measure(n, rel)) is not None}
     table = compute(judgments, run, list(names.values()), missing=missing)
-    num_q = int(expected["num_q"]["all"])
     compared = 0
     for name, m in names.items():
         values = dict(zip(table.query_ids, table.values[m].tolist(), strict=True))
@@ -88,10 +60,7 @@ def check(expected: dict, judgments: JudgmentSet, run, *, rel: int = 1, missing:
                 continue
             assert round(values[qid], 4) == pytest.approx(want, abs=1e-9), (name, qid)
             compared += 1
-        total = float(np.sum(table.values[m]))
-        got = total if name in _SUMMED else total / num_q
-        if name in _SUMMED and num_q != len(table):
-            continue
+        got = aggregate(m, table.values[m])
         assert round(got, 4) == pytest.approx(expected[name]["all"], abs=1e-9), name
         compared += 1
     return compared
@@ -133,7 +102,7 @@ def test_out_test_aqc_missing_zero(te: Path) -> None:
 
 def test_out_test_aql_rel_level_2(te: Path) -> None:
     expected = parse_out(te / "out.test.aql")
-    j = judgments_clipped(te / "qrels.rel_level")
+    j = load_judgments(te / "qrels.rel_level", format="trec")  # grades -1: unjudged
     assert check(expected, j, load_run(te / "results.test"), rel=2, missing="skip") > 150
 
 
@@ -141,9 +110,8 @@ def test_out_comment_test_doc_ids_with_hash(te: Path) -> None:
     expected = parse_out(te / "out.comment.test")
     j = load_judgments(te / "qrels.comment.test", format="trec")
     run = load_run(te / "results.comment.test")
-    # One topic has no relevant document: assay treats it as a no-answer query and
-    # never scores it; trec_eval scores it 0 on every ratio, so means divide by num_q.
-    assert len(j.no_answer_ids) == int(expected["num_q"]["all"]) - len(j.answerable_ids)
+    # One topic has no relevant document: scored 0 on every ratio, counted in num_q
+    assert len(j.answerable_ids) == int(expected["num_q"]["all"]) == 31
     assert check(expected, j, run, missing="skip") > 10
 
 

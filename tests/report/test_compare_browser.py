@@ -10,7 +10,7 @@ import pytest
 
 from assay.report.compare_html import render_html
 from assay.stats.compare import compare
-from assay.stats.synthetic import synthetic_result
+from helpers_synthetic import synthetic_result
 
 CHROMIUM = next(
     (

@@ -59,10 +59,10 @@ def test_compare_json_says_worse(files, capsys) -> None:
 
 
 def test_result_file_accepted_and_html_written(files, capsys) -> None:
-    from assay.evaluation import evaluate
+    from assay.procedures.evaluation import evaluate
 
     tmp, qrels = files
-    res = evaluate(tmp / "good.trec", qrels, ["RR"], name="good-result")
+    res = evaluate(qrels, tmp / "good.trec", ["RR"], name="good-result")
     (tmp / "good.json").write_text(res.to_json())
     out = tmp / "cmp.html"
     code = _main(

@@ -55,8 +55,8 @@ def test_trec_extra_trailing_fields_ignored(tmp_path: Path) -> None:
         ("q1 Q0 d1 1 2.5 t\nq1 Q0 d2 2\n", 2, "expected 6 fields, found 4"),
         ("q1 Q0 d1 one 2.5 t\n", 1, "rank 'one' is not a number"),
         ("q1 Q0 d1 1 high t\n", 1, "score 'high' is not a number"),
-        ("q1 Q0 d1 1 nan t\n", 1, "score is nan"),
-        ("q1 Q0 d1 1 2 t\nq1 Q0 d2 2 inf t\n", 2, "score is inf"),
+        ("q1 Q0 d1 1 nan t\n", 1, "score of 'd1' is nan"),
+        ("q1 Q0 d1 1 2 t\nq1 Q0 d2 2 inf t\n", 2, "score of 'd2' is inf"),
         ("q1 Q0 d1 1 2 t\n\nq1 Q0 d2 2 1 t\n", 2, "blank line"),
     ],
 )
@@ -74,7 +74,7 @@ def test_trec_duplicate_doc_names_first_line(tmp_path: Path) -> None:
 
 def test_trec_encoding_error(tmp_path: Path) -> None:
     (p,) = problems(write(tmp_path, "enc.trec", b"q1 Q0 d1 1 2 t\nq1 Q0 d\xff2 2 1 t\n"))
-    assert p.line == 2 and "undecodable" in p.message
+    assert p.line == 2 and "not UTF-8" in p.message
 
 
 def test_errors_collected_up_to_limit(tmp_path: Path) -> None:
@@ -141,7 +141,7 @@ def test_jsonl_unscored_keeps_order(tmp_path: Path) -> None:
             1,
             "score of 'a' is nan",
         ),
-        (b'{"query_id": "q\xff1", "results": []}\n', 1, "undecodable"),
+        (b'{"query_id": "q\xff1", "results": []}\n', 1, "not UTF-8"),
     ],
 )
 def test_jsonl_errors(tmp_path: Path, body, line: int, needle: str) -> None:

@@ -10,7 +10,7 @@ from assay.errors import UsageError
 from assay.stats.compare import compare, unique_names
 from assay.stats.models import ComparisonResult
 from assay.stats.significance import holm
-from assay.stats.synthetic import synthetic_result
+from helpers_synthetic import synthetic_result
 
 
 def _systems(n: int = 60, seed: int = 0):

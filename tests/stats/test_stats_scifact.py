@@ -36,16 +36,16 @@ def _runs(judgments, corpus: list[str]) -> tuple[dict, dict]:
 
 
 def test_degraded_scifact_run_is_worse_on_ndcg10(shared_data) -> None:
-    from assay.evaluation import evaluate
     from assay.judgments.load import load_judgments
+    from assay.procedures.evaluation import evaluate
     from assay.stats.compare import compare
 
     root = shared_data / "beir_scifact"
     judgments = load_judgments(root)
     good, bad = _runs(judgments, _corpus_ids(root / "corpus.jsonl"))
     metrics = ["nDCG@10", "RR"]
-    a = evaluate(good, judgments, metrics, name="good")
-    b = evaluate(bad, judgments, metrics, name="degraded")
+    a = evaluate(judgments, good, metrics, name="good")
+    b = evaluate(judgments, bad, metrics, name="degraded")
     out = compare([a, b])
     assert out.n_queries == 300
     (ndcg,) = [c for c in out.comparisons if c.metric == "nDCG@10"]

@@ -59,8 +59,8 @@ def test_round_trip_equals_original_report(store_url: str, tmp_path: Path) -> No
 
 
 def test_round_trip_real_evaluation(tmp_path: Path) -> None:
-    from assay.evaluation import evaluate
     from assay.judgments.models import JudgmentSet
+    from assay.procedures.evaluation import evaluate
     from assay.report.evaluation import render_markdown
 
     js = JudgmentSet.from_records(
@@ -72,7 +72,7 @@ def test_round_trip_real_evaluation(tmp_path: Path) -> None:
         name="tiny",
     )
     run = {f"q{i}": [f"x{i}", f"d{i}", f"e{i}"][i % 3 :] for i in range(6)}
-    result = evaluate(run, js, ["nDCG@10", "RR", "R@5"], by="language", name="tiny-run")
+    result = evaluate(js, run, ["nDCG@10", "RR", "R@5"], by="language", name="tiny-run")
     url = f"sqlite:///{tmp_path / 'h.db'}"
     with open_store(url) as store:
         back = store.get(store.record(result))

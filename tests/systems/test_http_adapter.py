@@ -198,30 +198,49 @@ def test_slow_but_within_timeout_succeeds(base: str, state: State) -> None:
 # -- failures ----------------------------------------------------------------
 
 
+def _one_query(system: HttpSystem, text: str = "q", k: int = 3) -> Any:
+    """Run one query through the runner, the one retry layer."""
+    from assay.judgments.models import JudgmentSet
+    from assay.systems.runner import run_system
+
+    js = JudgmentSet.from_records([{"query_id": "q1", "text": text}], {"q1": {"d": 1}})
+    return run_system(system, js, k, progress=False)
+
+
+def test_one_call_is_one_request_with_a_transient_error(base: str, state: State) -> None:
+    from assay.systems.http import TransientSystemError
+
+    with pytest.raises(TransientSystemError, match="HTTP 500"):
+        _system(f"{base}/status/500", retries=2).search("q", 3)
+    assert state.calls["status500"] == 1
+
+
 def test_timeout_is_retried_then_fails(base: str, state: State) -> None:
     system = _system(f"{base}/sleep?q={{query}}&k={{k}}&delay=1.5", timeout=0.25, retries=2)
     started = time.monotonic()
-    with pytest.raises(SystemError_, match=r"timed out after 0.25 s \(3 attempts\)"):
-        system.search("late", 3)
+    outcome = _one_query(system, "late")
     assert time.monotonic() - started < 5
+    (failure,) = outcome.failures
+    assert "within timeout 0.25 s" in failure.error and failure.attempts == 3
     assert state.calls["sleep"] == 3
 
 
 def test_500_is_retried_then_fails(base: str, state: State) -> None:
-    with pytest.raises(SystemError_, match=r"HTTP 500.*3 attempts"):
-        _system(f"{base}/status/500", retries=2).search("q", 3)
+    (failure,) = _one_query(_system(f"{base}/status/500", retries=2)).failures
+    assert "HTTP 500" in failure.error and failure.attempts == 3
     assert state.calls["status500"] == 3
 
 
 def test_429_is_retried(base: str, state: State) -> None:
-    with pytest.raises(SystemError_, match="HTTP 429"):
-        _system(f"{base}/status/429", retries=1).search("q", 3)
+    (failure,) = _one_query(_system(f"{base}/status/429", retries=1)).failures
+    assert "HTTP 429" in failure.error
     assert state.calls["status429"] == 2
 
 
 def test_server_failing_once_then_succeeding_gives_hits(base: str, state: State) -> None:
-    system = _system(f"{base}/flaky/1?q={{query}}&k={{k}}", retries=2)
-    assert [h.doc_id for h in system.search("q", 2)] == ["q#0", "q#1"]
+    outcome = _one_query(_system(f"{base}/flaky/1?q={{query}}&k={{k}}", retries=2), k=2)
+    assert not outcome.failures
+    assert outcome.run.frame["doc_id"].tolist() == ["q#0", "q#1"]
     assert state.calls["flaky"] == 2
 
 
@@ -258,8 +277,10 @@ def test_connection_refused_is_a_system_error() -> None:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
     system = _system(f"http://127.0.0.1:{port}/x?q={{query}}", retries=1)
-    with pytest.raises(SystemError_, match=r"connection failed.*2 attempts"):
+    with pytest.raises(SystemError_, match=r"connection failed"):
         system.search("q", 1)
+    (failure,) = _one_query(system).failures
+    assert "connection failed" in failure.error and failure.attempts == 2
 
 
 # -- concurrency -------------------------------------------------------------

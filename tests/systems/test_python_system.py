@@ -57,3 +57,23 @@ def test_bad_return_value_is_a_system_error() -> None:
     system = PythonSystem(lambda q, k: None, spec="x:y")
     with pytest.raises(SystemError_, match="returned NoneType"):
         system.search("q", 3)
+
+
+def test_file_spec_imports_siblings_as_the_module_spec_does(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``file.py:function`` has the file's folder on the import path, like ``module:function``
+    run from that folder: a sibling module resolves in both forms."""
+    folder = tmp_path / "app"
+    folder.mkdir()
+    (folder / "mysearch_helpers_16.py").write_text("IDS = ['d7', 'd8']\n", encoding="utf-8")
+    (folder / "mysearch_16.py").write_text(
+        "from mysearch_helpers_16 import IDS\n\ndef search(query, k):\n    return IDS[:k]\n",
+        encoding="utf-8",
+    )
+    monkeypatch.chdir(tmp_path)  # not the file's folder
+    by_file = load_function("app/mysearch_16.py:search")
+    assert by_file("q", 1) == ["d7"]
+    assert str(folder) not in __import__("sys").path  # the import path is restored
+    monkeypatch.chdir(folder)
+    assert load_function("mysearch_16:search")("q", 2) == by_file("q", 2)

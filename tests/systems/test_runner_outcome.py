@@ -89,7 +89,7 @@ def test_exclude_no_answer() -> None:
 def test_invalid_results_become_failures() -> None:
     system = FunctionSystem(lambda q, k: ["d1", "d1"], name="dup")
     outcome = run_system(system, _judgments(), retries=0, progress=False)
-    assert len(outcome.failures) == 4 and "twice" in outcome.failures[0].error
+    assert len(outcome.failures) == 4 and "duplicate doc_id 'd1'" in outcome.failures[0].error
 
 
 def test_concurrency_gives_the_same_run() -> None:

@@ -64,7 +64,7 @@ def served() -> Any:
 def test_health_names_the_system_and_its_config_hash(served: str) -> None:
     answer = httpx.get(served + "/health", timeout=5).json()
     assert answer == {
-        "status": "ok",
+        "status": "ready",
         "system": "stand-in",
         "config_hash": config_hash(StandIn().config),
     }

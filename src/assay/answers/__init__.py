@@ -19,7 +19,8 @@ from assay.answers.models import (
 )
 from assay.answers.numbers import ExtractedNumber, check_numbers, extract_numbers
 from assay.answers.result import AnswersResult, Score
-from assay.answers.score import read_corpus_ids, score_case, score_cases
+from assay.answers.score import score_answers, score_case, score_cases
+from assay.corpora.ids import read_corpus_ids
 
 __all__ = [
     "AnswerCase",
@@ -36,6 +37,7 @@ __all__ = [
     "extract_numbers",
     "load_cases",
     "read_corpus_ids",
+    "score_answers",
     "score_case",
     "score_cases",
 ]

@@ -199,11 +199,10 @@ def write_cases(cases: Iterable[Mapping[str, Any]], path: str | Path) -> Path:
 
 
 def write_text_atomic(path: str | Path, text: str) -> Path:
-    """Write UTF-8 ``text`` to ``path`` atomically (see :mod:`assay.report.output`)."""
-    from assay.report.output import write_text_atomic as write
+    """Write UTF-8 ``text`` to ``path`` atomically (see :mod:`assay.fileio`)."""
+    from assay.fileio import write_text_atomic as write
 
-    write(path, text)
-    return Path(path)
+    return write(path, text)
 
 
 def _takes_record(function: RagFunction) -> bool:

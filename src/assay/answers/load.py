@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 from pathlib import Path
 from typing import Any
 
@@ -44,7 +45,6 @@ KNOWN = (
     "judged_by",
     "metadata",
 )
-_BOM = "\ufeff"
 
 
 def load_cases(path: str | Path) -> CaseSet:
@@ -56,14 +56,12 @@ def load_cases(path: str | Path) -> CaseSet:
     p = Path(path)
     if not p.is_file():
         raise InputError([Problem(str(p), None, "file not found", hint="check the path")])
-    data = p.read_bytes()
+    from assay.textio import decode, read_bytes
+
     with collecting(p.name) as log:
-        try:
-            text = data.decode("utf-8")
-        except UnicodeDecodeError:
-            _report_encoding(data, log)
-            text = ""
-        cases, raws = parse_cases(text, log) if text or not data else ([], [])
+        data = read_bytes(p, log)
+        text = None if data is None else decode(data, log)
+        cases, raws = ([], []) if text is None else parse_cases(text, log)
     return CaseSet(tuple(cases), path=str(p), name=p.stem, version=content_version(raws))
 
 
@@ -74,7 +72,7 @@ def parse_cases(text: str, log: ProblemLog) -> tuple[list[AnswerCase], list[dict
     cases: list[AnswerCase] = []
     raws: list[dict[str, Any]] = []
     first_seen: dict[str, int] = {}
-    for number, obj in json_lines(text.removeprefix(_BOM), log, what="case"):
+    for number, obj in json_lines(text, log, what="case"):
         case = _parse_case(obj, number, log)
         # ids are tracked for every line that names one, valid or not, so a
         # duplicate of an invalid line is still reported
@@ -251,7 +249,12 @@ def _expected_values(value: Any, n: int, log: ProblemLog) -> list[ExpectedValue]
         bad = [
             k
             for k in ("value", "tolerance")
-            if k in item and (isinstance(item[k], bool) or not isinstance(item[k], int | float))
+            if k in item
+            and (
+                isinstance(item[k], bool)
+                or not isinstance(item[k], int | float)
+                or not math.isfinite(item[k])
+            )
         ]
         if "value" not in item or bad:
             log.add(
@@ -402,9 +405,3 @@ def _support(
         if ok:
             out.append(ClaimSupport(dict(entry), judge))
     return tuple(out)
-
-
-def _report_encoding(data: bytes, log: ProblemLog) -> None:
-    from assay.textio import report_undecodable
-
-    report_undecodable(data, log)

@@ -15,8 +15,14 @@ Reading rules (English, French, Spanish; see ``tests/answers/test_answers_number
   numbers) make a number negative when they start a word; between two numbers a
   dash is a range (``5–7 %``); after a letter it is part of a word
   (``under-5``, ``COVID-19``) and the number is skipped.
-* Percent: ``%``, ``percent``, ``per cent``, ``pour cent``, ``por ciento`` and
-  percentage points mark a percentage; the value stays as written (7.6).
+* Percent: ``%``, ``percent``, ``per cent``, ``pour cent``, ``por ciento``
+  mark a percentage; ``percentage points`` (``pp``, ``points de
+  pourcentage``, ``puntos porcentuales``) mark percentage points, a different
+  unit. The value stays as written (7.6).
+* Rates: a value followed by ``per 1,000`` (``per 100 live births``, ``pour
+  1 000``...) records that denominator.
+* Space-grouped thousands are not read across a compound word: ``7 100-bed``
+  is the numbers 7 and 100, not 7100.
 * Scale words multiply: thousand, million, billion, trillion, bn, mn, mln, tn
   (any case, with or without a space: ``3.2bn``, ``3.2 BN``); mille,
   million(s), milliard(s), billion(s) (10^12 in French); mil, millón,
@@ -36,13 +42,19 @@ Reading rules (English, French, Spanish; see ``tests/answers/test_answers_number
 Matching: a stated number *verifies* when it matches any expected value of
 the case, either within the value's absolute ``tolerance`` or by rounding: the
 expected value, expressed in the stated scale, rounds to the number shown at
-its precision (7.63 shown as ``7.6`` or ``8``; 12,345,678 shown as ``12
-million``). A percentage never matches an expected value whose unit is given
-and is not a percentage. Numbers that match no expected value are unverified.
+its precision (7.63 shown as ``7.6``; 12,345,678 shown as ``12 million``).
+Rounding needs at least two significant digits shown: ``8`` never verifies
+7.63 and ``0 %`` never verifies 0.4 % without an explicit tolerance. Units
+must agree: a percentage never matches a value whose unit is given and is not
+a percentage, percentage points and per cent never match each other, and
+when the expected unit names a denominator (``per 1,000``) the stated number
+must name the same one. Extraction is linear in the length of the text.
+Numbers that match no expected value are unverified.
 """
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -95,7 +107,8 @@ _NUMBER = re.compile(
     (?P<sign>[-−–+])?
     (?<![\w.,])
     (?P<num>
-        \d{1,3}(?P<g>[,.'\u00a0\u202f\x20])\d{3}(?:(?P=g)\d{3})*(?:[.,]\d+)?
+        \d{1,3}(?P<g>[,.'])\d{3}(?:(?P=g)\d{3})*(?:[.,]\d+)?
+      | \d{1,3}(?P<s>[\u00a0\u202f\x20])\d{3}(?:(?P=s)\d{3})*(?:[.,]\d+)?(?![-\u2010][^\W\d_])
       | \d+(?:[.,]\d+)?
       | \.\d+
     )
@@ -105,9 +118,17 @@ _NUMBER = re.compile(
     re.VERBOSE,
 )
 _GAP = r"[\s\u00a0\u202f]*"
+_POINTS = (
+    r"percentage\s+points?\b|pp\b|p\.p\.|points?\s+de\s+pourcentage\b"
+    r"|puntos?\s+porcentuales\b"
+)
 _PERCENT = re.compile(
-    _GAP + r"(?:%|per\s?cent\b|pour\s?cent\b|por\s?ciento\b|percentage\s+points?\b"
-    r"|points?\s+de\s+pourcentage\b|puntos?\s+porcentuales\b)",
+    _GAP + r"(?:(?P<points>" + _POINTS + r")|%|per\s?cent\b|pour\s?cent\b|por\s?ciento\b)",
+    re.IGNORECASE,
+)
+#: ``per 1,000`` after a value: its denominator (the number itself is read separately).
+_PER = re.compile(
+    _GAP + r"(?:per|pour|por(?:\s+cada)?|out\s+of)" + _GAP + r"(?P<n>\d[\d,.'\u00a0\u202f ]*\d|\d)",
     re.IGNORECASE,
 )
 _SCALE_WORDS: tuple[tuple[str, float], ...] = (
@@ -152,6 +173,8 @@ class ExtractedNumber:
     ``shown`` is the number as written (before the scale word), ``decimals``
     its shown precision, ``value`` = ``shown`` x ``scale``. ``role`` is
     ``value`` (checked), ``year`` or ``denominator`` (not checked).
+    ``percent`` marks per cent, ``points`` percentage points; ``per`` is the
+    denominator of a rate (``38 per 1,000`` has ``per`` 1000).
     """
 
     text: str
@@ -163,6 +186,8 @@ class ExtractedNumber:
     role: Role = "value"
     start: int = 0
     end: int = 0
+    points: bool = False
+    per: float | None = None
 
 
 @dataclass(frozen=True)
@@ -182,68 +207,83 @@ def extract_numbers(text: str, language: str | None = None) -> list[ExtractedNum
     """Every number stated in ``text``, in order, read with the rules of this module.
 
     ``language`` (ISO 639, e.g. ``en``, ``fr``, ``es``) resolves ``1,234`` and
-    ``1.234``; unknown languages read them the English way.
+    ``1.234``; unknown languages read them the English way. Linear in the
+    length of ``text`` (every look-ahead matches in place, without copies).
     """
     lang = (language or "").split("-")[0].split("_")[0].lower()
     skipped = [m.span() for m in _SKIP.finditer(text)]
+    starts = [a for a, _ in skipped]
     out: list[ExtractedNumber] = []
     for m in _NUMBER.finditer(text):
-        start, end = m.span("num")
-        if any(a <= start < b for a, b in skipped):
+        start = m.start("num")
+        at = bisect.bisect_right(starts, start) - 1
+        if at >= 0 and start < skipped[at][1]:
             continue
-        negative = _negative(text, m)
-        if negative is None:
-            continue
-        exponent = m.group("exp")
-        if exponent is None:
-            resolved = _resolve(m.group("num"), m.group("g"), lang)
-        else:
-            resolved = _mantissa(m.group("num"))
-            end = m.end("exp")
-        if resolved is None:
-            continue
-        shown, decimals = resolved
-        tail = text[end:]
-        if _ORDINAL.match(tail):
-            continue
-        percent_m = _PERCENT.match(tail)
-        scale_m = None if percent_m or exponent else _SCALE.match(tail)
-        scale = (
-            _scale_of(scale_m.group("word") or scale_m.group("letter"), lang) if scale_m else 1.0
-        )
-        if exponent is not None:
-            scale = float(Decimal(1).scaleb(int(exponent[1:].replace("−", "-"))))
-        stop = end + (percent_m or scale_m).end() if (percent_m or scale_m) else end
-        if negative:
-            shown = -shown
-        first = m.start("sign") if negative or m.group("sign") == "+" else start
-        role: Role = "value"
-        if _DENOMINATOR.search(text[max(0, first - 12) : first]):
-            role = "denominator"
-        elif (
-            not negative
-            and decimals == 0
-            and m.group("g") is None
-            and scale == 1.0
-            and not percent_m
-            and len(m.group("num")) == 4
-            and 1800 <= shown <= 2100
-        ):
-            role = "year"
-        out.append(
-            ExtractedNumber(
-                text=text[first:stop],
-                value=float(Decimal(str(shown)) * Decimal(str(scale))),
-                shown=shown,
-                decimals=decimals,
-                scale=scale,
-                percent=percent_m is not None,
-                role=role,
-                start=first,
-                end=stop,
-            )
-        )
+        number = _read_one(text, m, lang)
+        if number is not None:
+            out.append(number)
     return out
+
+
+def _read_one(text: str, m: re.Match[str], lang: str) -> ExtractedNumber | None:
+    """The number matched by ``m``, or ``None`` when it is part of a word, an ordinal..."""
+    start, end = m.span("num")
+    negative = _negative(text, m)
+    if negative is None:
+        return None
+    exponent = m.group("exp")
+    group = m.group("g") or m.group("s")
+    if exponent is None:
+        resolved = _resolve(m.group("num"), group, lang)
+    else:
+        resolved = _mantissa(m.group("num"))
+        end = m.end("exp")
+    if resolved is None or _ORDINAL.match(text, end):
+        return None
+    shown, decimals = resolved
+    percent_m = _PERCENT.match(text, end)
+    scale_m = None if percent_m or exponent else _SCALE.match(text, end)
+    scale = _scale_of(scale_m.group("word") or scale_m.group("letter"), lang) if scale_m else 1.0
+    if exponent is not None:
+        scale = float(Decimal(1).scaleb(int(exponent[1:].replace("−", "-"))))
+    stop = (percent_m or scale_m).end() if (percent_m or scale_m) else end
+    per_m = _PER.match(text, stop)
+    per = _denominator(per_m.group("n"), lang) if per_m else None
+    if negative:
+        shown = -shown
+    first = m.start("sign") if negative or m.group("sign") == "+" else start
+    role: Role = "value"
+    if _DENOMINATOR.search(text, max(0, first - 12), first):
+        role = "denominator"
+    elif (
+        not negative
+        and decimals == 0
+        and group is None
+        and scale == 1.0
+        and not percent_m
+        and len(m.group("num")) == 4
+        and 1800 <= shown <= 2100
+    ):
+        role = "year"
+    return ExtractedNumber(
+        text=text[first:stop],
+        value=float(Decimal(str(shown)) * Decimal(str(scale))),
+        shown=shown,
+        decimals=decimals,
+        scale=scale,
+        percent=percent_m is not None and not percent_m.group("points"),
+        role=role,
+        start=first,
+        end=stop,
+        points=bool(percent_m and percent_m.group("points")),
+        per=per,
+    )
+
+
+def _denominator(token: str, lang: str) -> float | None:
+    digits = token.strip()
+    resolved = _resolve(digits, None, lang) if digits else None
+    return None if resolved is None else resolved[0]
 
 
 def check_numbers(
@@ -264,15 +304,43 @@ def check_numbers(
 
 def matches(number: ExtractedNumber, expected: ExpectedValue) -> bool:
     """True when ``number`` states ``expected`` within tolerance or by rounding."""
-    if number.percent and expected.unit and not _is_percent_unit(expected.unit):
+    if not _same_unit(number, expected.unit):
         return False
     target = expected.value * _unit_scale(expected.unit)
     eps = 1e-9 * max(1.0, abs(target))
     if abs(number.value - target) <= expected.tolerance * _unit_scale(expected.unit) + eps:
         return True
+    if _significant_digits(number) < 2:
+        return False  # "8" for 7.63, "0 %" for 0.4 %: too coarse to count as rounding
     in_scale = target / number.scale
     half_step = 0.5 * 10.0 ** (-number.decimals)
     return abs(number.shown - in_scale) <= half_step + 1e-9 * max(1.0, abs(in_scale))
+
+
+def _same_unit(number: ExtractedNumber, unit: str | None) -> bool:
+    """Percent vs percentage points vs counts, and the denominator of a rate."""
+    if not unit:
+        return True
+    text = unit.strip()
+    points = bool(re.fullmatch(_POINTS, text, re.I)) or text.lower() in ("pp", "points")
+    percent = not points and _is_percent_unit(text)
+    if number.points or points:
+        return number.points and points
+    if number.percent and not percent:
+        return False
+    per_m = re.search(
+        r"(?:per|pour|por(?:\s+cada)?|out\s+of)\s*(\d[\d,.'\u00a0\u202f ]*\d|\d)", text, re.I
+    )
+    if per_m is not None:
+        wanted = _denominator(per_m.group(1), "")
+        return number.per is not None and wanted is not None and number.per == wanted
+    return True
+
+
+def _significant_digits(number: ExtractedNumber) -> int:
+    """Digits shown from the first non-zero one (``7.6``: 2, ``8``: 1, ``0``: 0, ``0.40``: 2)."""
+    digits = f"{abs(number.shown):.{number.decimals}f}".replace(".", "").lstrip("0")
+    return len(digits)
 
 
 # ----------------------------------------------------------------- helpers

@@ -32,9 +32,6 @@ from assay.answers.numbers import check_numbers, extract_numbers
 from assay.answers.result import LAYERS, NO_FAILURE, AnswersResult, CasesInfo, Score
 from assay.errors import UsageError
 
-TAG_SEPARATOR = ";"
-NO_VALUE = "(none)"
-
 
 def score_case(case: AnswerCase, corpus_ids: Collection[str] | None = None) -> dict[str, Any]:
     """Outcome of one case: every layer's result and the first failing layer."""
@@ -194,69 +191,35 @@ def score_cases(
     )
 
 
-def read_corpus_ids(path: str | Path) -> frozenset[str]:
-    """Document ids of a corpus file.
+def score_answers(
+    cases: CaseSet | str | Path,
+    corpus: str | Path | Collection[str] | None = None,
+    *,
+    by: Sequence[str] = (),
+    system_name: str | None = None,
+) -> AnswersResult:
+    """Score grounded answers: a cases file (or loaded cases), citations checked against a corpus.
 
-    Uses :func:`assay.corpora.load_corpus` when available; otherwise reads a
-    plain file of ids (one per line) or JSONL records with ``_id``, ``id`` or
-    ``doc_id``.
+    ``corpus`` is a corpus file (or a file of ids) or a collection of doc ids; a
+    citation is valid only when it names one of them. The procedure behind
+    ``assay answers``.
     """
-    from assay.errors import AssayError, InputError, Problem
+    from assay.answers.load import load_cases
 
-    p = Path(path)
-    if not p.is_file():
-        raise InputError([Problem(str(p), None, "corpus file not found", hint="check the path")])
-    from assay.corpora import load_corpus
+    case_set = cases if isinstance(cases, CaseSet) else load_cases(cases)
+    from assay.corpora.ids import read_corpus_ids
 
-    try:
-        return frozenset(load_corpus(p).ids)
-    except AssayError:  # not a corpus format: a plain list of ids
-        return _plain_ids(p)
-
-
-def _plain_ids(p: Path) -> frozenset[str]:
-    import json
-
-    from assay.errors import collecting
-
-    ids: set[str] = set()
-    with collecting(p.name) as log:
-        text = p.read_bytes().decode("utf-8", errors="replace").removeprefix("\ufeff")
-        for number, line in enumerate(text.split("\n"), start=1):
-            line = line.strip()
-            if not line:
-                continue
-            if not line.startswith("{"):
-                ids.add(line)
-                continue
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as exc:
-                log.add(number, f"malformed JSON: {exc.msg}", hint="one JSON record per line")
-                continue
-            doc = next((obj[k] for k in ("_id", "id", "doc_id") if k in obj), None)
-            if doc is None:
-                log.add(
-                    number,
-                    "record has no '_id', 'id' or 'doc_id'",
-                    field="_id",
-                    hint="give every record an id",
-                )
-                continue
-            ids.add(str(doc))
-        if not ids:
-            log.add(None, "no document ids in the corpus file", hint="one id per line")
-    return frozenset(ids)
+    corpus_path = str(corpus) if isinstance(corpus, str | Path) else None
+    ids = read_corpus_ids(corpus) if isinstance(corpus, str | Path) else corpus
+    return score_cases(
+        case_set, corpus_ids=ids, corpus_path=corpus_path, by=by, system_name=system_name
+    )
 
 
 def _group(rows: Iterable[dict[str, Any]], field: str) -> dict[str, list[dict[str, Any]]]:
-    out: dict[str, list[dict[str, Any]]] = {}
-    for row in rows:
-        value = row["metadata"].get(field)
-        tags = [t.strip() for t in (value or "").split(TAG_SEPARATOR) if t.strip()] or [NO_VALUE]
-        for tag in dict.fromkeys(tags):
-            out.setdefault(tag, []).append(row)
-    return dict(sorted(out.items()))
+    from assay.tags import group_by_tags
+
+    return dict(sorted(group_by_tags((row, row["metadata"].get(field)) for row in rows).items()))
 
 
 def _count(rows: Iterable[dict[str, Any]], key: str) -> int:

@@ -24,7 +24,7 @@ from typing import Any
 
 from assay.behavior.models import UbiEvent, UbiLog, UbiQuery
 from assay.errors import InputError, Problem, ProblemLog, collecting
-from assay.textio import decode, json_lines, read_text
+from assay.textio import decode, json_lines, parse_json, read_text
 
 LAYOUTS = ("bulk", "jsonl", "tsv")
 _TSV = re.compile(r"^[A-Za-z_][\w.\-]*\t")
@@ -66,7 +66,7 @@ def detect_layout(text: str) -> str:
     if _TSV.match(first):
         return "tsv"
     try:
-        obj = json.loads(first)
+        obj = parse_json(first)
     except json.JSONDecodeError:
         return "jsonl"
     return "bulk" if _action(obj) is not None else "jsonl"

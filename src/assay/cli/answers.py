@@ -10,46 +10,45 @@ import typer
 from assay.cli import options as o
 from assay.cli.app import app
 
-FORMATS = ("table", "json", "markdown", "csv")
-_SUFFIX_FORMATS = {".md": "markdown", ".markdown": "markdown", ".csv": "csv", ".json": "json"}
+FORMATS = ("table", "plain", "json", "markdown", "csv")
 
 
 @app.command()
 def answers(
     cases: Annotated[
-        Path | None, typer.Argument(help="cases JSONL to score (omit with --collect)")
+        Path | None, typer.Argument(help="Cases JSONL to score (omit with --collect).")
     ] = None,
     corpus: Annotated[
         Path | None,
-        typer.Option(help="corpus (or file of ids): citations must resolve to a record"),
+        typer.Option(help="Corpus (or file of ids): citations must resolve to a record."),
     ] = None,
-    by: Annotated[
-        list[str] | None, typer.Option("--by", help="group scores by a metadata field (repeat)")
-    ] = None,
-    format: Annotated[
-        str, typer.Option("--format", "-f", help="table, json, markdown or csv")
-    ] = "table",
+    by: o.By = None,
+    format: o.format_option(*FORMATS) = None,  # type: ignore[valid-type]
     output: Annotated[
-        Path | None,
+        list[Path] | None,
         typer.Option(
-            "-o", "--output", help="write the result (or, with --collect, the cases) to this file"
+            "-o",
+            "--output",
+            help="Write the result to this file, in the format its suffix names (.json, .md, "
+            ".csv, .txt; repeatable); with --collect, the cases.",
         ),
     ] = None,
     collect: Annotated[
-        bool, typer.Option("--collect", help="call a live system and write cases to review")
+        bool, typer.Option("--collect", help="Call a live system and write cases to review.")
     ] = False,
     system: Annotated[
-        str | None, typer.Option(help="with --collect: the RAG function, module:function")
+        str | None,
+        typer.Option("--system", "-s", help="With --collect: the RAG function, module:function."),
     ] = None,
     judgments: Annotated[
-        Path | None, typer.Option(help="with --collect: the questions (any judgment format)")
+        Path | None, typer.Option(help="With --collect: the questions (any judgment format).")
     ] = None,
     system_name: Annotated[
         str | None,
         typer.Option(
             "--system-name",
-            help="name of the system that answered, recorded in the result (default: the "
-            "'system' all cases share)",
+            help="Name of the system that answered, recorded in the result (default: the "
+            "'system' all cases share).",
         ),
     ] = None,
     store: o.Store = None,
@@ -61,10 +60,11 @@ def answers(
     cases (support left for reviewers) to -o; questions the system fails on are
     reported and make the exit code 1.
     """
+    from assay.cli.common import resolve_format, validate_choice
     from assay.errors import UsageError
 
-    if format not in FORMATS:
-        raise UsageError(f"unknown --format {format!r}; use one of {', '.join(FORMATS)}")
+    if format is not None:
+        validate_choice("--format", format, FORMATS)
     if collect:
         if cases is not None:
             raise UsageError("--collect writes cases; do not also name a cases file")
@@ -75,7 +75,9 @@ def answers(
                 "--system-name names the system when scoring; --collect records --system "
                 "in each case"
             )
-        failed = _collect(system, judgments, output)
+        if len(output) != 1:
+            raise UsageError("--collect writes one cases file: give a single -o")
+        failed = _collect(system, judgments, output[0])
         if failed:
             raise typer.Exit(1)
         return
@@ -85,7 +87,10 @@ def answers(
         raise UsageError("--system and --judgments are only used with --collect")
     if system_name is not None and not system_name.strip():
         raise UsageError("--system-name must not be empty")
-    result = _score(cases, corpus, by or [], format, output, system_name)
+    outputs = list(output or [])
+    for path in outputs:  # refuse a suffix answers cannot write before scoring
+        resolve_format(None if len(outputs) > 1 else format, path, FORMATS)
+    result = _score(cases, corpus, by or [], format or "table", outputs, system_name)
     if record:
         from assay.cli.common import record_result
 
@@ -97,36 +102,29 @@ def _score(
     corpus: Path | None,
     by: list[str],
     fmt: str,
-    output: Path | None,
+    outputs: list[Path],
     system_name: str | None = None,
 ) -> Any:
     """Load, score and render a cases file; return the :class:`AnswersResult`."""
     from rich.console import Console
 
-    from assay.answers import load_cases, read_corpus_ids, score_cases
-    from assay.answers.collect import write_text_atomic
+    from assay.answers import score_answers
+    from assay.cli.common import emit, suffix_format
+    from assay.report.answers_terminal import print_answers
 
-    case_set = load_cases(cases)
-    ids = read_corpus_ids(corpus) if corpus is not None else None
-    result = score_cases(
-        case_set,
-        corpus_ids=ids,
-        corpus_path=None if corpus is None else str(corpus),
-        by=by,
-        system_name=system_name,
-    )
-    console = Console(highlight=False, soft_wrap=True)
-    if fmt == "table":
-        from assay.report.answers_terminal import print_answers
+    result = score_answers(cases, corpus, by=by, system_name=system_name)
 
+    def table(console: Any) -> None:
         print_answers(result, console)
-    if output is not None:
-        file_fmt = fmt if fmt != "table" else _SUFFIX_FORMATS.get(output.suffix.lower(), "json")
-        write_text_atomic(output, _render(result, file_fmt))
-        stderr = Console(stderr=True, highlight=False, soft_wrap=True)
-        stderr.print(f"wrote {file_fmt} result to {output}")
-    elif fmt != "table":
-        typer.echo(_render(result, fmt), nl=False)
+
+    if fmt in ("table", "plain") or not outputs:  # the report on stdout as well
+        emit(fmt, None, text=lambda f: _render(result, f), table=table, choices=FORMATS)
+    stderr = Console(stderr=True, highlight=False, soft_wrap=True)
+    for path in outputs:
+        keep = fmt not in ("table", "plain") and len(outputs) == 1
+        file_fmt = fmt if keep else suffix_format(path, FORMATS)
+        emit(file_fmt, path, text=lambda f: _render(result, f), table=table, choices=FORMATS)
+        stderr.print(f"wrote {file_fmt} result to {path}")
     return result
 
 
@@ -150,28 +148,17 @@ def _collect(system: str, judgments: Path, output: Path) -> int:
     """
     from rich.console import Console
     from rich.markup import escape
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
     from assay.answers.collect import collect_cases, load_function, write_cases
     from assay.judgments.load import load_judgments
+    from assay.progress import progress
+    from assay.report.words import count
 
     function = load_function(system)
     questions = load_judgments(judgments)
     stderr = Console(stderr=True, highlight=False, soft_wrap=True)
-    with Progress(
-        TextColumn("collecting"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TextColumn("{task.description}"),
-        console=stderr,
-    ) as bar:
-        task = bar.add_task("", total=len(questions))
-        collected = collect_cases(
-            function,
-            questions,
-            system=system,
-            on_case=lambda qid: bar.update(task, advance=1, description=escape(qid)),
-        )
+    with progress("collecting answers", total=len(questions), unit="questions") as tick:
+        collected = collect_cases(function, questions, system=system, on_case=lambda qid: tick())
     cases, failures = collected.cases, collected.failures
     for failure in failures:
         stderr.print(f"[bold red]failed:[/bold red] {escape(str(failure))}")
@@ -180,10 +167,10 @@ def _collect(system: str, judgments: Path, output: Path) -> int:
         pending = sum(len(s["judgments"]) for c in cases for s in c["support"].values())
         stderr.print(
             f"wrote {len(cases)} cases to {escape(str(output))}; "
-            f"{pending} claim citation(s) await a support judgment"
+            f"{count(pending, 'claim citation')} await a support judgment"
         )
     if failures:
         total = len(cases) + len(failures)
         kept = "; no case written" if not cases else ""
-        stderr.print(f"{len(failures)} of {total} question(s) failed{kept}")
+        stderr.print(f"{len(failures)} of {count(total, 'question')} failed{kept}")
     return len(failures)

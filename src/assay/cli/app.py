@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from typing import Any
 
 import typer
 
@@ -13,6 +14,7 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
+    context_settings={"help_option_names": ["-h", "--help"]},  # = options.CONTEXT_SETTINGS
 )
 
 
@@ -48,6 +50,11 @@ _COMMAND_MODULES = (
     "assay.cli.judge",
     "assay.cli.judge_models",
     "assay.cli.judge_clicks",
+    "assay.cli.trec_eval",
+    "assay.cli.fuse",
+    "assay.cli.judge_pool",
+    "assay.cli.judge_serve",
+    "assay.cli.judge_export",
     "assay.cli.matrix",
     "assay.cli.generate",
 )
@@ -62,6 +69,17 @@ def _load_commands() -> None:
             importlib.import_module(name)
 
 
+def _command() -> Any:
+    """The click command of ``app`` with help in plain words (see ``options.plain_help``)."""
+    from typer.main import get_command
+
+    from assay.cli.options import plain_help
+
+    command = get_command(app)
+    plain_help(command)
+    return command
+
+
 def fail(message: str, code: int = 2) -> typer.Exit:
     """Print ``message`` to stderr and return an Exit with ``code`` (raise it)."""
     from rich.console import Console
@@ -72,30 +90,98 @@ def fail(message: str, code: int = 2) -> typer.Exit:
     return typer.Exit(code)
 
 
+#: Exit codes of every command (documented in README "Exit codes").
+EXIT_OK, EXIT_FAILED, EXIT_INVALID, EXIT_INTERRUPTED, EXIT_BROKEN_PIPE = 0, 1, 2, 130, 141
+
+
 def main(argv: list[str] | None = None) -> None:
-    """Entry point of the ``assay`` script: run the app, map errors to exit codes."""
+    """Entry point of the ``assay`` script: run the app, map errors to exit codes.
+
+    0 success; 1 a regression, failed queries over ``--max-failed``, a failed
+    verification, or an unexpected error (a bug: a short message, never a
+    traceback); 2 invalid input or usage; 130 interrupted; 141 broken pipe
+    (the reader of the output went away, as in ``assay ... | head``).
+    """
+    try:
+        raise SystemExit(_dispatch(argv))
+    except KeyboardInterrupt:
+        raise SystemExit(EXIT_INTERRUPTED) from None
+    except BrokenPipeError:
+        _silence_stdout()
+        raise SystemExit(EXIT_BROKEN_PIPE) from None
+    except (SystemExit, GeneratorExit):
+        raise
+    except BaseException as exc:  # a bug: say so briefly, never a traceback
+        raise SystemExit(_unexpected(exc)) from None
+
+
+def _dispatch(argv: list[str] | None) -> int:
     from assay.errors import AssayError
 
     _load_commands()
     try:
-        rc = app(args=argv, standalone_mode=False, prog_name="assay")
+        rc = _command()(args=argv, standalone_mode=False, prog_name="assay")
     except AssayError as exc:
-        raise SystemExit(_report(exc)) from None
+        return _report(exc)
     except typer.Exit as exc:
-        raise SystemExit(exc.exit_code) from None
-    except KeyboardInterrupt:
-        raise SystemExit(130) from None
+        return exc.exit_code
+    except SystemExit:
+        # typer answers a broken pipe with sys.exit(1) after wrapping stdout: say 141
+        if type(sys.stdout).__name__ == "PacifyFlushWrapper":
+            raise BrokenPipeError from None
+        raise
+    except BrokenPipeError:
+        raise
     except OSError as exc:  # an unwritable -o path, a vanished file: input, not a crash
         where = f"{exc.filename}: " if getattr(exc, "filename", None) else ""
-        raise SystemExit(_report(AssayError(f"{where}{exc.strerror or exc}"))) from None
+        return _report(AssayError(f"{where}{exc.strerror or exc}"))
     except Exception as exc:  # click/typer usage errors and friends
         if _is_usage_error(exc):
             exc.show()  # type: ignore[attr-defined]
-            raise SystemExit(2) from None
+            return EXIT_INVALID
         if type(exc).__name__ == "Abort":
-            raise SystemExit(130) from None
+            return EXIT_INTERRUPTED
         raise
-    raise SystemExit(rc if isinstance(rc, int) else 0)
+    return rc if isinstance(rc, int) else 0
+
+
+def _silence_stdout() -> None:
+    """After a broken pipe, point stdout at /dev/null so the exit flush cannot fail again."""
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):
+        pass
+
+
+def _unexpected(exc: BaseException) -> int:
+    """Print a two-line bug notice for an exception assay did not expect; return 1."""
+    from assay.redact import redact_text
+
+    where = ""
+    tb = exc.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    if tb is not None:
+        where = f" at {tb.tb_frame.f_code.co_filename.rsplit('/', 1)[-1]}:{tb.tb_lineno}"
+    text = redact_text(str(exc))[:300]
+    try:
+        sys.stderr.write(
+            f"error: unexpected {type(exc).__name__}{where}: {text}\n"
+            "  This is a bug in assay, not in your input: please report it to the assay\n"
+            "  maintainers with the command you ran (ASSAY_DEBUG=1 shows the traceback).\n"
+        )
+        import os
+
+        if os.environ.get("ASSAY_DEBUG"):
+            import traceback
+
+            traceback.print_exception(exc)
+    except (OSError, ValueError):
+        pass
+    return EXIT_FAILED
 
 
 def _is_usage_error(exc: Exception) -> bool:
@@ -118,12 +204,39 @@ def _is_usage_error(exc: Exception) -> bool:
     return hasattr(exc, "show") and isinstance(getattr(exc, "exit_code", None), int)
 
 
+#: Library parameter -> the CLI flag (or argument) that sets it, where not ``--name-with-dashes``.
+FLAGS = {
+    "metrics": "--metric",
+    "k": "-k",
+    "n_resamples": "--resamples",
+    "n_permutations": "--permutations",
+    "ci_method": "--ci",
+    "runs": "RUN files",
+    "judgments": "JUDGMENTS",
+    "system": "--system",
+    "allow_version_mismatch=True": "--allow-version-mismatch",
+}
+
+
+def flags(message: str) -> str:
+    """Library messages name parameters in backticks; on the command line, name the flags."""
+    import re
+
+    def flag(match: re.Match[str]) -> str:
+        name = match.group(1)
+        return FLAGS.get(name) or "--" + name.replace("_", "-")
+
+    return re.sub(r"`([a-z_]+(?:=True)?)`", flag, message)
+
+
 def _report(exc: Exception) -> int:
     from rich.console import Console
     from rich.markup import escape
 
+    from assay.redact import redact_text
+
     console = Console(stderr=True, highlight=False, soft_wrap=True)
-    lines = str(exc).splitlines() or [type(exc).__name__]
+    lines = redact_text(flags(str(exc))).splitlines() or [type(exc).__name__]
     console.print(f"[bold red]error:[/bold red] {escape(lines[0])}")
     for line in lines[1:]:
         console.print(f"  {escape(line)}")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -23,46 +23,110 @@ SUFFIX_FORMATS = {
     ".markdown": "markdown",
     ".html": "html",
     ".htm": "html",
-    ".txt": "table",
+    ".txt": "plain",
+    ".xml": "junit",
 }
+#: Formats that are the table: on a terminal sized to it, elsewhere (a file) plain text.
+TABLE_FORMATS = ("table", "plain")
 
 
-def resolve_format(fmt: str | None, output: Path | None, choices: Sequence[str]) -> str:
-    """``--format`` if given, else the one implied by the ``-o`` suffix, else ``table``."""
-    if fmt is None:
-        implied = SUFFIX_FORMATS.get(output.suffix.lower()) if output is not None else None
-        if implied is not None and implied not in choices:
-            raise UsageError(
-                f"-o {output}: this command cannot write {implied}; "
-                f"use a suffix for one of {', '.join(choices)} or pass --format"
-            )
-        fmt = implied or "table"
-    validate_choice("--format", fmt, choices)
-    return fmt
+def _paths(output: Path | Sequence[Path] | None) -> list[Path]:
+    if output is None:
+        return []
+    return [Path(output)] if isinstance(output, str | Path) else [Path(p) for p in output]
 
 
-def corpus_ids_for(corpus: Path, id_field: str | None = None) -> frozenset[str]:
-    """Doc ids of a corpus, to check judged doc ids against it."""
-    from assay.corpora import load_corpus
-
-    return frozenset(load_corpus(corpus, id_field=id_field).ids)
-
-
-def check_not_swapped(judgments: Path, run: Path | None) -> None:
-    """A clear error when the first argument is a run file (arguments swapped)."""
-    if run is None or Path(judgments).is_dir():
-        return
-    from assay.judgments.validate import detect_kind
-
-    try:
-        kinds = (detect_kind(judgments), detect_kind(run))
-    except Exception:  # a heuristic only: the loaders report real problems
-        return
-    if kinds == ("run", "judgments"):
+def suffix_format(path: Path, choices: Sequence[str]) -> str:
+    """The format the suffix of ``-o path`` names; refused when the command cannot write it."""
+    implied = SUFFIX_FORMATS.get(path.suffix.lower())
+    if implied == "plain" and "plain" not in choices and "table" in choices:
+        implied = "table"
+    if implied is None or implied not in choices:
+        known = sorted(s for s, f in SUFFIX_FORMATS.items() if f in choices or f == "plain")
+        what = f"cannot write {implied}" if implied else f"does not know the suffix {path.suffix!r}"
         raise UsageError(
-            f"{judgments} looks like a run and {run} like judgments: the judgments come "
-            "first (assay evaluate JUDGMENTS RUN)"
+            f"-o {path}: this command {what}; use a suffix among {', '.join(known)} "
+            "or pass --format"
         )
+    return implied
+
+
+def resolve_format(
+    fmt: str | None, output: Path | Sequence[Path] | None, choices: Sequence[str]
+) -> str:
+    """``--format`` if given, else the one implied by the ``-o`` suffix, else ``table``.
+
+    ``output`` may be several files (``-o a.json -o a.md``): each is written in the
+    format its suffix names, so ``--format`` is refused with more than one.
+    """
+    paths = _paths(output)
+    if fmt is not None:
+        validate_choice("--format", fmt, choices)
+        if len(paths) > 1:
+            raise UsageError(
+                "with several -o files, each is written in the format its suffix names; "
+                "drop --format"
+            )
+        return fmt
+    formats = [suffix_format(p, choices) for p in paths]
+    return formats[0] if len(formats) == 1 else "table"
+
+
+def emit(
+    fmt: str,
+    output: Path | Sequence[Path] | None,
+    *,
+    text: Callable[[str], str],
+    table: Callable[[Any], None],
+    choices: Sequence[str],
+) -> None:
+    """Write a result to stdout or to each ``-o`` file (atomically), once per format.
+
+    ``text(format)`` renders a text format; ``table(console)`` prints the table.
+    The table goes to a terminal sized to it, and as plain text to a pipe, to a
+    file and with ``--format plain`` (see :mod:`assay.report.table`).
+    """
+    import sys
+
+    from assay.fileio import write_text_atomic
+
+    paths = _paths(output)
+    if not paths:
+        if fmt == "table":
+            from rich.console import Console
+
+            table(Console(highlight=False))
+        else:
+            sys.stdout.write(_ensure_newline(_render(fmt, text, table)))
+        return
+    for path in paths:
+        file_fmt = fmt if len(paths) == 1 else suffix_format(path, choices)
+        write_text_atomic(path, _ensure_newline(_render(file_fmt, text, table)))
+
+
+def _render(fmt: str, text: Callable[[str], str], table: Callable[[Any], None]) -> str:
+    if fmt not in TABLE_FORMATS:
+        return text(fmt)
+    import io
+
+    from rich.console import Console
+
+    buf = io.StringIO()
+    table(Console(file=buf, force_terminal=False, no_color=True, highlight=False))
+    return buf.getvalue()
+
+
+def _ensure_newline(text: str) -> str:
+    return text if text.endswith("\n") else text + "\n"
+
+
+def run_cache(no_cache: bool, cache_dir: Path | None) -> Any:
+    """The run cache of ``--no-cache``/``--cache-dir`` (``assay run``'s), or ``None``."""
+    if no_cache:
+        return None
+    from assay.systems.cache import RunCache
+
+    return RunCache(cache_dir)
 
 
 def load_cli_judgments(
@@ -132,49 +196,55 @@ def record_result(result: Any, store: str | None) -> None:
 
     if os.environ.get("ASSAY_RECORD", "1").strip().lower() in ("0", "false", "no", "off"):
         return
-    try:
-        from assay.store.api import record_quietly
-    except ImportError:  # pragma: no cover - older store module
-        from assay.store.api import open_store
+    from assay.store.api import record_quietly
 
-        open_store(store).record(result)
-        return
     record_quietly(result, store)
 
 
 def emit_report(
     result: Any,
     fmt: str,
-    output: Path | None,
+    output: Path | Sequence[Path] | None,
     *,
     digits: int | None = None,
     per_query: bool | None = None,
 ) -> None:
-    """Render an evaluation result in ``fmt`` to stdout or to ``output`` (atomically)."""
-    import sys
-
+    """Render an evaluation result in ``fmt`` to stdout or to each ``-o`` file (atomically)."""
     from assay.report import evaluation as rep
-    from assay.report.output import write_text_atomic
 
-    if fmt == "table":
-        from rich.console import Console
-
-        if output is None:
-            rep.render_terminal(result, Console(), digits=digits, per_query=per_query)
-            return
-        import io
-
-        buf = io.StringIO()
-        console = Console(file=buf, width=120, no_color=True, force_terminal=False)
-        rep.render_terminal(result, console, digits=digits, per_query=per_query)
-        write_text_atomic(output, buf.getvalue())
-        return
-    text = {
+    renderers = {
         "json": rep.render_json,
         "csv": rep.render_csv,
         "markdown": lambda r: rep.render_markdown(r, digits=digits),
-    }[fmt](result)
-    if output is None:
-        sys.stdout.write(text if text.endswith("\n") else text + "\n")
-    else:
-        write_text_atomic(output, text)
+    }
+    emit(
+        fmt,
+        output,
+        text=lambda f: renderers[f](result),
+        table=lambda c: rep.render_terminal(result, c, digits=digits, per_query=per_query),
+        choices=(*TABLE_FORMATS, *renderers),
+    )
+
+
+def check_max_failed_option(value: int) -> None:
+    """``--max-failed`` must be a whole number >= 0 (exit 2 otherwise)."""
+    from assay.errors import UsageError
+
+    if value < 0:
+        raise UsageError(f"--max-failed must be a whole number >= 0, got {value}")
+
+
+def exit_if_failed(runs: list[tuple[str, list[str]]], max_failed: int) -> None:
+    """Apply :mod:`assay.failures`: name runs over ``--max-failed`` on stderr, exit 1."""
+    from assay.failures import failed_messages
+
+    messages = failed_messages(runs, max_failed)
+    if not messages:
+        return
+    from rich.console import Console
+    from rich.markup import escape
+
+    console = Console(stderr=True, highlight=False, soft_wrap=True)
+    for message in messages:
+        console.print(f"[bold red]failed queries:[/bold red] {escape(message)}")
+    raise SystemExit(1)

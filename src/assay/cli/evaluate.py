@@ -10,7 +10,8 @@ import typer
 from assay.cli import options as o
 from assay.cli.app import app
 
-FORMATS = ("table", "json", "csv", "markdown")
+FORMATS = ("table", "plain", "json", "csv", "markdown")
+Format = o.format_option(*FORMATS)
 
 
 @app.command()
@@ -27,10 +28,7 @@ def evaluate(
     k: o.Depth = 100,
     metric: o.Metrics = None,
     by: o.By = None,
-    fmt: Annotated[
-        str | None,
-        typer.Option("--format", "-f", help="table | json | csv | markdown (default: from -o)"),
-    ] = None,
+    fmt: Format = None,
     output: o.Output = None,
     missing: o.Missing = "zero",
     ties: o.Ties = "score",
@@ -51,65 +49,57 @@ def evaluate(
             help="Show per-query rows in the table (default: up to 50 queries).",
         ),
     ] = None,
-    abstain_below: Annotated[
-        float | None,
-        typer.Option(
-            "--abstain-below",
-            help="Top score below which a system counts as returning nothing confident.",
-        ),
-    ] = None,
+    abstain_below: o.AbstainBelow = None,
     store: o.Store = None,
     record: o.Record = True,
-    retries: Annotated[
-        int, typer.Option("--retries", help="Retries of a failed system call (with backoff).")
-    ] = 2,
+    retries: o.Retries = None,
+    max_consecutive_failures: o.MaxConsecutiveFailures = 5,
     allow_version_mismatch: o.AllowVersionMismatch = False,
     calibrate: Annotated[
         Path | None,
         typer.Option("--calibrate", help="People's labels on a sample: add PPI++ intervals."),
     ] = None,
+    no_cache: o.NoCache = False,
+    cache_dir: o.CacheDir = None,
+    max_failed: o.MaxFailed = 0,
+    name: o.Name = None,
+    quiet: o.Quiet = False,
 ) -> None:
     """Score a run (or a live system) on a judgment set, overall and per group."""
     from assay.cli.common import (
         build_cli_system,
-        check_not_swapped,
-        corpus_ids_for,
+        check_max_failed_option,
         emit_report,
         load_cli_judgments,
+        record_result,
         resolve_format,
-        validate_choice,
+        run_cache,
     )
+    from assay.corpora import read_corpus_ids
     from assay.errors import UsageError
-    from assay.evaluation import run_live, score_run
-    from assay.metrics.measures import parse_measures
+    from assay.policies import check_policies
+    from assay.procedures.evaluation import check_k, check_order, evaluate
+    from assay.progress import set_quiet
 
+    set_quiet(quiet)
     fmt = resolve_format(fmt, output, FORMATS)
-    validate_choice("--missing", missing, ("zero", "skip"))
-    validate_choice("--ties", ties, ("score", "given"))
-    if k < 1:
-        raise UsageError(f"-k must be a whole number >= 1, got {k}")
+    check_max_failed_option(max_failed)
+    if digits is not None and not 0 <= digits <= 15:
+        raise UsageError(f"--digits must be a whole number from 0 to 15, got {digits}")
+    check_policies(missing, ties)
+    check_k(k)
     if run is not None and system is not None:
         raise UsageError("give a RUN file or --system NAME, not both")
     if run is None and system is None:
         raise UsageError("give a RUN file to score, or --system NAME to run a system")
-    check_not_swapped(judgments, run)
-    measures = parse_measures(metric)
-    corpus_ids = corpus_ids_for(corpus, id_field) if corpus is not None else None
+    check_order(judgments, run)
+    corpus_ids = read_corpus_ids(corpus, id_field=id_field) if corpus is not None else None
     js = load_cli_judgments(
         judgments, judgments_format, queries=queries, split=split, corpus_ids=corpus_ids
     )
-    by_fields = list(by or [])
-    for field_name in by_fields:
-        js.groups(field_name)
-    if run is not None:
-        from assay.runs.io import load_run
-        from assay.runs.sidecar import run_info_from_sidecar
-
-        info = run_info_from_sidecar(run, js.version, allow_version_mismatch=allow_version_mismatch)
-        the_run = load_run(run)
-        info.update({"name": the_run.name, "path": str(run)})
-    else:
-        sys_obj = build_cli_system(
+    source = run
+    if system is not None:
+        source = build_cli_system(
             system,
             config=config,
             corpus=corpus,
@@ -117,25 +107,43 @@ def evaluate(
             text_fields=text_field,
             judgments=judgments,
         )
-        if retries < 0:
-            raise UsageError(f"--retries must be >= 0, got {retries}")
-        the_run, info = run_live(sys_obj, js, k=k, progress=True, retries=retries)
-    result = score_run(the_run, js, measures, by_fields, missing=missing, ties=ties, info=info)
-    if abstain_below is not None:
-        from assay.systems.abstain import abstention_report
+    cache = run_cache(no_cache, cache_dir)
+    if calibrate is not None:  # calibration needs the run itself: load it once, here
+        from assay.procedures.sources import load_source
 
-        report = abstention_report(
-            the_run, js, abstain_below, failed=info.get("failed_query_ids", [])
+        source = load_source(
+            source,
+            js,
+            k=k,
+            name=name,
+            progress=True,
+            retries=retries,
+            cache=cache,
+            allow_version_mismatch=allow_version_mismatch,
+            max_consecutive_failures=max_consecutive_failures,
         )
-        result = result.model_copy(update={"abstention": report.to_dict()})
-    if calibrate is not None:  # model labels on every query + people's sample (issue 12)
+    result = evaluate(
+        js,
+        source,
+        metric,
+        by or [],
+        missing=missing,
+        ties=ties,
+        k=k,
+        name=name,
+        progress=True,
+        retries=retries,
+        abstain_below=abstain_below,
+        cache=cache,
+        allow_version_mismatch=allow_version_mismatch,
+        max_consecutive_failures=max_consecutive_failures,
+    )
+    if calibrate is not None:  # model labels on every query + people's sample
         from assay.judges.calibrate import calibrate as ppi
 
-        cal = ppi(js, the_run, calibrate, metrics=[m.name for m in measures])
+        cal = ppi(js, source.run, calibrate, metrics=list(result.metrics))
         result = result.model_copy(update={"calibration": cal.model_dump(mode="json")})
     if record:
-        from assay.cli.common import record_result
-
         record_result(result, store)
     emit_report(result, fmt, output, digits=digits, per_query=per_query)
     if calibrate is not None and fmt == "table":
@@ -144,3 +152,6 @@ def evaluate(
         typer.echo(render_calibration(cal))
     if result.judgments.queries == 0 and result.run.failed_queries:
         raise typer.Exit(1)  # every call failed: nothing was scored
+    from assay.cli.common import exit_if_failed
+
+    exit_if_failed([(result.run.name, list(result.run.failed_queries))], max_failed)

@@ -7,79 +7,12 @@ on another judgment-set version, unless ``--allow-version-mismatch``).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated
 
 import typer
 
 from assay.cli import options as o
 from assay.cli.app import app
-
-if TYPE_CHECKING:  # pragma: no cover
-    from assay.results import EvaluationResult
-
-
-def _baseline(
-    spec: str, store_url: str | None, system: str, judgments: Any
-) -> tuple[Any, int | None]:
-    """Resolve ``--baseline`` to an evaluation result and, when from the store, its run id."""
-    from assay.errors import UsageError
-    from assay.results import EvaluationResult
-
-    path = Path(spec)
-    if spec != "last" and path.exists():
-        return EvaluationResult.from_file(path), None
-    if spec == "last" or spec.isdigit():
-        from assay.store.api import open_store
-
-        with open_store(store_url) as store:
-            if spec == "last":
-                run_id = store.last_id(system=system, judgments=judgments.name)
-                if run_id is None:
-                    raise UsageError(
-                        f"--baseline last: no recorded evaluation of {system!r} on "
-                        f"{judgments.name!r} in {store!r} that can serve as a baseline "
-                        "(candidates of failed gates never do); record one "
-                        "(assay evaluate --record) or pass a result file"
-                    )
-            else:
-                run_id = int(spec)
-            result = store.get(run_id)
-        if getattr(result, "kind", None) != "evaluation":
-            raise UsageError(f"--baseline {spec}: run {run_id} is not an evaluation result")
-        return result, run_id
-    raise UsageError(
-        f"--baseline {spec!r}: not a result file, 'last', or a run id "
-        "(a result file is written by assay evaluate -f json -o FILE)"
-    )
-
-
-def _candidate(
-    judgments: Any,
-    run: Path | None,
-    system: str | None,
-    *,
-    measures: list[Any],
-    config: Path | None,
-    corpus: Path | None,
-    k: int,
-    allow_version_mismatch: bool = False,
-) -> EvaluationResult:
-    from assay.cli.common import build_cli_system
-    from assay.evaluation import run_live, score_run
-
-    if run is not None:
-        from assay.runs.io import load_run
-        from assay.runs.sidecar import run_info_from_sidecar
-
-        info: dict[str, Any] = run_info_from_sidecar(
-            run, judgments.version, allow_version_mismatch=allow_version_mismatch
-        )
-        the_run = load_run(run)
-        info.update({"name": the_run.name, "path": str(run)})
-    else:
-        sys_obj = build_cli_system(system or "", config=config, corpus=corpus)
-        the_run, info = run_live(sys_obj, judgments, k=k, progress=False)
-    return score_run(the_run, judgments, measures, info=info)
 
 
 @app.command()
@@ -124,7 +57,10 @@ def gate(
         ),
     ] = 0.05,
     mode: Annotated[
-        str, typer.Option("--mode", help="noninferiority (CI lower bound) | threshold (mean).")
+        str,
+        typer.Option(
+            "--mode", help="Gate mode: noninferiority (CI lower bound) or threshold (mean)."
+        ),
     ] = "noninferiority",
     seed: Annotated[int, typer.Option("--seed", help="Bootstrap seed.")] = 0,
     n_resamples: Annotated[int, typer.Option("--resamples", help="Bootstrap resamples.")] = 10000,
@@ -152,42 +88,42 @@ def gate(
     judgments_format: o.JudgmentsFormat = None,
     queries: o.Queries = None,
     split: o.Split = "test",
+    missing: o.Missing = "zero",
+    ties: o.Ties = "score",
+    retries: o.Retries = None,
+    no_cache: o.NoCache = False,
+    cache_dir: o.CacheDir = None,
+    max_failed: o.MaxFailed = 0,
+    quiet: o.Quiet = False,
 ) -> None:
     """Gate a candidate (run file or --system) against a baseline: exit 1 on a regression."""
     from rich.console import Console
 
-    from assay.cli.common import load_cli_judgments, validate_choice
+    from assay.cli.common import (
+        build_cli_system,
+        check_max_failed_option,
+        load_cli_judgments,
+        run_cache,
+    )
     from assay.errors import UsageError
-    from assay.metrics.measures import parse_measures
-    from assay.report.output import write_text_atomic
-    from assay.store.gate import MODES, run_gate
+    from assay.fileio import write_text_atomic
+    from assay.procedures.gating import gate as run_gate
 
-    validate_choice("--mode", mode, MODES)
+    check_max_failed_option(max_failed)
+    from assay.progress import set_quiet
+
+    set_quiet(quiet)
     if not baseline:
         raise UsageError("--baseline is required (a result file, 'last' or a run id)")
     if (run is None) == (system is None):
         raise UsageError("give either a RUN file or --system NAME (not both)")
-    if k < 1:
-        raise UsageError(f"-k must be a whole number >= 1, got {k}")
-    measures = parse_measures(metric or ["nDCG@10"])
     js = load_cli_judgments(judgments, judgments_format, split=split, queries=queries)
-    for field_name in by or []:
-        js.groups(field_name)
-    candidate = _candidate(
-        js,
-        run,
-        system,
-        measures=measures,
-        config=config,
-        corpus=corpus,
-        k=k,
-        allow_version_mismatch=allow_version_mismatch,
-    )
-    base, base_id = _baseline(baseline, store, candidate.run.name, js)
+    candidate = run if run is not None else build_cli_system(system, config=config, corpus=corpus)
     result = run_gate(
+        js,
         candidate,
-        base,
-        [m.name for m in measures],
+        baseline,
+        metric or ["nDCG@10"],
         margin=margin,
         mode=mode,
         by=by or [],
@@ -195,17 +131,23 @@ def gate(
         alpha=alpha,
         seed=seed,
         n_resamples=n_resamples,
+        missing=missing,
+        ties=ties,
+        k=k,
+        retries=retries,
+        cache=run_cache(no_cache, cache_dir),
         allow_version_mismatch=allow_version_mismatch,
-        baseline_source=baseline if base_id is None else f"run {base_id}",
+        store=store,
+        max_failed=max_failed,
     )
-    result = result.model_copy(update={"baseline_run_id": base_id})
+    evaluation = result.candidate_evaluation
     if record:
         from assay.store.api import record_gate_quietly
 
         # a store failure warns on stderr; the verdict and the reports stand
-        result = record_gate_quietly(candidate, result, store)
+        result = record_gate_quietly(evaluation, result, store)
     if save_result is not None:
-        write_text_atomic(save_result, candidate.to_json())
+        write_text_atomic(save_result, evaluation.to_json())
     if markdown is not None:
         from assay.report.gate_markdown import render_markdown
 

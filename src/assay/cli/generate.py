@@ -43,11 +43,11 @@ def queries(
     import json
 
     from assay.corpora.load import load_corpus
+    from assay.fileio import write_text_atomic
     from assay.generate.queries import generate_queries
     from assay.providers.cache import CallCache
     from assay.providers.client import ChatClient
     from assay.providers.config import get_model
-    from assay.report.output import write_text_atomic
 
     judgments = None
     if human is not None:

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Annotated
 
 import typer
 
+from assay.cli import options as o
 from assay.cli.app import app
 
-FORMATS = ("table", "json", "html")
+FORMATS = ("table", "plain", "json", "html")
 
 
 def _metric_name(text: str) -> str:
@@ -48,22 +48,20 @@ def history(
     ] = None,
     kind: Annotated[
         str,
-        typer.Option("--kind", help="evaluation | comparison | answers | gate | verify | all."),
+        typer.Option(
+            "--kind", help="Kind of result: evaluation, comparison, answers, gate, verify or all."
+        ),
     ] = "evaluation",
-    fmt: Annotated[str, typer.Option("--format", "-f", help="table | json | html")] = "table",
-    output: Annotated[
-        Path | None, typer.Option("--output", "-o", help="Write here instead of stdout.")
-    ] = None,
+    fmt: o.format_option(*FORMATS) = None,  # type: ignore[valid-type]
+    output: o.Output = None,
 ) -> None:
     """List recorded results over time; --format html adds a trend chart."""
-    import sys
 
-    from assay.cli.common import validate_choice
-    from assay.report.output import write_text_atomic
+    from assay.cli.common import emit, resolve_format
     from assay.store.api import open_store
     from assay.store.history import build_history
 
-    validate_choice("--format", fmt, FORMATS)
+    fmt = resolve_format(fmt, output, FORMATS)
     metrics = [_metric_name(m) for m in dict.fromkeys(metric)] if metric else None
     with open_store(store) as st:
         entries = st.list(system=system, judgments=judgments, kind=None if kind == "all" else kind)
@@ -76,28 +74,13 @@ def history(
         metrics=metrics,
         filters={"system": system, "judgments": judgments, "kind": kind},
     )
-    if fmt == "table":
-        from rich.console import Console
+    from assay.report.history_terminal import render_terminal
 
-        from assay.report.history_terminal import render_terminal
-
-        # not a terminal (a pipe, a file): render_terminal widens the console to fit
-        if output is None:
-            render_terminal(report, Console(highlight=False))
-            return
-        import io
-
-        buf = io.StringIO()
-        render_terminal(report, Console(file=buf, no_color=True, highlight=False))
-        write_text_atomic(output, buf.getvalue())
-        return
-    if fmt == "json":
-        text = report.to_json()
-    else:
+    def text(f: str) -> str:
+        if f == "json":
+            return report.to_json()
         from assay.report.history_html import render_html
 
-        text = render_html(report)
-    if output is None:
-        sys.stdout.write(text if text.endswith("\n") else text + "\n")
-    else:
-        write_text_atomic(output, text)
+        return render_html(report)
+
+    emit(fmt, output, text=text, table=lambda c: render_terminal(report, c), choices=FORMATS)

@@ -90,8 +90,8 @@ def clicks(
     from rich.console import Console
 
     from assay.behavior.implicit import implicit_jsonl, judge_clicks, stats_csv
+    from assay.fileio import write_text_atomic
     from assay.report.implicit_terminal import render_implicit
-    from assay.report.output import write_text_atomic
 
     result = judge_clicks(
         events,
@@ -139,8 +139,8 @@ def sample(
     from rich.console import Console
 
     from assay.behavior.sample import query_set_json, sample_queries
+    from assay.fileio import write_text_atomic
     from assay.report.implicit_terminal import render_sample
-    from assay.report.output import write_text_atomic
 
     rows = sample_queries(events, strategy=strategy, n=n, seed=seed, application=application)
     console = Console(highlight=False, soft_wrap=True)
@@ -165,10 +165,10 @@ def import_judgments(
     ] = None,
 ) -> None:
     """Convert a judgment file (e.g. a CSV with other column names) to assay JSONL qrels."""
+    from assay.fileio import write_text_atomic
     from assay.judgments.export import to_jsonl
     from assay.judgments.graded_csv import parse_columns
     from assay.judgments.load import load_judgments
-    from assay.report.output import write_text_atomic
 
     mapping = parse_columns(columns) if columns else None
     fmt = judgments_format or ("graded-csv" if mapping else None)

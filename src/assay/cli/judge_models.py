@@ -20,7 +20,7 @@ def _emit(text: str, output: Path | None) -> None:
     if output is None:
         typer.echo(text)
     else:
-        from assay.report.output import write_text_atomic
+        from assay.fileio import write_text_atomic
 
         write_text_atomic(output, text + "\n")
         typer.echo(f"wrote {output}", err=True)
@@ -77,7 +77,7 @@ def agree(
     if disagreements is not None:
         import json
 
-        from assay.report.output import write_text_atomic
+        from assay.fileio import write_text_atomic
 
         rows = result.disagreements
         write_text_atomic(
@@ -301,8 +301,8 @@ def claims(
 
     from assay.cli.common import validate_choice
     from assay.corpora.load import load_corpus
+    from assay.fileio import write_text_atomic
     from assay.judges.cases import grade_claims, read_case_lines
-    from assay.report.output import write_text_atomic
 
     validate_choice("--format", fmt, _FORMATS)
     raw = read_case_lines(cases)

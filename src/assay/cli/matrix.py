@@ -72,7 +72,7 @@ def matrix(
 
         render_terminal(result, Console(highlight=False, soft_wrap=True))
     if output is not None:
-        from assay.report.output import write_text_atomic
+        from assay.fileio import write_text_atomic
         from assay.report.render import render
 
         file_fmt = fmt if fmt != "table" else _SUFFIX.get(output.suffix.lower(), "json")

@@ -7,9 +7,11 @@ the same option has the same name, short flag and help text everywhere.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
+
+from assay.metrics.registry import usage_list
 
 Judgments = Annotated[
     Path, typer.Argument(help="Judgment set: JSONL, CSV, JSON, TREC qrels or a BEIR folder.")
@@ -22,7 +24,7 @@ SystemSpec = Annotated[
         help="System: a name in assay.toml, a type (keyword, bm25, vector) or module:function.",
     ),
 ]
-Config = Annotated[Path | None, typer.Option("--config", help="assay.toml declaring systems.")]
+Config = Annotated[Path | None, typer.Option("--config", help="An assay.toml declaring systems.")]
 Corpus = Annotated[
     Path | None,
     typer.Option("--corpus", help="Corpus for built-in systems (CSV, JSONL, BEIR corpus.jsonl)."),
@@ -37,7 +39,8 @@ Metrics = Annotated[
     typer.Option(
         "--metric",
         "-m",
-        help="Metric, ir_measures names (repeatable). Default: R@5 R@10 RR nDCG@10.",
+        help=f"Metric (repeatable): {usage_list()}; parameters as P(rel=2)@5. "
+        "Default: R@5 R@10 RR nDCG@10.",
     ),
 ]
 By = Annotated[
@@ -45,27 +48,37 @@ By = Annotated[
     typer.Option("--by", help="Group by a metadata field (repeatable); ';'-separated tags split."),
 ]
 Output = Annotated[
-    Path | None,
-    typer.Option("--output", "-o", help="Write the report here (format from the suffix)."),
+    list[Path] | None,
+    typer.Option(
+        "--output",
+        "-o",
+        help="Write the result to this file, in the format its suffix names (.json is a "
+        "result file for `assay report`, .md, .csv, .html, .txt); repeatable: one result, "
+        "several files, recorded once.",
+    ),
 ]
 Missing = Annotated[
     str,
     typer.Option(
         "--missing",
-        help="zero: judged queries absent from a run score 0 (trec_eval -c); skip: drop them.",
+        help="Judged queries absent from a run: zero scores them 0 (trec_eval -c), skip "
+        "drops them.",
     ),
 ]
 Ties = Annotated[
     str,
     typer.Option(
-        "--ties", help="score: ties ordered by doc id descending (trec_eval); given: file order."
+        "--ties",
+        help="Tied scores: score orders them by doc id descending (trec_eval), given keeps "
+        "the file order.",
     ),
 ]
 JudgmentsFormat = Annotated[
     str | None,
     typer.Option(
         "--judgments-format",
-        help="jsonl | csv | json | trec | beir | srw | srw-queries | graded-csv (detected).",
+        help="Judgment format: jsonl, csv, json, trec, beir, srw, srw-queries or graded-csv "
+        "(default: detected).",
     ),
 ]
 Split = Annotated[str, typer.Option("--split", help="BEIR split.")]
@@ -89,5 +102,126 @@ AllowVersionMismatch = Annotated[
 ]
 Queries = Annotated[
     Path | None,
-    typer.Option("--queries", help="Queries file for TREC qrels (TSV id<TAB>text or JSONL)."),
+    typer.Option("--queries", help="Queries file for TREC qrels (TSV of id and text, or JSONL)."),
 ]
+MaxFailed = Annotated[
+    int,
+    typer.Option(
+        "--max-failed",
+        help="Failed queries a run may have before the command exits 1 (default 0).",
+    ),
+]
+Retries = Annotated[
+    int | None,
+    typer.Option(
+        "--retries",
+        help="Retries of a failed system call, with backoff (default: the system's, else 2).",
+    ),
+]
+MaxConsecutiveFailures = Annotated[
+    int,
+    typer.Option(
+        "--max-consecutive-failures",
+        help="Stop the run after this many failed queries in a row (0: never).",
+    ),
+]
+NoCache = Annotated[
+    bool,
+    typer.Option("--no-cache", help="Always call the system; do not reuse or store a cached run."),
+]
+CacheDir = Annotated[
+    Path | None,
+    typer.Option("--cache-dir", help="Run cache (default: $ASSAY_CACHE_DIR or .assay/cache)."),
+]
+AbstainBelow = Annotated[
+    float | None,
+    typer.Option(
+        "--abstain-below",
+        help="Top score below which a system counts as returning nothing confident.",
+    ),
+]
+Name = Annotated[
+    str | None,
+    typer.Option(
+        "--name",
+        help="Display name of the run in reports and the history store (default: the "
+        "run file's tag or the system's name).",
+    ),
+]
+Quiet = Annotated[
+    bool, typer.Option("--quiet", "-q", help="No progress bars or progress lines on stderr.")
+]
+
+
+def format_option(*choices: str) -> Any:
+    """The ``-f/--format`` option of a command that writes ``choices``."""
+    return Annotated[
+        str | None,
+        typer.Option(
+            "--format",
+            "-f",
+            help=f"Output format: {', '.join(choices)} (default: from the -o suffix, else "
+            "table; plain is the table as plain text, as printed to a pipe).",
+        ),
+    ]
+
+
+# --- help in plain words, and the flags every command shares ------------------------------
+
+#: ``-h`` works wherever ``--help`` does (set on the app, inherited by every command).
+CONTEXT_SETTINGS: dict[str, Any] = {"help_option_names": ["-h", "--help"]}
+
+#: The word shown for an option's value, by option name; else by type (see :func:`_word`).
+METAVARS = {
+    "--system": "SYSTEM",
+    "--metric": "METRIC",
+    "--by": "FIELD",
+    "--format": "FORMAT",
+    "--output": "FILE",
+    "--missing": "zero|skip",
+    "--ties": "score|given",
+    "--judgments-format": "FORMAT",
+    "--split": "SPLIT",
+    "--store": "URL",
+    "--name": "NAME",
+    "--id-field": "FIELD",
+    "--text-field": "FIELD",
+    "--kind": "KIND",
+    "--baseline": "BASELINE",
+    "--degraded": "SYSTEM",
+    "--test": "TEST",
+    "--ci": "METHOD",
+    "--mode": "MODE",
+}
+_TYPE_WORDS = {"path": "PATH", "int": "INTEGER", "float": "NUMBER", "str": "TEXT"}
+
+
+def _word(param: Any, ctx: Any) -> str:
+    for opt in getattr(param, "opts", []):
+        if opt in METAVARS:
+            return METAVARS[opt]
+    label = str(param.display_type(ctx)).strip("<>")
+    while label.startswith("list[") and label.endswith("]"):
+        label = label[5:-1]
+    return _TYPE_WORDS.get(label.lower(), label.upper())
+
+
+def plain_help(command: Any) -> None:
+    """Usage lines and option values in plain words on ``command`` and its subcommands:
+    ``JUDGMENTS [RUN]`` rather than ``{judgments} [run]``, ``-m METRIC`` rather than
+    ``<list[str]>``."""
+    import types
+
+    for sub in getattr(command, "commands", {}).values():
+        plain_help(sub)
+    for param in getattr(command, "params", []):
+        if getattr(param, "param_type_name", "") == "argument":
+            name = (param.name or "arg").upper()
+            param.metavar = name
+            many = "..." if param.nargs != 1 else ""
+            piece = f"{name}{many}" if param.required else f"[{name}]{many}"
+            param.get_usage_pieces = types.MethodType(lambda self, ctx, p=piece: [p], param)
+            param.display_type_rich = types.MethodType(lambda self, ctx: None, param)
+        elif getattr(param, "param_type_name", "") == "option" and not param.is_flag:
+            word = types.MethodType(lambda self, ctx: _word(self, ctx), param)
+            param.display_type_rich = word

@@ -20,7 +20,8 @@ def report(
         typer.Option(
             "--format",
             "-f",
-            help="table | json | csv | markdown | html | junit (default: from -o, else table)",
+            help="Output format: table, plain, json, csv, markdown, html or junit (default: "
+            "from the -o suffix, else table).",
         ),
     ] = None,
     output: Annotated[
@@ -29,13 +30,12 @@ def report(
 ) -> None:
     """Render an evaluation, comparison, answers, gate, verify or matrix result file."""
     from assay.cli.common import resolve_format
-    from assay.report.output import write_text_atomic
-    from assay.report.render import FORMATS_BY_KIND, print_terminal, read_result_file, render
+    from assay.fileio import write_text_atomic
+    from assay.report.render import FORMATS_BY_KIND, print_terminal, render
+    from assay.results import read_result_file
 
     result = read_result_file(result_file)
     choices = FORMATS_BY_KIND[result.kind]
-    if fmt is None and output is not None and output.suffix.lower() == ".xml":
-        fmt = "junit"
     fmt = resolve_format(fmt, output, choices)
     if fmt == "table" and output is None:
         from rich.console import Console

@@ -33,65 +33,78 @@ def run_command(
     id_field: o.IdField = None,
     text_field: o.TextFields = None,
     corpus_format: Annotated[
-        str | None, typer.Option("--corpus-format", help="csv, tsv, jsonl or beir.")
+        str | None, typer.Option("--corpus-format", help="Corpus format: csv, tsv, jsonl or beir.")
     ] = None,
     k: o.Depth = 100,
     fmt: Annotated[
-        str | None, typer.Option("--format", help="trec or jsonl (default: from -o suffix).")
+        str | None,
+        typer.Option(
+            "--format", "-f", help="Run format: trec or jsonl (default: from the -o suffix)."
+        ),
     ] = None,
     concurrency: Annotated[
         int, typer.Option("--concurrency", help="Queries in flight at once.")
     ] = 1,
-    retries: Annotated[int, typer.Option("--retries", help="Retries of a failed call.")] = 2,
-    no_cache: Annotated[
-        bool, typer.Option("--no-cache", help="Always call the system; do not store the run.")
-    ] = False,
-    cache_dir: Annotated[
-        Path | None,
-        typer.Option("--cache-dir", help="Run cache (default: $ASSAY_CACHE_DIR or .assay/cache)."),
-    ] = None,
-    abstain_below: Annotated[
-        float | None,
-        typer.Option(
-            "--abstain-below", help="Report abstention: top score below this = no confident answer."
-        ),
-    ] = None,
+    retries: o.Retries = None,
+    max_consecutive_failures: o.MaxConsecutiveFailures = 5,
+    no_cache: o.NoCache = False,
+    cache_dir: o.CacheDir = None,
+    abstain_below: o.AbstainBelow = None,
     judgments_format: o.JudgmentsFormat = None,
     queries: o.Queries = None,
     split: o.Split = "test",
     progress: Annotated[
-        bool, typer.Option("--progress/--no-progress", help="Show a progress bar on a terminal.")
+        bool,
+        typer.Option(
+            "--progress/--no-progress",
+            help="Show progress: a bar on a terminal, a line every few seconds elsewhere.",
+        ),
     ] = True,
+    max_failed: o.MaxFailed = 0,
+    name: o.Name = None,
+    quiet: o.Quiet = False,
 ) -> None:
     """Run every query through a system; write the run and a ``.json`` sidecar.
 
     The sidecar holds the system config (secrets redacted), its hash, the
     corpus and judgment-set versions, k, latency, failures and timestamps.
-    Exit 1 when every query failed, 2 on invalid input.
+    Exit 1 when more queries failed than ``--max-failed`` (see
+    :mod:`assay.failures`), 2 on invalid input.
     """
     from assay.errors import UsageError
+    from assay.progress import set_quiet
     from assay.systems.runner import run_system
 
+    set_quiet(quiet)
     if fmt is not None and fmt not in RUN_FORMATS:
         raise UsageError(f"--format must be one of {', '.join(RUN_FORMATS)}; got {fmt!r}")
     if k < 1:
         raise UsageError(f"-k must be at least 1, got {k}")
+    from assay.cli.common import check_max_failed_option, exit_if_failed
+
+    check_max_failed_option(max_failed)
+    if retries is not None and retries < 0:
+        raise UsageError(f"--retries must be a whole number >= 0, got {retries}")
+    if max_consecutive_failures < 0:
+        raise UsageError(
+            "--max-consecutive-failures must be a whole number >= 0, "
+            f"got {max_consecutive_failures}"
+        )
     if concurrency < 1:
         raise UsageError(f"--concurrency must be at least 1, got {concurrency}")
     from assay.cli.common import load_cli_judgments
 
     judgment_set = load_cli_judgments(judgments, judgments_format, queries=queries, split=split)
     sut = _build(system, config, corpus, id_field, text_field, corpus_format)
-    cache = None
-    if not no_cache:
-        from assay.systems.cache import RunCache
+    from assay.cli.common import run_cache
 
-        cache = RunCache(cache_dir)
+    cache = run_cache(no_cache, cache_dir)
     outcome = run_system(
         sut,
         judgment_set,
         k,
         retries=retries,
+        max_consecutive_failures=max_consecutive_failures,
         concurrency=concurrency,
         progress=progress,
         cache=cache,
@@ -106,10 +119,9 @@ def run_command(
             outcome.run, judgment_set, abstain_below, failed=outcome.failed_ids
         )
         sidecar["abstention"] = abstention.to_dict()
-    _write(outcome.run, output, fmt, sidecar, tag=sut.name)
+    _write(outcome.run, output, fmt, sidecar, tag=name or sut.name)
     _summary(outcome, output, abstention)
-    if outcome.failures and len(outcome.failures) == outcome.queries:
-        raise SystemExit(1)  # typer.Exit is swallowed by main() in non-standalone mode
+    exit_if_failed([(outcome.system_name, outcome.failed_ids)], max_failed)
 
 
 def _build(

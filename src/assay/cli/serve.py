@@ -32,10 +32,14 @@ def serve(
     ] = "127.0.0.1",
     port: Annotated[int, typer.Option("--port", "-p", help="TCP port to listen on.")] = 8000,
     log_level: Annotated[
-        str, typer.Option("--log-level", help="uvicorn log level: warning, info, debug.")
+        str, typer.Option("--log-level", help="Uvicorn log level: warning, info, debug.")
     ] = "warning",
 ) -> None:
-    """Serve a system: GET /search?q=...&k=10 and GET /health, until Ctrl-C."""
+    """Serve a system: GET /search?q=...&k=10 and GET /health (ready once indexed), until Ctrl-C.
+
+    Queries run concurrently (8 at a time, 64 more may wait; beyond that 503
+    with Retry-After); query text is capped at 10,000 characters.
+    """
     import uvicorn
 
     from assay.cli.common import build_cli_system
@@ -61,7 +65,17 @@ def serve(
         " - GET /search?q=...&k=10, GET /health; Ctrl-C to stop",
         err=True,
     )
-    uvicorn.run(create_app(built), host=host, port=port, log_level=log_level, lifespan="off")
+    from assay.systems.server import DEFAULT_MAX_QUEUE, DEFAULT_WORKERS
+
+    uvicorn.run(
+        create_app(built),
+        host=host,
+        port=port,
+        log_level=log_level,
+        lifespan="off",
+        # connections beyond the workers, the bounded queue and some slack get 503
+        limit_concurrency=DEFAULT_WORKERS + DEFAULT_MAX_QUEUE + 16,
+    )
 
 
 def _is_loopback(host: str) -> bool:

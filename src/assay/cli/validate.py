@@ -1,4 +1,5 @@
-"""``assay validate``: check judgment sets, runs and corpora without evaluating."""
+"""``assay validate``: check judgment sets, runs, corpora, answer cases, assay.toml files
+and result files without evaluating."""
 
 from __future__ import annotations
 
@@ -16,12 +17,16 @@ OUTPUT_FORMATS = ("table", "json")
 def validate(
     files: Annotated[
         list[Path],
-        typer.Argument(help="Judgment sets (JSONL, CSV, JSON, TREC, BEIR folder), runs, corpora."),
+        typer.Argument(
+            help="Judgment sets (JSONL, CSV, JSON, TREC, BEIR folder), runs, corpora, answer "
+            "cases, assay.toml files or result files."
+        ),
     ],
     judgments_format: Annotated[
         str | None,
         typer.Option(
-            "--judgments-format", help="jsonl, csv, json, trec or beir (default: detect)."
+            "--judgments-format",
+            help="Judgment format: jsonl, csv, json, trec or beir (default: detected).",
         ),
     ] = None,
     queries: Annotated[
@@ -33,21 +38,29 @@ def validate(
         typer.Option("--corpus", help="Corpus (JSONL or BEIR folder): judged doc ids must exist."),
     ] = None,
     kind: Annotated[
-        str | None, typer.Option("--kind", help="judgments, run or corpus (default: detect).")
+        str | None,
+        typer.Option(
+            "--kind",
+            help="Kind of file: judgments, run, corpus, answers, config or result "
+            "(default: detected).",
+        ),
     ] = None,
-    output: Annotated[str, typer.Option("--format", help="table or json.")] = "table",
+    output: Annotated[
+        str, typer.Option("--format", "-f", help="Output format: table or json.")
+    ] = "table",
 ) -> None:
     """Check files and print a summary of each; exit 2 when any has problems."""
     from assay.cli.common import validate_choice
+    from assay.corpora import read_corpus_ids
     from assay.judgments.load import FORMATS
-    from assay.judgments.validate import KINDS, corpus_ids_of, validate_path
+    from assay.judgments.validate import KINDS, validate_path
 
     validate_choice("--format", output, OUTPUT_FORMATS)
     if kind is not None:
         validate_choice("--kind", kind, KINDS)
     if judgments_format is not None:
         validate_choice("--judgments-format", judgments_format, FORMATS)
-    ids = corpus_ids_of(corpus) if corpus is not None else None
+    ids = read_corpus_ids(corpus) if corpus is not None else None
     reports = [
         validate_path(
             f,
@@ -70,13 +83,17 @@ def validate(
         from assay.errors import AssayError
 
         # An AssayError (not typer.Exit) so that main() exits with code 2.
-        raise AssayError(f"{len(failed)} of {len(reports)} file(s) failed validation")
+        from assay.report.words import count
+
+        raise AssayError(f"{len(failed)} of {count(len(reports), 'file')} failed validation")
 
 
 def _print_tables(reports: list[dict[str, Any]]) -> None:
     from rich.console import Console
     from rich.markup import escape
-    from rich.table import Table
+
+    from assay.report.table import Column, Table, print_line, print_table
+    from assay.report.words import count
 
     out = Console(highlight=False, soft_wrap=True)
     err = Console(stderr=True, highlight=False, soft_wrap=True)
@@ -84,16 +101,17 @@ def _print_tables(reports: list[dict[str, Any]]) -> None:
         if not report["ok"]:
             err.print(
                 f"[bold red]error:[/bold red] {escape(report['path'])} "
-                f"({report['kind'] or 'unknown kind'}): {len(report['problems'])} problem(s)"
+                f"({report['kind'] or 'unknown kind'}): {count(len(report['problems']), 'problem')}"
             )
             for problem in report["problems"]:
                 err.print(f"  {escape(problem)}")
             if report["truncated"]:
                 err.print(f"  ... stopped after {len(report['problems'])} problems")
             continue
-        table = Table(title=f"{report['path']} ({report['kind']}): OK", show_header=False)
-        table.add_column("field")
-        table.add_column("value")
+        table = Table(
+            [Column("field", key=True), Column("value", wrap=True)],
+            title=f"{report['path']} ({report['kind']}): OK",
+        )
         summary = report["summary"]
         for key, value in summary.items():
             if key in ("path", "warnings"):
@@ -102,7 +120,7 @@ def _print_tables(reports: list[dict[str, Any]]) -> None:
                 value = ", ".join(f"grade {k}: {v}" for k, v in value.items()) or "-"
             elif isinstance(value, list):
                 value = ", ".join(map(str, value)) or "-"
-            table.add_row(key.replace("_", " "), escape(str(value)))
-        out.print(table)
+            table.add_row(key.replace("_", " "), str(value))
+        print_table(table, out)
         for warning in summary.get("warnings", []):
-            out.print(f"[yellow]warning:[/yellow] {escape(warning)}")
+            print_line(out, f"[yellow]warning:[/yellow] {escape(warning)}", markup=True)

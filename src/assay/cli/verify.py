@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
 from assay.cli import options as o
 from assay.cli.app import app
+
+FORMATS = ("table", "json")
 
 
 @app.command("verify-suite")
@@ -26,51 +28,84 @@ def verify_suite_command(
     config: o.Config = None,
     corpus: o.Corpus = None,
     k: o.Depth = 100,
-    metric: Annotated[str, typer.Option("--metric", "-m", help="Metric.")] = "nDCG@10",
+    metric: Annotated[
+        list[str] | None,
+        typer.Option("--metric", "-m", help="Metric (repeatable; every one must drop)."),
+    ] = None,
     alpha: Annotated[float, typer.Option("--alpha", help="Significance level.")] = 0.05,
     seed: Annotated[int, typer.Option("--seed", help="Seed for the test and the shuffle.")] = 0,
     judgments_format: o.JudgmentsFormat = None,
     queries: o.Queries = None,
+    split: o.Split = "test",
+    missing: o.Missing = "zero",
+    ties: o.Ties = "score",
+    fmt: Annotated[
+        str | None, typer.Option("--format", "-f", help="table | json (default: from -o)")
+    ] = None,
+    output: o.Output = None,
     store: o.Store = None,
-    record: Annotated[
-        bool, typer.Option("--record/--no-record", help="Record the verdict in the store.")
-    ] = False,
+    record: o.Record = True,
+    retries: o.Retries = None,
+    no_cache: o.NoCache = False,
+    cache_dir: o.CacheDir = None,
+    max_failed: o.MaxFailed = 0,
 ) -> None:
     """Run a system and a degraded variant; exit 1 unless the variant scores significantly lower."""
-    from rich.console import Console
-
-    from assay.cli.common import build_cli_system, load_cli_judgments
+    from assay.cli.common import (
+        build_cli_system,
+        check_max_failed_option,
+        exit_if_failed,
+        load_cli_judgments,
+        record_result,
+        resolve_format,
+        run_cache,
+    )
     from assay.errors import UsageError
-    from assay.evaluation import run_live, score_run
-    from assay.metrics.measures import parse_measures
-    from assay.report.gate_terminal import render_verify_terminal
-    from assay.store.verify import SHUFFLE, shuffle_run, verify_suite
+    from assay.procedures.verification import SHUFFLE, verify_suite
 
+    check_max_failed_option(max_failed)
+    fmt = resolve_format(fmt, output, FORMATS)
     if not system or not degraded:
         raise UsageError("give --system NAME and --degraded NAME (or --degraded shuffle)")
-    if k < 1:
-        raise UsageError(f"-k must be a whole number >= 1, got {k}")
-    measures = parse_measures([metric])
-    js = load_cli_judgments(judgments, judgments_format, queries=queries)
+    js = load_cli_judgments(judgments, judgments_format, queries=queries, split=split)
     sys_obj = build_cli_system(system, config=config, corpus=corpus)
-    ref_run, ref_info = run_live(sys_obj, js, k=k, progress=False)
-    reference = score_run(ref_run, js, measures, info=ref_info)
-    if degraded == SHUFFLE:
-        shuffled = shuffle_run(ref_run, seed, name=f"{ref_run.name} (shuffled, seed {seed})")
-        info = {**ref_info, "name": shuffled.name}
-        worse = score_run(shuffled, js, measures, ties="given", info=info)
-    else:
-        deg_obj = build_cli_system(degraded, config=config, corpus=corpus)
-        deg_run, deg_info = run_live(deg_obj, js, k=k, progress=False)
-        worse = score_run(deg_run, js, measures, info=deg_info)
-    result = verify_suite(reference, worse, measures[0].name, alpha=alpha, seed=seed)
+    worse = (
+        SHUFFLE if degraded == SHUFFLE else build_cli_system(degraded, config=config, corpus=corpus)
+    )
+    result = verify_suite(
+        js,
+        sys_obj,
+        worse,
+        metric or ["nDCG@10"],
+        alpha=alpha,
+        seed=seed,
+        missing=missing,
+        ties=ties,
+        k=k,
+        retries=retries,
+        cache=run_cache(no_cache, cache_dir),
+    )
     if record:
-        from assay.store.api import record_quietly
-
-        record_quietly(result, store)  # a store error warns; the verdict stands
-    console = Console(highlight=False, soft_wrap=True)
-    if not console.is_terminal:
-        console.width = 120
-    render_verify_terminal(result, console)
+        record_result(result, store)  # a store error warns; the verdict stands
+    _emit(result, fmt, output)
+    exit_if_failed(list(result.failed_queries.items()), max_failed)
     if not result.passed:
         raise typer.Exit(1)
+
+
+def _emit(result: Any, fmt: str, output: Path | None) -> None:
+    """The verdict on the terminal, or the result in ``fmt`` to ``output`` / stdout."""
+    from rich.console import Console
+
+    from assay.fileio import write_text_atomic
+    from assay.report.render import print_terminal, render
+
+    if output is not None:
+        write_text_atomic(output, render(result, fmt))
+    if fmt == "table" or output is not None:
+        console = Console(highlight=False, soft_wrap=True)
+        if not console.is_terminal:
+            console.width = 120
+        print_terminal(result, console)
+        return
+    typer.echo(render(result, fmt), nl=False)

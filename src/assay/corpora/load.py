@@ -6,7 +6,8 @@ Rules, in order:
   otherwise from the name with any ``.gz`` removed: ``corpus.jsonl`` (or a
   folder holding one) is BEIR, ``.csv`` is CSV, ``.tsv`` is TSV, ``.jsonl`` /
   ``.ndjson`` / ``.json`` is JSONL.
-* **Id field**: ``id_field`` when given. BEIR: ``_id``. CSV/JSONL: the first of
+* **Id field**: ``id_field`` when given. BEIR: ``_id`` (when the first record has
+  one; otherwise as JSONL). CSV/JSONL: the first of
   ``id``, ``idno``, ``doc_id``, ``_id`` present in the header (CSV) or the
   first record (JSONL).
 * **Text fields**: ``text_fields`` when given (each must exist). BEIR:
@@ -20,16 +21,15 @@ byte-order mark and Windows line ends are accepted.
 
 from __future__ import annotations
 
-import csv
-import io
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from assay.corpora.models import Corpus
 from assay.errors import InputError, Problem, ProblemLog, UsageError, collecting
+from assay.formats import CORPUS_FORMATS, beir_corpus_file
 
-FORMATS = ("csv", "tsv", "jsonl", "beir")
+FORMATS = CORPUS_FORMATS
 #: Id fields tried, in order, when none is given for CSV or JSONL.
 ID_CANDIDATES = ("id", "idno", "doc_id", "_id")
 BEIR_ID = "_id"
@@ -38,23 +38,9 @@ BEIR_TEXT_FIELDS = ("title", "text")
 
 def detect_format(path: str | Path) -> str:
     """The corpus format implied by a file or folder name (see the module rules)."""
-    p = Path(path)
-    if p.is_dir():
-        if _beir_file(p) is not None:
-            return "beir"
-        raise UsageError(f"{p} is a folder without corpus.jsonl; give the corpus file itself")
-    name = p.name.lower().removesuffix(".gz")
-    if name == "corpus.jsonl":
-        return "beir"
-    for suffix, fmt in ((".csv", "csv"), (".tsv", "tsv"), (".jsonl", "jsonl")):
-        if name.endswith(suffix):
-            return fmt
-    if name.endswith((".ndjson", ".json")):
-        return "jsonl"
-    raise UsageError(
-        f"cannot tell the corpus format of {p.name}; pass format= (--corpus-format) "
-        f"as one of {', '.join(FORMATS)}"
-    )
+    from assay.formats import detect_format as detect
+
+    return detect(path, "corpus")
 
 
 def load_corpus(
@@ -77,7 +63,7 @@ def load_corpus(
     if fmt not in FORMATS:
         raise UsageError(f"unknown corpus format {fmt!r}; use one of {', '.join(FORMATS)}")
     if p.is_dir():
-        found = _beir_file(p)
+        found = beir_corpus_file(p)
         if found is None:
             raise UsageError(f"{p} is a folder without corpus.jsonl")
         p = found
@@ -93,20 +79,14 @@ def load_corpus(
         else:
             rows = _parse_jsonl(text, log)
         if fmt == "beir":
-            id_field = id_field or BEIR_ID
+            if id_field is None and (not rows or BEIR_ID in rows[0][1]):
+                id_field = BEIR_ID  # else, as in JSONL, the first of ID_CANDIDATES
             if fields is None:
                 fields = list(BEIR_TEXT_FIELDS)
                 present = {k for _, r in rows for k in r}
                 fields = [f for f in fields if f in present] or fields
         corpus = _build(p, fmt, rows, id_field, fields, log)
     return corpus
-
-
-def _beir_file(folder: Path) -> Path | None:
-    for name in ("corpus.jsonl", "corpus.jsonl.gz"):
-        if (folder / name).is_file():
-            return folder / name
-    return None
 
 
 def _read_text(p: Path, log: ProblemLog) -> str | None:
@@ -120,46 +100,13 @@ Row = tuple[int, dict[str, Any]]
 
 
 def _parse_csv(text: str, log: ProblemLog, delimiter: str) -> list[Row]:
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
-    rows: list[Row] = []
-    header: list[str] | None = None
-    last = 0
-    try:
-        for cells in reader:
-            start, last = last + 1, reader.line_num
-            if not cells or (len(cells) == 1 and cells[0].strip() == ""):
-                continue
-            if header is None:
-                header = [c.strip() for c in cells]
-                _check_header(header, start, log)
-                continue
-            if len(cells) != len(header):
-                log.add(
-                    start,
-                    f"{len(cells)} fields where the header has {len(header)}",
-                    hint="quote values that contain the delimiter and check for missing cells",
-                )
-                continue
-            rows.append((start, dict(zip(header, cells, strict=True))))
-    except csv.Error as exc:
-        log.add(
-            last + 1,
-            f"malformed CSV in the record starting here: {exc}",
-            hint="close every quoted value and double quotes inside one",
-        )
+    from assay.textio import csv_table
+
+    header, rows = csv_table(text, log, delimiter=delimiter)
     if header is None:
         log.add(None, "the file is empty", hint="add a header row and one row per document")
-    return rows
-
-
-def _check_header(header: list[str], line: int, log: ProblemLog) -> None:
-    seen: set[str] = set()
-    for i, name in enumerate(header, start=1):
-        if not name:
-            log.add(line, f"column {i} of the header has no name", hint="name every column")
-        elif name in seen:
-            log.add(line, f"column {name!r} appears twice", field=name, hint="rename one")
-        seen.add(name)
+        return []
+    return [(line, dict(zip(header[1], cells, strict=True))) for line, cells in rows]
 
 
 def _parse_jsonl(text: str, log: ProblemLog) -> list[Row]:

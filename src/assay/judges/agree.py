@@ -179,8 +179,8 @@ def rank_agreement(
     """Score every run with both label sets; Kendall's tau of the two system orders."""
     from scipy.stats import kendalltau
 
-    from assay.evaluation import score_run
     from assay.metrics.measures import parse_measure
+    from assay.procedures.evaluation import score_run
     from assay.runs.io import load_run
 
     if len(runs) < 2:
@@ -241,14 +241,12 @@ def _per_grade(labels: list[int], matrix: Any) -> dict[str, dict[str, float | in
 
 
 def _grouped(joined: Any, field: str) -> dict[str, AgreementStats]:
-    from assay.judgments.models import TAG_SEPARATOR
+    from assay.tags import group_by_tags
 
     out: dict[str, AgreementStats] = {}
-    values = joined[field].fillna("(none)").astype(str)
-    tags = sorted({t.strip() for v in values for t in v.split(TAG_SEPARATOR) if t.strip()})
-    for tag in tags:
-        mask = values.map(lambda v, t=tag: t in {x.strip() for x in v.split(TAG_SEPARATOR)})
-        sub = joined[mask.to_numpy(bool)]
+    groups = group_by_tags(enumerate(joined[field].tolist()))
+    for tag in sorted(groups):
+        sub = joined.iloc[groups[tag]]
         out[tag] = pair_stats(sub["grade_ref"].to_numpy(), sub["grade_cand"].to_numpy())
     return out
 

@@ -61,9 +61,9 @@ def calibrate(
     """
     import numpy as np
 
-    from assay.evaluation import score_run
     from assay.judges.ppi import classical_mean_interval, ppi_mean_interval
     from assay.metrics.measures import parse_measures
+    from assay.procedures.evaluation import score_run
     from assay.runs.io import load_run
 
     if not 0 < alpha < 1:

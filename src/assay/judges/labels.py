@@ -23,6 +23,7 @@ from typing import Any
 
 from assay.errors import InputError, Problem, ProblemLog, _StopCollecting
 from assay.judgments.models import LABEL_SOURCES
+from assay.textio import parse_json
 
 #: Columns of :attr:`LabelTable.frame` always present.
 COLUMNS = ("query_id", "doc_id", "grade", "source", "assessor")
@@ -151,7 +152,7 @@ def _sniff(p: Path) -> str:
     try:
         with p.open(encoding="utf-8-sig") as fh:
             first = next((line for line in fh if line.strip()), "")
-        obj = json.loads(first)
+        obj = parse_json(first)
     except (OSError, UnicodeDecodeError, json.JSONDecodeError):
         return "judgments"
     if not isinstance(obj, dict) or "doc_id" not in obj:

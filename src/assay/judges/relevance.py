@@ -23,6 +23,7 @@ from assay.judges.graders import RELEVANCE, Grader, to_scale
 from assay.judges.grading import GradingRun, Item, grade_items
 from assay.providers.client import ChatClient
 from assay.results import ResultModel
+from assay.textio import parse_json
 
 
 @dataclass(frozen=True)
@@ -68,7 +69,7 @@ def _is_pool(p: Path) -> bool:
     try:
         with p.open(encoding="utf-8-sig") as fh:
             first = next((line for line in fh if line.strip()), "")
-        obj = json.loads(first)
+        obj = parse_json(first)
     except (OSError, UnicodeDecodeError, json.JSONDecodeError):
         return False
     return isinstance(obj, dict) and "doc_id" in obj
@@ -212,7 +213,7 @@ def run_relevance_job(
 
     The scale is ``scale_max``, else the judgment set's top grade, else 0-3.
     """
-    from assay.report.output import write_text_atomic
+    from assay.fileio import write_text_atomic
     from assay.results import utc_now
 
     top = scale_max if scale_max is not None else (set_top if set_top else 3)

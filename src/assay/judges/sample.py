@@ -74,7 +74,7 @@ def review_sample(
 
 def write_review(lines: list[dict[str, Any]], path: str | Path) -> None:
     """Write review lines as JSONL (atomically)."""
-    from assay.report.output import write_text_atomic
+    from assay.fileio import write_text_atomic
 
     write_text_atomic(path, "".join(json.dumps(x, ensure_ascii=False) + "\n" for x in lines))
 

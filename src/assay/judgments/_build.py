@@ -18,8 +18,6 @@ import pandas as pd
 from assay.errors import ProblemLog
 from assay.judgments.models import LABEL_SOURCES, JudgmentSet
 
-_GRADE_HINT = "write a whole number >= 0, e.g. 0, 1 or 2"
-
 
 @dataclass
 class QueryRecord:
@@ -185,23 +183,20 @@ def check_qrels_frame(
     *,
     grade_field: str = "grade",
     doc_field: str = "doc_id",
+    lenient: bool = False,
 ) -> pd.DataFrame:
     """Vectorised checks of a qrels frame with ``query_id, doc_id, grade (str), line``.
 
-    Reports grades that are not non-negative integers, duplicate (query, doc)
-    pairs and doc ids missing from ``corpus_ids``; returns ``query_id, doc_id,
-    grade (int64), line`` without the bad rows.
+    TREC and BEIR grades are whole numbers; a negative grade is kept (trec_eval
+    reads it as judged non-relevant, "in the pool but unjudged"). Reports
+    grades that are not whole numbers, duplicate (query, doc) pairs and doc ids
+    missing from ``corpus_ids``; returns ``query_id, doc_id, grade (int64),
+    line`` without the bad rows. With ``lenient`` (``assay trec-eval``) a grade
+    that is not a whole number is read as trec_eval reads it (C ``atol``: the
+    leading digits, ``1.5`` -> 1, ``1e+8`` -> 1, ``0x37`` -> 0) and counted in
+    ``frame.attrs["truncated_grades"]`` instead of being an error.
     """
-    grade_ok = frame["grade"].str.fullmatch(r"\d+").fillna(False).to_numpy(bool)
-    for line, value in zip(
-        frame["line"].to_numpy()[~grade_ok], frame["grade"][~grade_ok], strict=True
-    ):
-        log.add(
-            int(line),
-            f"grade {value!r} is not a non-negative integer",
-            field=grade_field,
-            hint=_GRADE_HINT,
-        )
+    frame, grade_ok, truncated = _checked_grades(frame, log, grade_field, lenient)
     dup = frame.duplicated(["query_id", "doc_id"], keep="first").to_numpy(bool)
     if dup.any():
         first = frame.drop_duplicates(["query_id", "doc_id"]).set_index(["query_id", "doc_id"])[
@@ -228,7 +223,41 @@ def check_qrels_frame(
                 hint="fix the id or add the document to the corpus",
             )
     out = frame.loc[keep, ["query_id", "doc_id", "grade", "line"]].reset_index(drop=True)
-    return out.assign(grade=out["grade"].astype("int64"))
+    out = out.assign(grade=out["grade"].str.lstrip("+").astype("int64"))
+    out.attrs["truncated_grades"] = truncated
+    return out
+
+
+def _checked_grades(
+    frame: pd.DataFrame, log: ProblemLog, grade_field: str, lenient: bool
+) -> tuple[pd.DataFrame, np.ndarray, int]:
+    """(frame, mask of whole-number grades, grades read with ``atol``); errors logged."""
+    grades = frame["grade"]
+    grade_ok = grades.str.fullmatch(r"[+-]?\d{1,18}").fillna(False).to_numpy(bool)
+    if lenient and not grade_ok.all():
+        lead = grades.str.extract(r"^\s*([+-]?\d{1,18})", expand=False).fillna("0")
+        truncated = int(np.count_nonzero(~grade_ok))
+        return frame.assign(grade=lead.str.lstrip("+")), np.ones(len(frame), bool), truncated
+    for line, value in zip(frame["line"].to_numpy()[~grade_ok], grades[~grade_ok], strict=True):
+        log.add(
+            int(line),
+            f"grade {value!r} is not a whole number (at most 18 digits)",
+            field=grade_field,
+            hint="write a whole number, e.g. 0, 1 or 2 (negative: judged non-relevant)",
+        )
+    return frame, grade_ok, 0
+
+
+def _strings(values: Any) -> Any:
+    """A pyarrow string array of a pandas column, array or plain collection of strings."""
+    import pyarrow as pa
+
+    if not isinstance(values, pa.Array | pa.ChunkedArray):
+        try:
+            values = pa.array(getattr(values, "array", values), type=pa.string())
+        except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError):
+            values = pa.array([str(v) for v in values], type=pa.string())
+    return values.combine_chunks() if isinstance(values, pa.ChunkedArray) else values
 
 
 def isin(values: Any, allowed: Any) -> np.ndarray:
@@ -237,9 +266,8 @@ def isin(values: Any, allowed: Any) -> np.ndarray:
     import pyarrow.compute as pc
 
     if not isinstance(allowed, pa.Array):
-        allowed = pa.array(list(allowed), type=pa.string())
-    arr = pa.array(getattr(values, "array", values), type=pa.string())
-    return pc.is_in(arr, value_set=allowed).to_numpy(zero_copy_only=False)
+        allowed = _strings(allowed if not isinstance(allowed, set | frozenset) else list(allowed))
+    return pc.is_in(_strings(values), value_set=allowed).to_numpy(zero_copy_only=False)
 
 
 def assemble(
@@ -254,8 +282,10 @@ def assemble(
 ) -> JudgmentSet:
     """Build the set from a ``query_id`` column frame and a qrels frame.
 
-    With ``unmarked_no_answer`` (TREC, BEIR: formats that cannot mark a query),
-    queries with no grade >= 1 become no-answer and one warning counts them.
+    With ``unmarked_no_answer`` (TREC, BEIR: formats that cannot mark a
+    query), queries with no grade >= 1 are scored as trec_eval scores them (0
+    on every ratio, counted in ``num_q``) and one warning counts them; the
+    seed formats mark no-answer queries explicitly instead.
     """
     warnings = list(warnings or [])
     queries = queries.set_index("query_id")
@@ -266,9 +296,8 @@ def assemble(
         unmarked = ~isin(queries.index, positive.unique())
         if unmarked.any():
             warnings.append(
-                f"{int(unmarked.sum())} queries have no relevant doc (no grade >= 1) and are "
-                "counted as no-answer (excluded from ranking metrics)"
+                f"{int(unmarked.sum())} queries have no relevant doc (no grade >= 1); they are "
+                "scored as trec_eval scores them (0 on every ratio) and counted"
             )
-        queries = queries.assign(no_answer=queries["no_answer"].to_numpy(bool) | unmarked)
     queries = queries.assign(no_answer=queries["no_answer"].astype(bool))
     return JudgmentSet(queries, qrels, name=name, path=path, format=format, warnings=warnings)

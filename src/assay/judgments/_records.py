@@ -44,7 +44,7 @@ def parse_record(obj: Any, line: int, out: Collector, default_id: str | None = N
     if not isinstance(obj, dict):
         log.add(
             line,
-            f"expected a JSON object, found {type(obj).__name__}",
+            f"a query must be a JSON object, got {type(obj).__name__}",
             hint='write one object like {"query_id": ..., "query": ..., "relevant": {...}}',
         )
         return

@@ -1,34 +1,29 @@
 """BEIR folders: ``corpus.jsonl``, ``queries.jsonl`` and ``qrels/<split>.tsv``.
 
 Only the queries judged in the split are in the set. Doc ids of the qrels are
-checked against the corpus ids (read fast: only ``_id``). Like TREC, BEIR cannot
-mark a no-answer query: queries with no grade >= 1 become no-answer (warning).
+checked against the corpus ids (read fast: only ``_id``). Grades are whole
+numbers, negative ones judged non-relevant. Like TREC, BEIR cannot mark a
+no-answer query: a judged query with no grade >= 1 is scored as trec_eval
+scores it (0 on every ratio; one warning counts them).
 """
 
 from __future__ import annotations
 
-import json
+import re
 from collections.abc import Collection
 from pathlib import Path
 
 import pandas as pd
 
+from assay.corpora.ids import read_corpus_ids
 from assay.errors import ProblemLog
+from assay.formats import find_file
 from assay.judgments._build import check_qrels_frame
 from assay.judgments._table import read_table
 from assay.judgments.trec import queries_from_qrels, read_queries_file
 from assay.textio import decode, read_bytes
 
 BEIR_HEADER = ("query-id", "corpus-id", "score")
-_ID_KEYS = ("_id", "doc_id", "id")
-
-
-def find_file(folder: Path, stem: str) -> Path | None:
-    """``folder/stem`` or its ``.gz`` twin, whichever exists."""
-    for name in (stem, stem + ".gz"):
-        if (folder / name).is_file():
-            return folder / name
-    return None
 
 
 def is_beir_folder(path: str | Path) -> bool:
@@ -37,40 +32,6 @@ def is_beir_folder(path: str | Path) -> bool:
     return p.is_dir() and (
         find_file(p, "corpus.jsonl") is not None or find_file(p, "queries.jsonl") is not None
     )
-
-
-def read_corpus_ids(path: str | Path) -> set[str]:
-    """Doc ids of a JSONL corpus (``_id``, ``doc_id`` or ``id``), without the texts.
-
-    Uses pyarrow's JSON reader with a schema holding only the id keys; falls
-    back to Python's json when pyarrow cannot type the ids (e.g. mixed types).
-    """
-    import pyarrow as pa
-    import pyarrow.json as pj
-
-    data = read_bytes(path)
-    schema = pa.schema([(k, pa.string()) for k in _ID_KEYS])
-    try:
-        table = pj.read_json(
-            pa.BufferReader(data),
-            parse_options=pj.ParseOptions(
-                explicit_schema=schema, unexpected_field_behavior="ignore"
-            ),
-        )
-        for key in _ID_KEYS:
-            col = table.column(key)
-            if col.null_count < len(col):
-                return set(col.drop_null().to_pylist())
-        return set()
-    except (pa.ArrowInvalid, pa.ArrowTypeError):
-        ids: set[str] = set()
-        for line in data.decode("utf-8", errors="replace").split("\n"):
-            if line.strip():
-                obj = json.loads(line)
-                key = next((k for k in _ID_KEYS if k in obj), None)
-                if key is not None:
-                    ids.add(str(obj[key]))
-        return ids
 
 
 def parse_beir(
@@ -85,6 +46,14 @@ def parse_beir(
     Returns ``None`` when a fatal problem (missing file, bad header) was logged.
     """
     root = Path(folder)
+    if not isinstance(split, str) or not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]*", split):
+        log.add(
+            None,
+            f"split {split!r} is not a split name (letters, digits, '_', '.', '-'; no paths)",
+            field="split",
+            hint="e.g. --split test or --split dev",
+        )
+        return None
     qrels_path = root / "qrels" / f"{split}.tsv"
     queries_path = find_file(root, "queries.jsonl")
     corpus_path = find_file(root, "corpus.jsonl")

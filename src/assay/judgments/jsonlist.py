@@ -20,6 +20,8 @@ import pandas as pd
 from assay.errors import ProblemLog
 from assay.judgments._build import Collector
 from assay.judgments._records import parse_record
+from assay.safejson import JSONError
+from assay.textio import parse_json_at
 
 MARK_HINT = 'set "no_answer": true'
 _WS = " \t\r\n"
@@ -30,7 +32,6 @@ def parse_json_list(
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Parse and check a JSON array of query objects; returns (queries, qrels) frames."""
     out = Collector(log, corpus_ids)
-    decoder = json.JSONDecoder()
     _line = _Lines(text)
     pos = _skip(text, 0)
     if pos >= len(text):
@@ -50,13 +51,19 @@ def parse_json_list(
         return out.frames()
     while True:
         try:
-            obj, end = decoder.raw_decode(text, pos)
+            obj, end = parse_json_at(text, pos)
         except json.JSONDecodeError as exc:
+            line = exc.lineno
+            if isinstance(exc, JSONError):  # found in the object alone: count from its start
+                line = _line(text, pos) + (exc.lineno or 1) - 1
             log.add(
-                exc.lineno,
-                f"malformed JSON: {exc.msg} at column {exc.colno}",
+                line,
+                f"malformed JSON: {exc.msg}" + (f" at column {exc.colno}" if exc.colno else ""),
                 hint="fix the JSON syntax (a validator or `python -m json.tool` helps)",
             )
+            return out.frames()
+        except ValueError as exc:  # a 5,000-digit integer, and the like (assay.safejson)
+            log.add(_line(text, pos), f"malformed JSON: {str(exc)[:160]}", hint="fix the value")
             return out.frames()
         position += 1
         parse_record(obj, _line(text, pos), out, default_id=f"q{position}")

@@ -10,8 +10,6 @@ hold several ``;``-separated tags.
 
 from __future__ import annotations
 
-import csv
-import io
 import re
 from collections.abc import Collection
 
@@ -20,6 +18,7 @@ import pandas as pd
 from assay.errors import ProblemLog
 from assay.judgments._build import Collector, QueryRecord
 from assay.judgments.models import NO_ANSWER
+from assay.textio import csv_table
 
 ID_COLUMNS = ("question_id", "query_id", "id")
 TEXT_COLUMNS = ("question", "query", "text")
@@ -39,19 +38,20 @@ def parse_known_item_csv(
         id_field="question_id",
         relevant_field="expected_id",
     )
-    reader = csv.reader(io.StringIO(text, newline=""), skipinitialspace=True)
-    header = next(reader, None)
-    while header is not None and not any(h.strip() for h in header):
-        header = next(reader, None)
-    if header is None:
+    table, rows = csv_table(
+        text,
+        log,
+        skip_initial_space=True,
+        blank_hint="remove it: every line after the header is a question",
+    )
+    if table is None:
         log.add(
             None,
             "empty file: no header and no questions",
             hint="write a header line: question_id,language,question,expected_id,note",
         )
         return out.frames()
-    header_line = reader.line_num
-    header = [h.strip() for h in header]
+    header_line, header = table
     cols = {}
     for role, names in (("id", ID_COLUMNS), ("text", TEXT_COLUMNS), ("expected", EXPECTED_COLUMNS)):
         found = next((n for n in names if n in header), None)
@@ -65,30 +65,9 @@ def parse_known_item_csv(
         cols[role] = found
     if None in cols.values():
         return out.frames()
-    for name in {h for h in header if header.count(h) > 1}:
-        log.add(
-            header_line,
-            f"column {name!r} appears twice in the header",
-            field=name,
-            hint="rename or remove one of them",
-        )
     reserved = set(cols.values())
     index = {h: i for i, h in enumerate(header)}
-    rows = 0
-    last = reader.line_num
-    for row in reader:
-        line, last = last + 1, reader.line_num
-        if not any(v.strip() for v in row):
-            log.add(line, "blank line", hint="remove it: every line after the header is a question")
-            continue
-        rows += 1
-        if len(row) != len(header):
-            log.add(
-                line,
-                f"expected {len(header)} fields, found {len(row)}",
-                hint="quote values that contain commas with double quotes",
-            )
-            continue
+    for line, row in rows:
         value = {h: row[i].strip() for h, i in index.items()}
         qid = value[cols["id"]]
         if not qid:
@@ -120,7 +99,7 @@ def parse_known_item_csv(
         if not no_answer:
             for doc in ids:
                 out.add_judgment(qid, doc, 1, line, cols["expected"])
-    if rows == 0:
+    if not rows and not log:
         log.add(None, "no questions after the header", hint="add one row per question")
     out.check_positives(f"write {NO_ANSWER} as {cols['expected']}")
     return out.frames()

@@ -17,50 +17,13 @@ from assay.judgments._build import assemble
 from assay.judgments.models import JudgmentSet
 
 FORMATS = ("jsonl", "csv", "json", "trec", "beir", "srw", "srw-queries", "graded-csv")
-_EXTENSIONS = {
-    ".jsonl": "jsonl",
-    ".ndjson": "jsonl",
-    ".csv": "csv",
-    ".json": "json",
-    ".tsv": "trec",
-    ".qrels": "trec",
-}
 
 
 def detect_format(path: str | Path) -> str:
-    """Guess the format of ``path`` from its extension, then from its first bytes.
+    """The judgment format of ``path`` (a folder is BEIR); see :mod:`assay.formats`."""
+    from assay.formats import detect_format as detect
 
-    A folder is BEIR. ``.gz`` is looked through. Text that starts with ``[`` is a
-    JSON list, ``{`` JSONL, a line with commas and a ``question``/``query`` header
-    CSV, anything else TREC qrels.
-    """
-    from assay.textio import read_bytes
-
-    p = Path(path)
-    if p.is_dir():
-        return "beir"
-    suffixes = [s.lower() for s in p.suffixes if s.lower() != ".gz"]
-    head = read_bytes(p)[:4096].decode("utf-8", errors="replace").lstrip()
-    refined = _refine(head)
-    if refined is not None:
-        return refined
-    if suffixes and suffixes[-1] in _EXTENSIONS and suffixes[-1] != ".tsv":
-        return _EXTENSIONS[suffixes[-1]]
-    if head.startswith("["):
-        return "json"
-    if head.startswith("{"):
-        return "jsonl"
-    first = head.split("\n", 1)[0]
-    if "," in first and not first.strip().startswith("#") and len(first.split()) != 4:
-        return "csv"
-    return "trec"
-
-
-def _refine(head: str) -> str | None:
-    """Formats told apart by content: SRW JSON, graded CSV (``doc_id`` + ``grade`` columns)."""
-    from assay.judgments import graded_csv, srw
-
-    return srw.sniff(head) or ("graded-csv" if graded_csv.sniff(head) else None)
+    return detect(path, "judgments")
 
 
 def load_judgments(

@@ -21,8 +21,6 @@ KNOWN_FIELDS = ("language", "query_class", "note", "assessor", "date", "source")
 LABEL_SOURCES = ("human", "model", "behavior")
 #: The expected id that marks a question with no answer.
 NO_ANSWER = "NONE"
-#: Separator of several tags inside one metadata value (seed 003 ``note``).
-TAG_SEPARATOR = ";"
 
 
 @dataclass(frozen=True)
@@ -173,16 +171,9 @@ class JudgmentSet:
                 f"no metadata field {field_name!r} in {self.name}; "
                 f"available: {', '.join(self.metadata_fields) or 'none'}"
             )
-        out: dict[str, list[str]] = {}
-        for qid, value in self.queries[field_name].items():
-            if value is None or (isinstance(value, float) and pd.isna(value)) or value == "":
-                tags = ["(none)"]
-            else:
-                tags = [t.strip() for t in str(value).split(TAG_SEPARATOR) if t.strip()]
-                tags = tags or ["(none)"]
-            for tag in dict.fromkeys(tags):
-                out.setdefault(tag, []).append(qid)
-        return out
+        from assay.tags import group_by_tags
+
+        return group_by_tags(self.queries[field_name].items())
 
     # ---------------------------------------------------------------- version
     @cached_property

@@ -28,6 +28,7 @@ import pandas as pd
 from assay.errors import ProblemLog
 from assay.judgments._build import Collector, QueryRecord
 from assay.querytext import query_id_for
+from assay.textio import parse_json
 
 #: ESCI rating (SRW import scale) -> assay grade, with the ESCI label.
 ESCI_GRADES = {0: (0, "Irrelevant"), 1: (1, "Complement"), 10: (2, "Substitute"), 100: (3, "Exact")}
@@ -59,7 +60,7 @@ def _lines_of(text: str, key: str) -> list[int]:
 
 def _document(text: str, log: ProblemLog, key: str) -> list | None:
     try:
-        doc = json.loads(text)
+        doc = parse_json(text)
     except json.JSONDecodeError as exc:
         log.add(exc.lineno, f"malformed JSON: {exc.msg} at column {exc.colno}")
         return None

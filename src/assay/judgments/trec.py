@@ -2,40 +2,56 @@
 
 The qrels are read by the pandas C parser (500,000 lines in a fraction of a
 second); comment lines starting with ``#`` are skipped as trec_eval does, and a
-``#`` inside a doc id is kept. The queries file gives the query text: TSV
-``id<TAB>text`` or JSONL with ``_id``/``query_id`` and ``text``/``query``; gzip
-is accepted. Without it, query text is empty.
+``#`` inside a doc id is kept. Three-column qrels (``query_id doc_id grade``,
+e.g. Cranfield's) are read too: the first line decides. Grades are whole
+numbers; negative grades (TREC Web's -2 for spam, trec_eval's -1) are judged
+non-relevant for every measure. The queries file gives the query text: TSV
+``id<TAB>text``, JSONL with ``_id``/``query_id`` and ``text``/``query``, or
+TREC SGML topics (``<top><num> Number: 301 <title> ...``, the title is the
+text); gzip is accepted. Without it, query text is empty.
 
-TREC qrels cannot mark a no-answer query: queries with no grade >= 1 become
-no-answer and one warning counts them.
+TREC qrels cannot mark a no-answer query: a judged query with no grade >= 1
+is scored as trec_eval scores it (0 on every ratio) and one warning counts them.
 """
 
 from __future__ import annotations
 
-import json
+import re
 from collections.abc import Collection
 from pathlib import Path
 
 import pandas as pd
 
 from assay.errors import ProblemLog
+from assay.formats import sniff_line
 from assay.judgments._build import check_qrels_frame
 from assay.judgments._table import read_table
-from assay.textio import decode, read_bytes, split_lines
+from assay.judgments.models import JudgmentSet
+from assay.textio import decode, json_object, read_bytes, split_lines
 
 QRELS_COLUMNS = ("query_id", "iteration", "doc_id", "grade")
+QRELS3_COLUMNS = ("query_id", "doc_id", "grade")
 _QUERY_ID_KEYS = ("_id", "query_id", "id")
 _QUERY_TEXT_KEYS = ("text", "query")
 
 
 def parse_trec_qrels(
-    data: bytes, log: ProblemLog, corpus_ids: Collection[str] | None = None
+    data: bytes,
+    log: ProblemLog,
+    corpus_ids: Collection[str] | None = None,
+    *,
+    lenient: bool = False,
 ) -> pd.DataFrame:
-    """Parse and check TREC qrels bytes; returns ``query_id, doc_id, grade, line``."""
+    """Parse and check TREC qrels bytes; returns ``query_id, doc_id, grade, line``.
+
+    ``lenient`` reads grades that are not whole numbers as trec_eval does (see
+    :func:`~assay.judgments._build.check_qrels_frame`).
+    """
     text = decode(data, log)
     if text is None:
         return _empty()
-    frame = read_table(data, text, QRELS_COLUMNS, log, layout="query_id iteration doc_id grade")
+    columns = QRELS3_COLUMNS if _field_count(text) == 3 else QRELS_COLUMNS
+    frame = read_table(data, text, columns, log, layout=" ".join(columns))
     if frame.empty:
         log.add(
             None,
@@ -43,7 +59,16 @@ def parse_trec_qrels(
             hint="write one line per judgment: query_id iteration doc_id grade",
         )
         return _empty()
-    return check_qrels_frame(frame, log, corpus_ids)
+    return check_qrels_frame(frame, log, corpus_ids, lenient=lenient)
+
+
+def _field_count(text: str) -> int:
+    """Fields on the first line that is neither blank nor a comment."""
+    for line in text.split("\n", 200)[:200]:
+        stripped = line.strip()
+        if stripped and not stripped.startswith("#"):
+            return len(stripped.split())
+    return len(QRELS_COLUMNS)
 
 
 def _empty() -> pd.DataFrame:
@@ -67,7 +92,9 @@ def read_queries_file(path: str | Path, log: ProblemLog) -> dict[str, tuple[str,
     if first is None:
         log.add(None, "empty queries file", hint="write id<TAB>text lines", path=where)
         return {}
-    jsonl = first.lstrip().startswith("{")
+    if first.lstrip().lower().startswith(("<top", "<doc")):
+        return read_sgml_topics(text, log, where)
+    jsonl = sniff_line(first.strip())[1] == "jsonl"
     out: dict[str, tuple[str, int]] = {}
     for number, line in enumerate(lines, start=1):
         if not line.strip():
@@ -101,21 +128,47 @@ def read_queries_file(path: str | Path, log: ProblemLog) -> dict[str, tuple[str,
     return out
 
 
+_TOP = re.compile(r"<(top|doc)>(.*?)</\1>", re.S | re.I)
+_NUM = re.compile(r"<(?:num|docno)>\s*(?:number:)?\s*([^\s<]+)", re.I)
+_TITLE = re.compile(r"<title>\s*(?:topic:)?(.*?)(?=<[a-z/]|\Z)", re.S | re.I)
+_AFTER_DOCNO = re.compile(r"</docno>(.*)", re.S | re.I)
+
+
+def read_sgml_topics(text: str, log: ProblemLog, where: str) -> dict[str, tuple[str, int]]:
+    """TREC SGML topics: ``<top> <num> Number: 301 <title> text ... </top>``.
+
+    The title (whitespace collapsed) is the query text. The ``<DOC> <DOCNO> 1
+    </DOCNO> text </DOC>`` form (CACM's topics) is read too, its text being all
+    that follows the number. Problems name the line of the topic's first tag.
+    """
+    out: dict[str, tuple[str, int]] = {}
+    for match in _TOP.finditer(text):
+        body, line = match.group(2), text.count("\n", 0, match.start()) + 1
+        num, title = _NUM.search(body), _TITLE.search(body)
+        if title is None and match.group(1).lower() == "doc":
+            title = _AFTER_DOCNO.search(body)
+        if num is None:
+            log.add(line, "topic without <num>", path=where, field="num", hint="add <num> 301")
+            continue
+        qid = num.group(1).strip()
+        if qid in out:
+            log.add(
+                line,
+                f"duplicate query_id {qid!r} (first seen on line {out[qid][1]})",
+                field="num",
+                hint="give every topic its own number",
+                path=where,
+            )
+            continue
+        out[qid] = (" ".join((title.group(1) if title else "").split()), line)
+    if not out:
+        log.add(None, "no <top> topic found", path=where, hint="write <top> <num> ... </top>")
+    return out
+
+
 def _json_query(line: str, number: int, log: ProblemLog, where: str) -> tuple[str, str] | None:
-    try:
-        obj = json.loads(line)
-    except json.JSONDecodeError as exc:
-        log.add(
-            number,
-            f"malformed JSON: {exc.msg} at column {exc.colno}",
-            path=where,
-            hint="each line must be one complete JSON object",
-        )
-        return None
-    if not isinstance(obj, dict):
-        log.add(
-            number, "expected a JSON object", path=where, hint='write {"_id": ..., "text": ...}'
-        )
+    obj = json_object(line, number, log, what="query", path=where)
+    if obj is None:
         return None
     id_key = next((k for k in _QUERY_ID_KEYS if k in obj), None)
     text_key = next((k for k in _QUERY_TEXT_KEYS if k in obj), None)
@@ -193,3 +246,32 @@ def queries_from_qrels(
         {"query_id": ids, "text": text_col, "no_answer": False, "line": first["line"].to_numpy()}
     )
     return frame, warnings
+
+
+def load_trec_eval_qrels(path: str | Path) -> JudgmentSet:
+    """TREC qrels read exactly as trec_eval reads them (for ``assay trec-eval``).
+
+    Unlike :func:`~assay.judgments.load.load_judgments`, a grade that is not a
+    whole number is not an error: it is read with C ``atol`` (``1.5`` -> 1) and
+    one warning counts such grades. Every other check (fields, duplicates)
+    stays.
+    """
+    from assay.errors import collecting
+    from assay.judgments._build import assemble
+
+    p = Path(path)
+    with collecting(p) as log:
+        qrels = parse_trec_qrels(read_bytes(p), log, lenient=True)
+        log.raise_if_any()
+        frame, warnings = queries_from_qrels(qrels, log, None, None, text_required=False)
+        truncated = int(qrels.attrs.get("truncated_grades", 0))
+        if truncated:
+            warnings.append(
+                f"{truncated} grades are not whole numbers; read as trec_eval reads them "
+                "(C atol: the leading digits, 1.5 -> 1, 1e+8 -> 1)"
+            )
+        return assemble(
+            frame, qrels, warnings=warnings, unmarked_no_answer=True,
+            name=p.stem, path=str(p), format="trec",
+        )  # fmt: skip
+    raise AssertionError("unreachable")  # pragma: no cover - collecting always raises

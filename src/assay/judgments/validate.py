@@ -1,4 +1,4 @@
-"""Validate judgment sets, runs and corpora without evaluating anything.
+"""Validate judgment sets, runs, corpora, answer cases, assay.toml and result files.
 
 :func:`detect_kind` tells what a file is; :func:`validate_path` loads it with
 the right reader and returns a plain-dict report (summary or problems) that the
@@ -7,88 +7,19 @@ the right reader and returns a plain-dict report (summary or problems) that the
 
 from __future__ import annotations
 
-import json
 from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
 from assay.errors import AssayError, InputError, UsageError
-
-KINDS = ("judgments", "run", "corpus")
-_JUDGMENT_KEYS = {
-    "relevant",
-    "pertinents",
-    "non_relevant",
-    "non_pertinents",
-    "no_answer",
-    "query",
-    "requête",
-    "question",
-}
-_CSV_JUDGMENT_COLUMNS = {"question_id", "expected_id", "expected_ids", "question"}
+from assay.formats import KINDS
 
 
 def detect_kind(path: str | Path) -> str:
-    """Guess whether ``path`` holds judgments, a run or a corpus.
+    """What ``path`` holds (judgments, run, corpus, answers...); see :mod:`assay.formats`."""
+    from assay.formats import detect_kind as detect
 
-    A folder with ``corpus.jsonl``/``queries.jsonl`` is a BEIR judgment set. A
-    JSONL object with ``results`` is a run; with ``_id``/``doc_id`` and ``text``
-    but no judgment key, a corpus. Whitespace lines of 6 fields are a TREC run,
-    4 fields TREC qrels. A CSV whose header names questions is judgments,
-    another CSV a corpus. Anything else is taken as judgments.
-    """
-    from assay.textio import read_bytes
-
-    p = Path(path)
-    if p.is_dir():
-        return "judgments"
-    if not p.is_file():
-        raise UsageError(f"file not found: {p}")
-    head = read_bytes(p)[:65536].decode("utf-8", errors="replace")
-    lines = [ln.strip() for ln in head.split("\n")]
-    first = next((ln for ln in lines if ln and not ln.startswith("#")), "")
-    if first.startswith("["):
-        return "judgments"
-    if first.startswith("{"):
-        try:
-            obj = json.loads(first)
-        except json.JSONDecodeError:
-            return "judgments"
-        keys = set(obj) if isinstance(obj, dict) else set()
-        if "results" in keys or "ranking" in keys:
-            return "run"
-        if keys & _JUDGMENT_KEYS:
-            return "judgments"
-        if keys & {"_id", "doc_id", "id"} and keys & {"text", "title", "body", "contents"}:
-            return "corpus"
-        return "judgments"
-    if "," in first and len(first.split()) not in (4, 6):
-        columns = {c.strip() for c in first.split(",")}
-        from assay.judgments.graded_csv import sniff as graded
-
-        return "judgments" if columns & _CSV_JUDGMENT_COLUMNS or graded(first) else "corpus"
-    if len(first.split()) == 6:
-        return "run"
-    return "judgments"
-
-
-def corpus_ids_of(path: str | Path) -> frozenset[str]:
-    """Doc ids of a corpus file or BEIR folder, for checking judged doc ids."""
-    from assay.judgments.beir import find_file, read_corpus_ids
-
-    p = Path(path)
-    if p.is_dir():
-        found = find_file(p, "corpus.jsonl")
-        if found is None:
-            raise UsageError(f"no corpus.jsonl in {p}")
-        p = found
-    if not p.is_file():
-        raise UsageError(f"corpus not found: {p}")
-    if ".jsonl" in [s.lower() for s in p.suffixes]:
-        return frozenset(read_corpus_ids(p))
-    from assay.corpora import load_corpus
-
-    return frozenset(load_corpus(p).ids)
+    return detect(path)
 
 
 def validate_path(
@@ -128,6 +59,12 @@ def validate_path(
             report["summary"] = js.summary()
         elif kind == "run":
             report["summary"] = _run_summary(path)
+        elif kind == "answers":
+            report["summary"] = _answers_summary(path)
+        elif kind == "config":
+            report["summary"] = _config_summary(path)
+        elif kind == "result":
+            report["summary"] = _result_summary(path)
         else:
             report["summary"] = _corpus_summary(path)
         report["ok"] = True
@@ -165,4 +102,72 @@ def _corpus_summary(path: str | Path) -> dict[str, Any]:
         "path": str(path),
         "documents": len(corpus),
         "fields": list(corpus.fields),
+    }
+
+
+def _answers_summary(path: str | Path) -> dict[str, Any]:
+    from assay.answers import load_cases
+
+    cases = load_cases(path)
+    statuses: dict[str, int] = {}
+    for case in cases.cases:
+        statuses[case.expected_status] = statuses.get(case.expected_status, 0) + 1
+    return {
+        "name": cases.name,
+        "path": str(path),
+        "version": cases.version,
+        "cases": len(cases),
+        "expected_status": ", ".join(f"{k}: {v}" for k, v in statuses.items()) or "-",
+        "metadata_fields": cases.metadata_fields(),
+    }
+
+
+def _config_summary(path: str | Path) -> dict[str, Any]:
+    """Parse an assay.toml; every system must name a known type and an existing corpus."""
+    from assay.errors import Problem
+    from assay.systems.config import load_config, system_types
+
+    data = load_config(path)
+    systems = data.get("systems", {})
+    known, base = system_types(), Path(path).resolve().parent
+    problems, rows = [], []
+    for name, table in systems.items():
+        kind = str(table.get("type", ""))
+        if kind not in known and ":" not in kind:
+            problems.append(
+                Problem(
+                    str(path),
+                    None,
+                    f"unknown system type {kind!r}",
+                    field=f"systems.{name}.type",
+                    hint=f"use one of {', '.join(known)}, or module:function",
+                )
+            )
+        corpus = table.get("corpus")
+        if isinstance(corpus, str) and not (base / corpus).exists():
+            problems.append(
+                Problem(
+                    str(path),
+                    None,
+                    f"corpus {corpus!r} not found (looked in {base})",
+                    field=f"systems.{name}.corpus",
+                    hint="paths are relative to the assay.toml",
+                )
+            )
+        rows.append(f"{name} ({kind}" + (f", corpus {corpus})" if corpus else ")"))
+    if problems:
+        raise InputError(problems)
+    return {"path": str(path), "systems": rows}
+
+
+def _result_summary(path: str | Path) -> dict[str, Any]:
+    from assay.report.render import read_result_file
+
+    result = read_result_file(path)
+    return {
+        "path": str(path),
+        "result_kind": result.kind,
+        "schema_version": result.schema_version,
+        "assay_version": result.assay_version,
+        "created_at": result.created_at,
     }

@@ -259,7 +259,7 @@ def load_matrix_cases(path: str | Path) -> tuple[tuple[Case, ...], str]:
     """Read and check a cases JSONL file; every problem names file, line and field."""
     from assay.answers.load import content_version
     from assay.errors import collecting
-    from assay.textio import json_lines
+    from assay.textio import json_lines, read_text
 
     p = Path(path)
     if not p.is_file():
@@ -268,7 +268,8 @@ def load_matrix_cases(path: str | Path) -> tuple[tuple[Case, ...], str]:
     raws: list[dict[str, Any]] = []
     seen: dict[str, int] = {}
     with collecting(p.name) as log:
-        for n, obj in json_lines(p.read_text(encoding="utf-8-sig"), log, what="case"):
+        text = read_text(p, log)
+        for n, obj in json_lines(text, log, what="case") if text is not None else ():
             case = _case(obj, n, log, seen)
             if case is not None:
                 cases.append(case)

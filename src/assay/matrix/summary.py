@@ -115,7 +115,7 @@ def build_result(
     judge_usage: Usage | None = None,
 ) -> MatrixResult:
     """The :class:`MatrixResult` of a run's attempts (missing repeats: budget stopped them)."""
-    from assay.store.provenance import environment
+    from assay.procedures.environment import environment
 
     cells: list[Cell] = []
     summaries: list[VariantSummary] = []

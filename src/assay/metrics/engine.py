@@ -58,17 +58,35 @@ class ScoreTable:
     tied_pairs_at_cutoff: int = 0
 
     def aggregate(self) -> dict[Measure, float]:
-        """Mean of each measure over the evaluated queries.
+        """Each measure over the evaluated queries, as its family aggregates.
 
-        With no evaluated query every mean is 0.0 (as trec_eval prints for an
-        empty evaluation), so the result never holds NaN.
+        Means for ratios, sums for counts (``NumRet``, ``NumRel``...), geometric
+        means for ``GMAP``, as trec_eval's summary line; see :func:`aggregate`.
         """
-        if not self.query_ids:
-            return {m: 0.0 for m in self.values}
-        return {m: float(np.mean(v)) for m, v in self.values.items()}
+        return {m: aggregate(m, v) for m, v in self.values.items()}
 
     def __len__(self) -> int:
         return len(self.query_ids)
+
+
+def aggregate(measure: Measure | str, values: Any) -> float:
+    """The summary value of one measure's per-query ``values``, as trec_eval prints it.
+
+    ``mean`` families average, ``sum`` families (counts) add up, ``gmean``
+    families (GMAP, GMBpref) take ``exp(mean(log(max(v, 1e-5))))``. No value
+    gives 0.0 (as trec_eval prints for an empty evaluation), never NaN.
+    """
+    from assay.metrics.registry import MIN_GEO_MEAN
+
+    m = parse_measure(measure)
+    v = np.asarray(values, dtype=np.float64)
+    if not v.size:
+        return 0.0
+    if m.aggregate == "sum":
+        return float(np.sum(v))
+    if m.aggregate == "gmean":
+        return float(np.exp(np.mean(np.log(np.maximum(v, MIN_GEO_MEAN)))))
+    return float(np.mean(v))
 
 
 def compute(
@@ -78,13 +96,17 @@ def compute(
     *,
     missing: str = "zero",
     ties: str = "score",
+    depth: int | None = None,
 ) -> ScoreTable:
     """Score ``run`` against ``judgments`` with each measure, per query.
 
-    ``missing``: 'zero' (trec_eval -c) or 'skip' (trec_eval default).
-    ``ties``: 'score' (score descending, then doc id descending, as
-    trec_eval) or 'given' (the run's order). Runs without scores keep the
-    given order. Raises :class:`UsageError` on an unknown policy or measure.
+    ``missing``: 'zero' (trec_eval -c) or 'skip' (trec_eval default); a
+    query absent from the run takes its family's declared ``missing`` value
+    (see :mod:`assay.metrics.registry`). ``ties``: 'score' (score descending,
+    then doc id descending, as trec_eval) or 'given' (the run's order). Runs
+    without scores keep the given order. ``depth`` keeps only the first
+    ``depth`` documents of each query (trec_eval -M). Raises
+    :class:`UsageError` on an unknown policy or measure.
     """
     from assay.metrics import kernels
 
@@ -94,27 +116,12 @@ def compute(
         raise UsageError(f"ties must be one of {', '.join(TIE_POLICIES)}, got {ties!r}")
     ms = list(dict.fromkeys(parse_measure(m) for m in measures))
 
-    qids = judgments.answerable_ids
-    nq = len(qids)
-    qrels = _qrels_arrays(judgments, qids)
     cutoffs = sorted({m.cutoff for m in ms if m.cutoff is not None})
-    rows = _ranked_rows(run, qids, qrels, ties, cutoffs)
-    grade = _join_grades(rows, qrels)
-
-    ctx = kernels.Context(
-        nq=nq,
-        q=rows.q,
-        rank=rows.rank,
-        grade=grade,
-        qrels_q=qrels.q,
-        qrels_grade=qrels.grade,
-        retrieved=rows.retrieved,
-    )
-    values = {m: kernels.evaluate(m, ctx) for m in ms}
+    ranked = rank_context(judgments, run, ties=ties, depth=depth, cutoffs=cutoffs)
+    qids, ctx, in_run, rows = ranked.query_ids, ranked.ctx, ranked.in_run, ranked.rows
+    nq = len(qids)
+    values = {m: _with_missing(m, kernels.evaluate(m, ctx), in_run) for m in ms}
     first = kernels.first_rank(ctx, 1).astype(np.int64)
-
-    in_run = np.zeros(nq, dtype=bool)
-    in_run[rows.present] = True
     table_ids = qids
     if missing == "skip":
         keep = np.flatnonzero(in_run)
@@ -131,6 +138,63 @@ def compute(
         missing_queries=int(nq - len(rows.present)),
         tied_pairs_at_cutoff=rows.tied,
     )
+
+
+@dataclass
+class Ranked:
+    """A run put in rank order against a judgment set: what every kernel reads."""
+
+    query_ids: list[str]  # the judgment set's evaluated queries, set order
+    ctx: Any  # kernels.Context
+    in_run: np.ndarray  # bool per query: present in the run
+    rows: Any  # _Rows (counts of ignored queries and ties)
+
+
+def rank_context(
+    judgments: JudgmentSet,
+    run: Run,
+    *,
+    ties: str = "score",
+    depth: int | None = None,
+    cutoffs: list[int] | None = None,
+) -> Ranked:
+    """Map, order and grade the run's rows once (steps 1-4 of the module docstring).
+
+    ``depth`` cuts every ranking to its first ``depth`` documents (trec_eval
+    -M); ``cutoffs`` only serve to count score ties straddling a cutoff.
+    """
+    from assay.metrics import kernels
+
+    qids = judgments.answerable_ids
+    nq = len(qids)
+    qrels = _qrels_arrays(judgments, qids)
+    rows = _ranked_rows(run, qids, qrels, ties, list(cutoffs or []))
+    grade = _join_grades(rows, qrels)
+    ctx = kernels.Context(
+        nq=nq,
+        q=rows.q,
+        rank=rows.rank,
+        grade=grade,
+        qrels_q=qrels.q,
+        qrels_grade=qrels.grade,
+        retrieved=rows.retrieved,
+    )
+    if depth is not None:
+        ctx = ctx.truncated(depth)
+    in_run = np.zeros(nq, dtype=bool)
+    in_run[rows.present] = True
+    return Ranked(list(qids), ctx, in_run, rows)
+
+
+def _with_missing(m: Measure, values: np.ndarray, in_run: np.ndarray) -> np.ndarray:
+    """``values`` with the family's declared value for queries absent from the run."""
+    from assay.metrics.registry import REGISTRY
+
+    fixed = REGISTRY[m.family].missing
+    if fixed is not None and not in_run.all():
+        values = values.copy()
+        values[~in_run] = fixed
+    return values
 
 
 # --------------------------------------------------------------------- arrays
@@ -181,6 +245,15 @@ def _codes(series: Any) -> tuple[np.ndarray, Any]:
 
     if isinstance(series.dtype, pd.CategoricalDtype):
         return series.cat.codes.to_numpy(), series.cat.categories  # int8 to int64
+    if "pyarrow" in str(getattr(series.dtype, "storage", "")):  # Arrow strings: hash in Arrow
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        encoded = pc.dictionary_encode(pa.array(series.array))
+        if isinstance(encoded, pa.ChunkedArray):
+            encoded = encoded.combine_chunks()
+        codes = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
+        return codes, pd.Index(pd.array(encoded.dictionary, dtype=series.dtype))
     codes, uniques = pd.factorize(series)
     return codes.astype(np.int64, copy=False), pd.Index(uniques)
 
@@ -206,6 +279,8 @@ def _qrels_arrays(judgments: JudgmentSet, qids: list[str]) -> _Qrels:
     keep = q >= 0
     dcodes, duniq = _codes(qr["doc_id"])
     grade = qr["grade"].to_numpy().astype(np.int64)
+    # trec_eval: a negative grade is "in the pool, not judged" (UNJUDGED, -2)
+    grade = np.where(grade < 0, -2, grade)
     return _Qrels(q[keep], dcodes[keep], grade[keep], len(duniq), _to_arrow(duniq))
 
 
@@ -327,7 +402,7 @@ def _rank_order(
     boundary[starts[1:] - 1] = True  # row i and i+1 belong to different runs
     order = None
     if not grouped or not (boundary | (s[1:] <= s[:-1])).all():
-        order = np.lexsort((-s, g))
+        order = _score_order(g, s, starts, grouped)
         g, d, s = g[order], d[order], s[order]
         boundary = g[1:] != g[:-1]
     tie = ~boundary & (s[1:] == s[:-1])
@@ -345,6 +420,54 @@ def _rank_order(
     group = np.cumsum((rows == 0) | ~tie[np.maximum(rows - 1, 0)])
     local = np.lexsort((-inv.reshape(-1), group))
     return order, (rows, rows[local])
+
+
+#: padding cells a score matrix may hold beyond twice the rows (else pyarrow sorts)
+PAD_SLACK = 4096
+
+
+def _score_order(g: np.ndarray, s: np.ndarray, starts: np.ndarray, grouped: bool) -> np.ndarray:
+    """A permutation grouping rows by query, scores descending; ties in any order.
+
+    Rows are first grouped by query (a stable integer sort, skipped when they
+    already are); then every query's scores are sorted at once as the rows of
+    a padded matrix (n log(list length) instead of n log(n) for one global
+    sort, and cache friendly). A very ragged run, whose padded matrix would be
+    mostly padding, is sorted by pyarrow instead. The callers order tied
+    scores by doc id afterwards.
+    """
+    n = len(g)
+    pre = None
+    if not grouped:
+        pre = np.argsort(g, kind="stable")
+        g, s = g[pre], s[pre]
+        starts, _ = _runs(g)
+    lens = np.diff(np.r_[starts, n])
+    width, nseg = int(lens.max()), len(starts)
+    if nseg * width > 2 * n + PAD_SLACK:
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        table = pa.table({"g": g, "s": s})
+        keys = [("g", "ascending"), ("s", "descending")]
+        order = pc.sort_indices(table, sort_keys=keys).to_numpy()
+    elif nseg * width == n:  # every list has the same length: the rows are the matrix
+        within = np.argsort(np.negative(s).reshape(nseg, width), axis=1)
+        within += starts[:, None]
+        order = within.reshape(-1)
+    else:
+        matrix = np.full(nseg * width, np.inf)
+        cell = np.arange(n, dtype=np.int64)
+        cell += np.repeat(np.arange(nseg, dtype=np.int64) * width - starts, lens)
+        matrix[cell] = -s
+        del cell
+        within = np.argsort(matrix.reshape(nseg, width), axis=1)
+        del matrix
+        within += starts[:, None]
+        order = within.reshape(-1)
+        if (lens != width).any():  # drop the padding cells (they sort last)
+            order = order[(within - starts[:, None] < lens[:, None]).reshape(-1)]
+    return order if pre is None else pre[order]
 
 
 def _doc_strings(codes: np.ndarray, duniq: Any) -> np.ndarray:

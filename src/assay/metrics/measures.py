@@ -1,13 +1,16 @@
 """Metric definitions: small hashable values named as in ir_measures.
 
 A :class:`Measure` only describes *what* to compute (family, cutoff, relevance
-threshold, gain). The vectorised kernels that compute it live in
-:mod:`assay.metrics.engine`.
+threshold, gain, family parameters). The families, their parameters and
+formulas are declared once, in :mod:`assay.metrics.registry`; the vectorised
+kernels live in :mod:`assay.metrics.kernels`.
 
-Names follow ir_measures: ``P@5``, ``R@100``, ``RR``, ``RR@10``, ``nDCG``,
-``nDCG@10``, ``AP``, ``AP@100``, ``Rprec``, ``Success@10``, ``Judged@10``,
-``NumRet``, ``NumRel``, ``NumRelRet``, with parameters in parentheses:
-``P(rel=2)@5``, ``nDCG(gain=exp)@10``.
+Names follow ir_measures: ``P@5``, ``R@100``, ``RR@10``, ``nDCG@10``, ``AP``,
+``Bpref``, ``infAP``, ``GMAP``, ``IPrec@0.5``, ``SetF``, ``RBP(p=0.8)``,
+``ERR@20``, ``NumQ``, with parameters in parentheses: ``P(rel=2)@5``,
+``nDCG(gain=exp)@10``, ``nDCG(gains=1:3,2:9)@10``, ``AP(judged_only=true)``
+(unjudged documents removed before scoring, Sakai's condensed lists).
+trec_eval names are accepted too (``ndcg_cut_10``, ``P.5``, ``bpref``).
 """
 
 from __future__ import annotations
@@ -17,55 +20,25 @@ from dataclasses import dataclass
 from typing import Literal
 
 from assay.errors import UsageError
+from assay.metrics.registry import ALIASES, FAMILY_LIST, REGISTRY, usage_list
 
 Gain = Literal["linear", "exp"]
 
-#: family -> (takes a cutoff, requires a cutoff, takes rel=, takes gain=)
+#: family -> (takes a cutoff, requires a cutoff, takes rel=, takes gain=); from the registry
 FAMILIES: dict[str, tuple[bool, bool, bool, bool]] = {
-    "P": (True, True, True, False),
-    "R": (True, True, True, False),
-    "RR": (True, False, True, False),
-    "nDCG": (True, False, False, True),
-    "AP": (True, False, True, False),
-    "Rprec": (False, False, True, False),
-    "Success": (True, True, True, False),
-    "Judged": (True, True, False, False),
-    "NumRet": (False, False, False, False),
-    "NumRel": (False, False, True, False),
-    "NumRelRet": (False, False, True, False),
+    f.name: (f.cutoff != "none", f.cutoff == "required", f.takes_rel, "gain" in f.params)
+    for f in FAMILY_LIST
 }
 
-#: Accepted spellings (lower-case) of each family.
-ALIASES: dict[str, str] = {
-    "p": "P",
-    "precision": "P",
-    "r": "R",
-    "recall": "R",
-    "rr": "RR",
-    "mrr": "RR",
-    "recip_rank": "RR",
-    "ndcg": "nDCG",
-    "ap": "AP",
-    "map": "AP",
-    "rprec": "Rprec",
-    "success": "Success",
-    "hit": "Success",
-    "hits": "Success",
-    "judged": "Judged",
-    "numret": "NumRet",
-    "num_ret": "NumRet",
-    "numrel": "NumRel",
-    "num_rel": "NumRel",
-    "numrelret": "NumRelRet",
-    "num_rel_ret": "NumRelRet",
-}
-
-#: Measures that never exceed 1 (counts excluded).
-BOUNDED = frozenset(f for f in FAMILIES if not f.startswith("Num"))
+#: Measures that never exceed 1 (counts and utility excluded).
+BOUNDED = frozenset(f.name for f in FAMILY_LIST if f.bounded)
 
 _PATTERN = re.compile(
-    r"^\s*(?P<family>[A-Za-z_]+)\s*(?:\((?P<params>[^)]*)\))?\s*(?:@\s*(?P<cutoff>[^\s]+))?\s*$"
+    r"^\s*(?P<family>[A-Za-z_0-9]+?)\s*(?:\((?P<params>[^)]*)\))?\s*(?:@\s*(?P<cutoff>[^\s]+))?\s*$"
 )
+#: parameters every family may take
+_COMMON = ("judged_only",)
+_NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
 
 
 @dataclass(frozen=True, order=True)
@@ -74,44 +47,79 @@ class Measure:
 
     ``rel`` is the minimum grade counted as relevant by binary measures
     (trec_eval ``-l``); nDCG ignores it and uses grades as gains, linear
-    (``grade``) or exponential (``2**grade - 1``).
+    (``grade``) or exponential (``2**grade - 1``). ``params`` holds the other
+    parameters of the family as sorted ``(name, value)`` string pairs, e.g.
+    ``(("p", "0.8"),)`` for ``RBP(p=0.8)``.
     """
 
     family: str
     cutoff: int | None = None
     rel: int = 1
     gain: Gain = "linear"
+    params: tuple[tuple[str, str], ...] = ()
 
     def __post_init__(self) -> None:
-        if self.family not in FAMILIES:
-            raise UsageError(f"unknown measure family {self.family!r}")
-        takes_cut, needs_cut, takes_rel, takes_gain = FAMILIES[self.family]
-        if self.cutoff is not None and not takes_cut:
+        fam = REGISTRY.get(self.family)
+        if fam is None:
+            raise UsageError(f"unknown measure family {self.family!r}; use one of {usage_list()}")
+        if self.cutoff is not None and fam.cutoff == "none":
             raise UsageError(f"{self.family} takes no cutoff (remove '@{self.cutoff}')")
-        if self.cutoff is None and needs_cut:
-            raise UsageError(f"{self.family} needs a cutoff, e.g. {self.family}@10")
+        if self.cutoff is None and fam.cutoff == "required":
+            raise UsageError(f"{self.family} needs a cutoff, e.g. {fam.example}")
         if self.cutoff is not None and (isinstance(self.cutoff, bool) or self.cutoff < 1):
             raise UsageError(f"cutoff must be a whole number >= 1, got {self.cutoff!r}")
-        if self.rel != 1 and not takes_rel:
+        if self.rel != 1 and not fam.takes_rel:
             raise UsageError(f"{self.family} takes no rel= parameter")
         if isinstance(self.rel, bool) or self.rel < 1:
             raise UsageError(f"rel must be a whole number >= 1, got {self.rel!r}")
         if self.gain not in ("linear", "exp"):
             raise UsageError(f"gain must be 'linear' or 'exp', got {self.gain!r}")
-        if self.gain != "linear" and not takes_gain:
+        if self.gain != "linear" and "gain" not in fam.params:
             raise UsageError(f"{self.family} takes no gain= parameter")
+        given = dict(self.params)
+        for key, value in given.items():
+            if (key not in fam.params and key not in _COMMON) or key == "gain":
+                allowed = [k for k in fam.params if k != "gain"] + list(_COMMON)
+                raise UsageError(
+                    f"{self.family} takes no {key}= parameter (parameters: {', '.join(allowed)})"
+                )
+            _check_value(self.family, key, value)
+        for key, default in fam.params.items():
+            if default is None and key not in given:
+                raise UsageError(f"{self.family} needs {key}=..., e.g. {fam.example}")
+
+    def param(self, key: str) -> str:
+        """The value of a family parameter (its default when not given)."""
+        given = dict(self.params)
+        if key in given:
+            return given[key]
+        default = REGISTRY[self.family].params.get(key)
+        return "" if default is None else default
+
+    @property
+    def judged_only(self) -> bool:
+        """True when unjudged documents are removed before scoring."""
+        return dict(self.params).get("judged_only") == "true"
 
     @property
     def name(self) -> str:
         """Canonical ir_measures-style name, e.g. ``P(rel=2)@5``."""
-        params = []
+        parts = []
         if self.rel != 1:
-            params.append(f"rel={self.rel}")
+            parts.append(f"rel={self.rel}")
         if self.gain != "linear":
-            params.append(f"gain={self.gain}")
-        text = self.family + (f"({','.join(params)})" if params else "")
+            parts.append(f"gain={self.gain}")
+        recall = None
+        for key, value in self.params:
+            if key == "recall" and self.family == "IPrec":
+                recall = value
+            else:
+                parts.append(f"{key}={value}")
+        text = self.family + (f"({','.join(parts)})" if parts else "")
         if self.cutoff is not None:
             text += f"@{self.cutoff}"
+        elif recall is not None:
+            text += f"@{recall}"
         return text
 
     @property
@@ -119,46 +127,131 @@ class Measure:
         """True when values lie in [0, 1]."""
         return self.family in BOUNDED
 
+    @property
+    def aggregate(self) -> str:
+        """How per-query values combine: ``mean``, ``sum`` or ``gmean``."""
+        return REGISTRY[self.family].aggregate
+
     def __str__(self) -> str:
         return self.name
+
+
+def _check_value(family: str, key: str, value: str) -> None:
+    ok = True
+    if key == "judged_only":
+        ok = value in ("true", "false")
+    elif key in ("p", "recall", "mult", "beta", "max"):
+        ok = bool(_NUMBER.fullmatch(value))
+        if ok and key in ("p", "recall"):
+            ok = 0.0 <= float(value) <= 1.0 and (key != "p" or float(value) < 1.0)
+    elif key in ("coef", "at"):
+        items = value.split(",")
+        ok = all(_NUMBER.fullmatch(v) for v in items) and (key != "coef" or len(items) == 4)
+    elif key == "gains":
+        ok = value == "" or all(
+            re.fullmatch(r"[+-]?\d+", a) and _NUMBER.fullmatch(b)
+            for a, _, b in (item.partition(":") for item in value.split(","))
+        )
+    if not ok:
+        raise UsageError(f"bad value {value!r} for {key}= in {family}")
 
 
 def parse_measure(text: str | Measure) -> Measure:
     """Parse an ir_measures-style name (``nDCG@10``, ``P(rel=2)@5``, ``MRR@10``).
 
-    Aliases such as ``MRR``, ``MAP``, ``Recall@10`` and ``ndcg_cut_10`` are
-    accepted and canonicalised. Raises :class:`UsageError` with the accepted
-    names on anything else.
+    Aliases such as ``MRR``, ``MAP``, ``Recall@10`` and trec_eval names such as
+    ``ndcg_cut_10`` or ``P.5`` are accepted and canonicalised. Raises
+    :class:`UsageError` with the accepted names on anything else.
     """
     if isinstance(text, Measure):
         return text
     raw = str(text)
-    trec = re.fullmatch(r"\s*(ndcg_cut|map_cut|P|recall|success)[_.](\d+)\s*", raw)
+    trec = re.fullmatch(
+        r"\s*(ndcg_cut|map_cut|P|recall|success|relative_P|unj|iprec_at_recall|Rprec_mult)"
+        r"[_.](\d+|\d*\.\d+)\s*",
+        raw,
+    )
     if trec:
-        fam = {"ndcg_cut": "nDCG", "map_cut": "AP", "P": "P", "recall": "R", "success": "Success"}
-        raw = f"{fam[trec.group(1)]}@{trec.group(2)}"
+        fam = ALIASES[trec.group(1).lower()]
+        raw = f"{fam}@{trec.group(2)}"
+        if fam == "RprecMult":
+            raw = f"RprecMult(mult={trec.group(2)})"
     m = _PATTERN.match(raw)
     if not m:
         raise UsageError(_unknown(raw))
     family = ALIASES.get(m.group("family").lower())
     if family is None:
         raise UsageError(_unknown(raw))
+    rel, gain, params = 1, "linear", _params(m.group("params") or "", raw)
+    if family == "NumRet" and "rel" in params:  # ir_measures spells NumRelRet so
+        family = "NumRelRet"
+    if "rel" in params:
+        value = params.pop("rel")
+        if not re.fullmatch(r"\d+", value):
+            raise UsageError(f"bad parameter rel={value} in {raw!r}: use rel=N")
+        rel = int(value)
+    if "gain" in params:
+        gain = params.pop("gain")
+        if gain not in ("linear", "exp"):
+            raise UsageError(f"bad parameter gain={gain} in {raw!r}: use gain=linear|exp")
     cutoff = None
-    if m.group("cutoff") is not None:
-        if not re.fullmatch(r"\d+", m.group("cutoff")):
-            raise UsageError(f"bad cutoff in {raw!r}: k must be a whole number >= 1")
-        cutoff = int(m.group("cutoff"))
-    rel, gain = 1, "linear"
-    for part in filter(None, (p.strip() for p in (m.group("params") or "").split(","))):
-        key, _, value = part.partition("=")
-        key, value = key.strip(), value.strip()
-        if key == "rel" and re.fullmatch(r"\d+", value):
-            rel = int(value)
-        elif key == "gain" and value in ("linear", "exp"):
-            gain = value
+    text_cut = m.group("cutoff")
+    if text_cut is not None and family == "IPrec":
+        params["recall"] = _number(text_cut)
+    elif text_cut is not None:
+        if not re.fullmatch(r"\d{1,9}", text_cut):
+            raise UsageError(f"bad cutoff in {raw!r}: k must be a whole number from 1 to 10^9")
+        cutoff = int(text_cut)
+    return Measure(family, cutoff, rel, gain, tuple(sorted(params.items())))  # type: ignore[arg-type]
+
+
+def _params(text: str, raw: str) -> dict[str, str]:
+    """``key=value`` pairs; commas inside a value (``gains=1:3,2:9``) continue it."""
+    out: dict[str, str] = {}
+    key = None
+    for part in (p.strip() for p in text.split(",")):
+        if not part:
+            continue
+        name, eq, value = part.partition("=")
+        if eq and re.fullmatch(r"[A-Za-z_]+", name.strip()):
+            key = name.strip()
+            out[key] = value.strip()
+        elif key is not None and key in ("gains", "coef", "at"):
+            out[key] += "," + part
         else:
-            raise UsageError(f"bad parameter {part!r} in {raw!r}: use rel=N or gain=linear|exp")
-    return Measure(family, cutoff, rel, gain)  # type: ignore[arg-type]
+            raise UsageError(f"bad parameter {part!r} in {raw!r}: write name=value")
+    for key in ("p", "recall", "mult", "beta", "max"):
+        if key in out and _NUMBER.fullmatch(out[key]):
+            out[key] = _number(out[key])
+    if out.get("judged_only") in ("1", "True", "yes"):
+        out["judged_only"] = "true"
+    if out.get("judged_only") in ("0", "False", "no", "false"):
+        del out["judged_only"]
+    if "gains" in out:  # ir_measures writes a dict: gains={0:0,1:1,2:3}
+        out["gains"] = (
+            ",".join(
+                f"{int(a)}:{_number(b.strip())}"
+                for a, _, b in (i.partition(":") for i in out["gains"].strip("{} ").split(","))
+                if a.strip()
+            )
+            if re.fullmatch(r"[{}\s\d:,.+-]*", out["gains"])
+            else out["gains"]
+        )
+        if out.get("gain", "linear") == "linear":  # a grade gains itself unless listed
+            out["gains"] = ",".join(
+                i for i in out["gains"].split(",") if i and i.split(":")[0] != i.split(":")[1]
+            )
+        if not out["gains"]:
+            del out["gains"]
+    return out
+
+
+def _number(text: str) -> str:
+    """A number in its shortest canonical spelling (``0.80`` -> ``0.8``, ``1.0`` -> ``1``)."""
+    if not _NUMBER.fullmatch(text):
+        raise UsageError(f"bad number {text!r}")
+    value = float(text)
+    return str(int(value)) if value == int(value) else repr(value)
 
 
 def parse_measures(texts: list[str] | tuple[str, ...] | None) -> list[Measure]:
@@ -175,22 +268,4 @@ DEFAULT_MEASURES = ("R@5", "R@10", "RR", "nDCG@10")
 
 
 def _unknown(raw: str) -> str:
-    names = ", ".join(
-        [
-            "P@k",
-            "R@k",
-            "RR",
-            "RR@k",
-            "nDCG",
-            "nDCG@k",
-            "AP",
-            "AP@k",
-            "Rprec",
-            "Success@k",
-            "Judged@k",
-            "NumRet",
-            "NumRel",
-            "NumRelRet",
-        ]
-    )
-    return f"unknown measure {raw!r}; use one of {names} (e.g. nDCG@10, P(rel=2)@5)"
+    return f"unknown measure {raw!r}; use one of {usage_list()} (e.g. nDCG@10, P(rel=2)@5)"

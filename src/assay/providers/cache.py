@@ -22,6 +22,8 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from assay.textio import parse_json
+
 CACHE_FILE = "model-calls.sqlite"
 DEFAULT_DIR = Path(".assay") / "cache"
 _SCHEMA = 1
@@ -92,7 +94,7 @@ class CallCache:
         if row is None:
             return None
         try:
-            answer = json.loads(row[0])
+            answer = parse_json(row[0])
         except json.JSONDecodeError:
             return None
         return answer if isinstance(answer, dict) else None

@@ -27,6 +27,7 @@ from assay.providers.accounting import CallRecord
 from assay.providers.cache import CallCache, call_key
 from assay.providers.config import ModelConfig
 from assay.retry import RetryPolicy, Transient, call_with_retries, parse_retry_after
+from assay.textio import parse_json, parse_json_at
 
 _RETRY_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
 
@@ -283,14 +284,13 @@ def parse_json_answer(content: str | None) -> Any:
         raise ValueError("empty answer")
     text = content.strip()
     try:
-        return json.loads(text)
+        return parse_json(text)
     except json.JSONDecodeError:
         pass
-    decoder = json.JSONDecoder()
     start = text.find("{")
     while start != -1:
         try:
-            value, _ = decoder.raw_decode(text, start)
+            value, _ = parse_json_at(text, start)
             return value
         except json.JSONDecodeError:
             start = text.find("{", start + 1)

@@ -16,7 +16,9 @@ def answers_csv(result: AnswersResult) -> str:
     """Scores as CSV text: the overall row, then one row per group value."""
     names = list(result.scores)
     buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
+    from assay.report.escape import csv_cell
+
+    writer = _Safe(csv.writer(buffer, lineterminator="\n"), csv_cell)
     writer.writerow(["group_field", "group", "n", *names])
     overall = [result.scores[n].value for n in names]
     writer.writerow(["", "", result.cases.cases, *("" if v is None else v for v in overall)])
@@ -31,3 +33,15 @@ def answers_csv(result: AnswersResult) -> str:
                 ]
             )
     return buffer.getvalue()
+
+
+class _Safe:
+    """A csv writer whose cells go through :func:`assay.report.escape.csv_cell`."""
+
+    def __init__(self, writer: object, clean: object) -> None:
+        self._writer = writer
+        self._clean = clean
+
+    def writerow(self, row: list[object]) -> None:
+        """Write one row, every cell neutralised."""
+        self._writer.writerow([self._clean(cell) for cell in row])  # type: ignore[attr-defined,operator]

@@ -7,7 +7,9 @@ from assay.report.answers_terminal import GROUP_COLUMNS, fmt
 
 
 def _row(cells: list[str]) -> str:
-    return "| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |"
+    from assay.report.escape import md_cell
+
+    return "| " + " | ".join(md_cell(c) for c in cells) + " |"
 
 
 def answers_markdown(result: AnswersResult) -> str:

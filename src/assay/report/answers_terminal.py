@@ -8,6 +8,8 @@ from __future__ import annotations
 from typing import Any
 
 from assay.answers.result import LAYERS, LOWER_IS_BETTER, NO_FAILURE, SCORES, AnswersResult
+from assay.report.table import Column, Table, print_line, print_table
+from assay.report.words import count
 
 #: Short column titles of the group table.
 GROUP_COLUMNS = {
@@ -27,34 +29,33 @@ def fmt(value: float | None) -> str:
     return "–" if value is None else f"{value:.2f}"
 
 
-def answers_tables(result: AnswersResult) -> list[Any]:
-    """Rich renderables: header, scores, failures by layer, failing cases, groups."""
-    from rich.table import Table
-    from rich.text import Text
-
+def header_line(result: AnswersResult) -> str:
+    """``Grounded answers: SYSTEM on NAME (N cases, VERSION, corpus ...)``."""
     info = result.cases
     corpus = f", corpus {info.corpus} ({info.corpus_ids} ids)" if info.corpus else ""
     system = f"{result.system_name} on " if result.system_name else ""
-    out: list[Any] = [
-        Text(
-            f"Grounded answers: {system}{info.name} ({info.cases} cases, {info.version}{corpus})",
-            style="bold",
-        )
-    ]
-    scores = Table(title="Scores", title_justify="left")
-    for col in ("score", "value", "count"):
-        scores.add_column(col, justify="left" if col == "score" else "right")
+    cases = count(info.cases, "case")
+    return f"Grounded answers: {system}{info.name} ({cases}, {info.version}{corpus})"
+
+
+def answers_tables(result: AnswersResult) -> list[Table]:
+    """The tables: scores, failures by layer, failing cases, one per ``--by`` field."""
+    scores = Table(
+        [Column("score", key=True), Column("value", "right"), Column("count", "right")],
+        title="Scores",
+    )
     for name, score in result.scores.items():
         label = SCORES.get(name, (name, ""))[0]
         arrow = " (lower is better)" if name in LOWER_IS_BETTER else ""
         scores.add_row(
             f"{label}{arrow}", fmt(score.value), f"{score.numerator}/{score.denominator}"
         )
-    out.append(scores)
+    out = [scores]
 
-    layers = Table(title="First failing layer", title_justify="left")
-    for col in ("layer", "cases", "where to act"):
-        layers.add_column(col, justify="right" if col == "cases" else "left")
+    layers = Table(
+        [Column("layer", key=True), Column("cases", "right"), Column("where to act", wrap=True)],
+        title="First failing layer",
+    )
     for layer, (label, action) in LAYERS.items():
         layers.add_row(label, str(result.failures.get(layer, 0)), action)
     layers.add_row("no failure", str(result.failures.get(NO_FAILURE, 0)), "")
@@ -62,9 +63,13 @@ def answers_tables(result: AnswersResult) -> list[Any]:
 
     failing = [r for r in result.per_case if r["first_failure"] != NO_FAILURE]
     if failing:
-        cases = Table(title="Failing cases", title_justify="left")
-        for col in ("case", "line", "language", "question", "first failure", "detail"):
-            cases.add_column(col, justify="right" if col == "line" else "left")
+        cols = [Column("case", key=True), Column("line", "right"), Column("language")]
+        cols += [
+            Column("question", wrap=True),
+            Column("first failure"),
+            Column("detail", wrap=True),
+        ]
+        cases = Table(cols, title="Failing cases")
         for row in failing:
             cases.add_row(
                 row["case_id"],
@@ -77,11 +82,9 @@ def answers_tables(result: AnswersResult) -> list[Any]:
         out.append(cases)
 
     for field, values in result.groups.items():
-        table = Table(title=f"By {field}", title_justify="left")
-        table.add_column(field)
-        table.add_column("n", justify="right")
-        for title in GROUP_COLUMNS.values():
-            table.add_column(title, justify="right")
+        cols = [Column(field, key=True), Column("n", "right")]
+        cols += [Column(title, "right") for title in GROUP_COLUMNS.values()]
+        table = Table(cols, title=f"By {field}")
         for value, scores_ in values.items():
             table.add_row(
                 value, str(scores_["n"]), *(fmt(scores_.get(name)) for name in GROUP_COLUMNS)
@@ -95,5 +98,6 @@ def print_answers(result: AnswersResult, console: Any = None) -> None:
     from rich.console import Console
 
     console = console or Console(highlight=False)
-    for renderable in answers_tables(result):
-        console.print(renderable)
+    print_line(console, header_line(result))
+    for table in answers_tables(result):
+        print_table(table, console)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from assay.report.words import count
 from assay.stats.models import ComparisonResult, PowerEstimate, QueryDelta, Stat
 
 #: Verdict -> short marker for compact tables.
@@ -59,8 +60,9 @@ def settings_line(result: ComparisonResult) -> str:
     s = result.settings
     ci = "BCa" if s.ci_method == "bca" else "percentile"
     return (
-        f"{result.n_queries} paired queries; baseline {result.baseline}; test {s.test} "
-        f"({s.p_value_method}); Holm-adjusted across {len(result.comparisons)} comparisons; "
+        f"{count(result.n_queries, 'paired query')}; baseline {result.baseline}; test "
+        f"{s.test} ({s.p_value_method}); Holm-adjusted across "
+        f"{count(len(result.comparisons), 'comparison')}; "
         f"alpha {s.alpha}; {int(s.confidence * 100)}% {ci} bootstrap CI "
         f"({s.n_resamples} resamples); seed {s.seed}"
     )

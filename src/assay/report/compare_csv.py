@@ -20,11 +20,13 @@ def render_csv(result: ComparisonResult) -> str:
     header += [f"first_rel_rank [{s}]" for s in systems]
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
-    writer.writerow(header)
+    from assay.report.escape import csv_cell
+
+    writer.writerow([csv_cell(h) for h in header])
     for q in result.per_query:
         row: list[object] = [q.query_id, q.text, *(q.slices.get(f) or "" for f in fields)]
         row += [repr(q.values[s][m]) for m in result.metrics for s in systems]
         row += [repr(q.deltas[c][m]) for m in result.metrics for c in candidates]
         row += ["" if q.first_rel_rank.get(s) is None else q.first_rel_rank[s] for s in systems]
-        writer.writerow(row)
+        writer.writerow([csv_cell(cell) for cell in row])
     return buf.getvalue()

@@ -1,57 +1,51 @@
-"""Render a :class:`ComparisonResult` as compact Markdown for a pull-request comment."""
+"""Render a :class:`ComparisonResult` as Markdown for a pull-request comment.
+
+The same tables as the terminal (see :mod:`assay.report.compare_terminal`), with
+4 decimals: the aggregate, slices with a detectable change, the largest changes
+and power.
+"""
 
 from __future__ import annotations
 
-from assay.report.compare_common import (
-    MARKS,
-    effect,
-    interval,
-    num,
-    pval,
-    settings_line,
-    signed,
+from assay.report.compare_common import settings_line
+from assay.report.compare_terminal import (
+    aggregate_table,
+    changes_tables,
+    power_table,
+    slices_table,
 )
+from assay.report.table import Column, Table, markdown_table
 from assay.stats.models import ComparisonResult
 
 
 def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
+    from assay.report.escape import md_cell
+
+    return md_cell(text)
+
+
+def _markdown_headers(table: Table, names: dict[str, str]) -> Table:
+    cols = [Column(names.get(c.header, c.header), c.align, c.wrap, c.key) for c in table.columns]
+    return Table(cols, table.rows, table.title)
 
 
 def render_markdown(result: ComparisonResult) -> str:
-    """A Markdown summary: one row per candidate x metric, then slices with a verdict."""
+    """Markdown: aggregate, flagged slices, largest changes, power, settings, warnings."""
+    aggregate = _markdown_headers(
+        aggregate_table(result, 4), {"base": "baseline", "cand": "candidate", "p Holm": "p (Holm)"}
+    )
     lines = [
         f"### assay compare: vs `{_cell(result.baseline)}` on {_cell(result.judgments_name)} "
         f"(`{result.judgments_version}`)",
         "",
-        "| system | metric | n | baseline | candidate | Δ | 95% CI | p | p (Holm) | d "
-        "| W/L/T | verdict |",
-        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|",
+        markdown_table(Table(aggregate.columns, aggregate.rows)),
     ]
-    for c in result.comparisons:
-        lines.append(
-            f"| {_cell(c.candidate)} | {_cell(c.metric)} | {c.n} | {num(c.baseline_mean)} | "
-            f"{num(c.candidate_mean)} | {signed(c.delta)} | {interval(c)} | "
-            f"{pval(c.p_value)} | {pval(c.p_adjusted)} | {effect(c.effect_size)} | "
-            f"{c.wins}/{c.losses}/{c.ties} | {MARKS[c.verdict]} |"
-        )
-    flagged = [s for s in result.slices if s.verdict != "no detectable difference"]
-    if flagged:
-        lines += [
-            "",
-            "**Slices with a detectable change**",
-            "",
-            "| slice | n | system | metric | Δ | 95% CI | p | p (Holm) | d | verdict |",
-            "|---|---:|---|---|---:|---:|---:|---:|---:|---|",
-        ]
-        for s in flagged:
-            lines.append(
-                f"| {_cell(s.field)}={_cell(s.value)} | {s.n} | {_cell(s.candidate)} | "
-                f"{_cell(s.metric)} | {signed(s.delta)} | {interval(s)} | {pval(s.p_value)} | "
-                f"{pval(s.p_adjusted)} | {effect(s.effect_size)} | {MARKS[s.verdict]} |"
-            )
+    if any(s.verdict != "no detectable difference" for s in result.slices):
+        flagged = slices_table(result, 4, flagged_only=True)
+        lines.append(markdown_table(_markdown_headers(flagged, {"p Holm": "p (Holm)"})))
+    lines += [markdown_table(t) for t in changes_tables(result)]
+    lines.append(markdown_table(power_table(result)))
     lines += [
-        "",
         "<sub>p: paired test; p (Holm): Holm-adjusted, decides the verdict; d: effect size "
         "(mean Δ / sd of Δ); W/L/T: queries won/lost/tied by the candidate</sub>",
         "",

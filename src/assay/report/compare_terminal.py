@@ -1,4 +1,8 @@
-"""Render a :class:`ComparisonResult` as rich tables for the terminal."""
+"""A :class:`ComparisonResult` as tables: printed by the one table renderer, or as Markdown.
+
+:func:`comparison_tables` describes every table once (aggregate, slices, largest
+changes, power); the terminal, plain text and Markdown all show the same tables.
+"""
 
 from __future__ import annotations
 
@@ -15,6 +19,7 @@ from assay.report.compare_common import (
     settings_line,
     signed,
 )
+from assay.report.table import Column, Styled, Table, print_line, print_table
 from assay.stats.models import ComparisonResult
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -22,112 +27,116 @@ if TYPE_CHECKING:  # pragma: no cover
 
 _STYLE = {"better": "bold green", "worse": "bold red", "no detectable difference": "dim"}
 
+CAPTION = (
+    "base/cand: mean per system; p: paired test; p Holm: Holm-adjusted p (decides the "
+    "verdict); d: effect size, mean Δ / sd of Δ (Cohen's d_z); W/L/T: queries won/lost/"
+    "tied by the candidate; no diff: no detectable difference"
+)
 
-def render_terminal(result: ComparisonResult, console: Console | None = None) -> None:
-    """Print the aggregate table, slices, biggest changes and power to ``console``."""
-    from rich.console import Console
-    from rich.table import Table
 
-    out = console or Console()
-    if not out.is_terminal and out.width < 120:
-        out = Console(file=out.file, width=120, no_color=out.no_color, highlight=False)
+def _verdict(verdict: str) -> Styled:
+    return Styled(MARKS[verdict], _STYLE[verdict])
+
+
+def _right(*names: str) -> list[Column]:
+    return [Column(n, "right") for n in names]
+
+
+def aggregate_table(result: ComparisonResult, digits: int = 3) -> Table:
+    """One row per candidate x metric: means, delta, CI, p, Holm p, d, W/L/T, verdict."""
     title = f"{result.judgments_name} (judgments {result.judgments_version})"
-    table = Table(
-        title=f"Comparison vs {result.baseline} — {title}",
-        title_justify="left",
-        box=None,
-        header_style="bold",
-    )
-    for col in ("system", "metric", "n", "base", "cand", "Δ", "95% CI", "p", "p Holm", "d"):
-        left = col in ("system", "metric")
-        table.add_column(
-            col,
-            justify="left" if left else "right",
-            no_wrap=not left,
-            min_width=6 if left else None,
-        )
-    table.add_column("W/L/T", justify="right", no_wrap=True)
-    table.add_column("verdict", no_wrap=True)
-    table.caption = (
-        "base/cand: mean per system; p: paired test; p Holm: Holm-adjusted p (decides the "
-        "verdict); d: effect size, mean Δ / sd of Δ (Cohen's d_z); W/L/T: queries won/lost/"
-        "tied by the candidate; no diff: no detectable difference"
-    )
-    table.caption_justify = "left"
+    cols = [Column("system", key=True), Column("metric", key=True)]
+    cols += _right("n", "base", "cand", "Δ", "95% CI", "p", "p Holm", "d", "W/L/T")
+    cols.append(Column("verdict"))
+    table = Table(cols, title=f"Comparison vs {result.baseline} — {title}", caption=CAPTION)
     for c in result.comparisons:
         table.add_row(
             c.candidate,
             c.metric,
             str(c.n),
-            num(c.baseline_mean, 3),
-            num(c.candidate_mean, 3),
+            num(c.baseline_mean, digits),
+            num(c.candidate_mean, digits),
             signed(c.delta),
-            interval(c, 3),
+            interval(c, digits),
             pval(c.p_value),
             pval(c.p_adjusted),
             effect(c.effect_size),
             f"{c.wins}/{c.losses}/{c.ties}",
-            f"[{_STYLE[c.verdict]}]{MARKS[c.verdict]}[/]",
+            _verdict(c.verdict),
         )
-    out.print(table)
-    out.print(f"[dim]{settings_line(result)}[/dim]")
-    for w in result.warnings:
-        out.print(f"[yellow]warning:[/yellow] {w}")
+    return table
 
-    if result.slices:
-        st = Table(title="Per slice", title_justify="left", box=None, header_style="bold")
-        for col in ("slice", "n", "system", "metric", "Δ", "95% CI", "p", "p Holm", "d"):
-            left = col in ("slice", "system", "metric")
-            st.add_column(col, no_wrap=not left, justify="left" if left else "right")
-        st.add_column("verdict", no_wrap=True)
-        for s in result.slices:
-            st.add_row(
-                f"{s.field}={s.value}",
-                str(s.n),
-                s.candidate,
-                s.metric,
-                signed(s.delta),
-                interval(s, 3),
-                pval(s.p_value),
-                pval(s.p_adjusted),
-                effect(s.effect_size),
-                f"[{_STYLE[s.verdict]}]{MARKS[s.verdict]}[/]",
-            )
-        out.print(st)
 
+def slices_table(result: ComparisonResult, digits: int = 3, *, flagged_only: bool = False) -> Table:
+    """One row per slice x candidate x metric (only detectable changes with ``flagged_only``)."""
+    cols = [Column("slice", key=True), Column("n", "right"), Column("system", key=True)]
+    cols += [Column("metric", key=True), *_right("Δ", "95% CI", "p", "p Holm", "d")]
+    cols.append(Column("verdict"))
+    title = "Slices with a detectable change" if flagged_only else "Per slice"
+    table = Table(cols, title=title)
+    for s in result.slices:
+        if flagged_only and s.verdict == "no detectable difference":
+            continue
+        table.add_row(
+            f"{s.field}={s.value}",
+            str(s.n),
+            s.candidate,
+            s.metric,
+            signed(s.delta),
+            interval(s, digits),
+            pval(s.p_value),
+            pval(s.p_adjusted),
+            effect(s.effect_size),
+            _verdict(s.verdict),
+        )
+    return table
+
+
+def changes_tables(result: ComparisonResult) -> list[Table]:
+    """Per candidate x metric, its largest losses and gains with the query text."""
+    tables = []
     for c in result.comparisons:
         if not (c.top_losses or c.top_gains):
             continue
-        qt = Table(
-            title=f"Largest changes: {c.candidate} {c.metric}",
-            title_justify="left",
-            box=None,
-            header_style="bold",
-        )
-        for col in ("", "query", "text", "baseline", "candidate", "delta", "first rel rank"):
-            qt.add_column(col, no_wrap=col != "text", overflow="fold")
+        cols = [Column(""), Column("query", key=True), Column("text", wrap=True)]
+        cols += _right("baseline", "candidate", "delta", "first rel rank")
+        table = Table(cols, title=f"Largest changes: {c.candidate} {c.metric}")
         for label, rows in (("loss", c.top_losses), ("gain", c.top_gains)):
             for q in rows:
-                qt.add_row(
+                table.add_row(
                     label,
                     q.query_id,
-                    q.text[:60],
+                    q.text,
                     num(q.baseline),
                     num(q.candidate),
                     signed(q.delta),
                     ranks(q),
                 )
-        out.print(qt)
+        tables.append(table)
+    return tables
 
-    pt = Table(
-        title=f"Power ({result.settings.power_method})",
-        title_justify="left",
-        box=None,
-        header_style="bold",
-    )
-    for col in ("system", "metric", "n", "sd of diffs", "min detectable delta", "queries for 0.02"):
-        left = col in ("system", "metric")
-        pt.add_column(col, justify="left" if left else "right", no_wrap=True)
+
+def power_table(result: ComparisonResult) -> Table:
+    """Per candidate x metric: sd of the differences, minimum detectable delta, queries needed."""
+    cols = [Column("system", key=True), Column("metric", key=True)]
+    cols += _right("n", "sd of diffs", "min detectable delta", "queries for 0.02")
+    table = Table(cols, title=f"Power ({result.settings.power_method})")
     for p in result.power:
-        pt.add_row(p.candidate, p.metric, str(p.n), *power_cells(p))
-    out.print(pt)
+        table.add_row(p.candidate, p.metric, str(p.n), *power_cells(p))
+    return table
+
+
+def render_terminal(result: ComparisonResult, console: Console | None = None) -> None:
+    """Print the aggregate table, slices, largest changes and power to ``console``."""
+    from rich.console import Console
+
+    out = console or Console()
+    print_table(aggregate_table(result), out)
+    print_line(out, f"[dim]{settings_line(result)}[/dim]", markup=True)
+    for w in result.warnings:
+        print_line(out, f"[yellow]warning:[/yellow] {w}", markup=True)
+    if result.slices:
+        print_table(slices_table(result), out)
+    for table in changes_tables(result):
+        print_table(table, out)
+    print_table(power_table(result), out)

@@ -10,6 +10,8 @@ import io
 from typing import TYPE_CHECKING, Any
 
 from assay.report.digits import default_digits, fmt
+from assay.report.table import Column, Table, markdown_table, print_line, print_table
+from assay.report.words import count, plural
 
 if TYPE_CHECKING:  # pragma: no cover
     from rich.console import Console
@@ -21,17 +23,9 @@ PER_QUERY_DEFAULT_LIMIT = 50
 
 
 def _policy_text(result: EvaluationResult) -> str:
-    missing = (
-        "judged queries missing from the run score 0 (trec_eval -c)"
-        if result.policy.missing == "zero"
-        else "judged queries missing from the run are skipped (trec_eval default)"
-    )
-    ties = (
-        "tied scores ordered by doc id descending (trec_eval)"
-        if result.policy.ties == "score"
-        else "ties kept in the given order"
-    )
-    return f"{missing}; {ties}"
+    from assay.policies import describe
+
+    return describe(result.policy.missing, result.policy.ties)
 
 
 def header_lines(result: EvaluationResult) -> list[str]:
@@ -39,9 +33,9 @@ def header_lines(result: EvaluationResult) -> list[str]:
     j, r = result.judgments, result.run
     answerable = j.total_queries - j.no_answer_queries if j.total_queries else j.queries
     scored = (
-        f"{j.queries} scored queries"
+        count(j.queries, "scored query")
         if j.queries == answerable
-        else f"{j.queries} scored of {answerable} answerable queries"
+        else f"{j.queries} scored of {count(answerable, 'answerable query')}"
     )
     lines = [
         f"judgments  {j.name} ({j.format}), version {j.version}: {scored}, "
@@ -53,18 +47,21 @@ def header_lines(result: EvaluationResult) -> list[str]:
         run += f" ({r.path})"
     if r.system:
         run += f", system {r.system.get('type', '?')}"
+    if r.config_hash:
+        run += f", config {r.config_hash}"
     if r.corpus_version:
         run += f", corpus {r.corpus_version}"
     lines.append(run)
     counts = [
-        f"{r.queries_in_run} queries in run",
-        f"{r.missing_queries} judged queries missing",
-        f"{r.ignored_queries} run queries not scored (no-answer or not judged)",
+        f"{count(r.queries_in_run, 'query')} in run",
+        f"{count(r.missing_queries, 'judged query')} missing",
+        f"{count(r.ignored_queries, 'run query')} not scored (no-answer or not judged)",
     ]
     if r.failed_queries:
-        counts.append(f"{len(r.failed_queries)} FAILED system calls (not scored)")
+        counts.append(f"{count(len(r.failed_queries), 'FAILED system call')} (not scored)")
     if r.tied_pairs_at_cutoff:
-        counts.append(f"{r.tied_pairs_at_cutoff} cutoffs fall inside tied scores")
+        falls = plural(r.tied_pairs_at_cutoff, "cutoff falls", "cutoffs fall")
+        counts.append(f"{r.tied_pairs_at_cutoff} {falls} inside tied scores")
     lines.append("counts     " + ", ".join(counts))
     lines.append("policy     " + _policy_text(result))
     for w in [*j.warnings, *r.warnings]:
@@ -106,6 +103,37 @@ def _group_rows(result: EvaluationResult) -> list[tuple[str, str, dict[str, Any]
     return rows
 
 
+def scores_table(result: EvaluationResult, digits: int) -> Table:
+    """The aggregate row and one row per group, one column per metric."""
+    group_label = " / ".join(result.groups) if result.groups else "group"
+    cols = [Column(group_label, key=True), Column("n", "right")]
+    cols += [Column(m, "right") for m in result.metrics]
+    table = Table(cols)
+    for field_name, value, row in _group_rows(result):
+        label = value if len(result.groups) <= 1 or not field_name else f"{field_name}={value}"
+        table.add_row(label, str(row["n"]), *(fmt(row.get(m), digits) for m in result.metrics))
+    return table
+
+
+def per_query_table(result: EvaluationResult, digits: int) -> Table:
+    """One row per scored query: id, metadata, first relevant rank, scores, text."""
+    fields = [f for f in ("language", "query_class") if f in result.per_query[0]]
+    cols = [Column("query", key=True), *(Column(f) for f in fields), Column("rank", "right")]
+    cols += [Column(m, "right") for m in result.metrics]
+    cols.append(Column("text", wrap=True))
+    table = Table(cols)
+    for row in result.per_query:
+        rank = row.get("first_rel_rank")
+        table.add_row(
+            row["query_id"],
+            *(str(row.get(f, "")) for f in fields),
+            "-" if rank is None else str(rank),
+            *(fmt(row.get(m), digits) for m in result.metrics),
+            row.get("text", ""),
+        )
+    return table
+
+
 def render_terminal(
     result: EvaluationResult,
     console: Console | None = None,
@@ -113,56 +141,24 @@ def render_terminal(
     digits: int | None = None,
     per_query: bool | None = None,
 ) -> None:
-    """Print the report with rich tables: header, aggregate/groups, per-query, no-answer."""
+    """Print the report: header, aggregate/groups, per-query, no-answer (see report.table)."""
     from rich.console import Console
-    from rich.table import Table
 
     console = console or Console()
-    if not console.is_terminal and console.width < 120:
-        console = Console(file=console.file, width=120, no_color=console.no_color)
     d = default_digits(result.judgments.queries) if digits is None else digits
     for line in header_lines(result):
-        console.print(line, highlight=False, markup=False, soft_wrap=True)
-    console.print()
-
-    group_label = " / ".join(result.groups) if result.groups else "group"
-    table = Table(show_edge=False, pad_edge=False, box=None, header_style="bold")
-    table.add_column(group_label)
-    table.add_column("n", justify="right")
-    for m in result.metrics:
-        table.add_column(m, justify="right")
-    for field_name, value, row in _group_rows(result):
-        label = value if len(result.groups) <= 1 or not field_name else f"{field_name}={value}"
-        table.add_row(label, str(row["n"]), *(fmt(row.get(m), d) for m in result.metrics))
-    console.print(table)
+        print_line(console, line)
+    print_line(console, "")
+    print_table(scores_table(result, d), console)
 
     show = per_query if per_query is not None else len(result.per_query) <= PER_QUERY_DEFAULT_LIMIT
     if show and result.per_query:
-        console.print()
-        fields = [f for f in ("language", "query_class") if f in result.per_query[0]]
-        pq = Table(show_edge=False, pad_edge=False, box=None, header_style="bold")
-        pq.add_column("query")
-        for f in fields:
-            pq.add_column(f)
-        pq.add_column("rank", justify="right")
-        for m in result.metrics:
-            pq.add_column(m, justify="right")
-        pq.add_column("text", overflow="fold")
-        for row in result.per_query:
-            rank = row.get("first_rel_rank")
-            pq.add_row(
-                row["query_id"],
-                *(str(row.get(f, "")) for f in fields),
-                "-" if rank is None else str(rank),
-                *(fmt(row.get(m), d) for m in result.metrics),
-                row.get("text", ""),
-            )
-        console.print(pq)
+        print_line(console, "")
+        print_table(per_query_table(result, d), console)
     if result.no_answer:
-        console.print()
-        console.print(
-            f"no-answer queries ({len(result.no_answer)}), not in the scores above:",
-            highlight=False,
+        print_line(console, "")
+        print_line(
+            console, f"no-answer queries ({len(result.no_answer)}), not in the scores above:"
         )
         for row in result.no_answer:
             got = (
@@ -173,25 +169,27 @@ def render_terminal(
                 else f"returned {row['returned']}, top {row['top_doc']}"
                 + (f" (score {row['top_score']:.3g})" if row.get("top_score") is not None else "")
             )
-            console.print(f"  {row['query_id']}  {got}  {row.get('text', '')}", highlight=False)
+            print_line(console, f"  {row['query_id']}  {got}  {row.get('text', '')}")
 
 
 def render_markdown(result: EvaluationResult, *, digits: int | None = None) -> str:
-    """A compact Markdown report (for a pull-request comment or a log)."""
+    """A Markdown report (for a pull-request comment or a log): the header, the scores,
+    per-query rows (folded, up to 50 queries, as in the terminal) and no-answer queries."""
     d = default_digits(result.judgments.queries) if digits is None else digits
-    out = [f"### assay: {result.run.name} on {result.judgments.name}", ""]
+    from assay.report.escape import md_cell
+
+    out = [f"### assay: {md_cell(result.run.name)} on {md_cell(result.judgments.name)}", ""]
     out += [f"- {line}" for line in header_lines(result)]
     out.append("")
-    label = " / ".join(result.groups) if result.groups else "group"
-    out.append("| " + " | ".join([label, "n", *result.metrics]) + " |")
-    out.append("|" + "|".join(["---", "---:"] + ["---:"] * len(result.metrics)) + "|")
-    for field_name, value, row in _group_rows(result):
-        name = value if len(result.groups) <= 1 or not field_name else f"{field_name}={value}"
-        cells = [name, str(row["n"]), *(fmt(row.get(m), d) for m in result.metrics)]
-        out.append("| " + " | ".join(cells) + " |")
+    out.append(markdown_table(scores_table(result, d)).rstrip("\n"))
+    if result.per_query and len(result.per_query) <= PER_QUERY_DEFAULT_LIMIT:
+        out += ["", "<details><summary>Per query</summary>", ""]
+        out += [markdown_table(per_query_table(result, d)).rstrip("\n"), "", "</details>"]
     if result.no_answer:
         out.append("")
-        out.append(f"{len(result.no_answer)} no-answer queries reported apart from the scores.")
+        noun = count(len(result.no_answer), "no-answer query")
+        out.append(f"{noun} reported apart from the scores:")
+        out += [f"- {row['query_id']}: {row.get('text', '')}" for row in result.no_answer]
     return "\n".join(out) + "\n"
 
 
@@ -212,10 +210,14 @@ def render_csv(result: EvaluationResult) -> str:
     }
     cols += list(context)
     writer = csv.DictWriter(buf, fieldnames=cols, extrasaction="ignore", lineterminator="\n")
-    writer.writeheader()
+    from assay.report.escape import csv_cell
+
+    writer.writerow({c: csv_cell(c) for c in cols})
     for row in result.per_query:
         values = {**row, **context}
-        writer.writerow({c: ("" if values.get(c) is None else values.get(c)) for c in cols})
+        writer.writerow(
+            {c: ("" if values.get(c) is None else csv_cell(values.get(c))) for c in cols}
+        )
     return buf.getvalue()
 
 

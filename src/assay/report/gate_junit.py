@@ -1,4 +1,4 @@
-"""JUnit XML rendering of a :class:`~assay.store.gate.GateResult`.
+"""JUnit XML rendering of a :class:`~assay.procedures.gate_result.GateResult`.
 
 One ``<testcase>`` per metric and slice: a regression is a ``<failure>``, a
 slice too small to gate is ``<skipped>``. The layout follows the common JUnit
@@ -10,17 +10,17 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # pragma: no cover
-    from assay.store.gate import GateResult
+    from assay.procedures.gate_result import GateResult
 
 
 def render_junit(result: GateResult) -> str:
     """The gate as a JUnit XML document (UTF-8 text with an XML declaration)."""
     import xml.etree.ElementTree as ET
 
-    failures = len(result.failures)
+    failures = len(result.failures) + (1 if result.failed_check else 0)
     skipped = sum(1 for c in result.checks if not c.gated)
     counts = {
-        "tests": str(len(result.checks)),
+        "tests": str(len(result.checks) + (1 if result.failed_check else 0)),
         "failures": str(failures),
         "errors": "0",
         "skipped": str(skipped),
@@ -50,5 +50,15 @@ def render_junit(result: GateResult) -> str:
         else:
             out = ET.SubElement(case, "system-out")
             out.text = c.message
+    if result.failed_check:
+        case = ET.SubElement(
+            suite,
+            "testcase",
+            {"classname": "assay.gate.failed_queries", "name": "failed queries", "time": "0"},
+        )
+        failure = ET.SubElement(
+            case, "failure", {"message": result.failed_check, "type": "failed queries"}
+        )
+        failure.text = result.failed_check
     ET.indent(root)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"

@@ -1,11 +1,11 @@
-"""Markdown rendering of a :class:`~assay.store.gate.GateResult` (a pull-request comment)."""
+"""Markdown rendering of a gate result (a pull-request comment)."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # pragma: no cover
-    from assay.store.gate import GateCheck, GateResult
+    from assay.procedures.gate_result import GateCheck, GateResult
 
 
 def _status(check: GateCheck) -> str:
@@ -15,12 +15,16 @@ def _status(check: GateCheck) -> str:
 
 
 def _cell(text: str) -> str:
-    return text.replace("|", "\\|")
+    from assay.report.escape import md_cell
+
+    return md_cell(text)
 
 
 def render_markdown(result: GateResult) -> str:
     """The gate's verdict, rule, one table row per check, and the failing checks in words."""
     head = "passed" if result.passed else "failed: regression"
+    if not result.passed and not result.failures:
+        head = "failed: failed queries"
     pct = f"{result.confidence * 100:.4g}%"
     lines = [
         f"### assay gate {head}",
@@ -48,6 +52,8 @@ def render_markdown(result: GateResult) -> str:
         lines.append("")
         lines.extend(f"- {_cell(c.message)}" for c in failures)
         lines.append("")
+    if result.failed_check:
+        lines.extend([f"Failed queries: {_cell(result.failed_check)}", ""])
     small = [c for c in result.checks if not c.gated]
     if small:
         lines.append(

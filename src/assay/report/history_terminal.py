@@ -1,27 +1,21 @@
 """Terminal rendering of a :class:`~assay.store.history.HistoryReport`.
 
 Compact on purpose: minutes not seconds, short hashes, yes/no for booleans,
-a gate's verdict next to its kind. Written to a pipe or a file, the console is
-as wide as the table needs, between :data:`MIN_PIPE_WIDTH` and
-:data:`MAX_PIPE_WIDTH` columns; long metric names wrap in the header, numbers
-are never cut.
+a gate's or verify-suite's verdict next to its kind. The table goes through
+:mod:`assay.report.table`: sized to a terminal, full width on a pipe.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from assay.report.table import Cell, Column, Styled, Table, print_line, print_table
+
 if TYPE_CHECKING:  # pragma: no cover
     from rich.console import Console
-    from rich.table import Table
 
     from assay.store.history import HistoryReport, HistoryRow
 
-#: Width bounds when the output is not a terminal (a pipe, a CI log, a file).
-MIN_PIPE_WIDTH = 120
-MAX_PIPE_WIDTH = 160
-#: Room for a value such as ``-0.0714``.
-VALUE_CHARS = 7
 #: Characters of a judgment-set version (content hash) and of a git commit shown.
 HASH_CHARS = 8
 GIT_CHARS = 7
@@ -41,13 +35,15 @@ def short_time(created_at: str | None) -> str:
     return created_at.replace("T", " ")[:16]
 
 
-def _kind(row: HistoryRow) -> str:
+def _kind(row: HistoryRow) -> Cell:
     from assay.store.db import ROLE_GATE_FAILED
 
     if row.kind == "gate" and "passed" in row.metrics:
-        return "gate: pass" if row.metrics["passed"] else "[red]gate: FAIL[/]"
+        return "gate: pass" if row.metrics["passed"] else Styled("gate: FAIL", "red")
+    if row.kind == "verify" and "passed" in row.metrics:
+        return "verify: pass" if row.metrics["passed"] else Styled("verify: FAIL", "red")
     if row.role == ROLE_GATE_FAILED:
-        return "evaluation [dim](failed gate)[/]"
+        return "evaluation (failed gate)"
     return row.kind
 
 
@@ -64,30 +60,21 @@ def _value(metric: str, row: HistoryRow) -> str:
 
 def history_table(report: HistoryReport) -> Table:
     """The table of recorded results, oldest first; a version change is flagged with ``*``."""
-    from rich.markup import escape
-    from rich.table import Table
-
-    table = Table(show_edge=False)
-    table.add_column("run", no_wrap=True)
-    table.add_column("created (UTC)", min_width=10)  # wraps between date and time
-    table.add_column("kind", min_width=10)
-    table.add_column("system", overflow="fold", min_width=8)
-    table.add_column("judgments", overflow="fold", min_width=8)
-    table.add_column("version", no_wrap=True)
-    table.add_column("git", no_wrap=True)
-    for m in report.metrics:
-        table.add_column(escape(m), justify="right", overflow="fold", min_width=VALUE_CHARS)
+    cols = [Column("run", "right", key=True), Column("created (UTC)"), Column("kind")]
+    cols += [Column("system"), Column("judgments"), Column("version"), Column("git")]
+    cols += [Column(m, "right") for m in report.metrics]
+    table = Table(cols)
     for r in report.rows:
-        version = short_hash(r.judgments_version)
+        version: Cell = short_hash(r.judgments_version)
         if r.version_changed:
-            version = f"[bold yellow]*{version}[/]"
+            version = Styled(f"*{version}", "bold yellow")
         git = short_hash(r.git_commit, GIT_CHARS) + ("+dirty" if r.dirty else "")
         table.add_row(
             str(r.run_id),
             short_time(r.created_at),
             _kind(r),
-            escape(r.system or "-"),
-            escape(r.judgments_name or "-"),
+            r.system or "-",
+            r.judgments_name or "-",
             version,
             git,
             *[_value(m, r) for m in report.metrics],
@@ -96,28 +83,20 @@ def history_table(report: HistoryReport) -> Table:
 
 
 def render_terminal(report: HistoryReport, console: Console) -> None:
-    """The table, then notes on left-out metrics and judgment-set version changes.
-
-    When ``console`` is not a terminal its width is set to what the table
-    needs, within :data:`MIN_PIPE_WIDTH` .. :data:`MAX_PIPE_WIDTH`. A console
-    narrower than the table's minimum is widened to it (the terminal wraps the
-    lines) rather than letting columns disappear.
-    """
+    """The table (see :mod:`assay.report.table`), then notes on left-out metrics and
+    judgment-set version changes."""
     from rich.markup import escape
 
     if not report.rows:
-        console.print(f"no results recorded in {escape(report.store)} match the filters")
+        print_line(console, f"no results recorded in {report.store} match the filters")
         return
-    table = history_table(report)
-    size = console.measure(table, options=console.options.update_width(10_000))
-    if not console.is_terminal:
-        console.width = min(max(MIN_PIPE_WIDTH, size.maximum), MAX_PIPE_WIDTH)
-    console.width = max(console.width, size.minimum)
-    console.print(table)
+    print_table(history_table(report), console)
     if report.metrics_note:
-        console.print(f"[dim]{escape(report.metrics_note)}[/]")
+        print_line(console, f"[dim]{escape(report.metrics_note)}[/]", markup=True)
     if report.version_changes:
-        console.print(
+        print_line(
+            console,
             f"[yellow]*[/] judgment-set version changed ({report.version_changes}x): "
-            "scores before and after a change are not comparable"
+            "scores before and after a change are not comparable",
+            markup=True,
         )

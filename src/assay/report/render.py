@@ -7,74 +7,19 @@ can be produced from the file alone, in any format its kind supports.
 from __future__ import annotations
 
 import io
-import json
-from pathlib import Path
 from typing import Any
 
-from assay.errors import InputError, Problem, UsageError
+from assay.errors import UsageError
 
 #: Formats each kind of result can be rendered in.
 FORMATS_BY_KIND: dict[str, tuple[str, ...]] = {
-    "evaluation": ("table", "json", "csv", "markdown"),
-    "comparison": ("table", "json", "csv", "markdown", "html"),
-    "answers": ("table", "json", "csv", "markdown"),
-    "gate": ("table", "json", "markdown", "junit"),
-    "verify": ("table", "json"),
-    "matrix": ("table", "json", "markdown", "html"),
+    "evaluation": ("table", "plain", "json", "csv", "markdown"),
+    "comparison": ("table", "plain", "json", "csv", "markdown", "html"),
+    "answers": ("table", "plain", "json", "csv", "markdown"),
+    "gate": ("table", "plain", "json", "markdown", "junit"),
+    "verify": ("table", "plain", "json"),
+    "matrix": ("table", "plain", "json", "markdown", "html"),
 }
-
-
-def read_result_file(path: str | Path) -> Any:
-    """Load a result file into its model; errors name the file, line and field."""
-    from pydantic import ValidationError
-
-    from assay.store.api import load_result
-
-    p = Path(path)
-    if not p.is_file():
-        raise UsageError(f"result file not found: {p}")
-    try:
-        text = p.read_text(encoding="utf-8-sig")
-        data = json.loads(text)
-    except UnicodeDecodeError as exc:
-        raise InputError([Problem(str(p), None, f"not UTF-8 text: {exc.reason}")]) from None
-    except json.JSONDecodeError as exc:
-        raise InputError(
-            [
-                Problem(
-                    str(p),
-                    exc.lineno,
-                    f"not a JSON result file: {exc.msg}",
-                    hint="write result files with --format json -o FILE.json",
-                )
-            ]
-        ) from None
-    kind = data.get("kind") if isinstance(data, dict) else None
-    if kind not in FORMATS_BY_KIND:
-        raise InputError(
-            [
-                Problem(
-                    str(p),
-                    1,
-                    f"unknown result kind {kind!r}",
-                    field="kind",
-                    hint=f"an assay result has kind one of {', '.join(FORMATS_BY_KIND)}",
-                )
-            ]
-        )
-    try:
-        return load_result(data)
-    except ValidationError as exc:
-        problems = [
-            Problem(
-                str(p),
-                None,
-                err.get("msg", "invalid value"),
-                field=".".join(str(x) for x in err.get("loc", ())) or None,
-            )
-            for err in exc.errors()[:20]
-        ]
-        raise InputError(problems) from None
 
 
 def render(result: Any, fmt: str, *, width: int = 120) -> str:
@@ -87,7 +32,7 @@ def render(result: Any, fmt: str, *, width: int = 120) -> str:
         )
     if fmt == "json":
         return result.model_dump_json(indent=2) + "\n"
-    if fmt == "table":
+    if fmt in ("table", "plain"):
         return _terminal_text(result, width)
     if kind == "evaluation":
         from assay.report import evaluation as rep
@@ -119,7 +64,7 @@ def _terminal_text(result: Any, width: int) -> str:
     from rich.console import Console
 
     buf = io.StringIO()
-    console = Console(file=buf, width=width, no_color=True, highlight=False)
+    console = Console(file=buf, width=width, no_color=True, highlight=False, force_terminal=False)
     print_terminal(result, console)
     return buf.getvalue()
 

@@ -18,22 +18,23 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import re
-import tempfile
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from assay.errors import InputError, Problem, UsageError, collecting
+from assay.formats import format_from_name
 from assay.runs._columns import (
     Columns,
     categorical,
     may_have_duplicates,
     parse_columns,
 )
+from assay.runs.checks import RankingCheck, duplicate_doc, score_fault
 from assay.runs.models import Run
+from assay.textio import BOM, UTF8_HINT, read_bytes, undecodable_message
 
 FORMATS = ("trec", "jsonl")
 _TREC_HINT = "each line must be 'query_id Q0 doc_id rank score tag' (6 fields)"
@@ -41,17 +42,10 @@ _TREC_HINT = "each line must be 'query_id Q0 doc_id rank score tag' (6 fields)"
 
 # --------------------------------------------------------------------- detect
 def detect_format(path: str | Path) -> str:
-    """Guess a run file's format from its extension, then from its first line."""
-    p = Path(path)
-    suffix = p.suffix.lower()
-    if suffix in (".jsonl", ".json", ".ndjson"):
-        return "jsonl"
-    if suffix in (".trec", ".run", ".txt", ".tsv", ".res"):
-        return "trec"
-    with open(p, "rb") as fh:
-        head = fh.read(4096)
-    head = head.removeprefix(b"\xef\xbb\xbf").lstrip()
-    return "jsonl" if head.startswith(b"{") else "trec"
+    """The run format of ``path``, from its name, then its content; see :mod:`assay.formats`."""
+    from assay.formats import detect_format as detect
+
+    return detect(path, "run")
 
 
 def load_run(path: str | Path, format: str | None = None, name: str | None = None) -> Run:
@@ -61,15 +55,27 @@ def load_run(path: str | Path, format: str | None = None, name: str | None = Non
     Raises :class:`InputError` naming each bad line (file, line, field, hint),
     :class:`UsageError` for an unknown format or a missing file.
     """
+    from assay.fileio import check_input
+
     p = Path(path)
+    check_input(p)
     if not p.is_file():
         raise UsageError(f"run file not found: {p}")
     fmt = format or detect_format(p)
     if fmt not in FORMATS:
         raise UsageError(f"unknown run format {fmt!r}; use one of {', '.join(FORMATS)}")
-    if fmt == "trec":
-        return _load_trec(p, name)
-    return _load_jsonl(p, name)
+    try:
+        if fmt == "trec":
+            return _load_trec(p, name)
+        return _load_jsonl(p, name)
+    except (OSError, EOFError) as exc:  # a truncated gzip stream, an unreadable file
+        raise InputError([Problem(str(p), None, f"cannot be read: {exc}")]) from None
+    except Exception as exc:
+        if type(exc).__module__.startswith("pyarrow"):  # e.g. a 10 MB line
+            raise InputError(
+                [Problem(str(p), None, f"cannot be parsed: {exc}", hint=_TREC_HINT)]
+            ) from None
+        raise
 
 
 # ----------------------------------------------------------------------- TREC
@@ -91,7 +97,7 @@ def _load_trec(p: Path, name: str | None) -> Run:
 
     with open(p, "rb") as fh:
         head = fh.read(65536)
-    if not head.startswith(b"\xef\xbb\xbf") and re.search(rb"\S", head):
+    if not head.startswith((BOM, b"\x1f\x8b")) and re.search(rb"\S", head):
         # Fastest path: pyarrow reads the file itself, block by block, so the
         # whole file is never held in memory. Any failure (or an unusual file)
         # falls back to the byte-level paths below, which decide what is wrong.
@@ -101,11 +107,11 @@ def _load_trec(p: Path, name: str | None) -> Run:
             columns = None
         if columns is not None and len(columns[0]):
             return _columns_to_run(p, columns, name, _first_tag(head))
-    data = p.read_bytes().removeprefix(b"\xef\xbb\xbf")
+    data = read_bytes(p)  # BOM dropped, gzip opened
     if b"\r" in data:
         data = data.replace(b"\r\n", b"\n")
     if re.search(rb"\S", data[:4096]) is None and re.search(rb"\S", data) is None:
-        raise InputError([Problem(str(p), None, "empty run file", hint=_TREC_HINT)])
+        raise InputError([Problem(str(p), None, "empty file: no results", hint=_TREC_HINT)])
     try:
         # Fast path on the bytes as they are (single spaces, the usual case); only
         # when that fails are blanks normalised (tabs, repeated spaces), then retried.
@@ -136,12 +142,10 @@ def _columns_to_run(p: Path, columns: Columns, name: str | None, tag: str | None
     qcodes, qcats, dcodes, dcats, scores = columns
     with collecting(p) as log:
         for row in np.flatnonzero(~np.isfinite(scores))[:20]:
-            log.add(
-                int(row) + 1,
-                f"score is {scores[row]}",
-                field="score",
-                hint="scores must be finite numbers",
-            )
+            doc = dcats[int(dcodes[row])].as_py()
+            fault = score_fault(doc, float(scores[row]))
+            assert fault is not None  # a non-finite score always breaks the rule
+            log.add(int(row) + 1, fault.message, field=fault.field, hint=fault.hint)
     _check_duplicates(p, qcodes, dcodes, qcats, dcats)
     qids, docs = categorical(qcodes, qcats), categorical(dcodes, dcats)
     run_name = name or tag or p.stem
@@ -167,14 +171,9 @@ def _check_duplicates(
     with collecting(p) as log:
         pairs = sorted(zip(order[dup].tolist(), order[starts[group_of]].tolist(), strict=True))
         for row, first in pairs:
-            log.add(
-                row + 1,
-                f"duplicate doc_id {dcats[int(dcodes[row])].as_py()!r} "
-                f"for query {qcats[int(qcodes[row])].as_py()!r} "
-                f"(first seen on line {first + 1})",
-                field="doc_id",
-                hint="list each document once per query",
-            )
+            doc, query = dcats[int(dcodes[row])].as_py(), qcats[int(qcodes[row])].as_py()
+            fault = duplicate_doc(doc, query, first + 1)
+            log.add(row + 1, fault.message, field=fault.field, hint=fault.hint)
 
 
 def _check_trec_lines(p: Path, data: bytes) -> bytes:
@@ -184,18 +183,14 @@ def _check_trec_lines(p: Path, data: bytes) -> bytes:
     returned bytes keep the first 6 fields of each line.
     """
     out: list[bytes] = []
-    first_seen: dict[tuple[str, str], int] = {}
+    check = RankingCheck()
     with collecting(p) as log:
         for lineno, raw in enumerate(data.split(b"\n"), start=1):
             out.append(b" ".join(raw.split(b" ")[:6]))
             try:
                 line = raw.decode("utf-8")
             except UnicodeDecodeError as exc:
-                log.add(
-                    lineno,
-                    f"undecodable bytes at column {exc.start + 1} ({exc.reason})",
-                    hint="save the file as UTF-8",
-                )
+                log.add(lineno, undecodable_message(raw, exc), hint=UTF8_HINT)
                 continue
             fields = line.split()
             if not fields:
@@ -204,9 +199,10 @@ def _check_trec_lines(p: Path, data: bytes) -> bytes:
             if len(fields) < 6:
                 log.add(lineno, f"expected 6 fields, found {len(fields)}", hint=_TREC_HINT)
                 continue
+            values: dict[str, float] = {}
             for idx, fname in ((3, "rank"), (4, "score")):
                 try:
-                    value = float(fields[idx])
+                    values[fname] = float(fields[idx])
                 except ValueError:
                     log.add(
                         lineno,
@@ -214,22 +210,11 @@ def _check_trec_lines(p: Path, data: bytes) -> bytes:
                         field=fname,
                         hint=_TREC_HINT,
                     )
-                    continue
-                if fname == "score" and not math.isfinite(value):
-                    log.add(
-                        lineno, f"score is {value}", field="score", hint="scores must be finite"
-                    )
-            pair = (fields[0], fields[2])
-            if pair in first_seen:
-                log.add(
-                    lineno,
-                    f"duplicate doc_id {fields[2]!r} for query {fields[0]!r} "
-                    f"(first seen on line {first_seen[pair]})",
-                    field="doc_id",
-                    hint="list each document once per query",
-                )
-            else:
-                first_seen[pair] = lineno
+            if "score" not in values:
+                continue
+            fault = check.add(fields[0], fields[2], values["score"], lineno)
+            if fault is not None:
+                log.add(lineno, fault.message, field=fault.field, hint=fault.hint)
     return b"\n".join(out)
 
 
@@ -243,40 +228,19 @@ _JSONL_HINT = (
 def _load_jsonl(p: Path, name: str | None) -> Run:
     import pandas as pd
 
-    raw = p.read_bytes().removeprefix(b"\xef\xbb\xbf")
-    if not raw.strip():
-        raise InputError([Problem(str(p), None, "empty run file", hint=_JSONL_HINT)])
-    lines = raw.split(b"\n")
-    if lines and lines[-1].strip() == b"":
-        lines.pop()
+    from assay.textio import json_lines, read_text
+
     qids: list[str] = []
     docs: list[str] = []
     scores: list[float] = []
-    scored_state: dict[str, Any] = {"kind": None, "line": None}
+    check = RankingCheck()
     seen_q: dict[str, int] = {}
     with collecting(p) as log:
-        for lineno, bline in enumerate(lines, start=1):
-            try:
-                text = bline.decode("utf-8").rstrip("\r")
-            except UnicodeDecodeError as exc:
-                log.add(
-                    lineno,
-                    f"undecodable bytes at column {exc.start + 1} ({exc.reason})",
-                    hint="save the file as UTF-8",
-                )
-                continue
-            if not text.strip():
-                log.add(lineno, "blank line", hint="remove blank lines (one query per line)")
-                continue
-            try:
-                obj = json.loads(text)
-            except json.JSONDecodeError as exc:
-                log.add(
-                    lineno, f"malformed JSON: {exc.msg} at column {exc.colno}", hint=_JSONL_HINT
-                )
-                continue
-            _parse_jsonl_record(log, lineno, obj, seen_q, scored_state, qids, docs, scores)
-    has_scores = scored_state["kind"] == "scored"
+        text = read_text(p, log)
+        objects = () if text is None else json_lines(text, log, what="query", plural="queries")
+        for lineno, obj in objects:
+            _parse_jsonl_record(log, lineno, obj, seen_q, check, qids, docs, scores)
+    has_scores = check.has_scores
     arr = np.asarray(scores, dtype=np.float64) if has_scores else np.full(len(docs), np.nan)
     qcat = pd.Categorical(qids, categories=pd.unique(pd.Series(qids, dtype=object)))
     dcat = pd.Categorical(docs)
@@ -286,16 +250,13 @@ def _load_jsonl(p: Path, name: str | None) -> Run:
 def _parse_jsonl_record(
     log: Any,
     lineno: int,
-    obj: Any,
+    obj: dict[str, Any],
     seen_q: dict[str, int],
-    state: dict[str, Any],
+    check: RankingCheck,
     qids: list[str],
     docs: list[str],
     scores: list[float],
 ) -> None:
-    if not isinstance(obj, dict):
-        log.add(lineno, "expected a JSON object", hint=_JSONL_HINT)
-        return
     qid = obj.get("query_id")
     if qid is None or isinstance(qid, dict | list | bool) or str(qid) == "":
         log.add(lineno, "missing query_id", field="query_id", hint=_JSONL_HINT)
@@ -314,61 +275,18 @@ def _parse_jsonl_record(
     if not isinstance(results, list):
         log.add(lineno, "results must be a list", field="results", hint=_JSONL_HINT)
         return
-    seen_d: set[str] = set()
     for pos, item in enumerate(results, start=1):
-        if isinstance(item, dict):
-            doc, score, kind = item.get("doc_id"), item.get("score"), "scored"
-            if score is None:
-                kind = "unscored"
-        else:
-            doc, score, kind = item, None, "unscored"
+        doc, score = (
+            (item.get("doc_id"), item.get("score")) if isinstance(item, dict) else (item, None)
+        )
         if doc is None or isinstance(doc, dict | list | bool) or str(doc) == "":
             log.add(lineno, f"result {pos} has no doc_id", field="results", hint=_JSONL_HINT)
             return
         doc = str(doc)
-        if score is not None:
-            if isinstance(score, bool) or not isinstance(score, int | float):
-                log.add(
-                    lineno, f"score of {doc!r} is not a number", field="score", hint=_JSONL_HINT
-                )
-                return
-            if not math.isfinite(score):
-                log.add(
-                    lineno,
-                    f"score of {doc!r} is {score}",
-                    field="score",
-                    hint="scores must be finite numbers",
-                )
-                return
-        if state["kind"] is None:
-            state["kind"], state["line"] = kind, lineno
-        elif state["kind"] != kind:
-            has, lacks = (
-                (f"line {lineno}", f"line {state['line']}")
-                if kind == "scored"
-                else (f"line {state['line']}", f"line {lineno}")
-            )
-            message = (
-                f"line {lineno} mixes results with and without scores"
-                if state["line"] == lineno
-                else f"{has} gives scores but {lacks} does not"
-            )
-            log.add(
-                lineno,
-                message,
-                field="score",
-                hint="give every result in the file a score, or none",
-            )
+        fault = check.add(qid, doc, score, lineno)
+        if fault is not None:
+            log.add(lineno, fault.message, field=fault.field, hint=fault.hint)
             return
-        if doc in seen_d:
-            log.add(
-                lineno,
-                f"duplicate doc_id {doc!r} for query {qid!r}",
-                field="results",
-                hint="list each document once per query",
-            )
-            return
-        seen_d.add(doc)
         qids.append(qid)
         docs.append(doc)
         scores.append(math.nan if score is None else float(score))
@@ -405,20 +323,14 @@ def write_run(
     its order; in JSONL it is written as bare doc ids.
     """
     p = Path(path)
-    fmt = format or ("jsonl" if p.suffix.lower() in (".jsonl", ".json", ".ndjson") else "trec")
+    fmt = format or format_from_name(p, "run") or "trec"
     if fmt not in FORMATS:
         raise UsageError(f"unknown run format {fmt!r}; use one of {', '.join(FORMATS)}")
     ranked = run.ranked(ties)  # type: ignore[arg-type]
     payload = _trec_bytes(ranked, run, tag) if fmt == "trec" else _jsonl_bytes(ranked, run)
-    p.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(payload)
-        os.replace(tmp, p)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    from assay.fileio import write_bytes_atomic
+
+    write_bytes_atomic(p, payload)
 
 
 def _ranks(qids: Any) -> np.ndarray:

@@ -5,14 +5,12 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
-#: How tied scores are ordered. ``score``: score descending then doc id
-#: descending (trec_eval's rule); ``given``: the order of the file or list.
-TiePolicy = Literal["score", "given"]
+from assay.policies import TiePolicy
 
 
 @dataclass(frozen=True, eq=False)
@@ -48,45 +46,26 @@ class Run:
         :class:`assay.errors.UsageError` on duplicate doc ids or bad scores.
         """
         from assay.errors import UsageError
+        from assay.runs.checks import RankingCheck, item_parts, missing_doc
 
         qids: list[str] = []
         docs: list[str] = []
         scores: list[float] = []
-        any_score = False
+        check = RankingCheck()
         for qid, items in ranking.items():
             if isinstance(items, Mapping):
                 items = list(items.items())
-            seen: set[str] = set()
             for item in items:
-                if isinstance(item, Mapping):
-                    doc = item.get("doc_id", item.get("id"))
-                    score = item.get("score")
-                elif isinstance(item, tuple | list):
-                    doc, score = item[0], item[1] if len(item) > 1 else None
-                else:
-                    doc, score = item, None
-                doc = str(doc)
-                if doc in seen:
-                    raise UsageError(f"run {name!r}: duplicate doc id {doc!r} for query {qid!r}")
-                seen.add(doc)
-                if score is not None:
-                    if isinstance(score, bool) or not isinstance(score, int | float):
-                        raise UsageError(
-                            f"run {name!r}: score of {doc!r} for query {qid!r} is not a number"
-                        )
-                    if not math.isfinite(score):
-                        raise UsageError(
-                            f"run {name!r}: score of {doc!r} for query {qid!r} is {score}"
-                        )
-                    any_score = True
+                doc, score = item_parts(item)
+                fault = missing_doc(item) if doc is None else check.add(str(qid), str(doc), score)
+                if fault is not None:
+                    raise UsageError(f"run {name!r}: {fault.message} ({fault.hint})")
                 qids.append(str(qid))
-                docs.append(doc)
+                docs.append(str(doc))
                 scores.append(math.nan if score is None else float(score))
         arr = np.asarray(scores, dtype=np.float64)
-        if any_score and np.isnan(arr).any():
-            raise UsageError(f"run {name!r}: some results have a score and some do not")
         frame = pd.DataFrame({"query_id": qids, "doc_id": docs, "score": arr})
-        return cls(frame, name=name, has_scores=any_score, metadata=dict(metadata or {}))
+        return cls(frame, name=name, has_scores=check.has_scores, metadata=dict(metadata or {}))
 
     def __len__(self) -> int:
         return len(self.frame)
@@ -110,13 +89,19 @@ class Run:
         trec_eval does; ``'given'`` keeps the given order. Runs without scores
         always keep the given order.
         """
+        from assay.runs.order import trec_order
+
         f = self.frame
         if ties == "given" or not self.has_scores:
             return f
         qcodes, _ = pd.factorize(f["query_id"])
-        dcodes = _lexicographic_codes(f["doc_id"])
-        order = np.lexsort((-dcodes, -f["score"].to_numpy(), qcodes))
-        return f.iloc[order]
+        docs = f["doc_id"]
+        if isinstance(docs.dtype, pd.CategoricalDtype):
+            dcodes, doc_ids = docs.cat.codes.to_numpy(), docs.cat.categories
+        else:
+            dcodes, doc_ids = pd.factorize(docs)
+        order = trec_order(qcodes, f["score"].to_numpy(), dcodes, doc_ids)
+        return f if order is None else f.iloc[order]
 
     def to_dict(self, ties: TiePolicy = "score") -> dict[str, list[tuple[str, float]]]:
         """``{query_id: [(doc_id, score), ...]}`` in rank order (score NaN if absent)."""
@@ -130,18 +115,3 @@ class Run:
 
     def __repr__(self) -> str:
         return f"Run({self.name!r}, rows={len(self.frame)}, queries={len(self.query_ids)})"
-
-
-def _lexicographic_codes(values: pd.Series) -> np.ndarray:
-    """Codes whose order is the code-point (= UTF-8 byte) order of the strings.
-
-    A categorical's own codes follow its category order (often appearance
-    order), so they are re-ranked by the sorted category strings.
-    """
-    if isinstance(values.dtype, pd.CategoricalDtype):
-        cats = np.asarray(values.cat.categories.astype(str).to_numpy(dtype=object))
-        rank = np.empty(len(cats), dtype=np.int64)
-        rank[np.argsort(cats, kind="stable")] = np.arange(len(cats))
-        return rank[values.cat.codes.to_numpy()]
-    codes, _ = pd.factorize(values.astype(str), sort=True)
-    return codes

@@ -9,6 +9,7 @@ than "no detectable difference" needs an adjusted p-value below ``alpha``.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from assay.errors import UsageError
@@ -22,10 +23,10 @@ from assay.stats.models import (
     PowerEstimate,
     QueryDelta,
     Settings,
-    SliceComparison,
     SystemInfo,
     Verdict,
 )
+from assay.stats.slices import slice_comparisons
 
 if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
@@ -34,8 +35,6 @@ if TYPE_CHECKING:  # pragma: no cover
 
 #: Differences within this distance of 0 count as ties.
 TIE_TOLERANCE = 1e-12
-#: Separator of several tags in one metadata value.
-TAG_SEPARATOR = ";"
 #: Difference whose required query count is reported.
 TARGET_DELTA = 0.02
 
@@ -100,7 +99,7 @@ def _resolve_metrics(metrics: Sequence[str] | None, results: list[EvaluationResu
     return out
 
 
-def _verdict(delta: float, p_adjusted: float, alpha: float) -> Verdict:
+def verdict(delta: float, p_adjusted: float, alpha: float) -> Verdict:
     if p_adjusted < alpha and delta > TIE_TOLERANCE:
         return BETTER
     if p_adjusted < alpha and delta < -TIE_TOLERANCE:
@@ -114,14 +113,7 @@ def _finite(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
 
 
-def _slice_values(value: Any) -> list[str]:
-    if value is None or (isinstance(value, float) and value != value):
-        return ["(none)"]
-    parts = [p.strip() for p in str(value).split(TAG_SEPARATOR)]
-    return [p for p in parts if p] or ["(none)"]
-
-
-def _stats_rows(
+def stats_rows(
     diffs: np.ndarray,
     *,
     test: str,
@@ -133,14 +125,19 @@ def _stats_rows(
     """Per-row means, CIs, p-values, effect sizes and win/loss/tie counts."""
     import numpy as np
 
+    from assay.progress import progress
     from assay.stats.bootstrap import bootstrap_ci_rows
     from assay.stats.power import effect_size
     from assay.stats.significance import paired_pvalues
 
-    low, high = bootstrap_ci_rows(diffs, n_resamples=n_resamples, method=ci_method, seed=seed)
-    p = paired_pvalues(
-        diffs, test=test, n_permutations=n_permutations, n_resamples=n_resamples, seed=seed
-    )
+    rows = int(diffs.shape[0])
+    with progress("bootstrap CIs and paired tests", total=2 * rows, unit="steps") as tick:
+        low, high = bootstrap_ci_rows(diffs, n_resamples=n_resamples, method=ci_method, seed=seed)
+        tick(rows)
+        p = paired_pvalues(
+            diffs, test=test, n_permutations=n_permutations, n_resamples=n_resamples, seed=seed
+        )
+        tick(rows)
     return {
         "delta": diffs.mean(axis=1),
         "low": low,
@@ -194,78 +191,140 @@ def compare(
 ) -> ComparisonResult:
     """Compare each non-baseline result with the baseline, per metric and per slice.
 
-    ``results`` come from :func:`assay.evaluation.evaluate` on the same judgment
-    set (same ``judgments.version``; ``allow_version_mismatch=True`` proceeds
-    anyway and records a warning). ``baseline`` is a system name or an index
-    into ``results``. ``metrics`` defaults to the metrics every result has;
-    ``by`` names per-query metadata fields to slice on (``;``-separated tags
-    count in each tag's slice). ``test`` is ``randomization``, ``t``,
+    ``results`` come from :func:`assay.evaluate` on the same judgment set (same
+    ``judgments.version`` and policy; ``allow_version_mismatch=True`` proceeds
+    on other versions and records a warning). ``baseline`` is a system name or
+    an index into ``results``. ``metrics`` defaults to the metrics every result
+    has; ``by`` names per-query metadata fields to slice on (``;``-separated
+    tags count in each tag's slice). ``test`` is ``randomization``, ``t``,
     ``wilcoxon`` or ``bootstrap``; CIs are ``ci_method`` (``percentile`` or
     ``bca``) bootstrap intervals of the mean difference at 95%. ``top`` queries
     with the largest losses and gains are listed per candidate x metric.
+
+    The steps: check the inputs, pair the queries, test, assemble.
     """
-    import numpy as np
-
-    from assay.stats.bootstrap import METHODS
-    from assay.stats.significance import TESTS, holm, is_exact
-
-    results = list(results)
-    if len(results) < 2:
-        raise UsageError(f"compare needs at least two results (got {len(results)})")
-    if test.lower() not in TESTS:
-        raise UsageError(f"unknown test {test!r}; use one of {', '.join(TESTS)}")
-    if ci_method.lower() not in METHODS:
-        raise UsageError(f"unknown CI method {ci_method!r}; use one of {', '.join(METHODS)}")
-    if not 0.0 < alpha < 1.0:
-        raise UsageError(f"alpha must be between 0 and 1 (got {alpha})")
-    if top < 0:
-        raise UsageError(f"top must be 0 or more (got {top})")
     by = [by] if isinstance(by, str) else list(by)
+    _check_settings(len(results), test, ci_method, alpha, top)
+    ordered, names, metric_names, warnings = _order_inputs(
+        list(results), baseline, metrics, allow_version_mismatch
+    )
+    pairs = _pair(ordered, names, metric_names, warnings)
+    common = dict(
+        test=test.lower(),
+        n_permutations=n_permutations,
+        n_resamples=n_resamples,
+        ci_method=ci_method.lower(),
+        seed=seed,
+    )
+    comparisons, power = _test(pairs, names[1:], metric_names, alpha, top, common)
+    slices, slice_values = slice_comparisons(
+        by,
+        pairs.queries,
+        pairs.rows,
+        pairs.diffs,
+        pairs.values,
+        names[1:],
+        metric_names,
+        alpha,
+        common,
+    )
+    first = ordered[0].judgments
+    return ComparisonResult(
+        judgments_name=first.name,
+        judgments_version=first.version,
+        version_mismatch=len({r.judgments.version for r in ordered}) > 1,
+        baseline=names[0],
+        systems=pairs.systems,
+        metrics=metric_names,
+        n_queries=len(pairs.queries),
+        settings=Settings(
+            **common,
+            alpha=alpha,
+            by=by,
+            p_value_method=_p_value_method(
+                common["test"], len(pairs.queries), n_permutations, n_resamples
+            ),
+        ),
+        comparisons=comparisons,
+        slices=slices,
+        power=power,
+        per_query=_paired_queries(pairs, names, metric_names, by, slice_values),
+        warnings=warnings,
+    )
+
+
+def _check_settings(n_results: int, test: str, ci_method: str, alpha: float, top: int) -> None:
+    """Step 1a: the settings are known and in range."""
+    from assay.stats.bootstrap import METHODS
+    from assay.stats.significance import TESTS
+
+    if n_results < 2:
+        raise UsageError(f"compare needs at least two results (got {n_results})")
+    if test.lower() not in TESTS:
+        raise UsageError(f"unknown `test` {test!r}; use one of {', '.join(TESTS)}", "test")
+    if ci_method.lower() not in METHODS:
+        raise UsageError(
+            f"unknown CI method {ci_method!r}; use one of {', '.join(METHODS)}", "ci_method"
+        )
+    if not 0.0 < alpha < 1.0:
+        raise UsageError(f"`alpha` must be between 0 and 1 (got {alpha})", "alpha")
+    if top < 0:
+        raise UsageError(f"`top` must be 0 or more (got {top})", "top")
+
+
+def _order_inputs(
+    results: list[EvaluationResult],
+    baseline: str | int,
+    metrics: Sequence[str] | None,
+    allow_version_mismatch: bool,
+) -> tuple[list[EvaluationResult], list[str], list[str], list[str]]:
+    """Step 1b: results can be paired; baseline first; unique names; the metrics compared."""
+    from assay.results import check_pairable
 
     run_names = [r.run.name for r in results]
     names = unique_names(run_names)
     base = _baseline_index(baseline, names, run_names)
-    warnings: list[str] = []
-
-    versions = {r.judgments.version for r in results}
-    mismatch = len(versions) > 1
-    if mismatch:
-        detail = ", ".join(
-            f"{n}: {r.judgments.version}" for n, r in zip(names, results, strict=True)
-        )
-        if not allow_version_mismatch:
-            raise UsageError(
-                f"results were made on different judgment-set versions ({detail}); "
-                "re-evaluate on one version or pass --allow-version-mismatch"
-            )
-        warnings.append(f"judgment-set versions differ ({detail}); compared anyway on request")
-
+    warnings = check_pairable(results, names, allow_version_mismatch=allow_version_mismatch)
     metric_names = _resolve_metrics(metrics, results)
     order = [base] + [i for i in range(len(results)) if i != base]
-    names = [names[i] for i in order]
-    results = [results[i] for i in order]
-    candidates = names[1:]
+    return [results[i] for i in order], [names[i] for i in order], metric_names, warnings
 
-    # ---- pair queries by id (baseline order), keep finite values only
+
+@dataclass
+class _Pairs:
+    """Queries shared by every system, with their values and differences to the baseline."""
+
+    queries: list[str]
+    rows: list[dict[str, Any]]
+    systems: list[SystemInfo]
+    values: np.ndarray  # systems x metrics x queries
+    diffs: np.ndarray  # (candidates x metrics) x queries
+    texts: list[str]
+    ranks: list[list[Any]]
+
+
+def _pair(
+    results: list[EvaluationResult], names: list[str], metric_names: list[str], warnings: list[str]
+) -> _Pairs:
+    """Step 2: pair queries by id (baseline order), keeping finite values only."""
+    import numpy as np
+
     rows_by_system = []
     for r in results:
-        table: dict[str, dict[str, Any]] = {}
+        table: dict[str, Any] = {}
         for row in r.per_query:
             table.setdefault(str(row["query_id"]), row)
         rows_by_system.append(table)
+    shared = [q for q in rows_by_system[0] if all(q in t for t in rows_by_system[1:])]
     paired = [
-        q
-        for q in rows_by_system[0]
-        if all(q in t for t in rows_by_system[1:])
-        and all(_finite(t[q].get(m)) for t in rows_by_system for m in metric_names)
+        q for q in shared if all(_finite(t[q].get(m)) for t in rows_by_system for m in metric_names)
     ]
     if not paired:
         raise UsageError("the results share no query with finite values; nothing to compare")
-    nonfinite = sum(1 for q in rows_by_system[0] if all(q in t for t in rows_by_system[1:])) - len(
-        paired
-    )
-    if nonfinite:
-        warnings.append(f"{nonfinite} shared queries left out: a metric value is missing or NaN")
+    if len(shared) > len(paired):
+        warnings.append(
+            f"{len(shared) - len(paired)} shared queries left out: a metric value is missing or NaN"
+        )
     paired_set = set(paired)
     systems = []
     for name, r, table in zip(names, results, rows_by_system, strict=True):
@@ -278,64 +337,60 @@ def compare(
                 judgments_version=r.judgments.version,
                 queries=len(table),
                 unpaired=unpaired,
+                failed_queries=sorted(r.run.failed_queries),
             )
         )
         if unpaired:
             warnings.append(f"{name}: {unpaired} queries not in every system were left out")
-
-    n_sys, n_met, n = len(results), len(metric_names), len(paired)
     values = np.array(
         [[[t[q][m] for q in paired] for m in metric_names] for t in rows_by_system], dtype=float
-    )  # systems x metrics x queries
-    diffs = (values[1:] - values[0:1]).reshape((n_sys - 1) * n_met, n)
-    texts = [str(rows_by_system[0][q].get("text") or "") for q in paired]
-    ranks = [[t[q].get("first_rel_rank") for q in paired] for t in rows_by_system]
-
-    common = dict(
-        test=test.lower(),
-        n_permutations=n_permutations,
-        n_resamples=n_resamples,
-        ci_method=ci_method.lower(),
-        seed=seed,
     )
-    st = _stats_rows(diffs, **common)
-    p_adj = holm(st["p"])
+    diffs = (values[1:] - values[0:1]).reshape((len(results) - 1) * len(metric_names), len(paired))
+    return _Pairs(
+        queries=paired,
+        rows=rows_by_system,
+        systems=systems,
+        values=values,
+        diffs=diffs,
+        texts=[str(rows_by_system[0][q].get("text") or "") for q in paired],
+        ranks=[[t[q].get("first_rel_rank") for q in paired] for t in rows_by_system],
+    )
 
-    comparisons = []
-    power = []
+
+def _test(
+    pairs: _Pairs,
+    candidates: list[str],
+    metric_names: list[str],
+    alpha: float,
+    top: int,
+    common: dict[str, Any],
+) -> tuple[list[MetricComparison], list[PowerEstimate]]:
+    """Step 3: test every candidate x metric row (one Holm family), with power figures."""
+    from assay.stats.significance import holm
+
+    st = stats_rows(pairs.diffs, **common)
+    p_adj = holm(st["p"])
+    n_met = len(metric_names)
+    comparisons, power = [], []
     for ci, cand in enumerate(candidates):
         for mi, metric in enumerate(metric_names):
             row = ci * n_met + mi
-            d = diffs[row]
-            picks = np.argsort(d, kind="stable")
-
-            def qd(j: int, ci: int = ci, mi: int = mi, d: np.ndarray = d) -> QueryDelta:
-                return QueryDelta(
-                    query_id=paired[j],
-                    text=texts[j],
-                    baseline=float(values[0, mi, j]),
-                    candidate=float(values[ci + 1, mi, j]),
-                    delta=float(d[j]),
-                    baseline_rank=ranks[0][j],
-                    candidate_rank=ranks[ci + 1][j],
-                )
-
-            losses = [qd(int(j)) for j in picks[:top] if d[j] < -TIE_TOLERANCE]
-            gains = [qd(int(j)) for j in picks[::-1][:top] if d[j] > TIE_TOLERANCE]
+            losses, gains = _extremes(pairs, ci, mi, row, top)
+            delta = float(st["delta"][row])
             comparisons.append(
                 MetricComparison(
                     candidate=cand,
                     metric=metric,
-                    n=n,
-                    baseline_mean=float(values[0, mi].mean()),
-                    candidate_mean=float(values[ci + 1, mi].mean()),
-                    delta=float(st["delta"][row]),
+                    n=len(pairs.queries),
+                    baseline_mean=float(pairs.values[0, mi].mean()),
+                    candidate_mean=float(pairs.values[ci + 1, mi].mean()),
+                    delta=delta,
                     ci_low=float(st["low"][row]),
                     ci_high=float(st["high"][row]),
                     p_value=float(st["p"][row]),
                     p_adjusted=float(p_adj[row]),
                     effect_size=st["effect"][row],
-                    verdict=_verdict(float(st["delta"][row]), float(p_adj[row]), alpha),
+                    verdict=verdict(delta, float(p_adj[row]), alpha),
                     wins=int(st["wins"][row]),
                     losses=int(st["losses"][row]),
                     ties=int(st["ties"][row]),
@@ -343,15 +398,49 @@ def compare(
                     top_gains=gains,
                 )
             )
-            power.append(_power(cand, metric, d))
+            power.append(_power(cand, metric, pairs.diffs[row]))
+    return comparisons, power
 
-    slices, slice_values = _slices(
-        by, paired, rows_by_system, diffs, values, candidates, metric_names, alpha, common
-    )
-    per_query = [
+
+def _extremes(
+    pairs: _Pairs, ci: int, mi: int, row: int, top: int
+) -> tuple[list[QueryDelta], list[QueryDelta]]:
+    """The ``top`` largest losses and gains of one candidate x metric row."""
+    import numpy as np
+
+    d = pairs.diffs[row]
+    picks = np.argsort(d, kind="stable")
+
+    def qd(j: int) -> QueryDelta:
+        return QueryDelta(
+            query_id=pairs.queries[j],
+            text=pairs.texts[j],
+            baseline=float(pairs.values[0, mi, j]),
+            candidate=float(pairs.values[ci + 1, mi, j]),
+            delta=float(d[j]),
+            baseline_rank=pairs.ranks[0][j],
+            candidate_rank=pairs.ranks[ci + 1][j],
+        )
+
+    losses = [qd(int(j)) for j in picks[:top] if d[j] < -TIE_TOLERANCE]
+    gains = [qd(int(j)) for j in picks[::-1][:top] if d[j] > TIE_TOLERANCE]
+    return losses, gains
+
+
+def _paired_queries(
+    pairs: _Pairs,
+    names: list[str],
+    metric_names: list[str],
+    by: list[str],
+    slice_values: dict[str, list[str | None]],
+) -> list[PairedQuery]:
+    """Step 4: every paired query with each system's values and each candidate's deltas."""
+    n_met = len(metric_names)
+    values, diffs = pairs.values, pairs.diffs
+    return [
         PairedQuery(
             query_id=q,
-            text=texts[j],
+            text=pairs.texts[j],
             slices={f: slice_values[f][j] for f in by},
             values={
                 s: {m: float(values[si, mi, j]) for mi, m in enumerate(metric_names)}
@@ -359,129 +448,28 @@ def compare(
             },
             deltas={
                 c: {m: float(diffs[ci * n_met + mi, j]) for mi, m in enumerate(metric_names)}
-                for ci, c in enumerate(candidates)
+                for ci, c in enumerate(names[1:])
             },
-            first_rel_rank={s: ranks[si][j] for si, s in enumerate(names)},
+            first_rel_rank={s: pairs.ranks[si][j] for si, s in enumerate(names)},
         )
-        for j, q in enumerate(paired)
+        for j, q in enumerate(pairs.queries)
     ]
 
-    if test.lower() == "randomization":
-        how = (
+
+def _p_value_method(test: str, n: int, n_permutations: int, n_resamples: int) -> str:
+    """How the p-values were computed, in words (printed in every report)."""
+    from assay.stats.significance import is_exact
+
+    if test == "randomization":
+        return (
             f"exact enumeration of all 2^{n} sign vectors"
             if is_exact(n, n_permutations)
             else f"Monte Carlo, {n_permutations} random sign vectors, p = (1 + hits) / "
             f"({n_permutations} + 1)"
         ) + "; slices use exact enumeration when 2^n <= permutations"
-    else:
-        how = {
-            "t": "scipy.stats.ttest_rel, two-sided",
-            "wilcoxon": "scipy.stats.wilcoxon, two-sided, zero differences dropped",
-            "bootstrap": f"bootstrap of centred differences, {n_resamples} resamples, "
-            "p = (1 + hits) / (B + 1)",
-        }[test.lower()]
-    first = results[0].judgments
-    return ComparisonResult(
-        judgments_name=first.name,
-        judgments_version=first.version,
-        version_mismatch=mismatch,
-        baseline=names[0],
-        systems=systems,
-        metrics=metric_names,
-        n_queries=n,
-        settings=Settings(
-            test=test.lower(),
-            alpha=alpha,
-            seed=seed,
-            n_permutations=n_permutations,
-            n_resamples=n_resamples,
-            ci_method=ci_method.lower(),
-            by=by,
-            p_value_method=how,
-        ),
-        comparisons=comparisons,
-        slices=slices,
-        power=power,
-        per_query=per_query,
-        warnings=warnings,
-    )
-
-
-def _slices(
-    by: list[str],
-    paired: list[str],
-    rows_by_system: list[dict[str, dict[str, Any]]],
-    diffs: np.ndarray,
-    values: np.ndarray,
-    candidates: list[str],
-    metric_names: list[str],
-    alpha: float,
-    common: dict[str, Any],
-) -> tuple[list[SliceComparison], dict[str, list[str | None]]]:
-    """Per-slice statistics (their own Holm family) and each query's raw slice value."""
-    import numpy as np
-
-    from assay.stats.significance import holm
-
-    raw: dict[str, list[str | None]] = {}
-    pending: list[tuple[str, str, np.ndarray, dict[str, Any]]] = []
-    for field in by:
-        found = [
-            next((t[q][field] for t in rows_by_system if t[q].get(field) is not None), None)
-            for q in paired
-        ]
-        if all(field not in t[q] for t in rows_by_system for q in paired):
-            available = sorted(
-                {
-                    k
-                    for k in rows_by_system[0][paired[0]]
-                    if k not in metric_names and k not in ("query_id", "text", "first_rel_rank")
-                }
-            )
-            raise UsageError(
-                f"no per-query field {field!r} to slice by; fields: {', '.join(available)}"
-            )
-        raw[field] = [None if v is None else str(v) for v in found]
-        labels: dict[str, list[int]] = {}
-        for j, v in enumerate(found):
-            for label in _slice_values(v):
-                labels.setdefault(label, []).append(j)
-        for label in sorted(labels):
-            idx = np.array(labels[label])
-            sub = diffs[:, idx]
-            pending.append((field, label, idx, _stats_rows(sub, **common)))
-    if not pending:
-        return [], raw
-    p_all = np.concatenate([st["p"] for *_, st in pending])
-    p_adj = holm(p_all)
-    n_met = len(metric_names)
-    out = []
-    k = 0
-    for field, label, idx, st in pending:
-        for ci, cand in enumerate(candidates):
-            for mi, metric in enumerate(metric_names):
-                row = ci * n_met + mi
-                delta = float(st["delta"][row])
-                out.append(
-                    SliceComparison(
-                        field=field,
-                        value=label,
-                        candidate=cand,
-                        metric=metric,
-                        n=int(idx.size),
-                        baseline_mean=float(values[0, mi, idx].mean()),
-                        candidate_mean=float(values[ci + 1, mi, idx].mean()),
-                        delta=delta,
-                        ci_low=float(st["low"][row]),
-                        ci_high=float(st["high"][row]),
-                        p_value=float(st["p"][row]),
-                        p_adjusted=float(p_adj[k + row]),
-                        effect_size=st["effect"][row],
-                        verdict=_verdict(delta, float(p_adj[k + row]), alpha),
-                        wins=int(st["wins"][row]),
-                        losses=int(st["losses"][row]),
-                        ties=int(st["ties"][row]),
-                    )
-                )
-        k += len(st["p"])
-    return out, raw
+    return {
+        "t": "scipy.stats.ttest_rel, two-sided",
+        "wilcoxon": "scipy.stats.wilcoxon, two-sided, zero differences dropped",
+        "bootstrap": f"bootstrap of centred differences, {n_resamples} resamples, "
+        "p = (1 + hits) / (B + 1)",
+    }[test]

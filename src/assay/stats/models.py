@@ -30,6 +30,9 @@ class SystemInfo(BaseModel):
     judgments_version: str
     queries: int = Field(description="per-query rows in the system's result")
     unpaired: int = Field(0, description="rows dropped because another system lacks the query")
+    failed_queries: list[str] = Field(
+        default_factory=list, description="queries whose system call failed (never scored)"
+    )
 
 
 class QueryDelta(BaseModel):

@@ -24,26 +24,19 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, Field
 
 from assay.errors import UsageError
+from assay.redact import redact_text
+from assay.results import load_result
+from assay.textio import parse_json
 
 if TYPE_CHECKING:  # pragma: no cover
     from sqlalchemy import Connection, Engine
 
-    from assay.store.gate import GateResult
+    from assay.procedures.gate_result import GateResult
 
 #: The store used when neither ``--store`` nor ``$ASSAY_STORE`` is given.
 DEFAULT_URL = "sqlite:///.assay/history.db"
 #: Environment variable naming the store.
 ENV_VAR = "ASSAY_STORE"
-
-#: Result kind -> "module:Class" of its pydantic model.
-RESULT_MODELS = {
-    "evaluation": "assay.results:EvaluationResult",
-    "comparison": "assay.stats.models:ComparisonResult",
-    "answers": "assay.answers.result:AnswersResult",
-    "gate": "assay.store.gate:GateResult",
-    "verify": "assay.store.verify:VerifyResult",
-    "matrix": "assay.matrix.result:MatrixResult",
-}
 
 
 class HistoryEntry(BaseModel):
@@ -81,7 +74,12 @@ def resolve_url(url: str | None = None) -> str:
 def _sqlite_file(url: str) -> Path | None:
     from sqlalchemy.engine import make_url
 
-    parsed = make_url(url)
+    try:
+        parsed = make_url(url)
+    except (ValueError, TypeError) as exc:
+        from sqlalchemy.exc import ArgumentError
+
+        raise ArgumentError(str(exc)) from None
     if parsed.get_backend_name() != "sqlite":
         return None
     db = parsed.database
@@ -90,34 +88,18 @@ def _sqlite_file(url: str) -> Path | None:
     return Path(db)
 
 
-def load_result(payload: str | dict[str, Any]) -> Any:
-    """Turn a stored payload (JSON text or dict) back into its result model.
-
-    Unknown kinds come back as plain dicts.
-    """
-    import importlib
-
-    data = json.loads(payload) if isinstance(payload, str) else dict(payload)
-    target = RESULT_MODELS.get(str(data.get("kind", "evaluation")))
-    if target is None:
-        return data
-    module, name = target.split(":")
-    model = getattr(importlib.import_module(module), name)
-    if isinstance(payload, str):
-        return model.model_validate_json(payload)
-    return model.model_validate(data)
-
-
 def _payload(result: Any) -> str:
+    from assay.redact import scrub_secrets
+
     if isinstance(result, BaseModel):
-        text = result.model_dump_json()
+        text = scrub_secrets(result.model_dump_json())  # assay.redact: never stored
         if "kind" not in type(result).model_fields and "kind" not in (result.model_extra or {}):
             raise UsageError(f"cannot record a {type(result).__name__}: it has no 'kind'")
         return text
     if isinstance(result, dict):
         if "kind" not in result:
             raise UsageError("cannot record a result without a 'kind' field")
-        return json.dumps(result)
+        return scrub_secrets(json.dumps(result))
     raise UsageError(f"cannot record a {type(result).__name__}; expected an assay result")
 
 
@@ -150,7 +132,7 @@ class Store:
         from assay.store.columns import index_columns, metric_values
         from assay.store.db import METRICS, RESULTS
 
-        data = json.loads(text)
+        data = parse_json(text)
         cols = index_columns(data)
         values = metric_values(data)
         run_id = conn.execute(
@@ -338,12 +320,18 @@ def open_store(url: str | None = None) -> Store:
     migrating its schema; a SQLite file's folder is created (the default
     ``.assay`` folder with a ``.gitignore``, so the store is not committed by
     accident)."""
-    from sqlalchemy.exc import OperationalError
+    from sqlalchemy.exc import ArgumentError, DatabaseError, NoSuchModuleError
 
     from assay.store.db import create_engine_for, migrate
 
     resolved = resolve_url(url)
-    path = _sqlite_file(resolved)
+    try:
+        path = _sqlite_file(resolved)
+    except ArgumentError as exc:
+        raise UsageError(
+            f"--store {redact_text(resolved)!r} is not a usable database URL ({exc}); "
+            "write sqlite:///path/history.db or postgresql://..."
+        ) from None
     if path is not None and not path.parent.is_dir():
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -351,13 +339,21 @@ def open_store(url: str | None = None) -> Store:
             raise UsageError(f"cannot create the store folder {path.parent}: {exc}") from None
         if path.parent.name == ".assay":
             _ignore_folder(path.parent)
-    engine = create_engine_for(resolved)
+    try:
+        engine = create_engine_for(resolved)
+    except (ValueError, ArgumentError, NoSuchModuleError) as exc:
+        raise UsageError(
+            f"--store {redact_text(resolved)!r} is not a usable database URL ({exc}); "
+            "write sqlite:///path/history.db or postgresql://..."
+        ) from None
     try:
         migrate(engine)
-    except OperationalError as exc:
+    except DatabaseError as exc:  # OperationalError, or a file that is not a database
         engine.dispose()
         where = engine.url.render_as_string(hide_password=True)
-        raise UsageError(f"cannot open the store {where}: {exc.orig}") from None
+        raise UsageError(
+            f"cannot open the store {where}: {exc.orig} (is it an assay history store?)"
+        ) from None
     return Store(engine, resolved)
 
 

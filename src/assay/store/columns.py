@@ -7,8 +7,6 @@ from stored payloads.
 
 from __future__ import annotations
 
-import hashlib
-import json
 import math
 from typing import Any
 
@@ -19,10 +17,12 @@ def _env(payload: dict[str, Any]) -> dict[str, Any]:
 
 
 def _config_hash(system: Any) -> str | None:
+    """The one configuration hash (:func:`assay.systems.base.config_hash`) of a config."""
     if not isinstance(system, dict) or not system:
         return None
-    text = json.dumps(system, sort_keys=True, default=str)
-    return "sha256:" + hashlib.sha256(text.encode()).hexdigest()[:16]
+    from assay.systems.base import config_hash
+
+    return config_hash(system)
 
 
 def _finite(value: Any) -> bool:
@@ -141,6 +141,12 @@ def metric_values(payload: dict[str, Any]) -> dict[str, float]:
                 out[str(check.get("metric"))] = float(check["candidate_mean"])
                 if _finite(check.get("delta")):
                     out[f"delta {check.get('metric')}"] = float(check["delta"])
+        out["passed"] = 1.0 if payload.get("passed") else 0.0
+    elif kind == "verify":
+        metric = str(payload.get("metric"))
+        for key, name in ((metric, "system_mean"), (f"delta {metric}", "delta")):
+            if _finite(payload.get(name)):
+                out[key] = float(payload[name])
         out["passed"] = 1.0 if payload.get("passed") else 0.0
     else:
         agg = payload.get("aggregate")

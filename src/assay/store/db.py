@@ -17,12 +17,12 @@ from the stored gate results. A failed gate's candidate is never a baseline.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from assay.errors import UsageError
+from assay.textio import parse_json
 
 if TYPE_CHECKING:  # pragma: no cover
     from sqlalchemy import Connection, Engine, MetaData, Table
@@ -174,7 +174,7 @@ def _migrate_1_to_2(conn: Connection) -> None:
         _add_column(conn, RESULTS, name)
     rows = conn.execute(select(RESULTS.c.id, RESULTS.c.payload)).all()
     for row_id, payload in rows:
-        cols = index_columns(json.loads(payload))
+        cols = index_columns(parse_json(payload))
         conn.execute(
             update(RESULTS)
             .where(RESULTS.c.id == row_id)
@@ -195,7 +195,7 @@ def _migrate_2_to_3(conn: Connection) -> None:
     roles: dict[int, str] = {}
     for payload in gates:
         try:
-            data = json.loads(payload)
+            data = parse_json(payload)
         except ValueError:
             continue
         cand = data.get("candidate_run_id") if isinstance(data, dict) else None

@@ -8,6 +8,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
+# A failed system call (timeout, HTTP error, bad payload): the query is recorded as failed.
+from assay.errors import SystemCallError as SystemError_
+
 
 @dataclass(frozen=True)
 class Hit:
@@ -15,10 +18,6 @@ class Hit:
 
     doc_id: str
     score: float | None = None
-
-
-class SystemError_(Exception):
-    """A system call failed (timeout, HTTP error, bad payload); the query is recorded as failed."""
 
 
 @runtime_checkable
@@ -53,20 +52,17 @@ def coerce_hits(items: Sequence[Any]) -> list[Hit]:
     Accepts doc ids, ``(doc_id, score)`` pairs, dicts with ``doc_id`` (or ``id``)
     and optional ``score``, and :class:`Hit` objects.
     """
+    from assay.runs.checks import item_parts, missing_doc
+
     out: list[Hit] = []
     for item in items:
         if isinstance(item, Hit):
             out.append(item)
-        elif isinstance(item, dict):
-            doc = item.get("doc_id", item.get("id"))
-            if doc is None:
-                raise SystemError_(f"result {item!r} has no 'doc_id'")
-            score = item.get("score")
-            out.append(Hit(str(doc), None if score is None else float(score)))
-        elif isinstance(item, tuple | list):
-            out.append(Hit(str(item[0]), None if len(item) < 2 else float(item[1])))
-        else:
-            out.append(Hit(str(item)))
+            continue
+        doc, score = item_parts(item)
+        if doc is None:
+            raise SystemError_(missing_doc(item).message)
+        out.append(Hit(str(doc), None if score is None else float(score)))
     return out
 
 

@@ -6,9 +6,13 @@ stopwords), which scores nDCG@10 = 0.679 on BEIR SciFact; this implementation
 stays within 0.01 of it (see tests/systems/test_bm25_scifact.py).
 
 The index is built on the first search (or by :meth:`BM25System.prepare`) and
-kept in memory for the life of the instance. Only documents that share at least
-one term with the query are returned, so a list may be shorter than ``k``;
-equal scores are ordered by corpus position.
+kept in memory for the life of the instance. It is also saved on disk, keyed by
+the corpus version and every setting that changes it (see :attr:`BM25System.config`),
+under ``$ASSAY_CACHE_DIR/bm25`` (``.assay/cache/bm25``), so another process over
+the same corpus loads it instead of building it again (``cache=False``: never).
+
+Only documents that share at least one term with the query are returned, so a
+list may be shorter than ``k``; equal scores are ordered by corpus position.
 """
 
 from __future__ import annotations
@@ -28,7 +32,9 @@ from assay.systems._corpus import (
 from assay.systems.base import Hit
 
 BM25_METHODS = ("lucene", "robertson", "atire", "bm25l", "bm25+")
-_KEYS = ("k1", "b", "method", "stemmer", "stopwords", "text_fields")
+_KEYS = ("k1", "b", "method", "stemmer", "stopwords", "text_fields", "cache_dir")
+#: Documents tokenised between two progress ticks.
+_CHUNK = 2000
 
 
 def _stemmer(name: str | None) -> Any:
@@ -83,14 +89,20 @@ class BM25System:
         stopwords: str | Sequence[str] | None = "en",
         text_fields: list[str] | None = None,
         name: str = "bm25",
+        cache: bool = True,
+        cache_dir: str | Path | None = None,
     ) -> None:
         if method not in BM25_METHODS:
             raise UsageError(
                 f"unknown BM25 method {method!r} (choose one of {', '.join(BM25_METHODS)})"
             )
         for label, value in (("k1", k1), ("b", b)):
-            if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
-                raise UsageError(f"BM25 {label} must be a number >= 0, got {value!r}")
+            if (
+                isinstance(value, bool)
+                or not isinstance(value, int | float)
+                or not 0 <= value <= 1000  # also refuses nan and inf
+            ):
+                raise UsageError(f"BM25 {label} must be a finite number >= 0, got {value!r}")
         if b > 1:
             raise UsageError(f"BM25 b must lie in [0, 1], got {b!r}")
         self.name = name
@@ -108,6 +120,12 @@ class BM25System:
         self._doc_ids, self._texts = corpus_documents(corpus, self.text_fields)
         self._version = corpus_version(corpus)
         self._index: Any = None
+        self.cache_dir: Path | None = None
+        if cache:
+            from assay.systems.cache import cache_subdir
+
+            self.cache_dir = Path(cache_dir) if cache_dir is not None else cache_subdir("bm25")
+        self.loaded_from_cache = False
 
     @property
     def config(self) -> dict[str, Any]:
@@ -135,16 +153,78 @@ class BM25System:
             show_progress=False,
         )
 
-    def prepare(self) -> BM25System:
-        """Build the index now (otherwise the first search does); returns self."""
-        if self._index is None:
-            import bm25s
+    @property
+    def cache_path(self) -> Path | None:
+        """Folder of this index in the on-disk cache (None: not cached)."""
+        if self.cache_dir is None:
+            return None
+        from assay.systems.base import config_hash
 
-            index = bm25s.BM25(k1=self.k1, b=self.b, method=self.method)
-            index.index(self._tokenize(self._texts), show_progress=False)
-            self._index = index
+        return self.cache_dir / config_hash(self.config).split(":")[-1][:32]
+
+    def prepare(self) -> BM25System:
+        """Load the index from the cache or build it now (otherwise the first search
+        does); returns self."""
+        if self._index is None:
+            self._index = self._load_cached()
+            self.loaded_from_cache = self._index is not None
+            if self._index is None:
+                self._index = self._build()
+                self._save_cached(self._index)
             self._texts = []  # the index holds all it needs
         return self
+
+    def _build(self) -> Any:
+        import bm25s
+
+        from assay.progress import progress
+
+        tokens: list[list[str]] = []
+        texts = self._texts
+        with progress(f"{self.name}: indexing", total=len(texts), unit="docs") as tick:
+            for start in range(0, len(texts), _CHUNK):
+                tokens += self._tokenize(texts[start : start + _CHUNK])
+                tick(min(_CHUNK, len(texts) - start))
+        if not any(len(doc) for doc in tokens):
+            from assay.errors import UsageError
+
+            raise UsageError(
+                f"BM25 system {self.name!r}: every document of the corpus is empty or only "
+                "stop words, so there is nothing to index (check --text-field and the corpus)"
+            )
+        index = bm25s.BM25(k1=self.k1, b=self.b, method=self.method)
+        index.index(tokens, show_progress=False)
+        return index
+
+    def _load_cached(self) -> Any:
+        path = self.cache_path
+        if path is None or not (path / "params.index.json").is_file():
+            return None
+        import bm25s
+
+        try:
+            return bm25s.BM25.load(str(path), load_corpus=False, mmap=False)
+        except Exception:  # an unreadable entry is a miss; the index is built again
+            return None
+
+    def _save_cached(self, index: Any) -> None:
+        """Save ``index`` into a temporary folder renamed into place (atomic, race-safe)."""
+        path = self.cache_path
+        if path is None:
+            return
+        import shutil
+        import tempfile
+
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = tempfile.mkdtemp(prefix=f".{path.name}.", dir=path.parent)
+            index.save(tmp)
+            try:
+                Path(tmp).rename(path)
+            except OSError:  # another process saved it first
+                shutil.rmtree(tmp, ignore_errors=True)
+        except OSError:  # a read-only cache only costs a rebuild next time
+            return
 
     def search(self, query: str, k: int) -> list[Hit]:
         """The top ``k`` documents for one query text."""
@@ -193,10 +273,16 @@ def from_config(name: str, table: dict[str, Any], *, corpus: Any, base_dir: Path
 
     Keys: ``k1``, ``b``, ``method``, ``stemmer`` (a PyStemmer language or
     ``"none"``), ``stopwords`` (language code, list, or ``"none"``),
-    ``text_fields``. ``base_dir`` is unused (no file options).
+    ``text_fields``, ``cache_dir`` (relative to ``base_dir``; ``"none"``: no
+    on-disk index).
     """
     check_keys(name, table, _KEYS)
     kwargs: dict[str, Any] = {"name": name}
+    if "cache_dir" in table:
+        cache = table["cache_dir"]
+        kwargs["cache"] = cache not in (None, "none", "", False)
+        if kwargs["cache"]:
+            kwargs["cache_dir"] = Path(base_dir) / str(cache)
     for key in ("k1", "b", "method"):
         if key in table:
             kwargs[key] = table[key]

@@ -12,9 +12,10 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from assay.textio import parse_json
 
 if TYPE_CHECKING:
     from assay.systems.runner import RunOutcome
@@ -29,6 +30,16 @@ def default_cache_dir() -> Path:
     """``$ASSAY_CACHE_DIR`` if set, else ``.assay/cache/runs``."""
     env = os.environ.get(CACHE_ENV)
     return Path(env) if env else DEFAULT_DIR
+
+
+def cache_subdir(kind: str, base_dir: str | Path | None = None) -> Path:
+    """Where the built-in systems keep ``kind`` (``bm25`` indexes, ``embeddings``):
+    ``$ASSAY_CACHE_DIR/<kind>`` if set, else ``<base_dir>/.assay/cache/<kind>``
+    (``base_dir``: the working directory, or the folder of an assay.toml)."""
+    env = os.environ.get(CACHE_ENV)
+    if env:
+        return Path(env) / kind
+    return Path(base_dir or ".") / ".assay" / "cache" / kind
 
 
 class RunCache:
@@ -57,7 +68,7 @@ class RunCache:
 
         p = self.path(key)
         try:
-            data = json.loads(p.read_text(encoding="utf-8"))
+            data = parse_json(p.read_text(encoding="utf-8"))
             if data.get("key") != json.loads(json.dumps(key, default=str)):
                 return None
             meta = data["outcome"]
@@ -106,17 +117,10 @@ class RunCache:
             "outcome": outcome.metadata(),
             "run": ranking,
         }
-        p = self.path(key)
-        p.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                json.dump(payload, fh, separators=(",", ":"))
-            os.replace(tmp, p)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
-        return p
+        from assay.fileio import write_text_atomic
+        from assay.redact import redact
+
+        return write_text_atomic(self.path(key), json.dumps(redact(payload), separators=(",", ":")))
 
     def clear(self) -> int:
         """Delete every entry; returns how many were removed."""

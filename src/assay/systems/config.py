@@ -91,6 +91,11 @@ def load_config(path: str | Path) -> dict[str, Any]:
         raise InputError(
             [Problem(str(p), None, f"not UTF-8: {exc}", hint="save as UTF-8")]
         ) from None
+    except (RecursionError, ValueError) as exc:  # nesting thousands deep, 5,000-digit ints
+        reason = "nested too deeply" if isinstance(exc, RecursionError) else str(exc)[:120]
+        raise InputError(
+            [Problem(str(p), None, f"invalid TOML: {reason}", hint="simplify the value")]
+        ) from None
     systems = data.get("systems", {})
     if not isinstance(systems, dict) or any(not isinstance(t, dict) for t in systems.values()):
         raise InputError(
@@ -251,18 +256,10 @@ def _factory(type_name: str, where: str) -> Factory:
     try:
         module = importlib.import_module(module_name)
     except ModuleNotFoundError as exc:
-        if exc.name == module_name:
-            raise UsageError(
-                f"{where}: system type {type_name!r} is not available in this installation "
-                f"({module_name} is missing)"
-            ) from None
         raise UsageError(
             f"{where}: system type {type_name!r} needs the package {exc.name!r}; install it"
         ) from None
-    factory = getattr(module, "from_config", None)
-    if factory is None:
-        raise UsageError(f"{where}: {module_name} has no from_config()")
-    return factory
+    return module.from_config
 
 
 # ---------------------------------------------------------------- secrets

@@ -21,8 +21,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
@@ -220,16 +218,12 @@ class EmbeddingCache:
 
     def save(self, key: str, matrix: np.ndarray) -> Path:
         """Write ``matrix`` atomically; returns its path."""
+        import io
+
         import numpy as np
 
-        self.directory.mkdir(parents=True, exist_ok=True)
-        target = self.path(key)
-        fd, tmp = tempfile.mkstemp(prefix=f".{key}.", suffix=".tmp", dir=self.directory)
-        try:
-            with os.fdopen(fd, "wb") as handle:
-                np.save(handle, np.ascontiguousarray(matrix, dtype=np.float32))
-            os.replace(tmp, target)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
-        return target
+        from assay.fileio import write_bytes_atomic
+
+        buffer = io.BytesIO()
+        np.save(buffer, np.ascontiguousarray(matrix, dtype=np.float32))
+        return write_bytes_atomic(self.path(key), buffer.getvalue())

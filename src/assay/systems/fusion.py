@@ -17,6 +17,16 @@ Four methods, each over per-query ranked lists (:func:`fuse_lists`) or over whol
     (pyserini's ``interpolation``); a missing document contributes 0.
 ``average``
     ``sum(s_i * (1 / n))`` on raw scores (pyserini's ``average``).
+``weighted``
+    ``sum(w_i * s_i)`` on raw scores, ``weights`` default 1.0 each.
+``combsum`` / ``combmnz``
+    Fox and Shaw's CombSUM (sum of raw scores) and CombMNZ (CombSUM times the
+    number of lists holding the document); ``normalize`` is pyserini's name of
+    ``minmax``.
+
+Run files are fused with :func:`fuse_files` (``assay fuse``): each file is
+read with its rank column (:func:`load_ranked_run`), so RRF uses the ranks the
+file states, as pyserini's ``TrecRun`` does, not the line positions.
 
 Conventions copied from pyserini so that the outputs match its files: only the
 first ``depth`` entries of each list take part; a list's rank is the 1-based
@@ -30,13 +40,19 @@ appearance order across the input runs.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Literal
 
 from assay.errors import UsageError
-from assay.runs.models import Run, TiePolicy
+from assay.policies import TiePolicy
+from assay.runs.models import Run
 
-FusionMethod = Literal["rrf", "minmax", "interpolation", "average"]
-FUSION_METHODS: tuple[str, ...] = ("rrf", "minmax", "interpolation", "average")
+FusionMethod = Literal[
+    "rrf", "minmax", "interpolation", "average", "weighted", "combsum", "combmnz", "normalize"
+]
+FUSION_METHODS: tuple[str, ...] = (
+    "rrf", "minmax", "interpolation", "average", "weighted", "combsum", "combmnz", "normalize"
+)  # fmt: skip
 
 #: One ranked list: ``(doc_id, score, rank)`` in rank order. ``score`` may be
 #: None for RRF; ``rank`` is 1-based.
@@ -67,6 +83,8 @@ def resolve_weights(
         return [alpha, 1 - alpha]
     if method == "average":
         return [1 / n_lists] * n_lists
+    if method in ("combsum", "combmnz"):
+        return [1.0] * n_lists
     if weights is None:
         return [1.0] * n_lists
     out = [float(w) for w in weights]
@@ -105,7 +123,9 @@ def fuse_lists(
     if method == "rrf" and (isinstance(k_rrf, bool) or k_rrf < 0):
         raise UsageError(f"k_rrf must be >= 0, got {k_rrf!r}")
     mult = resolve_weights(method, len(lists), weights, alpha)
+    method = "minmax" if method == "normalize" else method
     totals: dict[str, float] = {}
+    hits: dict[str, int] = {}
     for lst, w in zip(lists, mult, strict=True):
         if method == "rrf":
             contrib = [(doc, 1 / (k_rrf + rank)) for doc, _, rank in lst]
@@ -120,6 +140,9 @@ def fuse_lists(
             contrib = contrib[:depth]
         for doc, value in contrib:
             totals[doc] = totals.get(doc, 0.0) + value
+            hits[doc] = hits.get(doc, 0) + 1
+    if method == "combmnz":
+        totals = {doc: value * hits[doc] for doc, value in totals.items()}
     fused = sorted(totals.items(), key=lambda item: (-item[1], item[0]))
     return fused if limit is None else fused[:limit]
 
@@ -188,7 +211,7 @@ def fuse_runs(
         params["k_rrf"] = k_rrf
     elif method == "interpolation":
         params["alpha"] = alpha
-    elif method == "minmax":
+    elif method in ("minmax", "weighted", "normalize"):
         params["weights"] = resolve_weights(method, len(runs), weights, alpha)
     return Run.from_dict(fused, name=name or method, metadata={"fusion": params})
 
@@ -238,3 +261,48 @@ def fuse_average(
 ) -> Run:
     """Mean of raw scores, a missing document counting 0 (pyserini ``average``)."""
     return fuse_runs(runs, method="average", depth=depth, limit=limit, name=name)
+
+
+def load_ranked_run(path: str | Path) -> Run:
+    """A TREC run file whose frame keeps the file's rank column (file order, as pyserini).
+
+    The rows are :func:`~assay.runs.io.load_run`'s (validated, file order); the
+    rank column is the 4th field of each line. Raises :class:`UsageError` when
+    a rank is not a whole number.
+    """
+    import pandas as pd
+
+    from assay.runs.io import load_run
+
+    run = load_run(path, format="trec")
+    ranks = pd.read_csv(
+        path, sep=r"\s+", header=None, usecols=[3], dtype=str, comment=None, engine="c"
+    )[3]
+    if len(ranks) != len(run.frame) or not ranks.str.fullmatch(r"[+-]?\d+").all():
+        raise UsageError(f"{path}: the 4th field (rank) must be a whole number on every line")
+    frame = run.frame.assign(rank=ranks.astype("int64").to_numpy())
+    return Run(frame, name=run.name, path=run.path, has_scores=run.has_scores)
+
+
+def fuse_files(
+    paths: Sequence[str | Path],
+    *,
+    method: FusionMethod = "rrf",
+    k_rrf: int = 60,
+    weights: Sequence[float] | None = None,
+    alpha: float = 0.5,
+    depth: int | None = 1000,
+    limit: int | None = 1000,
+    name: str | None = None,
+) -> Run:
+    """Fuse TREC run files as pyserini's ``pyserini.fusion`` does (ranks read from the files).
+
+    The library form of ``assay fuse``; see :func:`fuse_runs` for the parameters.
+    Write the result with ``write_run(run, path, ties="given")`` to keep the
+    fused order.
+    """
+    runs = [load_ranked_run(p) for p in paths]
+    return fuse_runs(
+        runs, method=method, k_rrf=k_rrf, weights=weights, alpha=alpha, depth=depth,
+        limit=limit, name=name,
+    )  # fmt: skip

@@ -26,9 +26,12 @@ from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import quote, urljoin, urlsplit
 
 from assay.errors import UsageError
+from assay.redact import REDACTED, redact, redact_text, register_secret
+from assay.retry import RetryPolicy, Transient, parse_retry_after
+from assay.safejson import loads as safe_loads
 from assay.systems.base import Hit, System, SystemError_
 from assay.systems.jsonpath import PathError, Step, format_path, get_path, parse_path
 
@@ -38,8 +41,19 @@ _SENSITIVE_HEADER = re.compile(r"auth|key|token|secret|cookie|password|credentia
 _SENSITIVE_PARAM = re.compile(
     r"([?&][^=&#]*(?:auth|key|token|secret|password|credential|sig)[^=&#]*=)([^&#]*)", re.I
 )
-_REDACTED = "<redacted>"
+_REDACTED = REDACTED
 _SNIPPET = 200
+#: Default cap on a response body (bytes); ``max_response_bytes`` changes it.
+MAX_RESPONSE_BYTES = 16 * 1024 * 1024
+_MAX_REDIRECTS = 5
+_REDIRECTS = (301, 302, 303, 307, 308)
+#: What to do when a redirect leads to another origin (scheme, host, port).
+CROSS_ORIGIN = ("drop-headers", "refuse")
+
+
+class TransientSystemError(SystemError_, Transient):
+    """A failed call worth another attempt: timeout, connection error, 5xx, 408, 429."""
+
 
 #: Tells the registry (:mod:`assay.systems.config`) to pass ``${VAR}`` through
 #: unresolved: this module reads the environment itself, at call time.
@@ -52,10 +66,17 @@ class HttpSystem:
     ``url`` is a template with ``{query}`` and ``{k}``; ``body`` (POST) a JSON
     template (dict, or JSON text); ``hits_path`` points at the hit list in the
     response, ``id_path`` and ``score_path`` into one hit. Failed calls (timeout,
-    connection error, HTTP 5xx or 429) are retried ``retries`` times with
-    exponential ``backoff``; other failures raise :class:`SystemError_` at once.
-    At most ``concurrency`` requests are in flight at a time, from
-    :meth:`search_many` or from any number of threads calling :meth:`search`.
+    connection error, HTTP 5xx, 408 or 429) raise :class:`TransientSystemError`;
+    other failures (other 4xx, bad JSON) a plain :class:`SystemError_`. Each
+    call makes one request: the runner (:mod:`assay.systems.runner`) is the one
+    retry layer and retries transient failures with :attr:`retry_policy`
+    (``retries`` and exponential ``backoff``, honouring ``Retry-After``).
+    ``timeout`` is a deadline for the whole request (connect, headers, body),
+    not per read; a body larger than ``max_response_bytes`` fails the call. A
+    redirect to another origin drops every configured header
+    (``cross_origin_redirects = "drop-headers"``) or fails the call
+    (``"refuse"``). At most ``concurrency`` requests are in flight at a time,
+    from :meth:`search_many` or from any number of threads calling :meth:`search`.
     """
 
     def __init__(
@@ -73,6 +94,8 @@ class HttpSystem:
         retries: int = 2,
         backoff: float = 0.5,
         concurrency: int = 4,
+        max_response_bytes: int = MAX_RESPONSE_BYTES,
+        cross_origin_redirects: str = "drop-headers",
         type_: str = "http",
     ) -> None:
         self.name = name
@@ -90,6 +113,14 @@ class HttpSystem:
         self._backoff = _non_negative(name, "backoff", backoff)
         self._retries = _count(name, "retries", retries, minimum=0)
         self._concurrency = _count(name, "concurrency", concurrency, minimum=1)
+        self._max_bytes = _count(name, "max_response_bytes", max_response_bytes, minimum=1)
+        if cross_origin_redirects not in CROSS_ORIGIN:
+            raise _bad(
+                name,
+                "cross_origin_redirects",
+                f"must be one of {', '.join(CROSS_ORIGIN)}, got {cross_origin_redirects!r}",
+            )
+        self._cross_origin = cross_origin_redirects
         self._env_vars = tuple(sorted(_env_names(self._url, self._body, self._headers)))
         self._client: Any = None
         self._lock = threading.Lock()
@@ -105,9 +136,9 @@ class HttpSystem:
         """
         return {
             "type": self._type,
-            "url": self._url,
+            "url": _shown_template(self._url),
             "method": self._method,
-            "body": self._body,
+            "body": redact(self._body),
             "headers": {
                 key: _REDACTED if _SENSITIVE_HEADER.search(key) and not _ENV_VAR.search(v) else v
                 for key, v in self._headers.items()
@@ -116,6 +147,11 @@ class HttpSystem:
             "id_path": format_path(self._id_path),
             "score_path": None if self._score_path is None else format_path(self._score_path),
         }
+
+    @property
+    def retry_policy(self) -> RetryPolicy:
+        """How the runner retries this system's transient failures."""
+        return RetryPolicy(retries=self._retries, backoff=self._backoff)
 
     @property
     def concurrency(self) -> int:
@@ -169,12 +205,12 @@ class HttpSystem:
         with self._lock:
             if self._client is None:
                 self._client = httpx.Client(
-                    timeout=httpx.Timeout(self._timeout, pool=None),
+                    timeout=httpx.Timeout(self._timeout, pool=self._timeout),
                     limits=httpx.Limits(
                         max_connections=self._concurrency,
                         max_keepalive_connections=self._concurrency,
                     ),
-                    follow_redirects=True,
+                    follow_redirects=False,  # followed by hand: headers never cross origins
                 )
             return self._client
 
@@ -187,12 +223,12 @@ class HttpSystem:
                     f"system {self.name!r}: environment variable {var} is not set"
                     f" (its config refers to ${{{var}}}; export {var}=...)"
                 )
+            register_secret(value)  # never written or printed (assay.redact)
             env[var] = value
         return env
 
     def _call(self, client: Any, query: str, k: int, env: dict[str, str]) -> list[Hit]:
-        import httpx
-
+        """One request (following redirects by hand) within one deadline of ``timeout``."""
         try:
             depth = operator.index(k)
         except TypeError:
@@ -204,36 +240,52 @@ class HttpSystem:
         shown = _shown_url(self._url, query, k)
         headers = {key: _fill(v, query, k, env) for key, v in self._headers.items()}
         body = None if self._body is None else _fill_json(self._body, query, k, env)
-        reason = ""
-        attempts = self._retries + 1
-        for attempt in range(attempts):
-            if attempt:
-                time.sleep(self._backoff * 2 ** (attempt - 1))
-            try:
-                response = client.request(self._method, url, headers=headers, json=body)
-            except httpx.TimeoutException:
-                reason = f"timed out after {self._timeout:g} s"
+        method = self._method
+        where = f"system {self.name!r}: {self._method} {shown}"
+        deadline = time.monotonic() + self._timeout
+        origin = _origin(url)
+        for _hop in range(_MAX_REDIRECTS + 1):
+            status, location, retry_after, content = _exchange(
+                client, method, url, headers, body, deadline, self._max_bytes, where, self._timeout
+            )
+            if status in _REDIRECTS and location:
+                target = urljoin(url, location)
+                if _origin(target) != origin and headers:
+                    if self._cross_origin == "refuse":
+                        raise SystemError_(
+                            f"{where}: redirected to another origin ({_origin(target)}); "
+                            'refused (cross_origin_redirects = "refuse")'
+                        )
+                    headers = {}  # configured headers (credentials) stay with their origin
+                if status == 303 or (status in (301, 302) and method == "POST"):
+                    method, body = "GET", None
+                url = target
                 continue
-            except httpx.TransportError as exc:
-                reason = f"connection failed ({type(exc).__name__}: {exc})"
-                continue
-            status = response.status_code
-            if status >= 500 or status == 429:
-                reason = f"HTTP {status}: {_snippet(response.text)}"
-                continue
-            if status >= 400:
-                raise SystemError_(
-                    f"system {self.name!r}: HTTP {status} from {self._method} {shown}:"
-                    f" {_snippet(response.text)} (client errors are not retried)"
-                )
-            return self._parse(response.content, k, shown)
-        tries = "1 attempt" if attempts == 1 else f"{attempts} attempts"
-        raise SystemError_(f"system {self.name!r}: {reason} ({tries}) for {self._method} {shown}")
+            return self._answer(status, retry_after, content, k, where, shown)
+        raise SystemError_(f"{where}: more than {_MAX_REDIRECTS} redirects")
+
+    def _answer(
+        self,
+        status: int,
+        retry_after: float | None,
+        content: bytes,
+        k: int,
+        where: str,
+        shown: str,
+    ) -> list[Hit]:
+        text = _snippet(content.decode("utf-8", "replace"))
+        if status >= 500 or status in (408, 429):
+            raise TransientSystemError(f"{where}: HTTP {status}: {text}", retry_after=retry_after)
+        if status >= 400:
+            raise SystemError_(f"{where}: HTTP {status}: {text} (client errors are not retried)")
+        if status >= 300:
+            raise SystemError_(f"{where}: HTTP {status} without a usable Location header")
+        return self._parse(content, k, shown)
 
     def _parse(self, content: bytes, k: int, shown: str) -> list[Hit]:
         where = f"system {self.name!r}: response from {shown}"
         try:
-            payload = json.loads(content)
+            payload = safe_loads(content)
         except ValueError as exc:
             raise SystemError_(
                 f"{where} is not valid JSON ({exc}): {_snippet(content.decode('utf-8', 'replace'))}"
@@ -338,6 +390,16 @@ def _shown_url(template: str, query: str, k: int) -> str:
     return _SENSITIVE_PARAM.sub(hide, url)
 
 
+def _shown_template(template: str) -> str:
+    """A URL template with literal secret-looking parameter values hidden, ``${VAR}`` kept."""
+
+    def hide(match: re.Match[str]) -> str:
+        value = match.group(2)
+        return match.group(0) if _ENV_VAR.fullmatch(value) else match.group(1) + _REDACTED
+
+    return _SENSITIVE_PARAM.sub(hide, template)
+
+
 def _env_names(url: str, body: Any, headers: Mapping[str, str]) -> set[str]:
     names = set(_ENV_VAR.findall(url))
     for value in headers.values():
@@ -347,8 +409,118 @@ def _env_names(url: str, body: Any, headers: Mapping[str, str]) -> set[str]:
 
 
 def _snippet(text: str) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= _SNIPPET else text[:_SNIPPET] + "..."
+    """A short, redacted excerpt of a response body for a message."""
+    text = " ".join(text[: _SNIPPET * 8].split())
+    text = text if len(text) <= _SNIPPET else text[:_SNIPPET] + "..."
+    return redact_text(text)
+
+
+def _origin(url: str) -> str:
+    parts = urlsplit(url)
+    port = parts.port or {"http": 80, "https": 443}.get(parts.scheme, 0)
+    return f"{parts.scheme}://{(parts.hostname or '').lower()}:{port}"
+
+
+def _exchange(
+    client: Any,
+    method: str,
+    url: str,
+    headers: dict[str, str],
+    body: Any,
+    deadline: float,
+    max_bytes: int,
+    where: str,
+    timeout: float,
+) -> tuple[int, str | None, float | None, bytes]:
+    """One HTTP exchange ended by ``deadline`` (total time): status, location, wait, body.
+
+    The exchange runs in a daemon thread so that a server dripping its headers
+    cannot hold the caller past the deadline; the body is read in chunks,
+    checked against the deadline and ``max_bytes`` after each one.
+    """
+    box: dict[str, Any] = {}
+    stop = threading.Event()
+
+    def work() -> None:
+        try:
+            box["value"] = _read(client, method, url, headers, body, deadline, max_bytes, stop)
+        except BaseException as exc:  # handed to the caller below
+            box["error"] = exc
+
+    worker = threading.Thread(target=work, name="assay-http", daemon=True)
+    worker.start()
+    worker.join(max(0.0, deadline - time.monotonic()) + 0.05)
+    if worker.is_alive():
+        stop.set()
+        raise TransientSystemError(f"{where}: no complete answer within timeout {timeout:g} s")
+    if "error" in box:
+        raise _transport_error(box["error"], where, timeout)
+    return box["value"]
+
+
+def _read(
+    client: Any,
+    method: str,
+    url: str,
+    headers: dict[str, str],
+    body: Any,
+    deadline: float,
+    max_bytes: int,
+    stop: threading.Event,
+) -> tuple[int, str | None, float | None, bytes]:
+    import httpx
+
+    remaining = max(0.001, deadline - time.monotonic())
+    with client.stream(
+        method, url, headers=headers, json=body, timeout=httpx.Timeout(remaining)
+    ) as response:
+        declared = response.headers.get("content-length", "")
+        if declared.isdigit() and int(declared) > max_bytes:
+            raise _TooLarge(int(declared))
+        chunks: list[bytes] = []
+        size = 0
+        for chunk in response.iter_bytes():
+            size += len(chunk)
+            if size > max_bytes:
+                raise _TooLarge(size)
+            if stop.is_set() or time.monotonic() > deadline:
+                raise _Late
+            chunks.append(chunk)
+        return (
+            response.status_code,
+            response.headers.get("location"),
+            parse_retry_after(response.headers.get("retry-after")),
+            b"".join(chunks),
+        )
+
+
+class _TooLarge(Exception):
+    def __init__(self, size: int) -> None:
+        super().__init__(size)
+        self.size = size
+
+
+class _Late(Exception):
+    pass
+
+
+def _transport_error(exc: BaseException, where: str, timeout: float) -> Exception:
+    import httpx
+
+    if isinstance(exc, _TooLarge):
+        return SystemError_(
+            f"{where}: response larger than max_response_bytes ({exc.size:,} bytes read or "
+            "declared); raise max_response_bytes if that is expected"
+        )
+    if isinstance(exc, _Late | httpx.TimeoutException):
+        return TransientSystemError(f"{where}: no complete answer within timeout {timeout:g} s")
+    if isinstance(exc, httpx.TransportError):
+        return TransientSystemError(
+            f"{where}: connection failed ({type(exc).__name__}: {redact_text(str(exc))})"
+        )
+    if isinstance(exc, Exception):
+        return SystemError_(f"{where}: {type(exc).__name__}: {redact_text(str(exc))}")
+    return RuntimeError(str(exc))
 
 
 # -- argument checks ---------------------------------------------------------
@@ -376,7 +548,7 @@ def _check_body(name: str, body: Any) -> Any:
         return None
     if isinstance(body, str):
         try:
-            body = json.loads(body)
+            body = safe_loads(body)
         except ValueError as exc:
             raise _bad(
                 name, "body", f"is not valid JSON: {exc}", 'write placeholders as "{query}"'
@@ -444,10 +616,13 @@ _HTTP_KEYS = frozenset(
         "retries",
         "backoff",
         "concurrency",
+        "max_response_bytes",
+        "cross_origin_redirects",
     }
 )
 _OPENSEARCH_KEYS = frozenset(
     {"url", "index", "fields", "query", "headers", "timeout", "retries", "backoff", "concurrency"}
+    | {"max_response_bytes", "cross_origin_redirects"}
 )
 
 

@@ -13,7 +13,8 @@ import importlib
 import importlib.util
 import inspect
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -74,19 +75,34 @@ def _module_from_file(target: str, spec: str, base_dir: str | Path | None) -> An
     module = importlib.util.module_from_spec(loader_spec)
     sys.modules[mod_name] = module
     try:
-        loader_spec.loader.exec_module(module)
+        with _import_path([path.parent, Path.cwd(), *([Path(base_dir)] if base_dir else [])]):
+            loader_spec.loader.exec_module(module)
     except Exception as exc:
         del sys.modules[mod_name]
         raise UsageError(f"python system {spec!r}: importing {path} failed: {exc!r}") from None
     return module
 
 
-def _module_from_name(target: str, spec: str, base_dir: str | Path | None) -> Any:
-    extra = [str(Path.cwd())] + ([str(Path(base_dir).resolve())] if base_dir else [])
+@contextmanager
+def _import_path(folders: list[Path]) -> Iterator[None]:
+    """``folders`` on ``sys.path`` (first) while a user's module is imported: its
+    sibling modules resolve the same way for ``file.py:function`` and ``module:function``."""
+    extra = list(dict.fromkeys(str(f.resolve()) for f in folders))
     added = [p for p in extra if p not in sys.path]
     sys.path[:0] = added
     try:
-        return importlib.import_module(target)
+        yield
+    finally:
+        for p in added:
+            if p in sys.path:
+                sys.path.remove(p)
+
+
+def _module_from_name(target: str, spec: str, base_dir: str | Path | None) -> Any:
+    folders = [Path.cwd(), *([Path(base_dir)] if base_dir else [])]
+    try:
+        with _import_path(folders):
+            return importlib.import_module(target)
     except ModuleNotFoundError as exc:
         if exc.name and target.startswith(exc.name):
             raise UsageError(
@@ -96,10 +112,6 @@ def _module_from_name(target: str, spec: str, base_dir: str | Path | None) -> An
         raise UsageError(f"python system {spec!r}: importing {target} failed: {exc}") from None
     except Exception as exc:
         raise UsageError(f"python system {spec!r}: importing {target} failed: {exc!r}") from None
-    finally:
-        for p in added:
-            if p in sys.path:
-                sys.path.remove(p)
 
 
 def _source_hash(function: Callable[..., Any]) -> str | None:

@@ -1,24 +1,37 @@
 """Run a system over every query of a judgment set and record what happened.
 
-Each query is sent to ``system.search(text, k)``. A call that raises is
-retried with exponential backoff; when every attempt fails the query is
-recorded in :attr:`RunOutcome.failures` — reported, never scored as an empty
-list. Latency, timestamps, the system's (redacted) config and hash, the corpus
-and judgment-set versions travel with the run so that a result can be traced
-to exactly what produced it.
+Queries go to the system in batches: through ``system.search_many(texts, k)``
+when it has one (BM25, vector, hybrid and HTTP systems do), else through
+``system.search(text, k)``, ``concurrency`` calls at a time. This module is the
+one retry layer (:mod:`assay.retry`): a call that fails for a transient reason
+(a :class:`~assay.retry.Transient`, or any exception a Python system raises) is
+retried with backoff and jitter, honouring ``Retry-After``; a
+:class:`~assay.systems.base.SystemError_` that is not transient (HTTP 404, a
+bad payload) is final at once. When every attempt fails the query is recorded
+in :attr:`RunOutcome.failures`: reported, never scored as an empty list. After
+``max_consecutive_failures`` failed queries in a row a circuit breaker stops
+the run with :class:`SystemUnavailable`. Latency, timestamps, the system's
+(redacted) config and hash, the corpus and judgment-set versions travel with
+the run so that a result can be traced to exactly what produced it.
 """
 
 from __future__ import annotations
 
-import math
-import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from assay.errors import UsageError
+from assay.errors import AssayError, UsageError
+from assay.redact import redact, redact_text
+from assay.retry import (
+    CircuitBreaker,
+    CircuitOpen,
+    RetryPolicy,
+    Transient,
+    call_many_with_retries,
+)
 from assay.systems.base import Hit, System, SystemError_, config_hash
 
 if TYPE_CHECKING:
@@ -76,7 +89,7 @@ class RunOutcome:
 
         return {
             "system": self.system_name,
-            "system_config": self.system_config,
+            "system_config": redact(self.system_config),
             "config_hash": self.config_hash,
             "corpus_version": self.corpus_version,
             "judgments_version": self.judgments_version,
@@ -103,35 +116,71 @@ def corpus_version(system: System) -> str | None:
     return getattr(corpus, "version", None)
 
 
+class SystemUnavailable(AssayError):
+    """The circuit breaker stopped a run: too many queries failed in a row (exit 1)."""
+
+    exit_code = 1
+
+
+#: Failed queries in a row after which a run stops (``--max-consecutive-failures``).
+DEFAULT_MAX_CONSECUTIVE_FAILURES = 5
+
+
+def retry_policy_for(
+    system: System, retries: int | None = None, backoff: float | None = None
+) -> RetryPolicy:
+    """The retry policy of a run: the system's own (``retry_policy``) with overrides."""
+    base = getattr(system, "retry_policy", None)
+    if not isinstance(base, RetryPolicy):
+        base = RetryPolicy()
+    changes: dict[str, Any] = {}
+    if retries is not None:
+        changes["retries"] = retries
+    if backoff is not None:
+        changes["backoff"] = backoff
+    try:
+        return replace(base, **changes)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+
+
 def run_system(
     system: System,
     judgments: JudgmentSet,
     k: int = 100,
     *,
     include_no_answer: bool = True,
-    retries: int = 2,
-    backoff: float = 0.5,
+    retries: int | None = None,
+    backoff: float | None = None,
     concurrency: int | None = None,
     progress: bool = True,
     cache: RunCache | None = None,
+    max_consecutive_failures: int = DEFAULT_MAX_CONSECUTIVE_FAILURES,
+    on_progress: Callable[[int], Any] | None = None,
 ) -> RunOutcome:
     """Send every query of ``judgments`` to ``system`` and collect a run.
 
     No-answer queries are run too (so abstention can be scored) unless
-    ``include_no_answer`` is false. A failing call is retried ``retries``
-    times, waiting ``backoff * 2**attempt`` seconds. ``concurrency > 1`` uses a
-    thread pool; by default a system's own ``concurrency`` attribute (HTTP
-    adapters) or 1. Systems with a ``prepare()`` method (index building) are
-    prepared before the first timed call. With a ``cache``, an unchanged system (same config hash,
-    corpus version, judgment-set version and k) is not called again; runs
-    with failures are never cached.
+    ``include_no_answer`` is false. ``retries`` and ``backoff`` override the
+    system's ``retry_policy`` (default: 2 retries, 0.5 s doubling, jittered).
+    ``concurrency`` calls of ``search`` run at a time when a system has no
+    ``search_many``; by default the system's own ``concurrency`` or 1. Systems
+    with a ``prepare()`` method (index building) are prepared before the first
+    timed call. ``max_consecutive_failures`` failed queries in a row raise
+    :class:`SystemUnavailable` (0 never stops). With a ``cache``, an unchanged
+    system (same config hash, corpus version, judgment-set version and k) is
+    not called again; runs with failures are never cached. ``on_progress(n)``
+    is called as ``n`` more queries finish (a caller's own progress display).
     """
     if k < 1:
         raise UsageError(f"k must be at least 1, got {k}")
     if concurrency is None:
         concurrency = int(getattr(system, "concurrency", 1) or 1)
-    if retries < 0 or concurrency < 1 or backoff < 0:
-        raise UsageError("retries and backoff must be >= 0 and concurrency >= 1")
+    if concurrency < 1:
+        raise UsageError(f"concurrency must be >= 1, got {concurrency}")
+    if max_consecutive_failures < 0:
+        raise UsageError(f"max_consecutive_failures must be >= 0, got {max_consecutive_failures}")
+    policy = retry_policy_for(system, retries, backoff)
     cfg = system.config
     chash = config_hash(cfg)
     cversion = corpus_version(system)
@@ -148,6 +197,58 @@ def run_system(
         hit = cache.get(key, name=system.name)  # type: ignore[union-attr]
         if hit is not None:
             return hit
+    texts = _texts(judgments, ids)
+    prepare = getattr(system, "prepare", None)
+    if callable(prepare):
+        prepare()
+    started = _now()
+    calls = _Calls(system, k, concurrency, policy, CircuitBreaker(max_consecutive_failures))
+    _drive(calls, ids, texts, progress, f"{system.name}", on_progress)
+    outcome = _outcome(calls, ids, started, cfg, chash, cversion, judgments.version)
+    if cacheable and not outcome.failures:
+        cache.put(key, outcome)  # type: ignore[union-attr]
+    return outcome
+
+
+def _outcome(
+    calls: _Calls,
+    ids: list[str],
+    started: str,
+    cfg: dict[str, Any],
+    chash: str,
+    cversion: str | None,
+    jversion: str,
+) -> RunOutcome:
+    from assay.runs.models import Run
+
+    finished = _now()
+    results = calls.results
+    ordered = {qid: [(h.doc_id, h.score) for h in results[qid]] for qid in ids if qid in results}
+    scored = any(s is not None for hits in ordered.values() for _, s in hits)
+    if not scored:
+        ordered = {q: [d for d, _ in hits] for q, hits in ordered.items()}
+    run = Run.from_dict(ordered, name=calls.system.name)
+    outcome = RunOutcome(
+        run=run,
+        failures=[calls.failures[q] for q in ids if q in calls.failures],
+        latency_ms=_latency(calls.latencies),
+        started=started,
+        finished=finished,
+        system_name=calls.system.name,
+        system_config=cfg,
+        config_hash=chash,
+        corpus_version=cversion,
+        judgments_version=jversion,
+        k=calls.k,
+        queries=len(ids),
+    )
+    outcome.extra["empty_query_ids"] = [q for q in ids if q in results and not results[q]]
+    outcome.extra["latency_basis"] = calls.latency_basis
+    run.metadata.update(outcome.metadata())
+    return outcome
+
+
+def _texts(judgments: JudgmentSet, ids: list[str]) -> dict[str, str]:
     texts = judgments.queries["text"].astype(str).to_dict()
     blank = [q for q in ids if not texts.get(q, "").strip()]
     if blank:
@@ -157,129 +258,155 @@ def run_system(
             "so a system cannot be asked them; TREC qrels carry no texts: pass --queries "
             "FILE (TSV id<TAB>text or JSONL)"
         )
-    prepare = getattr(system, "prepare", None)
-    if callable(prepare):
-        prepare()
-    started = _now()
-    results: dict[str, list[Hit]] = {}
-    failures: dict[str, QueryFailure] = {}
-    latencies: list[float] = []
+    return texts
 
-    def one(qid: str) -> None:
-        hits, error, attempts, ms = _call(system, texts[qid], k, retries, backoff)
-        if error is None:
-            results[qid] = hits
-            latencies.append(ms)
+
+class _Calls:
+    """Asks a system batches of queries with retries; keeps results, failures, latency."""
+
+    def __init__(
+        self,
+        system: System,
+        k: int,
+        concurrency: int,
+        policy: RetryPolicy,
+        breaker: CircuitBreaker,
+    ) -> None:
+        self.system, self.k, self.concurrency = system, k, concurrency
+        self.policy, self.breaker = policy, breaker
+        self.native = callable(getattr(system, "search_many", None))
+        if not self.native:
+            self.batch_size = concurrency
+        elif hasattr(system, "concurrency"):  # a remote service: small batches, fast breaker
+            self.batch_size = concurrency * 2
         else:
-            failures[qid] = QueryFailure(qid, error, attempts)
+            self.batch_size = 64
+        self.latency_basis = "batch time / queries" if self.native else "per call"
+        self.results: dict[str, list[Hit]] = {}
+        self.failures: dict[str, QueryFailure] = {}
+        self.latencies: list[float] = []
 
-    _drive(one, ids, concurrency, progress, f"{system.name}")
-    finished = _now()
-    from assay.runs.models import Run
+    def batch(self, qids: list[str], texts: dict[str, str]) -> None:
+        """Ask every query of ``qids`` (with retries); stop the run when the breaker opens."""
+        try:
+            self.breaker.check()
+        except CircuitOpen as exc:
+            raise SystemUnavailable(
+                f"system {self.system.name!r}: stopped after {exc} "
+                f"({len(self.failures)} queries failed, {len(self.results)} succeeded); "
+                "check that the system is up and its URL and credentials are right, "
+                "or raise --max-consecutive-failures (0 never stops)"
+            ) from None
+        answers = call_many_with_retries(lambda b: self._ask(b, texts), qids, self.policy)
+        for qid, (answer, attempts) in zip(qids, answers, strict=True):
+            if isinstance(answer, BaseException):
+                message = redact_text(_describe(answer))
+                self.failures[qid] = QueryFailure(qid, message, attempts)
+                self.breaker.failure(message)
+            else:
+                self.results[qid] = answer
+                self.breaker.success()
 
-    ordered = {qid: [(h.doc_id, h.score) for h in results[qid]] for qid in ids if qid in results}
-    scored = any(s is not None for hits in ordered.values() for _, s in hits)
-    if not scored:
-        ordered = {q: [d for d, _ in hits] for q, hits in ordered.items()}
-    run = Run.from_dict(ordered, name=system.name)
-    outcome = RunOutcome(
-        run=run,
-        failures=[failures[q] for q in ids if q in failures],
-        latency_ms=_latency(latencies),
-        started=started,
-        finished=finished,
-        system_name=system.name,
-        system_config=cfg,
-        config_hash=chash,
-        corpus_version=cversion,
-        judgments_version=judgments.version,
-        k=k,
-        queries=len(ids),
-    )
-    outcome.extra["empty_query_ids"] = [q for q in ids if q in results and not results[q]]
-    run.metadata.update(outcome.metadata())
-    if cacheable and not outcome.failures:
-        cache.put(key, outcome)  # type: ignore[union-attr]
-    return outcome
+    def _ask(self, qids: list[str], texts: dict[str, str]) -> list[list[Hit] | BaseException]:
+        batch = [texts[q] for q in qids]
+        if self.native:
+            return self._many(batch)
+        if self.concurrency == 1 or len(batch) == 1:
+            return [self._one(text) for text in batch]
+        from concurrent.futures import ThreadPoolExecutor
 
+        with ThreadPoolExecutor(max_workers=min(self.concurrency, len(batch))) as pool:
+            return list(pool.map(self._one, batch))
 
-def _call(
-    system: System, text: str, k: int, retries: int, backoff: float
-) -> tuple[list[Hit], str | None, int, float]:
-    """One query with retries: (hits, error or None, attempts, latency of the last call)."""
-    error = None
-    for attempt in range(retries + 1):
-        if attempt:
-            time.sleep(backoff * 2 ** (attempt - 1))
+    def _many(self, batch: list[str]) -> list[list[Hit] | BaseException]:
+        t0 = time.perf_counter()
+        raw: list[Any]
+        try:
+            raw = list(self.system.search_many(batch, self.k))  # type: ignore[attr-defined]
+        except AssayError as exc:
+            if not isinstance(exc, SystemError_):
+                raise  # a usage error (a missing environment variable) stops the run
+            raw = [exc] * len(batch)
+        except Exception as exc:
+            raw = [_transient(exc)] * len(batch)
+        if len(raw) != len(batch):
+            bad = SystemError_(f"search_many answered {len(raw)} of {len(batch)} queries")
+            raw = [bad] * len(batch)
+        ms = (time.perf_counter() - t0) * 1000.0 / max(1, len(batch))
+        out = [self._checked(item) for item in raw]
+        self.latencies.extend(ms for item in out if not isinstance(item, BaseException))
+        return out
+
+    def _one(self, text: str) -> list[Hit] | BaseException:
         t0 = time.perf_counter()
         try:
-            hits = _check(system.search(text, k), k)
-        except SystemError_ as exc:  # a failure the adapter already explained
-            error = str(exc)
-            continue
-        except Exception as exc:  # any other failure of the system is a failed attempt
-            error = f"{type(exc).__name__}: {exc}"
-            continue
-        return hits, None, attempt + 1, (time.perf_counter() - t0) * 1000.0
-    return [], error, retries + 1, 0.0
+            hits = self.system.search(text, self.k)
+        except AssayError as exc:
+            if not isinstance(exc, SystemError_):
+                raise  # a usage error (a missing environment variable) stops the run
+            return exc
+        except Exception as exc:
+            return _transient(exc)
+        out = self._checked(hits)
+        if not isinstance(out, BaseException):
+            self.latencies.append((time.perf_counter() - t0) * 1000.0)
+        return out
+
+    def _checked(self, item: Any) -> list[Hit] | BaseException:
+        if isinstance(item, BaseException):
+            return item if isinstance(item, Transient | SystemError_) else _transient(item)
+        try:
+            return _check(item, self.k)
+        except SystemError_ as exc:
+            return exc
+
+
+def _transient(exc: BaseException) -> Transient:
+    """Any failure of a Python system counts as transient (worth another attempt)."""
+    return Transient(f"{type(exc).__name__}: {exc}")
+
+
+def _describe(exc: BaseException) -> str:
+    if isinstance(exc, SystemError_ | Transient):
+        return str(exc)
+    return f"{type(exc).__name__}: {exc}"
 
 
 def _check(hits: list[Hit], k: int) -> list[Hit]:
     """Validate one result list: unique ids, finite scores, all or none scored; cut to k."""
+    from assay.runs.checks import RankingCheck
     from assay.systems.base import SystemError_
 
     hits = list(hits)[:k]
-    seen: set[str] = set()
+    check = RankingCheck()
     for h in hits:
         if not isinstance(h, Hit):
             raise SystemError_(f"search returned {type(h).__name__}, expected Hit")
-        if h.doc_id in seen:
-            raise SystemError_(f"doc id {h.doc_id!r} returned twice")
-        seen.add(h.doc_id)
-        if h.score is not None and not math.isfinite(h.score):
-            raise SystemError_(f"score of {h.doc_id!r} is {h.score}")
-    if len({h.score is None for h in hits}) > 1:
-        raise SystemError_("some results have a score and some do not")
+        fault = check.add(None, h.doc_id, h.score)
+        if fault is not None:
+            raise SystemError_(fault.message)
     return hits
 
 
 def _drive(
-    task: Callable[[str], None], ids: list[str], concurrency: int, progress: bool, label: str
+    calls: _Calls,
+    ids: list[str],
+    texts: dict[str, str],
+    progress: bool,
+    label: str,
+    on_progress: Callable[[int], Any] | None = None,
 ) -> None:
-    """Run ``task`` over ``ids`` (threads when concurrency > 1) under a progress bar."""
-    from rich.console import Console
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TextColumn,
-        TimeRemainingColumn,
-    )
+    """Ask ``ids`` batch by batch, reporting progress (see :mod:`assay.progress`)."""
+    from assay.progress import progress as report
 
-    console = Console(stderr=True)
-    show = progress and sys.stderr.isatty() and console.is_terminal
-    with Progress(
-        TextColumn("[bold]{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeRemainingColumn(),
-        console=console,
-        disable=not show,
-        transient=True,
-    ) as bar:
-        tid = bar.add_task(label, total=len(ids))
-        if concurrency == 1:
-            for qid in ids:
-                task(qid)
-                bar.advance(tid)
-            return
-        from concurrent.futures import ThreadPoolExecutor, as_completed
-
-        with ThreadPoolExecutor(max_workers=concurrency) as pool:
-            futures = [pool.submit(task, qid) for qid in ids]
-            for fut in as_completed(futures):
-                fut.result()
-                bar.advance(tid)
+    with report(
+        label, total=len(ids), unit="queries", enabled=progress, on_advance=on_progress
+    ) as tick:
+        size = max(1, calls.batch_size)
+        for start in range(0, len(ids), size):
+            chunk = ids[start : start + size]
+            calls.batch(chunk, texts)
+            tick(len(chunk))
 
 
 def _latency(values: list[float]) -> dict[str, float | None]:

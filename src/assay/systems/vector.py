@@ -4,7 +4,8 @@ Documents and queries are embedded by an :class:`~assay.systems.embeddings.Encod
 (WordLlama's shipped weights by default, or a local sentence-transformers
 directory), normalised to unit length, and scored by one matrix product; the top
 ``k`` come from ``argpartition`` and are then sorted (score descending, then
-corpus position). Document embeddings are cached on disk under ``cache_dir``,
+corpus position). Document embeddings are cached on disk under ``cache_dir``
+(by default ``$ASSAY_CACHE_DIR/embeddings``, else ``.assay/cache/embeddings``),
 keyed by model id, corpus version and text fields, so a second construction
 over the same corpus does not call the encoder for documents.
 """
@@ -29,7 +30,10 @@ from assay.systems.embeddings import EmbeddingCache, Encoder, load_encoder
 if TYPE_CHECKING:
     import numpy as np
 
+#: ``cache_dir`` meaning "the default place" (see :func:`assay.systems.cache.cache_subdir`).
 DEFAULT_CACHE_DIR = ".assay/cache/embeddings"
+#: Documents embedded between two progress ticks.
+_CHUNK = 1024
 _KEYS = ("model", "dim", "batch_size", "cache_dir", "text_fields")
 
 
@@ -61,6 +65,10 @@ class VectorSystem:
         self.batch_size = batch_size
         self.text_fields = None if text_fields is None else list(text_fields)
         self.encoder: Encoder = encoder if encoder is not None else load_encoder(model, dim)
+        if cache_dir is not None and str(cache_dir) == DEFAULT_CACHE_DIR:
+            from assay.systems.cache import cache_subdir
+
+            cache_dir = cache_subdir("embeddings")
         self.cache = None if cache_dir is None else EmbeddingCache(cache_dir)
         self._doc_ids, self._texts = corpus_documents(corpus, self.text_fields)
         self._version = corpus_version(corpus)
@@ -92,12 +100,28 @@ class VectorSystem:
         matrix = None if self.cache is None else self.cache.load(self.cache_key, rows, dim)
         self.loaded_from_cache = matrix is not None
         if matrix is None:
-            matrix = self.encoder.encode(self._texts, batch_size=self.batch_size)
+            matrix = self._embed_documents()
             if self.cache is not None:
                 self.cache.save(self.cache_key, matrix)
         self._matrix = matrix
         self._texts = []
         return self
+
+    def _embed_documents(self) -> np.ndarray:
+        """Every document's embedding, in chunks so that progress can be shown."""
+        import numpy as np
+
+        from assay.progress import progress
+
+        texts, parts = self._texts, []
+        with progress(f"{self.name}: embedding", total=len(texts), unit="docs") as tick:
+            for start in range(0, len(texts), _CHUNK):
+                chunk = texts[start : start + _CHUNK]
+                parts.append(self.encoder.encode(chunk, batch_size=self.batch_size))
+                tick(len(chunk))
+        if not parts:
+            return self.encoder.encode([], batch_size=self.batch_size)
+        return np.concatenate(parts).astype(np.float32, copy=False)
 
     def search(self, query: str, k: int) -> list[Hit]:
         """The ``k`` documents most similar to one query text."""
@@ -146,8 +170,13 @@ def from_config(name: str, table: dict[str, Any], *, corpus: Any, base_dir: Path
         raise UsageError(f"[systems.{name}].model must be 'wordllama' or a model directory")
     if model != "wordllama":
         model = str((Path(base_dir) / Path(model).expanduser()).resolve())
-    cache = table.get("cache_dir", DEFAULT_CACHE_DIR)
-    cache_dir = None if cache in (None, "none", "", False) else Path(base_dir) / str(cache)
+    if "cache_dir" not in table:
+        from assay.systems.cache import cache_subdir
+
+        cache_dir: Path | None = cache_subdir("embeddings", base_dir)
+    else:
+        cache = table["cache_dir"]
+        cache_dir = None if cache in (None, "none", "", False) else Path(base_dir) / str(cache)
     return VectorSystem(
         corpus,
         model=model,

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from assay.store.provenance import environment, git_state
+from assay.procedures.environment import environment, git_state
 
 GIT = shutil.which("git")
 
@@ -56,11 +56,11 @@ def test_git_absent_is_safe(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> 
 
 
 def test_evaluate_records_provenance(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from assay.evaluation import evaluate
     from assay.judgments.models import JudgmentSet
+    from assay.procedures.evaluation import evaluate
 
     monkeypatch.chdir(tmp_path)
     js = JudgmentSet.from_records([{"query_id": "q1", "text": "t"}], {"q1": {"d1": 1}})
-    result = evaluate({"q1": ["d1"]}, js, ["RR"])
+    result = evaluate(js, {"q1": ["d1"]}, ["RR"])
     assert result.environment["python"] == platform.python_version()
     assert "git_commit" in result.environment

@@ -1,6 +1,6 @@
 """Build :class:`EvaluationResult` objects from per-query values, without a run.
 
-For tests, benchmarks and notebooks that need results with known per-query
+A test helper (tests and benchmarks, not the package) for results with known per-query
 scores (e.g. to check a statistic against scipy or a simulation).
 """
 

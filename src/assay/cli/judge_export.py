@@ -1,0 +1,67 @@
+"""``assay judge export``: the people's final grades as a judgment set (JSONL or TREC qrels)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from assay.cli import options as o
+from assay.cli.judge import judge_app
+
+
+@judge_app.command("export")
+def export(
+    store: Annotated[
+        str, typer.Option("--store", help="Judging store: a SQLite path or a PostgreSQL URL.")
+    ],
+    output: Annotated[Path, typer.Option("--output", "-o", help="Judgment file to write.")],
+    fmt: Annotated[
+        str,
+        typer.Option(
+            "--format",
+            "-f",
+            help="jsonl (with every assessor's grade), trec, or review (a reviewed review file).",
+        ),
+    ] = "jsonl",
+    base: Annotated[
+        Path | None,
+        typer.Option(
+            "--base", help="Judgment set the pool came from: write it with the people's grades."
+        ),
+    ] = None,
+    queries: o.Queries = None,
+) -> None:
+    """Write per pair the final grade: adjudicated, else majority, else the single grade."""
+    from assay.judging.export import export_judgments
+    from assay.judging.review import write_review
+    from assay.judging.serve import open_store
+
+    opened = open_store(store, must_exist=True)
+    if fmt == "review":
+        n = write_review(opened, output)
+        typer.echo(f"wrote {output}: {n} reviewed items", err=True)
+        return
+    from assay.cli.common import load_cli_judgments
+
+    js = load_cli_judgments(base, None, queries=queries) if base is not None else None
+    summary = export_judgments(opened, output, fmt, base=js)
+    rules = ", ".join(f"{rule} {n}" for rule, n in sorted(summary.rules.items()))
+    typer.echo(
+        f"wrote {summary.path} ({summary.format}, version {summary.version}): "
+        f"{summary.pairs} pairs over {summary.queries} queries; pairs by rule: {rules}",
+        err=True,
+    )
+    if summary.ties:
+        typer.echo(
+            f"note: {len(summary.ties)} tied pairs left out until adjudicated, e.g. "
+            f"{summary.ties[0][0]}/{summary.ties[0][1]}",
+            err=True,
+        )
+    if summary.no_answer_queries:
+        typer.echo(
+            f"note: {len(summary.no_answer_queries)} queries have no grade >= 1 and are written "
+            "with no_answer=true (ranking metrics skip them)",
+            err=True,
+        )

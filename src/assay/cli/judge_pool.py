@@ -1,0 +1,53 @@
+"""``assay judge pool``: the unjudged pairs that runs rank near the top, for people to grade."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from assay.cli import options as o
+from assay.cli.judge import judge_app
+
+
+@judge_app.command("pool")
+def pool(
+    judgments: o.Judgments,
+    runs: Annotated[list[Path], typer.Argument(help="Run files (TREC or JSONL) to pool.")],
+    output: Annotated[Path, typer.Option("--output", "-o", help="Pool file to write (JSONL).")],
+    depth: Annotated[
+        int, typer.Option("--depth", "-d", help="Pool the top DEPTH documents of each run.")
+    ] = 10,
+    strategy: Annotated[
+        str,
+        typer.Option(
+            "--strategy",
+            help="depth: query order, best rank first; rank: rank-weighted across runs; "
+            "delta: documents that could most change the comparison between the runs first.",
+        ),
+    ] = "depth",
+    budget: Annotated[
+        int | None, typer.Option("--budget", help="Keep only the first N pairs of the ordering.")
+    ] = None,
+    judgments_format: o.JudgmentsFormat = None,
+    queries: o.Queries = None,
+    split: o.Split = "test",
+) -> None:
+    """Write the unjudged (query, doc) pairs in the top --depth of any run (TREC depth pooling)."""
+    from assay.cli.common import load_cli_judgments
+    from assay.judging.pool import build_pool, write_pool
+    from assay.runs.io import load_run
+
+    js = load_cli_judgments(judgments, judgments_format, queries=queries, split=split)
+    loaded = [load_run(p) for p in runs]
+    pairs = build_pool(js, loaded, depth, strategy=strategy, budget=budget)
+    write_pool(pairs, output)
+    nq = len({p.query_id for p in pairs})
+    typer.echo(
+        f"wrote {output}: {len(pairs)} unjudged pairs over {nq} queries "
+        f"(top {depth} of {len(loaded)} runs, strategy {strategy}"
+        + (f", budget {budget}" if budget is not None else "")
+        + ")",
+        err=True,
+    )

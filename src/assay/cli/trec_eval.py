@@ -1,0 +1,63 @@
+"""``assay trec-eval``: a drop-in for NIST trec_eval's command line and output."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from assay.cli.app import app
+
+
+@app.command(name="trec-eval")
+def trec_eval(
+    qrels: Annotated[Path, typer.Argument(help="TREC qrels (query iteration doc grade).")],
+    run: Annotated[Path, typer.Argument(help="TREC run (query Q0 doc rank score tag).")],
+    measures: Annotated[
+        list[str] | None,
+        typer.Option(
+            "-m",
+            help="trec_eval measure, nickname (official, all_trec, set) or measure.params "
+            "(P.5,10  ndcg.1=3,2=9  utility.2,-1,0,0); repeatable. Default: official.",
+        ),
+    ] = None,
+    per_query: Annotated[bool, typer.Option("-q", help="Print every query's values too.")] = False,
+    complete: Annotated[
+        bool, typer.Option("-c", help="Average over every judged query (absent ones score 0).")
+    ] = False,
+    depth: Annotated[
+        int | None, typer.Option("-M", help="Use only the first N documents of each query.")
+    ] = None,
+    level: Annotated[int, typer.Option("-l", help="Lowest grade counted as relevant.")] = 1,
+    judged_only: Annotated[
+        bool, typer.Option("-J", help="Drop unjudged documents before scoring.")
+    ] = False,
+    no_summary: Annotated[bool, typer.Option("-n", help="No summary lines.")] = False,
+) -> None:
+    """Score a TREC run as trec_eval does and print trec_eval's output, byte for byte."""
+    from assay.errors import UsageError
+    from assay.judgments.trec import load_trec_eval_qrels
+    from assay.metrics.treceval import trec_eval_lines
+    from assay.runs.io import load_run
+
+    if depth is not None and depth < 1:
+        raise UsageError("-M must be a whole number >= 1")
+    if level < 1:
+        raise UsageError("-l must be a whole number >= 1")
+    judgments = load_trec_eval_qrels(qrels)
+    lines = trec_eval_lines(
+        judgments,
+        load_run(run, format="trec"),
+        list(measures or []),
+        per_query=per_query,
+        complete=complete,
+        depth=depth,
+        rel=level,
+        judged_only=judged_only,
+        summary=not no_summary,
+    )
+    for warning in judgments.warnings:
+        typer.echo(f"warning: {warning}", err=True)
+    if lines:
+        typer.echo("\n".join(lines))

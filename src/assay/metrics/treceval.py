@@ -1,0 +1,324 @@
+"""trec_eval's measure names, parameters and output format, byte for byte.
+
+trec_eval names a measure (``P``), optionally with parameters after a dot
+(``P.5,10``, ``ndcg.1=3,2=9``, ``utility.2,-1,0,0``); nicknames (``official``,
+``all_trec``, ``set``) name groups. :func:`trec_outputs` turns such specs into
+the printed names and the registry :class:`~assay.metrics.measures.Measure` of
+each; :func:`trec_eval_lines` scores a run and prints what trec_eval prints
+(``-q`` per query, ``-c``, ``-M``, ``-l``, ``-J``, ``-n``): one line per value,
+``%-22s\\t%s\\t%6.4f`` (counts as integers), measures in trec_eval's table order.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from assay.errors import UsageError
+from assay.metrics.measures import Measure
+
+if TYPE_CHECKING:  # pragma: no cover
+    from assay.judgments.models import JudgmentSet
+    from assay.runs.models import Run
+
+_CUTS = "5,10,15,20,30,100,200,500,1000"
+_LEVELS = "0.0,0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9,1.0"
+
+#: trec_eval's measures in its table order: name -> (kind, default parameters)
+TABLE: dict[str, tuple[str, str]] = {
+    "runid": ("runid", ""),
+    "num_q": ("long", ""),
+    "num_ret": ("long", ""),
+    "num_rel": ("long", ""),
+    "num_rel_ret": ("long", ""),
+    "map": ("plain", ""),
+    "gm_map": ("summary", ""),
+    "Rprec": ("plain", ""),
+    "bpref": ("plain", ""),
+    "recip_rank": ("plain", ""),
+    "iprec_at_recall": ("cut_double", _LEVELS),
+    "P": ("cut", _CUTS),
+    "relstring": ("relstring", "10"),
+    "recall": ("cut", _CUTS),
+    "infAP": ("plain", ""),
+    "gm_bpref": ("summary", ""),
+    "Rprec_mult": ("cut_double", "0.2,0.4,0.6,0.8,1.0,1.2,1.4,1.6,1.8,2.0"),
+    "utility": ("param", "1,-1,0,0"),
+    "11pt_avg": ("param", _LEVELS),
+    "binG": ("plain", ""),
+    "G": ("pairs", ""),
+    "ndcg": ("pairs", ""),
+    "ndcg_rel": ("pairs", ""),
+    "Rndcg": ("pairs", ""),
+    "ndcg_cut": ("cut", _CUTS),
+    "map_cut": ("cut", _CUTS),
+    "relative_P": ("cut", _CUTS),
+    "success": ("cut", "1,5,10"),
+    "set_P": ("plain", ""),
+    "set_relative_P": ("plain", ""),
+    "set_recall": ("plain", ""),
+    "set_map": ("plain", ""),
+    "set_F": ("param", "1"),
+    "num_nonrel_judged_ret": ("long", ""),
+    "rbp": ("pairs", ""),
+    "rbp_resid": ("pairs", ""),
+    "unj": ("cut", "5,10,20"),
+}
+
+NICKNAMES: dict[str, tuple[str, ...]] = {
+    "official": (
+        "runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec",
+        "bpref", "recip_rank", "iprec_at_recall", "P",
+    ),
+    "all_trec": tuple(TABLE),
+    "set": (
+        "runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "utility", "set_P",
+        "set_recall", "set_relative_P", "set_map", "set_F",
+    ),
+}  # fmt: skip
+
+
+def _families() -> dict[str, str]:
+    """trec_eval name -> registry family, from the registry's declared trec_eval names."""
+    from assay.metrics.registry import TREC_NAMES
+
+    return {name: family for name, (family, _) in TREC_NAMES.items()}
+
+
+#: trec_eval name -> the registry family it is computed with
+_FAMILY = _families()
+_PARAM_KEY = {"utility": "coef", "11pt_avg": "at", "set_F": "beta"}
+
+
+@dataclass(frozen=True)
+class Output:
+    """One printed value: trec_eval's name, its kind and the measure computing it."""
+
+    name: str
+    kind: str  # long, double, summary (summary line only), relstring, runid
+    measure: Measure | None
+    depth: int = 0  # relstring: documents shown
+
+
+def parse_specs(specs: list[str]) -> dict[str, str | None]:
+    """``-m`` arguments -> {trec_eval name: parameter text or None}, table order.
+
+    A nickname adds its measures; the first parameters given for a measure win
+    (as trec_eval). Raises :class:`UsageError` on an unknown name.
+    """
+    wanted: dict[str, str | None] = {}
+    for spec in specs or ["official"]:
+        name, dot, params = spec.partition(".")
+        names = NICKNAMES.get(name, (name,) if name in TABLE else ())
+        if not names:
+            known = ", ".join([*NICKNAMES, *TABLE])
+            raise UsageError(f"unknown trec_eval measure {name!r}; use one of {known}")
+        for n in names:
+            if dot and n == name:
+                wanted[n] = wanted.get(n) or params
+            else:
+                wanted.setdefault(n, None)
+    return {n: wanted[n] for n in TABLE if n in wanted}
+
+
+def _num(text: str) -> float:
+    """C ``atof`` for the numbers trec_eval reads in parameters."""
+    import re
+
+    hit = re.match(r"\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?", text)
+    return float(hit.group(0)) if hit else 0.0
+
+
+def _value(x: float) -> str:
+    return str(int(x)) if x == int(x) else repr(x)
+
+
+def trec_outputs(specs: list[str], rel: int = 1) -> list[Output]:
+    """The values trec_eval prints for ``-m`` ``specs``, in its order, with their measures."""
+    out: list[Output] = []
+    for name, given in parse_specs(specs).items():
+        kind, default = TABLE[name]
+        params = given if given is not None else default
+        out.extend(_expand(name, kind, params, given is not None, rel))
+    return out
+
+
+def _measure(name: str, rel: int, cutoff: int | None = None, **params: str) -> Measure:
+    from assay.metrics.registry import REGISTRY
+
+    fam = REGISTRY[_FAMILY[name]]
+    return Measure(
+        fam.name, cutoff, rel if fam.takes_rel else 1, params=tuple(sorted(params.items()))
+    )
+
+
+def _expand(name: str, kind: str, params: str, given: bool, rel: int) -> list[Output]:
+    if kind == "runid":
+        return [Output("runid", "runid", None)]
+    if kind == "relstring":
+        label = f"relstring_{params}" if given else "relstring"
+        return [Output(label, "relstring", None, depth=int(_num(params)))]
+    if kind in ("long", "plain", "summary"):
+        shown = "long" if kind == "long" else "summary" if kind == "summary" else "double"
+        return [Output(name, shown, _measure(name, rel))]
+    if kind == "cut":
+        cuts = sorted({int(_num(c)) for c in params.split(",")})
+        return [Output(f"{name}_{c}", "double", _measure(name, rel, c)) for c in cuts]
+    if kind == "cut_double":
+        key = "recall" if name == "iprec_at_recall" else "mult"
+        cuts = sorted({_num(c) for c in params.split(",")})
+        return [
+            Output(f"{name}_{c:3.2f}", "double", _measure(name, rel, **{key: _value(c)}))
+            for c in cuts
+        ]
+    label = f"{name}_{params}" if given else name
+    if kind == "param":
+        values = ",".join(_value(_num(v)) for v in params.split(","))
+        return [Output(label, "double", _measure(name, rel, **{_PARAM_KEY[name]: values}))]
+    pairs = [p.partition("=") for p in params.split(",")] if params else []
+    extra: dict[str, str] = {}
+    if name in ("rbp", "rbp_resid"):
+        extra = dict(("p", _value(_num(v))) for k, _, v in pairs if k == "p")
+    else:
+        levels = [f"{int(k)}:{_value(_num(v))}" for k, _, v in pairs if _is_int(k)]
+        extra = {"gains": ",".join(levels)} if levels else {}
+    return [Output(label, "double", _measure(name, rel, **extra))]
+
+
+def _is_int(text: str) -> bool:
+    body = text[1:] if text[:1] in "+-" else text
+    return body.isdigit()
+
+
+def trec_eval_lines(
+    judgments: JudgmentSet,
+    run: Run,
+    specs: list[str],
+    *,
+    per_query: bool = False,
+    complete: bool = False,
+    depth: int | None = None,
+    rel: int = 1,
+    judged_only: bool = False,
+    summary: bool = True,
+) -> list[str]:
+    """Score ``run`` and print what ``trec_eval`` prints with the same options.
+
+    ``per_query`` is ``-q``, ``complete`` ``-c``, ``depth`` ``-M``, ``rel``
+    ``-l``, ``judged_only`` ``-J``, ``summary=False`` ``-n``. Queries print in
+    trec_eval's order (query ids sorted). Raises :class:`UsageError` when no
+    query has both judgments and results (trec_eval exits 7 there).
+    """
+    from assay.metrics.engine import aggregate, rank_context
+
+    outputs = trec_outputs(specs, rel)
+    missing = [q for q in judgments.answerable_ids if q not in set(run.query_ids)]
+    if complete and missing:
+        run = with_placeholder_docs(run, missing)
+    ranked = rank_context(judgments, run, depth=depth)
+    ctx = ranked.ctx.condensed() if judged_only else ranked.ctx
+    keep = [i for i in range(len(ranked.query_ids)) if ranked.in_run[i]]
+    if not keep:
+        raise UsageError("no queries with both results and judgments")
+    absent = np.isin(np.asarray(ranked.query_ids, dtype=object), np.asarray(missing, object))
+    values = {o.name: _values(o, ctx, ranked.in_run, absent)[keep] for o in outputs}
+    qids = [ranked.query_ids[i] for i in keep]
+    lines: list[str] = []
+    if per_query:
+        strings = {o.depth: relstrings(ctx, o.depth) for o in outputs if o.depth}
+        for pos in sorted(range(len(qids)), key=lambda i: qids[i]):
+            for o in outputs:
+                if o.kind == "relstring":
+                    text = "" if o.name == "relstring" and absent[keep[pos]] else None
+                    text = strings[o.depth][keep[pos]] if text is None else text
+                    lines.append(f"{o.name:<22}\t{qids[pos]}\t'{text}'")
+                elif o.kind in ("long", "double") and o.measure.family != "NumQ":
+                    lines.append(_line(o, qids[pos], float(values[o.name][pos])))
+    if summary:
+        for o in outputs:
+            if o.kind == "runid":
+                lines.append(f"{'runid':<22}\tall\t{run.name}")
+            elif o.measure is not None:
+                total = aggregate(o.measure, values[o.name])
+                if complete and o.measure.family == "NumRel":
+                    # trec_eval -c sums grades > 0 over the qrels, whatever -l says
+                    total = float(np.count_nonzero(ctx.qrels_grade > 0))
+                lines.append(_line(o, "all", total))
+    return lines
+
+
+#: the document trec_eval -c ranks for a judged query absent from the run
+PLACEHOLDER_DOC = "ceci_nest_pas_un_docno"
+#: outputs trec_eval resets to 0 for such a query (by exact printed name; unj* by prefix)
+_RESET = ("num_ret", "utility", "rbp_resid")
+
+
+def with_placeholder_docs(run: Run, query_ids: list[str]) -> Run:
+    """``run`` plus, for each of ``query_ids``, trec_eval -c's one unjudged placeholder doc."""
+    import pandas as pd
+
+    from assay.runs.models import Run as RunModel
+
+    extra = pd.DataFrame({"query_id": query_ids, "doc_id": PLACEHOLDER_DOC, "score": 1.0})
+    frame = run.frame[["query_id", "doc_id", "score"]].astype({"query_id": str, "doc_id": str})
+    both = pd.concat([frame, extra], ignore_index=True)
+    return RunModel(both, name=run.name, path=run.path, has_scores=True)
+
+
+def _values(o: Output, ctx: Any, in_run: Any, absent: Any) -> Any:
+    """Per-query values of one output, with trec_eval's resets for -c's placeholder queries."""
+    from assay.metrics.kernels import evaluate
+
+    if o.measure is None:
+        return np.zeros(ctx.nq)
+    values = _zero_by_zero(o.measure, evaluate(o.measure, ctx), ctx, in_run)
+    if absent.any() and (o.name in _RESET or o.name.startswith("unj")):
+        values = np.where(absent, 0.0, values)
+    return values
+
+
+def _zero_by_zero(m: Measure, values: Any, ctx: Any, in_run: Any) -> Any:
+    """trec_eval's interpolated precision divides 0 by 0 for a ranking left empty (``-J``).
+
+    It prints ``-nan`` there (x86's default NaN); assay's kernels give 0.
+    """
+    from assay.metrics.kernels_trec import lround
+
+    if m.family not in ("IPrec", "IPrecAvg"):
+        return values
+    levels = [float(v) for v in m.param("recall" if m.family == "IPrec" else "at").split(",")]
+    big_r = ctx.num_rel(m.rel)
+    hit_zero = np.zeros(ctx.nq, dtype=bool)
+    for level in levels:  # only levels whose rank cutoff rounds to 0 read the 0/0
+        hit_zero |= lround(level * big_r) == 0
+    empty = in_run & (ctx.count() == 0) & hit_zero
+    return np.where(empty, -np.nan, values) if empty.any() else values
+
+
+def _line(o: Output, qid: str, value: float) -> str:
+    import math
+
+    if o.kind == "long":
+        return f"{o.name:<22}\t{qid}\t{int(value)}"
+    if math.isnan(value):
+        return f"{o.name:<22}\t{qid}\t{'-nan':>6}"
+    return f"{o.name:<22}\t{qid}\t{value:6.4f}"
+
+
+def relstrings(ctx: Any, depth: int) -> list[str]:
+    """trec_eval's relstring per query: one character per document of the top ``depth``.
+
+    A digit for grades 0-9, ``>`` above, ``-`` not in the pool, ``.`` pooled
+    but unjudged (negative grade).
+    """
+
+    n = np.minimum(ctx.count(), depth).astype(np.int64)
+    chars = [["-"] * int(k) for k in n]
+    top = ctx.rank <= depth
+    for q, r, g in zip(
+        ctx.q[top].tolist(), ctx.rank[top].tolist(), ctx.grade[top].tolist(), strict=True
+    ):
+        chars[q][r - 1] = ">" if g > 9 else str(g) if g >= 0 else "." if g == -2 else "-"
+    return ["".join(c) for c in chars]

@@ -1,0 +1,144 @@
+"""``compare``: judgments + several runs (or systems, or result files) -> a comparison.
+
+What ranx's ``compare`` does, with assay's evidence: every source goes through
+the one source path and is scored with one policy, results that cannot be
+paired (another judgment-set version or policy) are refused, and
+:func:`assay.stats.compare.compare` pairs, tests and assembles.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from assay.errors import UsageError
+from assay.policies import check_policies
+
+if TYPE_CHECKING:  # pragma: no cover
+    from assay.judgments.models import JudgmentSet
+    from assay.metrics.measures import Measure
+    from assay.results import EvaluationResult
+    from assay.stats.models import ComparisonResult
+    from assay.systems.cache import RunCache
+
+
+def compare(
+    judgments: JudgmentSet | str | Path,
+    runs: Sequence[Any] | Mapping[str, Any],
+    metrics: Iterable[str | Measure] | None = None,
+    *,
+    baseline: str | int = 0,
+    by: Iterable[str] | str = (),
+    test: str = "randomization",
+    alpha: float = 0.05,
+    seed: int = 0,
+    n_permutations: int = 10000,
+    n_resamples: int = 10000,
+    ci_method: str = "percentile",
+    top: int = 5,
+    missing: str = "zero",
+    ties: str = "score",
+    k: int = 100,
+    progress: bool = False,
+    retries: int | None = None,
+    cache: RunCache | str | Path | bool | None = None,
+    judgments_format: str | None = None,
+    allow_version_mismatch: bool = False,
+) -> ComparisonResult:
+    """Compare runs with a baseline on one judgment set: deltas, CIs, paired tests, Holm.
+
+    ``runs`` is a list of sources, or a ``{name: source}`` mapping naming them;
+    a source is anything :func:`assay.evaluate` takes, or an evaluation result
+    file. Every run is scored with ``missing`` and ``ties``; result files must
+    have been scored with the same policy and judgment-set version. ``baseline``
+    is a name or an index (default: the first). The statistics' parameters are
+    those of :func:`assay.stats.compare.compare`.
+    """
+    from assay.stats.compare import compare as compare_results
+
+    if len(runs) < 2:
+        raise UsageError(f"compare needs at least two runs (got {len(runs)})", "runs")
+
+    results = evaluate_sources(
+        judgments,
+        runs,
+        metrics,
+        by=by,
+        missing=missing,
+        ties=ties,
+        k=k,
+        progress=progress,
+        retries=retries,
+        cache=cache,
+        judgments_format=judgments_format,
+        allow_version_mismatch=allow_version_mismatch,
+    )
+    return compare_results(
+        results,
+        baseline=baseline,
+        metrics=[str(m) if isinstance(m, str) else m.name for m in metrics] if metrics else None,
+        by=[by] if isinstance(by, str) else list(by),
+        test=test,
+        alpha=alpha,
+        seed=seed,
+        n_permutations=n_permutations,
+        n_resamples=n_resamples,
+        ci_method=ci_method,
+        allow_version_mismatch=allow_version_mismatch,
+        top=top,
+    )
+
+
+def evaluate_sources(
+    judgments: JudgmentSet | str | Path,
+    runs: Sequence[Any] | Mapping[str, Any],
+    metrics: Iterable[str | Measure] | None = None,
+    *,
+    by: Iterable[str] | str = (),
+    missing: str = "zero",
+    ties: str = "score",
+    k: int = 100,
+    progress: bool = False,
+    retries: int | None = None,
+    cache: RunCache | str | Path | bool | None = None,
+    judgments_format: str | None = None,
+    allow_version_mismatch: bool = False,
+) -> list[EvaluationResult]:
+    """One evaluation result per source, in order, all scored with one policy.
+
+    Result files are read as they are (their policy is checked when paired);
+    the judgments are loaded only when some source needs scoring.
+    """
+    from assay.metrics.measures import parse_measures
+    from assay.procedures.evaluation import as_judgments, check_k, score
+    from assay.procedures.sources import is_result_file, load_source
+
+    check_policies(missing, ties)
+    check_k(k)
+    named = list(runs.items()) if isinstance(runs, Mapping) else [(None, r) for r in runs]
+    measures = parse_measures(list(metrics) if metrics is not None else None)
+    by_fields = [by] if isinstance(by, str) else list(by)
+    js: JudgmentSet | None = None
+    results: list[EvaluationResult] = []
+    for label, run in named:
+        if not (isinstance(run, str | Path) and is_result_file(Path(run))) and js is None:
+            js = as_judgments(judgments, judgments_format)
+        source = load_source(
+            run,
+            js,  # type: ignore[arg-type]  (None only for result files, which need no judgments)
+            k=k,
+            name=label,
+            progress=progress,
+            retries=retries,
+            cache=cache,
+            allow_version_mismatch=allow_version_mismatch,
+            allow_results=True,
+        )
+        result = score(source, js, measures, by_fields, missing=missing, ties=ties)  # type: ignore[arg-type]
+        if label is not None and result.run.name != label:
+            result = result.model_copy(
+                update={"run": result.run.model_copy(update={"name": label})}
+            )
+        results.append(result)
+    return results

@@ -1,0 +1,427 @@
+"""``evaluate``: judgments + a run (or a live system) -> an :class:`EvaluationResult`.
+
+The run comes through the one source path (:mod:`assay.procedures.sources`),
+so a run file's sidecar, a live system's failures and the run cache count the
+same through the library and the CLI. The metric kernels live in
+:mod:`assay.metrics.engine`; rendering lives in :mod:`assay.report`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from assay.errors import UsageError
+from assay.policies import check_policies
+
+if TYPE_CHECKING:  # pragma: no cover
+    from assay.judgments.models import JudgmentSet
+    from assay.metrics.measures import Measure
+    from assay.procedures.sources import RunProvenance, Source
+    from assay.results import EvaluationResult, NoAnswerRow, QueryRow
+    from assay.runs.models import Run
+    from assay.systems.cache import RunCache
+
+#: Placeholder for the rank of the first relevant document when none was retrieved.
+NOT_FOUND = None
+MISSING_POLICIES = ("zero", "skip")
+TIE_POLICIES = ("score", "given")
+
+
+def evaluate(
+    judgments: JudgmentSet | str | Path,
+    run: Any,
+    metrics: Iterable[str | Measure] | None = None,
+    by: Iterable[str] | str = (),
+    *,
+    missing: str = "zero",
+    ties: str = "score",
+    k: int = 100,
+    name: str | None = None,
+    progress: bool = False,
+    judgments_format: str | None = None,
+    retries: int | None = None,
+    abstain_below: float | None = None,
+    cache: RunCache | str | Path | bool | None = None,
+    allow_version_mismatch: bool = False,
+    max_consecutive_failures: int | None = None,
+) -> EvaluationResult:
+    """Score a run or a search function on a judgment set (judgments first, like the peers).
+
+    ``run`` is a :class:`~assay.runs.models.Run`, a path to a TREC or JSONL run
+    file (its ``.json`` sidecar is read: failed queries are reported, not scored
+    as 0; a run made on another judgment-set version is refused unless
+    ``allow_version_mismatch``), a ``{query_id: [doc_id, ...]}`` mapping, a
+    :class:`~assay.systems.base.System`, or a plain function ``(query_text, k)``
+    returning doc ids (or dicts with ``doc_id`` and ``score``). Functions and
+    systems are called for every query; a failing call is retried ``retries``
+    times, then reported as failed, never scored as an empty list. ``cache``
+    reuses a live system's last complete run (see
+    :func:`~assay.procedures.sources.load_source`).
+
+    ``metrics`` are ir_measures names (default ``R@5 R@10 RR nDCG@10``); ``by``
+    names metadata fields to group by (``;``-separated tags split).
+    ``missing='zero'`` scores judged queries absent from the run as 0 (trec_eval
+    ``-c``); ``'skip'`` leaves them out. ``ties='score'`` orders tied scores by
+    doc id descending as trec_eval does; ``'given'`` keeps the given order.
+    ``abstain_below`` adds abstention figures: a top score below it counts as
+    returning nothing confident.
+
+    Returns an :class:`~assay.results.EvaluationResult`; ``.per_query_frame()``
+    gives the per-query rows as a pandas DataFrame.
+    """
+    from assay.metrics.depth import check_depth
+    from assay.metrics.measures import parse_measures
+    from assay.procedures.sources import as_system, load_source
+
+    check_order(judgments, run)
+    check_policies(missing, ties)
+    check_k(k)
+    measures = parse_measures(list(metrics) if metrics is not None else None)
+    if as_system(run) is not None:
+        check_depth(
+            measures, asked=k
+        )  # R@1000 of a system asked for 100: an error, before any call
+    by_fields = [by] if isinstance(by, str) else list(by)
+    js = as_judgments(judgments, judgments_format)
+    for field_name in by_fields:
+        js.groups(field_name)  # raises a UsageError naming the fields available
+    source = load_source(
+        run,
+        js,
+        k=k,
+        name=name,
+        progress=progress,
+        retries=retries,
+        cache=cache,
+        allow_version_mismatch=allow_version_mismatch,
+        max_consecutive_failures=max_consecutive_failures,
+    )
+    return score(
+        source, js, measures, by_fields, missing=missing, ties=ties, abstain_below=abstain_below
+    )
+
+
+def check_k(k: Any) -> None:
+    """Raise a UsageError unless ``k`` is a whole number >= 1."""
+    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+        raise UsageError(f"`k` must be a whole number >= 1, got {k!r}", "k")
+
+
+def check_order(judgments: Any, run: Any) -> None:
+    """A one-line error when the run was given first and the judgments second."""
+    from assay.judgments.models import JudgmentSet
+    from assay.runs.models import Run
+
+    swapped = isinstance(run, JudgmentSet) and not isinstance(judgments, JudgmentSet)
+    swapped = swapped or isinstance(judgments, Run | Mapping) or callable(judgments)
+    if not swapped and isinstance(judgments, str | Path) and isinstance(run, str | Path):
+        swapped = _kinds(judgments, run) == ("run", "judgments")
+    if swapped:
+        raise UsageError(
+            "the arguments look swapped: the judgments come first, then the run "
+            "(assay evaluate JUDGMENTS RUN; evaluate(judgments, run) as in ranx and ir_measures)"
+        )
+
+
+def _kinds(first: str | Path, second: str | Path) -> tuple[str, str] | None:
+    from assay.judgments.validate import detect_kind
+
+    if Path(first).is_dir():
+        return None
+    try:
+        return detect_kind(first), detect_kind(second)
+    except Exception:  # a heuristic only: the loaders report real problems
+        return None
+
+
+def score(
+    source: Source,
+    judgments: JudgmentSet,
+    measures: Sequence[Measure],
+    by: Sequence[str] = (),
+    *,
+    missing: str = "zero",
+    ties: str = "score",
+    abstain_below: float | None = None,
+) -> EvaluationResult:
+    """Score a loaded :class:`~assay.procedures.sources.Source`; a result file is returned as is."""
+    if source.result is not None:
+        return source.result
+    assert source.run is not None
+    result = score_run(
+        source.run, judgments, measures, by, missing=missing, ties=ties, info=source.provenance
+    )
+    if abstain_below is None:
+        return result
+    from assay.results import Abstention
+    from assay.systems.abstain import abstention_report
+
+    report = abstention_report(
+        source.run, judgments, abstain_below, failed=source.provenance.failed_query_ids
+    )
+    return result.model_copy(update={"abstention": Abstention(**report.to_dict())})
+
+
+def score_run(
+    run: Run,
+    judgments: JudgmentSet,
+    measures: Sequence[Measure],
+    by: Sequence[str] = (),
+    *,
+    missing: str = "zero",
+    ties: str = "score",
+    info: RunProvenance | None = None,
+) -> EvaluationResult:
+    """Score an already loaded run; the building block of :func:`evaluate`."""
+    import numpy as np
+
+    from assay.metrics.depth import check_depth
+    from assay.metrics.engine import compute
+    from assay.procedures.sources import RunProvenance
+    from assay.results import EvaluationResult, Policy
+
+    info = info or RunProvenance(name=run.name, path=run.path)
+    live_k = info.k if info.queries_asked is not None else None  # a live system's depth
+    shallow = check_depth(measures, asked=live_k, run=run)
+    if shallow:
+        info = info.model_copy(update={"warnings": [*info.warnings, *shallow]})
+    table = compute(judgments, run, list(measures), missing="zero", ties=ties)
+    failed = set(info.failed_query_ids)
+    present, keep = _scored_mask(table, info, missing)
+    qids = [q for q, kept in zip(table.query_ids, keep.tolist(), strict=True) if kept]
+    values = {m.name: np.asarray(table.values[m], dtype=np.float64)[keep] for m in measures}
+    per_query = _per_query_rows(
+        judgments, qids, np.asarray(table.first_rel_rank)[keep], present[keep], values
+    )
+    # Every part is built from checked values: construct without re-validating
+    # the per-query rows (the JSON output is the same as with validation).
+    return EvaluationResult.model_construct(
+        judgments=_judgments_info(judgments, len(qids)),
+        run=_run_info(run, info, table, int(np.count_nonzero(~present & ~_failed(table, failed)))),
+        policy=Policy(missing=missing, ties=ties),  # type: ignore[arg-type]
+        metrics=[m.name for m in measures],
+        aggregate={m.name: _mean(values[m.name], m) for m in measures},
+        groups=_group_means(judgments, qids, values, measures, by),
+        per_query=per_query,
+        no_answer=_no_answer_rows(run, judgments, ties, failed),
+        environment=_environment(),
+    )
+
+
+def _failed(table: Any, failed: set[str]) -> Any:
+    import numpy as np
+
+    ids = table.query_ids
+    return np.fromiter((q in failed for q in ids), dtype=bool, count=len(ids))
+
+
+def _scored_mask(table: Any, info: RunProvenance, missing: str) -> tuple[Any, Any]:
+    """(in the run, scored) per judged query: failures are never scored, ``skip`` drops absent."""
+    import numpy as np
+
+    ids = table.query_ids
+    is_failed = _failed(table, set(info.failed_query_ids))
+    present = np.asarray(table.in_run, dtype=bool).copy()
+    # Queries answered with an empty list are in the run although no row shows them
+    # (a TREC file cannot): the sidecar lists them, and a live run asked every query.
+    empty = set(info.empty_query_ids)
+    if empty:
+        present |= np.fromiter((q in empty for q in ids), dtype=bool, count=len(ids))
+    if info.queries_asked is not None:
+        present |= ~is_failed
+    keep = ~is_failed
+    if missing == "skip":
+        keep &= present
+    return present, keep
+
+
+def _judgments_info(judgments: JudgmentSet, scored: int) -> Any:
+    from assay.results import JudgmentsInfo
+
+    return JudgmentsInfo(
+        path=judgments.path,
+        name=judgments.name,
+        version=judgments.version,
+        format=judgments.format,
+        queries=scored,
+        no_answer_queries=len(judgments.no_answer_ids),
+        total_queries=len(judgments),
+        warnings=list(judgments.warnings),
+    )
+
+
+def _run_info(run: Run, info: RunProvenance, table: Any, missing_count: int) -> Any:
+    from assay.results import RunInfo
+
+    run_queries = len(run.query_ids)
+    empty = set(info.empty_query_ids)
+    if empty:
+        run_queries += len(empty - set(run.query_ids))
+    return RunInfo(
+        name=info.name,
+        path=info.path,
+        system=info.system,
+        corpus_version=info.corpus_version,
+        queries_in_run=info.queries_asked if info.queries_asked is not None else run_queries,
+        ignored_queries=table.ignored_queries,
+        missing_queries=missing_count,
+        tied_pairs_at_cutoff=table.tied_pairs_at_cutoff,
+        failed_queries=sorted(info.failed_query_ids),
+        failures=list(info.failures),
+        warnings=list(info.warnings),
+        config_hash=info.config_hash,
+        k=info.k,
+        latency_ms=info.latency_ms,
+    )
+
+
+def _group_means(
+    judgments: JudgmentSet,
+    qids: list[str],
+    values: dict[str, Any],
+    measures: Sequence[Measure],
+    by: Sequence[str],
+) -> dict[str, dict[str, dict[str, float | int]]]:
+    """Per ``by`` field and value: the number of scored queries and each metric's aggregate."""
+    import numpy as np
+
+    groups: dict[str, dict[str, dict[str, float | int]]] = {}
+    position = {q: i for i, q in enumerate(qids)}
+    for field_name in by:
+        field_groups: dict[str, dict[str, float | int]] = {}
+        for value, members in sorted(judgments.groups(field_name).items()):
+            idx = np.array([position[q] for q in members if q in position], dtype=np.int64)
+            if idx.size == 0:
+                continue
+            row: dict[str, float | int] = {"n": int(idx.size)}
+            for m in measures:
+                row[m.name] = _mean(values[m.name][idx], m)
+            field_groups[value] = row
+        groups[field_name] = field_groups
+    return groups
+
+
+# --------------------------------------------------------------------------- helpers
+def _per_query_rows(
+    judgments: JudgmentSet,
+    qids: list[str],
+    first: Any,
+    in_run: Any,
+    values: dict[str, Any],
+) -> list[QueryRow]:
+    """Per-query rows: query_id, text, first_rel_rank, in_run, metadata, metrics."""
+    import numpy as np
+
+    from assay.results import QueryRow
+
+    if not qids:
+        return []
+    queries = judgments.queries
+    meta_fields = judgments.metadata_fields
+    texts = [t or "" for t in _cleaned(queries["text"].reindex(qids))]
+    meta_cols = {f: _cleaned(queries[f].reindex(qids)) for f in meta_fields}
+    first_col = [r if r > 0 else NOT_FOUND for r in first.tolist()]
+    columns = [("query_id", qids), ("text", texts), ("first_rel_rank", first_col)]
+    columns += [("in_run", in_run.tolist())]
+    columns += [(f, meta_cols[f]) for f in meta_fields]
+    columns += [(name, np.asarray(v).tolist()) for name, v in values.items()]
+    keys = [k for k, _ in columns]
+    rows = [
+        dict(zip(keys, vals, strict=True)) for vals in zip(*(c for _, c in columns), strict=True)
+    ]
+    for f in meta_fields:  # a missing metadata value is left out of its row
+        if any(v is None for v in meta_cols[f]):
+            for row in rows:
+                if row[f] is None:
+                    del row[f]
+    return [QueryRow.model_construct(**row) for row in rows]
+
+
+def _mean(values: Any, measure: Measure) -> float:
+    """The measure's aggregate (mean; sum for counts, as trec_eval); NaN when nothing was scored."""
+    from assay.metrics.engine import aggregate
+
+    return aggregate(measure, values) if len(values) else math.nan
+
+
+def _cleaned(column: Any) -> list[Any]:
+    """``[_clean(v) for v in column]``, skipping the per-value check when nothing is missing."""
+    values = column.tolist()
+    if column.dtype != object and not column.isna().any():
+        return values
+    return [_clean(v) for v in values]
+
+
+def _clean(value: Any) -> Any:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return None
+    if type(value) is str:  # the usual case, before the pandas check
+        return value
+    import pandas as pd
+
+    return None if value is pd.NA else value
+
+
+def _environment() -> dict[str, Any]:
+    from assay.procedures.environment import environment
+
+    try:
+        return environment()
+    except Exception:  # provenance is best effort, never a reason to fail a run
+        return {}
+
+
+def as_judgments(judgments: Any, fmt: str | None = None) -> JudgmentSet:
+    """``judgments`` as a JudgmentSet: one already loaded, or a path to load."""
+    from assay.judgments.models import JudgmentSet
+
+    if isinstance(judgments, JudgmentSet):
+        return judgments
+    if isinstance(judgments, str | Path):
+        from assay.judgments.load import load_judgments
+
+        return load_judgments(judgments, format=fmt)
+    raise UsageError(
+        f"`judgments` must be a JudgmentSet or a path, got {type(judgments).__name__}",
+        "judgments",
+    )
+
+
+def _no_answer_rows(
+    run: Run, judgments: JudgmentSet, ties: str, failed: set[str] | frozenset[str] = frozenset()
+) -> list[NoAnswerRow]:
+    """What the run returned for each no-answer query (a failed call says so)."""
+    from assay.results import NoAnswerRow
+    from assay.runs.models import Run
+
+    ids = judgments.no_answer_ids
+    if not ids:
+        return []
+    wanted = set(ids)
+    frame = run.frame
+    sub = frame[frame["query_id"].isin(wanted)]
+    top: dict[str, tuple[str, float | None, int]] = {}
+    if len(sub):
+        ranked = Run(sub.reset_index(drop=True), name=run.name, has_scores=run.has_scores)
+        for qid, items in ranked.to_dict(ties=ties).items():  # type: ignore[arg-type]
+            doc, score = items[0]
+            top[qid] = (doc, None if math.isnan(score) else score, len(items))
+    rows = []
+    for qid in ids:
+        q = judgments.query(qid)
+        doc, score, count = top.get(qid, (None, None, 0))
+        rows.append(
+            NoAnswerRow(
+                query_id=qid,
+                text=q.text,
+                returned=count,
+                top_doc=doc,
+                top_score=score,
+                failed=qid in failed,
+                **{k: v for k, v in q.metadata.items() if k not in NoAnswerRow.model_fields},
+            )
+        )
+    return rows

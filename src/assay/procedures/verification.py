@@ -1,0 +1,276 @@
+"""Verification of a suite: a deliberately degraded system must score lower.
+
+The suite passes when the degraded variant's mean is lower than the system's
+and the paired randomization (sign-flip) test of the per-query differences
+(:func:`assay.stats.significance.randomization_pvalues`, two-sided) gives
+``p < alpha``. A suite that cannot tell a broken configuration apart from the
+real one is not measuring what matters.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from assay.errors import UsageError
+from assay.policies import check_policies
+from assay.results import MIGRATIONS, Policy, ResultModel
+
+if TYPE_CHECKING:  # pragma: no cover
+    from assay.judgments.models import JudgmentSet
+    from assay.metrics.measures import Measure
+    from assay.results import EvaluationResult
+    from assay.runs.models import Run
+    from assay.systems.cache import RunCache
+
+VERIFY_SCHEMA_VERSION = "2"
+#: ``degraded`` value that shuffles the system's own ranking instead of a second system.
+SHUFFLE = "shuffle"
+
+
+class VerifyCheck(BaseModel):
+    """One metric: the system against its degraded variant, paired by query."""
+
+    metric: str
+    n: int = Field(description="paired queries")
+    system_mean: float
+    degraded_mean: float
+    delta: float = Field(description="degraded mean minus system mean")
+    ci_low: float
+    ci_high: float
+    confidence: float = 0.95
+    p_value: float
+    p_value_method: str = ""
+    passed: bool
+    message: str
+
+
+class VerifyResult(ResultModel):
+    """Outcome of ``assay verify-suite`` (result kind ``verify``): one check per metric.
+
+    The suite passes when every metric's degraded mean is significantly lower.
+    """
+
+    model_config = ConfigDict(extra="allow")
+
+    schema_version: str = VERIFY_SCHEMA_VERSION
+    kind: Literal["verify"] = "verify"
+    judgments_name: str
+    judgments_version: str
+    system: str
+    degraded: str
+    metrics: list[str]
+    alpha: float
+    seed: int
+    test: str = "randomization"
+    policy: Policy = Field(default_factory=Policy)
+    checks: list[VerifyCheck]
+    passed: bool
+    failed_queries: dict[str, list[str]] = Field(
+        default_factory=dict, description="per run, the queries whose system call failed"
+    )
+    environment: dict[str, Any] = Field(default_factory=dict)
+
+
+def _from_v1(data: dict[str, Any]) -> dict[str, Any]:
+    """Schema 1 held one metric's check at the top level; schema 2 lists checks."""
+    fields = set(VerifyCheck.model_fields)
+    check = {k: v for k, v in data.items() if k in fields}
+    out = {k: v for k, v in data.items() if k not in fields or k == "passed"}
+    out.update(schema_version="2", metrics=[data.get("metric", "")], checks=[check])
+    return out
+
+
+MIGRATIONS[("verify", "1")] = _from_v1
+
+
+def shuffle_run(run: Run, seed: int = 0, *, name: str | None = None) -> Run:
+    """A copy of ``run`` with each query's ranked list in seeded random order.
+
+    The same documents are retrieved; only their order is lost. Scores are
+    dropped so the shuffled order is the ranking.
+    """
+    import numpy as np
+
+    from assay.runs.models import Run
+
+    rng = np.random.default_rng(seed)
+    ranking: dict[str, list[str]] = {}
+    for qid, items in run.to_dict().items():
+        docs = [d for d, _ in items]
+        ranking[qid] = [docs[i] for i in rng.permutation(len(docs))]
+    return Run.from_dict(ranking, name=name or f"{run.name} (shuffled)")
+
+
+def verify_suite(
+    judgments: JudgmentSet | str | Path,
+    system: Any,
+    degraded: Any = SHUFFLE,
+    metrics: Iterable[str | Measure] = ("nDCG@10",),
+    *,
+    alpha: float = 0.05,
+    seed: int = 0,
+    n_permutations: int = 10000,
+    n_resamples: int = 10000,
+    missing: str = "zero",
+    ties: str = "score",
+    k: int = 100,
+    progress: bool = False,
+    retries: int | None = None,
+    cache: RunCache | str | Path | bool | None = None,
+    judgments_format: str | None = None,
+    allow_version_mismatch: bool = False,
+) -> VerifyResult:
+    """Does a deliberately degraded variant of ``system`` score significantly lower?
+
+    ``system`` and ``degraded`` are sources :func:`assay.evaluate` takes (a
+    live system, a run file, a Run...); ``degraded="shuffle"`` shuffles the
+    system's own ranked lists (seeded), which are then scored in the given order.
+    """
+    from assay.metrics.measures import parse_measures
+    from assay.procedures.evaluation import as_judgments, check_k, score
+    from assay.procedures.sources import Source, load_source
+
+    check_policies(missing, ties)
+    check_k(k)
+    measures = parse_measures([m if isinstance(m, str) else m.name for m in metrics] or None)
+    js = as_judgments(judgments, judgments_format)
+    options: dict[str, Any] = dict(
+        k=k,
+        progress=progress,
+        retries=retries,
+        cache=cache,
+        allow_version_mismatch=allow_version_mismatch,
+    )
+    ref_source = load_source(system, js, **options)
+    reference = score(ref_source, js, measures, missing=missing, ties=ties)
+    if isinstance(degraded, str) and degraded == SHUFFLE:
+        if ref_source.run is None:
+            raise UsageError("`degraded` shuffle needs a run to shuffle, not a result file")
+        shuffled = shuffle_run(
+            ref_source.run, seed, name=f"{ref_source.run.name} (shuffled, seed {seed})"
+        )
+        provenance = ref_source.provenance.model_copy(update={"name": shuffled.name})
+        # the shuffled run has no scores: its order is the ranking under either tie policy
+        worse = score(Source(shuffled, provenance), js, measures, missing=missing, ties=ties)
+    else:
+        worse = score(
+            load_source(degraded, js, **options), js, measures, missing=missing, ties=ties
+        )
+    return verify_results(
+        reference,
+        worse,
+        [m.name for m in measures],
+        alpha=alpha,
+        seed=seed,
+        n_permutations=n_permutations,
+        n_resamples=n_resamples,
+    )
+
+
+def verify_results(
+    reference: EvaluationResult,
+    degraded: EvaluationResult,
+    metrics: Sequence[str] | str,
+    *,
+    alpha: float = 0.05,
+    seed: int = 0,
+    n_permutations: int = 10000,
+    n_resamples: int = 10000,
+) -> VerifyResult:
+    """Decide, per metric, whether ``degraded`` scores significantly lower than ``reference``."""
+    from assay.results import check_pairable
+
+    if not 0 < alpha < 1:
+        raise UsageError(f"`alpha` must be between 0 and 1, got {alpha}", "alpha")
+    names = [metrics] if isinstance(metrics, str) else list(dict.fromkeys(metrics))
+    if not names:
+        raise UsageError("give at least one metric (`metrics`)", "metrics")
+    for who, res in (("system", reference), ("degraded", degraded)):
+        for metric in names:
+            if metric not in res.metrics:
+                raise UsageError(f"the {who} result has no metric {metric!r}", "metrics")
+    if reference.judgments.version != degraded.judgments.version:
+        raise UsageError("the system and the degraded variant were scored on different judgments")
+    check_pairable([reference, degraded], ["system", "degraded"])
+    stat = dict(alpha=alpha, seed=seed, n_permutations=n_permutations, n_resamples=n_resamples)
+    checks = [_check(reference, degraded, metric, **stat) for metric in names]
+    return VerifyResult(
+        failed_queries={r.run.name: sorted(r.run.failed_queries) for r in (reference, degraded)},
+        judgments_name=reference.judgments.name,
+        judgments_version=reference.judgments.version,
+        system=reference.run.name,
+        degraded=degraded.run.name,
+        metrics=names,
+        alpha=alpha,
+        seed=seed,
+        policy=reference.policy,
+        checks=checks,
+        passed=all(c.passed for c in checks),
+        environment=dict(reference.environment),
+    )
+
+
+def _check(
+    reference: EvaluationResult,
+    degraded: EvaluationResult,
+    metric: str,
+    *,
+    alpha: float,
+    seed: int,
+    n_permutations: int,
+    n_resamples: int,
+) -> VerifyCheck:
+    """One metric's paired randomization test and bootstrap CI, with the verdict in words."""
+    import numpy as np
+
+    from assay.stats.bootstrap import paired_bootstrap_ci
+    from assay.stats.significance import is_exact, randomization_pvalues
+
+    ref = {str(r["query_id"]): r[metric] for r in reference.per_query}
+    deg = {str(r["query_id"]): r[metric] for r in degraded.per_query}
+    common = [q for q in ref if q in deg]
+    if not common:
+        raise UsageError("the system and the degraded variant share no scored query")
+    a = np.array([ref[q] for q in common], dtype=float)
+    b = np.array([deg[q] for q in common], dtype=float)
+    p = float(
+        randomization_pvalues((b - a)[np.newaxis, :], n_permutations=n_permutations, seed=seed)[0]
+    )
+    low, high = paired_bootstrap_ci(a, b, n_resamples=n_resamples, seed=seed)
+    delta = float(b.mean() - a.mean())
+    method = (
+        f"exact (all 2^{a.size} sign vectors)"
+        if is_exact(a.size, n_permutations)
+        else f"Monte Carlo, {n_permutations} sign vectors, seed {seed}"
+    )
+    numbers = (
+        f"{metric} {a.mean():.3f} (system) vs {b.mean():.3f} (degraded), delta {delta:+.3f} "
+        f"(95% CI {low:.3f} to {high:.3f}), p = {p:.4g}, {a.size} queries"
+    )
+    passed = delta < 0 and p < alpha
+    if delta >= 0:
+        message = f"{numbers}: the degraded variant does not score lower; the suite fails"
+    elif not passed:
+        message = (
+            f"{numbers}: lower, but not significant at alpha {alpha:g}; the suite cannot "
+            "reliably tell a degraded system apart (add queries)"
+        )
+    else:
+        message = f"{numbers}: significantly lower at alpha {alpha:g}; the suite passes"
+    return VerifyCheck(
+        metric=metric,
+        n=int(a.size),
+        system_mean=float(a.mean()),
+        degraded_mean=float(b.mean()),
+        delta=delta,
+        ci_low=low,
+        ci_high=high,
+        p_value=p,
+        p_value_method=method,
+        passed=bool(passed),
+        message=message,
+    )

@@ -1,0 +1,124 @@
+"""Per-slice statistics of a comparison: one Holm family over every slice.
+
+A slice is the paired queries sharing one value of a per-query metadata field;
+``;``-separated tags count in each tag's slice. Step 3b of
+:func:`assay.stats.compare.compare`.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from assay.errors import UsageError
+from assay.stats.models import SliceComparison
+from assay.tags import split_tags
+
+if TYPE_CHECKING:  # pragma: no cover
+    import numpy as np
+
+
+def _field_values(
+    field: str, paired: list[str], rows_by_system: list[dict[str, Any]], metric_names: list[str]
+) -> list[Any]:
+    """Each paired query's value of ``field`` (from the first system that has one)."""
+    if all(field not in t[q] for t in rows_by_system for q in paired):
+        available = sorted(
+            {
+                k
+                for k in rows_by_system[0][paired[0]]
+                if k not in metric_names and k not in ("query_id", "text", "first_rel_rank")
+            }
+        )
+        raise UsageError(
+            f"no per-query field {field!r} to slice by; fields: {', '.join(available)}", "by"
+        )
+    return [
+        next((t[q][field] for t in rows_by_system if t[q].get(field) is not None), None)
+        for q in paired
+    ]
+
+
+def slice_comparisons(
+    by: list[str],
+    paired: list[str],
+    rows_by_system: list[dict[str, Any]],
+    diffs: np.ndarray,
+    values: np.ndarray,
+    candidates: list[str],
+    metric_names: list[str],
+    alpha: float,
+    common: dict[str, Any],
+) -> tuple[list[SliceComparison], dict[str, list[str | None]]]:
+    """Per-slice statistics (their own Holm family) and each query's raw slice value."""
+    import numpy as np
+
+    from assay.stats.compare import stats_rows
+    from assay.stats.significance import holm
+
+    raw: dict[str, list[str | None]] = {}
+    pending: list[tuple[str, str, np.ndarray, dict[str, Any]]] = []
+    for field in by:
+        found = _field_values(field, paired, rows_by_system, metric_names)
+        raw[field] = [None if v is None else str(v) for v in found]
+        labels: dict[str, list[int]] = {}
+        for j, v in enumerate(found):
+            for label in split_tags(v):
+                labels.setdefault(label, []).append(j)
+        for label in sorted(labels):
+            idx = np.array(labels[label])
+            pending.append((field, label, idx, stats_rows(diffs[:, idx], **common)))
+    if not pending:
+        return [], raw
+    p_adj = holm(np.concatenate([st["p"] for *_, st in pending]))
+    out: list[SliceComparison] = []
+    k = 0
+    for field, label, idx, st in pending:
+        out += _slice_rows(
+            field, label, idx, st, p_adj[k:], values, candidates, metric_names, alpha
+        )
+        k += len(st["p"])
+    return out, raw
+
+
+def _slice_rows(
+    field: str,
+    label: str,
+    idx: np.ndarray,
+    st: dict[str, Any],
+    p_adj: np.ndarray,
+    values: np.ndarray,
+    candidates: list[str],
+    metric_names: list[str],
+    alpha: float,
+) -> list[SliceComparison]:
+    """One slice's rows: every candidate x metric."""
+    from assay.stats.compare import verdict
+
+    n_met = len(metric_names)
+    out = []
+    for ci, cand in enumerate(candidates):
+        for mi, metric in enumerate(metric_names):
+            row = ci * n_met + mi
+            delta = float(st["delta"][row])
+            out.append(
+                SliceComparison(
+                    field=field,
+                    value=label,
+                    candidate=cand,
+                    metric=metric,
+                    n=int(idx.size),
+                    baseline_mean=float(values[0, mi, idx].mean()),
+                    candidate_mean=float(values[ci + 1, mi, idx].mean()),
+                    delta=delta,
+                    ci_low=float(st["low"][row]),
+                    ci_high=float(st["high"][row]),
+                    p_value=float(st["p"][row]),
+                    p_adjusted=float(p_adj[row]),
+                    effect_size=st["effect"][row],
+                    verdict=verdict(delta, float(p_adj[row]), alpha),
+                    wins=int(st["wins"][row]),
+                    losses=int(st["losses"][row]),
+                    ties=int(st["ties"][row]),
+                )
+            )
+    return out

@@ -1,0 +1,60 @@
+"""Every result kind, as written by the release before issue 9, still reads."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from assay.results import read_result_file
+
+FIXTURES = Path(__file__).resolve().parents[1] / "data" / "results"
+KINDS = {
+    "evaluation.json": "evaluation",
+    "evaluation_failed.json": "evaluation",
+    "comparison.json": "comparison",
+    "gate.json": "gate",
+    "verify.json": "verify",
+    "answers.json": "answers",
+}
+
+
+@pytest.mark.parametrize("name", sorted(KINDS))
+def test_fixture_reads(name: str) -> None:
+    path = FIXTURES / name
+    result = read_result_file(path)
+    assert result.kind == KINDS[name]
+    raw = json.loads(path.read_text(encoding="utf-8"))
+    assert result.schema_version == raw["schema_version"] or raw["schema_version"] == "1"
+
+
+def test_every_kind_has_a_fixture() -> None:
+    from assay.report.render import FORMATS_BY_KIND
+
+    assert set(KINDS.values()) == set(FORMATS_BY_KIND)
+
+
+@pytest.mark.parametrize("name", sorted(n for n in KINDS if KINDS[n] != "verify"))
+def test_fixture_round_trips_without_loss(name: str) -> None:
+    """Reading an old file and writing it again keeps every field and value."""
+    path = FIXTURES / name
+    raw = json.loads(path.read_text(encoding="utf-8"))
+    again = json.loads(read_result_file(path).to_json())
+    assert _old_fields(again, raw) == raw
+
+
+#: Fields added since the fixtures were written: the policy both sides of a gate
+#: used, and the failed queries that gates, comparisons and verify-suite report.
+NEW_FIELDS = {"policy", "failed_queries", "max_failed", "failed_check"}
+
+
+def _old_fields(new: object, old: object) -> object:
+    """``new`` without the :data:`NEW_FIELDS` that ``old`` lacks, at any depth."""
+    if isinstance(new, dict) and isinstance(old, dict):
+        extra = set(new) - set(old)
+        assert extra <= NEW_FIELDS, extra
+        return {k: _old_fields(new[k], old[k]) for k in old if k in new}
+    if isinstance(new, list) and isinstance(old, list) and len(new) == len(old):
+        return [_old_fields(a, b) for a, b in zip(new, old, strict=True)]
+    return new

@@ -1,0 +1,77 @@
+"""The rank order does not depend on the order of the run's lines.
+
+``_score_order`` groups by query and sorts scores descending (a padded matrix
+sort, or pyarrow for very ragged runs); ties are then ordered by doc id
+descending. Every measure must be the same whatever order the lines come in.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from assay.judgments.models import JudgmentSet
+from assay.metrics import engine
+from assay.metrics.engine import _runs, _score_order, compute
+from assay.runs.models import Run
+
+MEASURES = ["AP", "nDCG@3", "RR", "P@2", "Bpref", "infAP", "RBP", "NumRelRet"]
+
+
+@st.composite
+def runs(draw):
+    nq = draw(st.integers(1, 6))
+    lengths = [draw(st.integers(1, 30 if q == 0 else 5)) for q in range(nq)]  # ragged
+    rows = []
+    for q, n in enumerate(lengths):
+        for i in range(n):
+            rows.append((f"q{q}", f"d{i}", float(draw(st.integers(0, 5)))))
+    perm = draw(st.permutations(range(len(rows))))
+    return [rows[i] for i in perm]
+
+
+def _frame(rows) -> pd.DataFrame:
+    return pd.DataFrame(rows, columns=["query_id", "doc_id", "score"])
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(rows=runs(), slack=st.sampled_from([0, 4096]))
+def test_score_order_groups_and_sorts(rows, slack: int) -> None:
+    """Both paths: the padded matrix (slack 4096) and pyarrow for ragged runs (slack 0)."""
+    saved, engine.PAD_SLACK = engine.PAD_SLACK, slack
+    try:
+        _check_order(rows)
+    finally:
+        engine.PAD_SLACK = saved
+
+
+def _check_order(rows) -> None:
+    frame = _frame(rows)
+    g = pd.factorize(frame["query_id"])[0].astype(np.int64)
+    s = frame["score"].to_numpy()
+    starts, heads = _runs(g)
+    grouped = len(np.unique(heads)) == len(heads)
+    order = _score_order(g, s, starts, grouped)
+    assert sorted(order.tolist()) == list(range(len(g)))
+    go, so = g[order], s[order]
+    _, new_heads = _runs(go)
+    assert len(np.unique(new_heads)) == len(new_heads)  # one run of rows per query
+    same = go[1:] == go[:-1]
+    assert (so[1:][same] <= so[:-1][same]).all()
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(rows=runs(), seed=st.integers(0, 1000))
+def test_measures_do_not_depend_on_line_order(rows, seed) -> None:
+    qids = sorted({q for q, _, _ in rows})
+    rng = np.random.default_rng(seed)
+    qrels = {q: {f"d{i}": int(rng.integers(-1, 3)) for i in range(0, 12, 2)} for q in qids}
+    judgments = JudgmentSet.from_records([{"query_id": q, "text": ""} for q in qids], qrels)
+    ordered = sorted(rows, key=lambda r: (r[0], -r[2], [-ord(c) for c in r[1]]))
+    a = compute(judgments, Run(_frame(rows)), MEASURES)
+    b = compute(judgments, Run(_frame(ordered)), MEASURES)
+    for m in a.values:
+        assert np.array_equal(a.values[m], b.values[m]), m.name
+    assert a.tied_pairs_at_cutoff == b.tied_pairs_at_cutoff

@@ -4,7 +4,7 @@ Every reader that is not told a format asks :func:`detect_format` with the kind
 of file it reads (judgments, run or corpus); ``assay validate`` and the
 swapped-arguments check ask :func:`detect_kind`. Both look at the name first
 (``.gz`` looked through), then at the first line that is neither blank nor a
-``#`` comment (BOM and gzip looked through):
+``#`` comment (:func:`first_line`; BOM and gzip looked through):
 
 * ``[`` a JSON list of queries (judgments ``json``);
 * ``{`` a JSON object: with ``results`` or ``ranking`` a run, with a judgment
@@ -13,6 +13,18 @@ swapped-arguments check ask :func:`detect_kind`. Both look at the name first
 * commas and neither 4 nor 6 fields: CSV, judgments when the header names
   questions, else a corpus;
 * 6 whitespace-separated fields: a TREC run; anything else TREC qrels.
+
+Two judgment formats are told by content whatever the name: a JSON object
+holding ``"judgmentRatings"`` is SRW judgments (``srw``), one holding
+``"querySetQueries"`` an SRW query set (``srw-queries``); a CSV header naming a
+document and a grade column (:data:`assay.judgments.graded_csv.ALIASES`) and no
+question column is a graded CSV (``graded-csv``).
+
+A fourth kind, ``pairs``, is not a judgment set: a pair-label, review or pool
+file of the model judges, one (query, document) pair per JSON line. It is named
+``.jsonl``, ``.ndjson`` or ``.json`` and its first line is a JSON object with a
+``doc_id``; :func:`detect_pairs` tells it (``review`` when that line has a
+``reviewer_grade``, else ``labels``).
 """
 
 from __future__ import annotations
@@ -21,7 +33,8 @@ from pathlib import Path
 
 from assay.errors import UsageError
 
-#: What a file may hold (``assay validate --kind``).
+#: What a file may hold (``assay validate --kind``); pair-label files are told
+#: apart by :func:`detect_pairs`.
 KINDS = ("judgments", "run", "corpus", "answers", "config", "result")
 #: Keys only answer cases (``assay answers``) have.
 _ANSWER_KEYS = {"case_id", "response", "expected_status", "support"}
@@ -47,6 +60,11 @@ SUFFIXES: dict[str, dict[str, str]] = {
     "corpus": {
         ".csv": "csv",
         ".tsv": "tsv",
+        ".jsonl": "jsonl",
+        ".ndjson": "jsonl",
+        ".json": "jsonl",
+    },
+    "pairs": {
         ".jsonl": "jsonl",
         ".ndjson": "jsonl",
         ".json": "jsonl",
@@ -113,7 +131,7 @@ def detect_format(path: str | Path, kind: str) -> str:
             f"cannot tell the corpus format of {p.name}; pass format= (--corpus-format) "
             f"as one of {', '.join(CORPUS_FORMATS)}"
         )
-    fmt = sniff_line(_first_line(p))[1]
+    fmt = sniff_line(first_line(p))[1]
     if kind == "run":
         return "jsonl" if fmt == "jsonl" else "trec"
     return fmt
@@ -131,7 +149,7 @@ def detect_kind(path: str | Path) -> str:
         return "config"
     if any(is_result_file(p, kind) for kind in _RESULT_KINDS):
         return "result"
-    return sniff_line(_first_line(p))[0]
+    return sniff_line(first_line(p))[0]
 
 
 #: Result kinds a result file may hold (``"kind"`` among its first keys).
@@ -170,15 +188,69 @@ def _head(p: Path) -> str:
 
 def _judgment_format_by_content(head: str) -> str | None:
     """Judgment formats told by content whatever the name: SRW JSON, graded CSV."""
-    from assay.judgments import graded_csv, srw
-
-    return srw.sniff(head) or ("graded-csv" if graded_csv.sniff(head) else None)
+    return _srw_format(head) or ("graded-csv" if _is_graded_csv(head) else None)
 
 
-def _first_line(p: Path) -> str:
-    """The first line of ``p`` that is neither blank nor a ``#`` comment (stripped)."""
-    lines = (line.strip() for line in _head(p).split("\n"))
+def _srw_format(head: str) -> str | None:
+    """``srw`` or ``srw-queries`` when the start of a JSON text looks like an SRW file."""
+    if not head.lstrip().startswith("{"):
+        return None
+    if '"judgmentRatings"' in head:
+        return "srw"
+    if '"querySetQueries"' in head:
+        return "srw-queries"
+    return None
+
+
+def _is_graded_csv(head: str) -> bool:
+    """True when the header line names a document and a grade column and no question."""
+    from assay.judgments.graded_csv import ALIASES
+
+    first = head.lstrip().split("\n", 1)[0]
+    names = {c.strip().strip('"').lower() for c in first.split(",")}
+    if names & _CSV_JUDGMENT_COLUMNS:
+        return False  # a known-item question CSV
+    return bool(names & set(ALIASES["doc_id"])) and bool(names & set(ALIASES["grade"]))
+
+
+def first_line(path: str | Path) -> str:
+    """The first line of ``path`` that is neither blank nor a ``#`` comment (stripped).
+
+    BOM and gzip are looked through; only the first 64 KiB are read as text.
+    """
+    lines = (line.strip() for line in _head(Path(path)).split("\n"))
     return next((line for line in lines if line and not line.startswith("#")), "")
+
+
+def detect_pairs(path: str | Path) -> str | None:
+    """``labels`` or ``review`` when ``path`` is a ``pairs`` file (module rules), else ``None``.
+
+    Pair labels and pools are both ``labels`` here (a pool line is a pair without
+    a grade); a folder, another name or an unreadable file is ``None``.
+    """
+    p = Path(path)
+    if not p.is_file() or format_from_name(p, "pairs") is None:
+        return None
+    try:
+        obj = _json_object(first_line(p))
+    except (OSError, EOFError):
+        return None
+    if obj is None or "doc_id" not in obj:
+        return None
+    return "review" if "reviewer_grade" in obj else "labels"
+
+
+def _json_object(line: str) -> dict | None:
+    """The JSON object on ``line``, or ``None`` when it is not one."""
+    import json
+
+    from assay.textio import parse_json
+
+    try:
+        obj = parse_json(line)
+    except json.JSONDecodeError:
+        return None
+    return obj if isinstance(obj, dict) else None
 
 
 def sniff_line(first: str) -> tuple[str, str]:
@@ -188,10 +260,8 @@ def sniff_line(first: str) -> tuple[str, str]:
     if first.startswith("{"):
         return _json_kind(first), "jsonl"
     if "," in first and len(first.split()) not in (4, 6):
-        from assay.judgments.graded_csv import sniff as graded
-
         columns = {c.strip() for c in first.split(",")}
-        judged = columns & _CSV_JUDGMENT_COLUMNS or graded(first)
+        judged = columns & _CSV_JUDGMENT_COLUMNS or _is_graded_csv(first)
         return ("judgments" if judged else "corpus"), "csv"
     if len(first.split()) == 6:
         return "run", "trec"
@@ -199,15 +269,8 @@ def sniff_line(first: str) -> tuple[str, str]:
 
 
 def _json_kind(first: str) -> str:
-    import json
-
-    from assay.textio import parse_json
-
-    try:
-        obj = parse_json(first)
-    except json.JSONDecodeError:
-        return "judgments"
-    keys = set(obj) if isinstance(obj, dict) else set()
+    obj = _json_object(first)
+    keys = set(obj) if obj is not None else set()
     if "results" in keys or "ranking" in keys:
         return "run"
     if keys & _ANSWER_KEYS:

@@ -44,9 +44,12 @@ def read_bytes(path: str | Path, log: ProblemLog | None = None) -> bytes | None:
                 raise InputError([problem]) from None
             log.add(None, f"not a valid gzip file ({reason})", hint="re-compress or unzip it")
             return None
-    if data.startswith(BOM):
-        data = data[len(BOM) :]
-    return data
+    return drop_bom(data)
+
+
+def drop_bom(data: bytes) -> bytes:
+    """``data`` without a leading UTF-8 byte-order mark (bytes read other than from a path)."""
+    return data[len(BOM) :] if data.startswith(BOM) else data
 
 
 def decode(data: bytes, log: ProblemLog, path: str | None = None) -> str | None:

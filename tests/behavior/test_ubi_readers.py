@@ -205,3 +205,12 @@ def test_bad_log_exits_2_without_traceback(tmp_path: Path) -> None:
     assert out.returncode == 2
     assert "Traceback" not in out.stderr
     assert f"{p}:1: [action_name] action_name must be a string, found list" in out.stderr
+
+
+def test_bom_of_a_zip_member_dropped(tmp_path: Path) -> None:
+    p = tmp_path / "ubi.zip"
+    line = b'{"query_id": "a", "user_query": "tv", "timestamp": "2024-01-01T00:00:00Z"}\n'
+    with zipfile.ZipFile(p, "w") as archive:
+        archive.writestr("ubi_queries.jsonl", b"\xef\xbb\xbf" + line)
+    log = read_ubi(p)
+    assert log.layouts == {f"{p}:ubi_queries.jsonl": "jsonl"} and len(log.queries) == 1

@@ -25,7 +25,7 @@ def run_cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, s
 
 @pytest.fixture(scope="module")
 def result_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from assay.stats.synthetic import synthetic_result
+    from helpers_synthetic import synthetic_result
 
     path = tmp_path_factory.mktemp("result") / "e.json"
     path.write_text(synthetic_result("s", {"RR": [0.5, 1.0]}).to_json(), encoding="utf-8")

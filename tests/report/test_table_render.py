@@ -132,7 +132,7 @@ def test_markdown_has_the_same_cells() -> None:
 
 
 def _evaluation() -> Any:
-    from assay.stats.synthetic import synthetic_result
+    from helpers_synthetic import synthetic_result
 
     rng = np.random.default_rng(1)
     n = 12
@@ -143,9 +143,8 @@ def _evaluation() -> Any:
 
 
 def _comparison() -> Any:
-    from assay.stats.synthetic import synthetic_result
-
     from assay.stats.compare import compare
+    from helpers_synthetic import synthetic_result
 
     rng = np.random.default_rng(2)
     n = 30
@@ -160,9 +159,8 @@ def _comparison() -> Any:
 
 
 def _gate() -> Any:
-    from assay.stats.synthetic import synthetic_result
-
     from assay.procedures.gating import run_gate
+    from helpers_synthetic import synthetic_result
 
     rng = np.random.default_rng(3)
     n = 40
@@ -175,10 +173,9 @@ def _gate() -> Any:
 
 
 def _history(tmp_path: Path) -> Any:
-    from assay.stats.synthetic import synthetic_result
-
     from assay.store.api import open_store
     from assay.store.history import build_history
+    from helpers_synthetic import synthetic_result
 
     rng = np.random.default_rng(4)
     url = f"sqlite:///{tmp_path / 'h.db'}"
@@ -270,19 +267,18 @@ def test_report_piped_is_plain_and_whole(kind: str, results: dict[str, Any]) -> 
 
 
 def test_history_shows_the_verdict_of_verify_rows(tmp_path: Path) -> None:
-    from assay.stats.synthetic import synthetic_result
-    from assay.store.verify import verify_suite
-
+    from assay.procedures.verification import verify_results
     from assay.report.history_terminal import render_terminal
     from assay.store.api import open_store
     from assay.store.history import build_history
+    from helpers_synthetic import synthetic_result
 
     good = synthetic_result("sys", {"nDCG@10": [0.9] * 12})
     bad = synthetic_result("sys-shuffled", {"nDCG@10": [0.1] * 12})
     url = f"sqlite:///{tmp_path / 'h.db'}"
     with open_store(url) as store:
-        store.record(verify_suite(good, bad, "nDCG@10", n_permutations=200, n_resamples=200))
-        store.record(verify_suite(good, good, "nDCG@10", n_permutations=200, n_resamples=200))
+        store.record(verify_results(good, bad, "nDCG@10", n_permutations=200, n_resamples=200))
+        store.record(verify_results(good, good, "nDCG@10", n_permutations=200, n_resamples=200))
         report = build_history(store.list(kind="verify"), store=url)
     text = output(lambda c: render_terminal(report, c), pipe())
     assert "verify: pass" in text and "verify: FAIL" in text

@@ -70,3 +70,47 @@ def test_folders_and_unknown_corpus_names(tmp_path: Path) -> None:
     assert corpus_format(tmp_path) == "beir"
     with pytest.raises(UsageError, match="cannot tell the corpus format"):
         corpus_format(tmp_path / "docs.dat")
+
+
+def test_pair_files_told_by_the_one_detector(tmp_path: Path) -> None:
+    from assay.formats import detect_pairs
+    from assay.judges.labels import is_label_file, read_labels
+    from assay.judges.relevance import read_pairs
+
+    bom = b"\xef\xbb\xbf"
+    labels = tmp_path / "labels.jsonl"
+    labels.write_bytes(bom + b'{"query_id": "q1", "doc_id": "d1", "grade": 2}\n')
+    review = tmp_path / "review.ndjson.gz"
+    review.write_bytes(
+        gzip.compress(b'\n{"query_id": "q1", "doc_id": "d1", "reviewer_grade": 1}\n')
+    )
+    pool = tmp_path / "pool.jsonl"
+    pool.write_bytes(bom + b'{"query_id": "q1", "query": "tv", "doc_id": "d1"}\n')
+    qrels = tmp_path / "q.jsonl"
+    qrels.write_text('{"query_id": "q1", "query": "tv", "relevant": {"d1": 1}}\n')
+    other = tmp_path / "labels.txt"
+    other.write_text('{"query_id": "q1", "doc_id": "d1", "grade": 2}\n')
+    assert [detect_pairs(p) for p in (labels, review, pool, qrels, other, tmp_path)] == [
+        "labels",
+        "review",
+        "labels",
+        None,
+        None,
+        None,
+    ]
+    assert is_label_file(labels) and is_label_file(review) and not is_label_file(qrels)
+    assert read_labels(labels).frame["grade"].tolist() == [2]
+    assert read_pairs(pool)[1] is None and read_pairs(qrels)[1] == 1
+
+
+def test_srw_and_graded_csv_told_by_content(tmp_path: Path) -> None:
+    cases = {
+        "a.txt": ('{"name": "x", "judgmentRatings": []}\n', "srw"),
+        "b.jsonl": ('{"name": "x",\n "querySetQueries": []}\n', "srw-queries"),
+        "c.dat": ('\ufeffquery,"docid",rating\ntv,d1,1\n', "graded-csv"),
+        "d.csv": ("question_id,question,expected_id,rating\n", "csv"),
+    }
+    for name, (content, fmt) in cases.items():
+        (tmp_path / name).write_text(content, encoding="utf-8")
+        assert judgments_format(tmp_path / name) == fmt, name
+    assert detect_kind(tmp_path / "c.dat") == "judgments"

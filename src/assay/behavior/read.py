@@ -24,13 +24,12 @@ from typing import Any
 
 from assay.behavior.models import UbiEvent, UbiLog, UbiQuery
 from assay.errors import InputError, Problem, ProblemLog, collecting
-from assay.textio import decode, json_lines, parse_json, read_text
+from assay.textio import decode, drop_bom, json_lines, parse_json, read_text
 
 LAYOUTS = ("bulk", "jsonl", "tsv")
 _TSV = re.compile(r"^[A-Za-z_][\w.\-]*\t")
 _ACTIONS = ("index", "create")
 _HIT_KEYS = ("query_response_hit_ids", "query_response_object_ids")
-_BOM = "\ufeff"
 
 
 def read_ubi(paths: str | Path | Sequence[str | Path], layout: str | None = None) -> UbiLog:
@@ -83,9 +82,9 @@ def _texts(path: Path, log: ProblemLog) -> Iterator[tuple[str, str]]:
                 log.add(None, "empty zip archive", path=str(path), hint="zip the UBI export")
             for member in members:
                 name = f"{path}:{member.filename}"
-                text = decode(archive.read(member), log.for_path(name), name)
+                text = decode(drop_bom(archive.read(member)), log.for_path(name), name)
                 if text is not None:
-                    yield name, text.removeprefix(_BOM)
+                    yield name, text
         return
     text = read_text(path, log.for_path(str(path)))
     if text is not None:

@@ -23,7 +23,6 @@ from typing import Any
 
 from assay.errors import InputError, Problem, ProblemLog, _StopCollecting
 from assay.judgments.models import LABEL_SOURCES
-from assay.textio import parse_json
 
 #: Columns of :attr:`LabelTable.frame` always present.
 COLUMNS = ("query_id", "doc_id", "grade", "source", "assessor")
@@ -146,18 +145,10 @@ def _load_set(p: Path, fmt: str | None) -> Any:
 
 
 def _sniff(p: Path) -> str:
-    """``labels`` or ``review`` for a pair-per-line JSONL file, else ``judgments``."""
-    if p.is_dir() or p.suffix.lower() not in (".jsonl", ".ndjson", ".json"):
-        return "judgments"
-    try:
-        with p.open(encoding="utf-8-sig") as fh:
-            first = next((line for line in fh if line.strip()), "")
-        obj = parse_json(first)
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
-        return "judgments"
-    if not isinstance(obj, dict) or "doc_id" not in obj:
-        return "judgments"
-    return "review" if "reviewer_grade" in obj else "labels"
+    """``labels`` or ``review`` for a pair-per-line file (:func:`assay.formats.detect_pairs`)."""
+    from assay.formats import detect_pairs
+
+    return detect_pairs(p) or "judgments"
 
 
 def _read_pairs(p: Path, kind: str) -> LabelTable:

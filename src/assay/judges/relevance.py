@@ -19,11 +19,11 @@ from typing import Any, Literal
 from pydantic import Field
 
 from assay.errors import InputError, Problem, ProblemLog, UsageError, _StopCollecting
+from assay.formats import detect_pairs
 from assay.judges.graders import RELEVANCE, Grader, to_scale
 from assay.judges.grading import GradingRun, Item, grade_items
 from assay.providers.client import ChatClient
 from assay.results import ResultModel
-from assay.textio import parse_json
 
 
 @dataclass(frozen=True)
@@ -44,7 +44,7 @@ def read_pairs(
     be graded: that is a :class:`UsageError` naming the first such query.
     """
     p = Path(path)
-    if p.is_file() and p.suffix.lower() in (".jsonl", ".ndjson") and _is_pool(p):
+    if detect_pairs(p) is not None:
         return _read_pool(p), None
     from assay.judgments.load import load_judgments
 
@@ -63,16 +63,6 @@ def read_pairs(
         )
     top = int(q["grade"].max()) if len(q) else None
     return pairs, top
-
-
-def _is_pool(p: Path) -> bool:
-    try:
-        with p.open(encoding="utf-8-sig") as fh:
-            first = next((line for line in fh if line.strip()), "")
-        obj = parse_json(first)
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
-        return False
-    return isinstance(obj, dict) and "doc_id" in obj
 
 
 def _read_pool(p: Path) -> list[Pair]:

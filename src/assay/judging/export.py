@@ -14,7 +14,6 @@ The version is the loaded set's content hash, as for every judgment set.
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -23,6 +22,7 @@ from assay.errors import UsageError
 from assay.judging.outcome import PairOutcome, outcomes
 from assay.judging.store import JudgingStore
 from assay.tags import NO_TAG, TAG_SEPARATOR, split_tags
+from assay.textio import parse_json
 
 if TYPE_CHECKING:  # pragma: no cover
     from assay.judgments.models import JudgmentSet
@@ -90,7 +90,7 @@ def export_judgments(
     try:
         write_text_atomic(check, text)
         loaded = load_judgments(check, format=format, name=target.stem)
-        os.replace(check, target)
+        write_text_atomic(target, text)  # only a set that loads back replaces the target
     finally:
         check.unlink(missing_ok=True)
     ties = [(o.pair.query_id, o.pair.doc_id) for o in every if o.final[1] == "tie"]
@@ -199,7 +199,7 @@ def _old_assessments(line: dict[str, Any]) -> dict[str, Any]:
     value = line.get("assessments")
     if isinstance(value, str):
         try:
-            value = json.loads(value)
+            value = parse_json(value)
         except json.JSONDecodeError:
             return {}
     return value if isinstance(value, dict) else {}

@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any
 from assay.errors import UsageError
 from assay.judging._schema import tables
 from assay.judging.pool import PoolPair
+from assay.textio import parse_json
 
 if TYPE_CHECKING:  # pragma: no cover
     from sqlalchemy import Connection, Engine
@@ -248,7 +249,7 @@ class JudgingStore:
         review = self.t["review"]
         with self.engine.connect() as conn:
             rows = conn.execute(select(review.c.pair_id, review.c.line, review.c.model_grade))
-            return {pid: (json.loads(line), grade) for pid, line, grade in rows}
+            return {pid: (parse_json(line), grade) for pid, line, grade in rows}
 
     def review_shown(self) -> bool:
         """True when this store's review shows reviewers the model's grades."""
@@ -289,7 +290,7 @@ class JudgingStore:
         out = {}
         with self.engine.connect() as conn:
             for pid, position, payload in conn.execute(query):
-                out[pid] = StoredPair(pid, position, PoolPair.from_json(json.loads(payload)))
+                out[pid] = StoredPair(pid, position, PoolPair.from_json(parse_json(payload)))
         return out
 
     def assigned(self, assessor: str | None = None) -> dict[str, list[int]]:

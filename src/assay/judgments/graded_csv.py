@@ -11,8 +11,6 @@ column the id is the normalised query text (spaces as ``_``). Grades are whole n
 
 from __future__ import annotations
 
-import csv
-import io
 from collections.abc import Collection, Mapping
 
 import pandas as pd
@@ -20,6 +18,7 @@ import pandas as pd
 from assay.errors import ProblemLog, UsageError
 from assay.judgments._build import Collector, QueryRecord
 from assay.querytext import query_id_for
+from assay.textio import csv_table
 
 ROLES = ("query_id", "query", "doc_id", "grade")
 ALIASES: dict[str, tuple[str, ...]] = {
@@ -28,15 +27,6 @@ ALIASES: dict[str, tuple[str, ...]] = {
     "doc_id": ("doc_id", "docid", "doc", "document_id", "docno"),
     "grade": ("grade", "rating", "relevance", "judgment", "label"),
 }
-
-
-def sniff(head: str) -> bool:
-    """True when the header line names a document and a grade column (graded CSV)."""
-    first = head.lstrip().split("\n", 1)[0]
-    names = {c.strip().strip('"').lower() for c in first.split(",")}
-    if names & {"question", "question_id", "expected_id", "expected_ids"}:
-        return False  # a known-item question CSV
-    return bool(names & set(ALIASES["doc_id"])) and bool(names & set(ALIASES["grade"]))
 
 
 def parse_columns(spec: str) -> dict[str, str]:
@@ -69,18 +59,18 @@ def parse_graded_csv(
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Parse and check a graded CSV; returns (queries, qrels) frames."""
     out = Collector(log, corpus_ids, relevant_field="grade")
-    reader = csv.reader(io.StringIO(text, newline=""))
-    header = next(reader, None)
-    if header is None:
+    table, rows = csv_table(text, log)
+    if table is None:
         log.add(None, "empty file", hint="write a header: query,doc_id,grade")
         return out.frames()
-    cols = _find([h.strip() for h in header], columns or {})
+    header_line, header = table
+    cols = _find(header, columns or {})
     missing = [r for r in ("doc_id", "grade") if cols[r] is None]
     if cols["query_id"] is None and cols["query"] is None:
         missing.insert(0, "query")
     for role in missing:
         log.add(
-            1,
+            header_line,
             f"no {role} column in the header {','.join(header)!r}",
             field=role,
             hint=f"name it {ALIASES[role][0]} or map it with --columns {role}=NAME",
@@ -88,13 +78,8 @@ def parse_graded_csv(
     if missing:
         return out.frames()
     seen: set[str] = set()
-    for row in reader:
-        line = reader.line_num
-        if not any(c.strip() for c in row):
-            continue
-        cells = {
-            r: (row[i].strip() if i is not None and i < len(row) else None) for r, i in cols.items()
-        }
+    for line, row in rows:
+        cells = {r: (row[i].strip() if i is not None else None) for r, i in cols.items()}
         text_value = cells["query"] if cells["query"] is not None else cells["query_id"]
         qid = cells["query_id"] if cells["query_id"] is not None else query_id_for(text_value or "")
         if not qid:

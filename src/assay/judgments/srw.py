@@ -38,17 +38,6 @@ ESCI_NOTE = (
 )
 
 
-def sniff(head: str) -> str | None:
-    """``srw`` or ``srw-queries`` when the start of a JSON text looks like an SRW file."""
-    if not head.lstrip().startswith("{"):
-        return None
-    if '"judgmentRatings"' in head:
-        return "srw"
-    if '"querySetQueries"' in head:
-        return "srw-queries"
-    return None
-
-
 def _lines_of(text: str, key: str) -> list[int]:
     """1-based line of every ``"key":`` in ``text``, in order (JSON keeps key order)."""
     starts = [m.start() for m in re.finditer(rf'(?<!\\)"{re.escape(key)}"\s*:', text)]

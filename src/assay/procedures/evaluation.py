@@ -26,8 +26,6 @@ if TYPE_CHECKING:  # pragma: no cover
 
 #: Placeholder for the rank of the first relevant document when none was retrieved.
 NOT_FOUND = None
-MISSING_POLICIES = ("zero", "skip")
-TIE_POLICIES = ("score", "given")
 
 
 def evaluate(

@@ -27,7 +27,9 @@ def queries(
         Path | None,
         typer.Option("--judgments", help="Human queries and judgments to compare with."),
     ] = None,
-    config: Annotated[Path | None, typer.Option("--config", help="assay.toml.")] = None,
+    config: Annotated[
+        Path | None, typer.Option("--config", help="The assay.toml declaring the model.")
+    ] = None,
     cache_dir: Annotated[
         Path | None, typer.Option("--cache-dir", help="Folder of the model-call cache.")
     ] = None,

@@ -12,15 +12,21 @@ import typer
 from assay.cli import options as o
 from assay.cli.app import app
 
-_FORMATS = ("table", "json", "markdown", "html")
-_SUFFIX = {".json": "json", ".md": "markdown", ".markdown": "markdown", ".html": "html"}
+_FORMATS = ("table", "plain", "json", "markdown", "html")
+_SUFFIX = {
+    ".json": "json",
+    ".md": "markdown",
+    ".markdown": "markdown",
+    ".html": "html",
+    ".txt": "plain",
+}
 
 
 @app.command()
 def matrix(
     config: Annotated[Path, typer.Argument(help="The matrix TOML (prompts, models, cases).")],
     fmt: Annotated[
-        str, typer.Option("--format", "-f", help="table, json, markdown or html")
+        str, typer.Option("--format", "-f", help="Table, plain, json, markdown or html.")
     ] = "table",
     output: Annotated[
         Path | None, typer.Option("-o", "--output", help="Write the result here.")

@@ -31,34 +31,46 @@ def fmt(value: float | None, spec: str = ".3f") -> str:
 
 
 def render_terminal(result: MatrixResult, console: Any) -> None:
-    """Print ``result`` with rich tables to ``console``."""
-    console.print(
-        f"[bold]matrix {result.name}[/bold]  {len(result.case_ids)} cases x "
-        f"{len(result.variants)} variants x {result.repeats} repeats  "
-        f"(cases {result.cases_version})"
+    """Print ``result`` to ``console`` through the one table renderer of the reports."""
+    from assay.report.table import print_line, print_table
+
+    print_line(
+        console,
+        f"matrix {result.name}  {len(result.case_ids)} cases x {len(result.variants)} variants"
+        f" x {result.repeats} repeats  (cases {result.cases_version})",
     )
-    console.print(_grid(result))
-    console.print(_summary(result))
+    print_table(_grid(result), console)
+    print_table(_summary(result), console)
     if result.comparisons:
-        console.print(_comparisons(result))
+        print_table(_comparisons(result), console)
     failing = [(c.variant, c.case_id, first_reason(c)) for c in result.cells if c.passes < c.n]
     if failing:
-        console.print("[bold]failures[/bold] (first reason of each failing cell)")
+        print_line(console, "failures (first reason of each failing cell)")
         for variant, cid, reason in failing:
-            console.print(f"  {variant} {cid}: {reason}", markup=False)
+            print_line(console, f"  {variant} {cid}: {reason}")
     for line in footer(result):
-        console.print(line, markup=False, highlight=False)
+        print_line(console, line)
+
+
+def _table(
+    title: str, headers: tuple[str, ...], left: int, key: int = 1, last_left: bool = False
+) -> Any:
+    from assay.report.table import Column, Table
+
+    columns = [
+        Column(
+            h,
+            align="left" if i < left or (last_left and i == len(headers) - 1) else "right",
+            key=i < key,
+        )
+        for i, h in enumerate(headers)
+    ]
+    return Table(columns=columns, title=title)
 
 
 def _grid(result: MatrixResult) -> Any:
-    from rich.table import Table
-
-    grid = Table(title="passing repeats per cell", title_justify="left")
-    grid.add_column("case")
-    grid.add_column("kind")
     names = [v.variant for v in result.variants]
-    for name in names:
-        grid.add_column(name, justify="right")
+    grid = _table("passing repeats per cell", ("case", "kind", *names), left=2)
     for cid in result.case_ids:
         row = [cell_text(result.cell(n, cid)) for n in names]
         grid.add_row(cid, result.case_kinds.get(cid, ""), *row)
@@ -66,10 +78,7 @@ def _grid(result: MatrixResult) -> Any:
 
 
 def _summary(result: MatrixResult) -> Any:
-    from rich.table import Table
-
-    summary = Table(title="variants", title_justify="left")
-    cols = (
+    headers = (
         "variant",
         "provider",
         "pass rate",
@@ -80,8 +89,7 @@ def _summary(result: MatrixResult) -> Any:
         "cost USD",
         "mean latency s",
     )
-    for col in cols:
-        summary.add_column(col, justify="left" if col in ("variant", "provider") else "right")
+    summary = _table("variants", headers, left=2)
     for v in result.variants:
         failures = ", ".join(f"{k} {n}" for k, n in sorted(v.failures.items())) or "-"
         summary.add_row(
@@ -99,10 +107,7 @@ def _summary(result: MatrixResult) -> Any:
 
 
 def _comparisons(result: MatrixResult) -> Any:
-    from rich.table import Table
-
-    comp = Table(title=f"against {result.baseline}", title_justify="left")
-    cols = (
+    headers = (
         "candidate",
         "cases",
         "only baseline",
@@ -112,8 +117,7 @@ def _comparisons(result: MatrixResult) -> Any:
         "p (Holm)",
         "verdict",
     )
-    for col in cols:
-        comp.add_column(col, justify="left" if col in ("candidate", "verdict") else "right")
+    comp = _table(f"against {result.baseline}", headers, left=1, last_left=True)
     for c in result.comparisons:
         comp.add_row(
             c.candidate,

@@ -25,9 +25,12 @@ REDACTED = "<redacted>"
 #: Registered values shorter than this are not redacted (they would mangle ordinary text).
 MIN_SECRET_LENGTH = 4
 
+#: A credential's name ends with one of these words (``access_token``, ``X-Api-Key``,
+#: ``client_secret``); a setting that only contains one (``token_pattern``,
+#: ``max_tokens``, ``author``) is not a credential.
 _NAME = (
-    r"(?:[A-Za-z0-9_\-]*(?:api[_\-]?key|apikey|access[_\-]?key|token|passw(?:or)?d|passwd|"
-    r"secret|authori[sz]ation|auth|cookie|credential|signature|sig|session)[A-Za-z0-9_\-]*)"
+    r"(?:[A-Za-z0-9_\-]*?(?:api[_\-]?key|apikey|access[_\-]?key|token|passw(?:or)?d|passwd|"
+    r"secret|authori[sz]ation|auth|cookie|credentials?|signature|session[_\-]?id)(?![A-Za-z0-9_]))"
 )
 _SENSITIVE_NAME = re.compile(rf"^{_NAME}$", re.I)
 _TEMPLATE = re.compile(r"^\$\{[A-Za-z_][A-Za-z0-9_]*\}$")

@@ -232,9 +232,12 @@ def csv_table(
             else:
                 rows.append((start, cells))
     except csv.Error as exc:
+        reason = str(exc)
+        if "end of data" in reason:  # the csv module's words for a quote never closed
+            reason = "a quoted value is not closed before the end of the file"
         log.add(
             last + 1,
-            f"malformed CSV in the record starting here: {exc}",
+            f"malformed CSV in the record starting here: {reason}",
             hint="close every quoted value and double quotes inside one",
         )
     return header, rows

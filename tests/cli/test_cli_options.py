@@ -175,13 +175,21 @@ def test_run_name_and_format_flag(tmp_path: Path) -> None:
 def test_gate_takes_missing_and_ties(tmp_path: Path) -> None:
     a, b = _runs(tmp_path)
     base = tmp_path / "base.json"
-    made = assay("evaluate", str(QUESTIONS), str(a), "-o", str(base), "--no-record", cwd=tmp_path)
+    policy = ["--missing", "skip", "--ties", "given"]
+    made = assay(
+        "evaluate", str(QUESTIONS), str(a), *policy, "-o", str(base), "--no-record", cwd=tmp_path
+    )
     assert made.returncode == 0, made.stderr
     proc = assay(
-        "gate", str(QUESTIONS), str(b), "--baseline", str(base), "--missing", "skip",
-        "--ties", "given", "--no-record", cwd=tmp_path,
+        "gate", str(QUESTIONS), str(b), "--baseline", str(base), *policy, "--no-record",
+        cwd=tmp_path,
     )  # fmt: skip
     assert proc.returncode in (0, 1), proc.stderr
+    # a baseline scored with another policy is refused, naming the flag
+    other = assay(
+        "gate", str(QUESTIONS), str(b), "--baseline", str(base), "--no-record", cwd=tmp_path
+    )
+    assert other.returncode == 2 and "--missing" in other.stderr
     bad = assay(
         "gate", str(QUESTIONS), str(b), "--baseline", str(base), "--ties", "x", cwd=tmp_path
     )

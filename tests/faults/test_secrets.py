@@ -153,3 +153,15 @@ def test_redaction_rules() -> None:
         "headers": {"X-Token": REDACTED, "Accept": "json"},
         "n": 3,
     }
+
+
+def test_settings_that_only_contain_a_credential_word_are_kept() -> None:
+    """``token_pattern``, ``max_tokens`` and ``author`` are settings, not credentials."""
+    from assay.redact import redact, redact_text
+
+    config = {"token_pattern": r"(?u)\w+", "max_tokens": 256, "author": "ops"}
+    assert redact(config) == config
+    secret = {"access_token": "abc123", "X-Api-Key": "k-1", "client_secret": "s3cr3t"}
+    assert set(redact(secret).values()) == {"<redacted>"}
+    text = redact_text("q?api_key=abcd&token_pattern=w Authorization: Bearer qwerty")
+    assert "abcd" not in text and "qwerty" not in text and "token_pattern=w" in text

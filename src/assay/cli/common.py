@@ -244,7 +244,9 @@ def exit_if_failed(runs: list[tuple[str, list[str]]], max_failed: int) -> None:
     from rich.console import Console
     from rich.markup import escape
 
+    from assay.cli.app import flags
+
     console = Console(stderr=True, highlight=False, soft_wrap=True)
     for message in messages:
-        console.print(f"[bold red]failed queries:[/bold red] {escape(message)}")
+        console.print(f"[bold red]failed queries:[/bold red] {escape(flags(message))}")
     raise SystemExit(1)

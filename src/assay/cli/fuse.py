@@ -18,7 +18,8 @@ def fuse(
         str,
         typer.Option(
             "--method",
-            help="rrf | weighted | combsum | combmnz | minmax (normalize) | interpolation | "
+            help="Method: rrf | weighted | combsum | combmnz | minmax (normalize) | "
+            "interpolation | "
             "average",
         ),
     ] = "rrf",

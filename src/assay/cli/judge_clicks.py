@@ -49,7 +49,9 @@ def clicks(
         int,
         typer.Option("--positions", help="The first result's position.ordinal: 0 or 1 (checked)."),
     ],
-    model: Annotated[str, typer.Option("--model", help="ctr | coec | pbm | dbn.")] = "pbm",
+    model: Annotated[
+        str, typer.Option("--model", help="Click model: ctr | coec | pbm | dbn.")
+    ] = "pbm",
     output: Annotated[
         Path | None,
         typer.Option("--output", "-o", help="Write the implicit judgments (JSONL qrels)."),
@@ -83,7 +85,8 @@ def clicks(
         float | None, typer.Option("--gamma", help="Fix the DBN continuation probability.")
     ] = None,
     layout: Annotated[
-        str | None, typer.Option("--layout", help="bulk | jsonl | tsv (default: detect).")
+        str | None,
+        typer.Option("--layout", help="Log layout: bulk | jsonl | tsv (default: detected)."),
     ] = None,
 ) -> None:
     """Fit a click model on UBI logs and write graded implicit judgments (source = behavior)."""
@@ -124,7 +127,9 @@ def sample(
     events: Annotated[
         list[Path], typer.Argument(help="UBI files (queries are counted by search).")
     ],
-    strategy: Annotated[str, typer.Option("--strategy", help="top | random | pptss.")] = "pptss",
+    strategy: Annotated[
+        str, typer.Option("--strategy", help="Sampling: top | random | pptss.")
+    ] = "pptss",
     n: Annotated[int, typer.Option("--n", help="How many queries.")] = 50,
     seed: Annotated[int, typer.Option("--seed", help="Random seed (random, pptss).")] = 0,
     application: Annotated[

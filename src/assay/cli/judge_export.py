@@ -22,7 +22,7 @@ def export(
         typer.Option(
             "--format",
             "-f",
-            help="jsonl (with every assessor's grade), trec, or review (a reviewed review file).",
+            help="Output format: jsonl (with every assessor's grade), trec or review.",
         ),
     ] = "jsonl",
     base: Annotated[

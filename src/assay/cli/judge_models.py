@@ -53,9 +53,14 @@ def agree(
     ] = None,
     prefer: Annotated[
         str | None,
-        typer.Option("--prefer", help="human or model: which wins where a pair has both."),
+        typer.Option(
+            "--prefer",
+            help="Which labels win where a pair has both: human or model.",
+        ),
     ] = None,
-    fmt: Annotated[str, typer.Option("--format", help="text or json.")] = "text",
+    fmt: Annotated[
+        str, typer.Option("--format", "-f", help="Output format: text or json.")
+    ] = "text",
     output: Annotated[Path | None, typer.Option("-o", "--output", help="Write here.")] = None,
 ) -> None:
     """Agreement of CANDIDATE with REFERENCE: accuracy, confusion, kappa, alpha."""
@@ -133,7 +138,7 @@ def _progress(total: int, show: bool):
 
 
 ModelOpt = Annotated[str, typer.Option("--model", help="A [models.NAME] of assay.toml.")]
-ConfigOpt = Annotated[Path | None, typer.Option("--config", help="assay.toml to read.")]
+ConfigOpt = Annotated[Path | None, typer.Option("--config", help="The assay.toml to read.")]
 SamplesOpt = Annotated[
     int, typer.Option("--samples", help="Ask N times; report the majority and the flip rate.")
 ]
@@ -173,7 +178,9 @@ def llm(
     no_cache: NoCacheOpt = False,
     config: ConfigOpt = None,
     progress: ProgressOpt = False,
-    fmt: Annotated[str, typer.Option("--format", help="text or json.")] = "text",
+    fmt: Annotated[
+        str, typer.Option("--format", "-f", help="Output format: text or json.")
+    ] = "text",
 ) -> None:
     """Grade the relevance of every pair with a model (0-3, mapped onto the set's scale)."""
     from assay.cli.common import validate_choice
@@ -220,7 +227,10 @@ def sample(
     fraction: Annotated[float, typer.Option("--fraction", help="Share to review.")] = 0.2,
     stratify: Annotated[
         str,
-        typer.Option("--stratify", help="grade, source, query_id, language, query_class, none."),
+        typer.Option(
+            "--stratify",
+            help="Stratify by: grade, source, query_id, language, query_class or none.",
+        ),
     ] = "grade",
     seed: Annotated[int, typer.Option("--seed", help="Random seed (same seed, same sample).")] = 0,
     show_grades: Annotated[
@@ -264,7 +274,9 @@ def calibrate_cmd(
         list[str] | None, typer.Option("-m", "--metric", help="Metric (repeatable).")
     ] = None,
     alpha: Annotated[float, typer.Option("--alpha", help="1 - confidence level.")] = 0.05,
-    fmt: Annotated[str, typer.Option("--format", help="text or json.")] = "text",
+    fmt: Annotated[
+        str, typer.Option("--format", "-f", help="Output format: text or json.")
+    ] = "text",
     output: Annotated[Path | None, typer.Option("-o", "--output", help="Write here.")] = None,
 ) -> None:
     """Metric intervals from people's sample alone, the model alone, and both (PPI++)."""
@@ -294,7 +306,9 @@ def claims(
     cache_dir: CacheDirOpt = None,
     no_cache: NoCacheOpt = False,
     config: ConfigOpt = None,
-    fmt: Annotated[str, typer.Option("--format", help="text or json.")] = "text",
+    fmt: Annotated[
+        str, typer.Option("--format", "-f", help="Output format: text or json.")
+    ] = "text",
 ) -> None:
     """Fill each missing claim-citation support judgment with the model's verdict."""
     import json
@@ -337,7 +351,9 @@ def answers(
     cache_dir: CacheDirOpt = None,
     no_cache: NoCacheOpt = False,
     config: ConfigOpt = None,
-    fmt: Annotated[str, typer.Option("--format", help="text or json.")] = "text",
+    fmt: Annotated[
+        str, typer.Option("--format", "-f", help="Output format: text or json.")
+    ] = "text",
     output: Annotated[Path | None, typer.Option("-o", "--output", help="Write here.")] = None,
 ) -> None:
     """Grade each answer with the seed-003 rubric; report the model-graded hallucination rate."""

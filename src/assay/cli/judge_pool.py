@@ -23,7 +23,7 @@ def pool(
         str,
         typer.Option(
             "--strategy",
-            help="depth: query order, best rank first; rank: rank-weighted across runs; "
+            help="Order: depth (query order, best rank first); rank: rank-weighted across runs; "
             "delta: documents that could most change the comparison between the runs first.",
         ),
     ] = "depth",

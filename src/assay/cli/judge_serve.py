@@ -51,7 +51,7 @@ def serve(
     ] = "127.0.0.1",
     port: Annotated[int, typer.Option("--port", "-p", help="TCP port to listen on.")] = 8765,
     log_level: Annotated[
-        str, typer.Option("--log-level", help="uvicorn log level: warning, info, debug.")
+        str, typer.Option("--log-level", help="Server log level: warning, info or debug.")
     ] = "warning",
 ) -> None:
     """Serve the judging page; print each person's login link; Ctrl-C to stop."""

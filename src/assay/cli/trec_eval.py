@@ -18,7 +18,7 @@ def trec_eval(
         list[str] | None,
         typer.Option(
             "-m",
-            help="trec_eval measure, nickname (official, all_trec, set) or measure.params "
+            help="A trec_eval measure, nickname (official, all_trec, set) or measure.params "
             "(P.5,10  ndcg.1=3,2=9  utility.2,-1,0,0); repeatable. Default: official.",
         ),
     ] = None,

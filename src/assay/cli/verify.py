@@ -39,9 +39,7 @@ def verify_suite_command(
     split: o.Split = "test",
     missing: o.Missing = "zero",
     ties: o.Ties = "score",
-    fmt: Annotated[
-        str | None, typer.Option("--format", "-f", help="table | json (default: from -o)")
-    ] = None,
+    fmt: o.format_option(*FORMATS) = None,  # type: ignore[valid-type]
     output: o.Output = None,
     store: o.Store = None,
     record: o.Record = True,
@@ -93,19 +91,14 @@ def verify_suite_command(
         raise typer.Exit(1)
 
 
-def _emit(result: Any, fmt: str, output: Path | None) -> None:
-    """The verdict on the terminal, or the result in ``fmt`` to ``output`` / stdout."""
-    from rich.console import Console
-
-    from assay.fileio import write_text_atomic
+def _emit(result: Any, fmt: str, output: Any) -> None:
+    """The result in ``fmt`` to stdout or to each ``-o`` file; the verdict on the terminal too."""
+    from assay.cli.common import emit
     from assay.report.render import print_terminal, render
 
-    if output is not None:
-        write_text_atomic(output, render(result, fmt))
-    if fmt == "table" or output is not None:
-        console = Console(highlight=False, soft_wrap=True)
-        if not console.is_terminal:
-            console.width = 120
+    def table(console: Any) -> None:
         print_terminal(result, console)
-        return
-    typer.echo(render(result, fmt), nl=False)
+
+    emit(fmt, output, text=lambda f: render(result, f), table=table, choices=FORMATS)
+    if output:  # files written: the verdict still shows where the command ran
+        emit("table", None, text=lambda f: render(result, f), table=table, choices=FORMATS)

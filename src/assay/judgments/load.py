@@ -139,7 +139,10 @@ def _load_behavior_era(
         frame, qrels, warnings = srw.parse_srw_judgments(text, log, ids)
     elif fmt == "srw-queries":
         frame, qrels = srw.parse_srw_queryset(text, log, ids)
+        log.raise_if_any()
+        # nothing is judged yet: every query is reported apart, never scored as 0
         warnings = ["a query set holds no judgments: every query is unjudged"]
+        return assemble(frame.assign(no_answer=True), qrels, warnings=warnings, **common)
     else:
         frame, qrels = graded_csv.parse_graded_csv(text, log, ids, columns)
     log.raise_if_any()

@@ -161,7 +161,7 @@ def _config_summary(path: str | Path) -> dict[str, Any]:
 
 
 def _result_summary(path: str | Path) -> dict[str, Any]:
-    from assay.report.render import read_result_file
+    from assay.results import read_result_file
 
     result = read_result_file(path)
     return {

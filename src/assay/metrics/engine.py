@@ -30,13 +30,9 @@ from typing import Any
 
 import numpy as np
 
-from assay.errors import UsageError
 from assay.judgments.models import JudgmentSet
 from assay.metrics.measures import Measure, parse_measure
 from assay.runs.models import Run
-
-MISSING_POLICIES = ("zero", "skip")
-TIE_POLICIES = ("score", "given")
 
 
 @dataclass
@@ -109,11 +105,9 @@ def compute(
     :class:`UsageError` on an unknown policy or measure.
     """
     from assay.metrics import kernels
+    from assay.policies import check_policies
 
-    if missing not in MISSING_POLICIES:
-        raise UsageError(f"missing must be one of {', '.join(MISSING_POLICIES)}, got {missing!r}")
-    if ties not in TIE_POLICIES:
-        raise UsageError(f"ties must be one of {', '.join(TIE_POLICIES)}, got {ties!r}")
+    check_policies(missing, ties)
     ms = list(dict.fromkeys(parse_measure(m) for m in measures))
 
     cutoffs = sorted({m.cutoff for m in ms if m.cutoff is not None})

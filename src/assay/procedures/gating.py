@@ -138,17 +138,29 @@ def _slices(rows: dict[str, Any], field: str, order: list[str]) -> dict[str, lis
     return dict(sorted(group_by_tags((qid, rows[qid].get(field)) for qid in order).items()))
 
 
-def _validate(mode: str, margin: float, alpha: float, min_n: int, n_resamples: int) -> None:
+#: Most bootstrap resamples a gate draws (10 million: minutes, not days).
+MAX_RESAMPLES = 10_000_000
+
+
+def _validate(
+    mode: str, margin: float, alpha: float, min_n: int, n_resamples: int, seed: int
+) -> None:
+    import math
+
     if mode not in MODES:
         raise UsageError(f"`mode` must be one of {', '.join(MODES)}; got {mode!r}", "mode")
-    if not margin >= 0:
-        raise UsageError(f"`margin` must be >= 0, got {margin}", "margin")
+    if not (margin >= 0 and math.isfinite(margin)):
+        raise UsageError(f"`margin` must be a finite number >= 0, got {margin}", "margin")
     if not 0 < alpha < 0.5:
         raise UsageError(f"`alpha` must be between 0 and 0.5, got {alpha}", "alpha")
     if min_n < 1:
         raise UsageError(f"`min_n` must be at least 1, got {min_n}", "min_n")
-    if n_resamples < 1:
-        raise UsageError(f"`n_resamples` must be at least 1, got {n_resamples}", "n_resamples")
+    if not 1 <= n_resamples <= MAX_RESAMPLES:
+        raise UsageError(
+            f"`n_resamples` must be from 1 to {MAX_RESAMPLES:,}, got {n_resamples}", "n_resamples"
+        )
+    if not 0 <= seed < 2**63:
+        raise UsageError(f"`seed` must be a whole number from 0 to 2^63 - 1, got {seed}", "seed")
 
 
 def gate(
@@ -261,7 +273,7 @@ def run_gate(
     from assay.failures import too_many_failed
     from assay.results import check_pairable
 
-    _validate(mode, margin, alpha, min_n, n_resamples)
+    _validate(mode, margin, alpha, min_n, n_resamples, seed)
     names = list(dict.fromkeys(metrics))
     if not names:
         raise UsageError("give at least one metric (`metrics`)", "metrics")

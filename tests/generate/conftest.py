@@ -1,23 +1,18 @@
-"""The local stub model server and an assay.toml declaring a model on it."""
+"""Query-generation tests use the stub server of tests/llm_stub.py and one writer model on it."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from llm_stub import StubServer
+from llm_stub import StubServer, stub
 
-
-@pytest.fixture(scope="module")
-def stub() -> Iterator[StubServer]:
-    with StubServer() as server:
-        yield server
+__all__ = ["stub", "writer_toml"]
 
 
 @pytest.fixture
-def model_toml(stub: StubServer, tmp_path: Path) -> Path:
+def writer_toml(stub: StubServer, tmp_path: Path) -> Path:
     path = tmp_path / "assay.toml"
     path.write_text(
         f'[models.writer]\nbase_url = "{stub.base_url}"\nmodel = "stub-writer"\n'

@@ -17,11 +17,11 @@ from assay.providers.client import ChatClient
 from assay.providers.config import get_model
 
 
-def _client(model_toml: Path, tmp_path: Path) -> ChatClient:
-    return ChatClient(get_model("writer", model_toml), cache=CallCache(tmp_path / "cache"))
+def _client(writer_toml: Path, tmp_path: Path) -> ChatClient:
+    return ChatClient(get_model("writer", writer_toml), cache=CallCache(tmp_path / "cache"))
 
 
-def test_rows_are_marked_and_duplicates_removed(model_toml: Path, tmp_path: Path) -> None:
+def test_rows_are_marked_and_duplicates_removed(writer_toml: Path, tmp_path: Path) -> None:
     corpus = Corpus.from_records(
         [
             {
@@ -33,7 +33,7 @@ def test_rows_are_marked_and_duplicates_removed(model_toml: Path, tmp_path: Path
         ],
         text_fields=["text"],
     )
-    with _client(model_toml, tmp_path) as client:
+    with _client(writer_toml, tmp_path) as client:
         result = generate_queries(corpus, client, n=3, seed=1)
     assert result.requested == 3 and result.duplicates_removed == 1
     assert len(result.rows) == 2
@@ -50,7 +50,7 @@ def test_rows_are_marked_and_duplicates_removed(model_toml: Path, tmp_path: Path
 
 
 def test_scifact_bm25_favours_synthetic_queries(
-    shared_data: Path, model_toml: Path, tmp_path: Path
+    shared_data: Path, writer_toml: Path, tmp_path: Path
 ) -> None:
     from assay.corpora.load import load_corpus
     from assay.judgments.load import load_judgments
@@ -58,7 +58,7 @@ def test_scifact_bm25_favours_synthetic_queries(
     folder = shared_data / "beir_scifact"
     corpus = load_corpus(folder / "corpus.jsonl")
     human = load_judgments(folder)
-    with _client(model_toml, tmp_path) as client:
+    with _client(writer_toml, tmp_path) as client:
         result = generate_queries(corpus, client, n=40, seed=0, human=human)
     assert result.requested == 40 and len(result.rows) + result.duplicates_removed == 40
     assert result.human.queries == 300  # SciFact test claims with a relevant passage
@@ -68,7 +68,7 @@ def test_scifact_bm25_favours_synthetic_queries(
     assert "favour lexical systems" in result.findings[1]
 
 
-def test_cli_writes_jsonl_and_says_so(model_toml: Path, tmp_path: Path) -> None:
+def test_cli_writes_jsonl_and_says_so(writer_toml: Path, tmp_path: Path) -> None:
     corpus = tmp_path / "corpus.jsonl"
     corpus.write_text(
         "".join(
@@ -88,7 +88,7 @@ def test_cli_writes_jsonl_and_says_so(model_toml: Path, tmp_path: Path) -> None:
         "--model",
         "writer",
         "--config",
-        str(model_toml),
+        str(writer_toml),
         "-n",
         "4",
         "-o",

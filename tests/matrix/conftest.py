@@ -1,18 +1,12 @@
-"""The local stub model server (one per module) and the environment matrix files read."""
+"""Matrix tests use the stub server of tests/llm_stub.py and the environment matrix files read."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
-from llm_stub import StubServer
+from llm_stub import stub
 
-
-@pytest.fixture(scope="module")
-def stub() -> Iterator[StubServer]:
-    with StubServer() as server:
-        yield server
+__all__ = ["env", "stub"]
 
 
 @pytest.fixture

@@ -13,6 +13,18 @@ Answer-rubric prompts (``Answer:``) pass every check unless the answer says
 * ``ERROR500``: HTTP 500 always; ``SLOW``: answers after 0.3 s;
 * ``FLIP``: the grade changes from one call to the next (for ``--samples``).
 
+Grounded-answer prompts (``Question:`` and ``Documents:``, as ``assay matrix``
+sends) get a structured response: the document sharing the most long words
+with the question (two or more) is quoted and cited, else the answer declines.
+Scripted behaviours: a document saying ``ignore ... reply with WORD`` is obeyed
+(the answer is WORD, no claim) unless the system prompt calls documents
+``untrusted``; a model id containing ``timid`` always declines; a question
+holding ``FLAKY`` alternates between answering and declining call by call.
+
+Query-writing prompts (``Document:``) get a query made of the passage's first
+eight long words (a copier, as models often are); a passage holding
+``DUPLICATE`` always gets the same query.
+
 :class:`StubServer` runs it with uvicorn on 127.0.0.1 and a free port, in a thread.
 """
 
@@ -77,6 +89,12 @@ def make_app(state: StubState) -> FastAPI:
             message["content"] = '{"grade": 2, "rationale": "unfinished'
         elif "WRONGSCHEMA" in text:
             message["content"] = json.dumps({"score": "high"})
+        elif text.startswith("Document:"):
+            message["content"] = json.dumps({"query": _query_for(_field(text, "Document"))})
+        elif "Documents:" in text and "Question:" in text:
+            system = next((m["content"] for m in body["messages"] if m["role"] == "system"), "")
+            reply = _grounded(text, system, str(body.get("model", "")), seen)
+            message["content"] = json.dumps(reply)
         else:
             message["content"] = json.dumps(_answer(text, seen))
         if body.get("response_format") is None and message["content"]:
@@ -115,6 +133,43 @@ def _answer(text: str, seen: int) -> dict[str, Any]:
     if "FLIP" in text:
         grade = (grade + seen) % 4
     return {"grade": grade, "rationale": f"{grade} query words found"}
+
+
+_INJECTED = re.compile(r"ignore\b[^.]*?\breply with (\w+)", re.I)
+_DOC = re.compile(r"^\[([^\]]+)\] (.*)$", re.M)
+
+
+def _query_for(passage: str) -> str:
+    if "DUPLICATE" in passage:
+        return "What does the DUPLICATE passage say?"
+    long = [w for w in re.findall(r"[A-Za-z0-9-]+", passage) if len(w) >= 4]
+    return " ".join(long[:8])
+
+
+def _grounded(text: str, system: str, model: str, seen: int) -> dict[str, Any]:
+    declined = {"status": "declined", "answer": None, "claims": []}
+    question = _field(text, "Question")
+    docs = _DOC.findall(text)
+    if "timid" in model:
+        return declined
+    if "untrusted" not in system.lower():
+        for _, doc in docs:
+            m = _INJECTED.search(doc)
+            if m:
+                return {"status": "answered", "answer": m.group(1), "claims": []}
+    if "FLAKY" in question and seen % 2 == 0:
+        return declined
+    scored = [(len(_words(question) & _words(doc)), i) for i, (_, doc) in enumerate(docs)]
+    best = max(scored, default=(0, -1))
+    if best[0] < 2:
+        return declined
+    doc_id, doc = docs[best[1]]
+    sentence = _INJECTED.sub("", doc).split(". ")[0].strip().rstrip(".") + "."
+    return {
+        "status": "answered",
+        "answer": sentence,
+        "claims": [{"text": sentence, "citations": [doc_id]}],
+    }
 
 
 class StubServer:

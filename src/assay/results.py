@@ -72,6 +72,7 @@ RESULT_MODELS: dict[str, str] = {
     "answers": "assay.answers.result:AnswersResult",
     "gate": "assay.procedures.gate_result:GateResult",
     "verify": "assay.procedures.verification:VerifyResult",
+    "matrix": "assay.matrix.result:MatrixResult",
 }
 
 #: (kind, schema_version) -> a function upgrading a payload by one version. A reader

@@ -185,6 +185,8 @@ EXPECTED = {
         "read_pool",
         "write_pool",
     ],
+    "assay.generate": ["QUERY_WRITER", "SyntheticQueries", "generate_queries"],
+    "assay.matrix": ["ASSERTIONS", "MatrixConfig", "MatrixResult", "load_matrix", "run_matrix"],
     "assay.providers": [
         "Budget",
         "CallCache",

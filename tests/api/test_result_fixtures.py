@@ -17,6 +17,7 @@ KINDS = {
     "gate.json": "gate",
     "verify.json": "verify",
     "answers.json": "answers",
+    "matrix.json": "matrix",
 }
 
 

@@ -55,6 +55,8 @@ _COMMAND_MODULES = (
     "assay.cli.judge_pool",
     "assay.cli.judge_serve",
     "assay.cli.judge_export",
+    "assay.cli.matrix",
+    "assay.cli.generate",
 )
 
 

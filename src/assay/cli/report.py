@@ -28,7 +28,7 @@ def report(
         Path | None, typer.Option("--output", "-o", help="Write the report here.")
     ] = None,
 ) -> None:
-    """Render an evaluation, comparison, answers, gate or verify result file."""
+    """Render an evaluation, comparison, answers, gate, verify or matrix result file."""
     from assay.cli.common import resolve_format
     from assay.fileio import write_text_atomic
     from assay.report.render import FORMATS_BY_KIND, print_terminal, render

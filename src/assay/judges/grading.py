@@ -24,7 +24,13 @@ from pydantic import BaseModel, Field
 from assay.errors import AssayError
 from assay.judges.graders import Grader
 from assay.providers.accounting import Budget, CallRecord, Usage, cost_bound
-from assay.providers.client import ChatClient, OfflineMiss, ProviderError, parse_json_answer
+from assay.providers.client import (
+    ChatAnswer,
+    ChatClient,
+    OfflineMiss,
+    ProviderError,
+    parse_json_answer,
+)
 
 #: How many offline misses an error message lists.
 MAX_LISTED = 20
@@ -172,22 +178,15 @@ def _ask(
 ) -> tuple[CallRecord, Any, str | None] | None:
     """(record, parsed answer or None, unscored reason or None) of one call."""
     messages = grader.messages(item.fields)
-    answer = client.cached(messages, grader.schema, sample)
-    if answer is None:
+    asked = call_within_budget(client, messages, grader.schema, sample, budget)
+    if asked is None:
         if client.offline:
             with lock:
                 misses.append((index, sample, f"{item.id} (sample {sample + 1})"))
-            return None
-        c = client.config
-        bound = cost_bound(messages, c.max_tokens, c.input_price, c.output_price)
-        if not budget.reserve(bound):
-            return None
-        try:
-            answer = client.complete(messages, grader.schema, sample, look_up=False)
-        except (ProviderError, OfflineMiss) as exc:
-            budget.settle(bound, 0.0)
-            return CallRecord(error=str(exc)), None, f"error: {exc}"
-        budget.settle(bound, answer.record.cost)
+        return None
+    answer, error = asked
+    if answer is None:
+        return CallRecord(error=error), None, f"error: {error}"
     if answer.refusal is not None or answer.content is None:
         return answer.record, None, f"refused: {answer.refusal or 'no content'}"
     try:
@@ -195,6 +194,36 @@ def _ask(
     except ValueError as exc:
         return answer.record, None, f"unparsable: {exc}"
     return answer.record, parsed, None
+
+
+def call_within_budget(
+    client: ChatClient,
+    messages: list[dict[str, str]],
+    schema: dict[str, Any] | None,
+    sample: int,
+    budget: Budget,
+) -> tuple[ChatAnswer | None, str | None] | None:
+    """One call through the cache and the budget: ``(answer, None)`` or ``(None, error)``.
+
+    ``None`` when the call was not made: offline and not cached, or the
+    budget refused its cost bound (reserved before, settled after the call).
+    """
+    answer = client.cached(messages, schema, sample)
+    if answer is not None:
+        return answer, None
+    if client.offline:
+        return None
+    c = client.config
+    bound = cost_bound(messages, c.max_tokens, c.input_price, c.output_price)
+    if not budget.reserve(bound):
+        return None
+    try:
+        answer = client.complete(messages, schema, sample, look_up=False)
+    except (ProviderError, OfflineMiss) as exc:
+        budget.settle(bound, 0.0)
+        return None, str(exc)
+    budget.settle(bound, answer.record.cost)
+    return answer, None
 
 
 def _item_grade(

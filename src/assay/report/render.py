@@ -18,6 +18,7 @@ FORMATS_BY_KIND: dict[str, tuple[str, ...]] = {
     "answers": ("table", "plain", "json", "csv", "markdown"),
     "gate": ("table", "plain", "json", "markdown", "junit"),
     "verify": ("table", "plain", "json"),
+    "matrix": ("table", "plain", "json", "markdown", "html"),
 }
 
 
@@ -48,6 +49,11 @@ def render(result: Any, fmt: str, *, width: int = 120) -> str:
         from assay.report.answers_markdown import answers_markdown
 
         return answers_csv(result) if fmt == "csv" else answers_markdown(result)
+    if kind == "matrix":
+        from assay.report.matrix_html import render_html as matrix_html
+        from assay.report.matrix_markdown import render_markdown as matrix_markdown
+
+        return matrix_html(result) if fmt == "html" else matrix_markdown(result)
     from assay.report.gate_junit import render_junit
     from assay.report.gate_markdown import render_markdown as gate_markdown
 
@@ -80,6 +86,10 @@ def print_terminal(result: Any, console: Any) -> None:
         print_answers(result, console)
     elif kind == "gate":
         from assay.report.gate_terminal import render_terminal
+
+        render_terminal(result, console)
+    elif kind == "matrix":
+        from assay.report.matrix_terminal import render_terminal
 
         render_terminal(result, console)
     else:

@@ -198,3 +198,24 @@ def holm(pvalues: object) -> np.ndarray:
     out = np.empty(m)
     out[order] = adjusted
     return out
+
+
+def mcnemar_exact(baseline_only: int, candidate_only: int) -> float:
+    """Two-sided exact McNemar (sign) test of paired pass/fail outcomes.
+
+    Only discordant pairs count: ``baseline_only`` passed under the baseline
+    alone, ``candidate_only`` under the candidate alone. Under the null each
+    discordant pair goes either way with probability 1/2, so the p-value is
+    ``min(1, 2 * P[X <= min(b, c)])`` for ``X ~ Binomial(b + c, 1/2)``, computed
+    in exact integer arithmetic (``p = 1`` without discordant pairs).
+    """
+    from math import comb
+
+    if baseline_only < 0 or candidate_only < 0:
+        raise UsageError("McNemar counts must be >= 0")
+    n = baseline_only + candidate_only
+    if n == 0:
+        return 1.0
+    low = min(baseline_only, candidate_only)
+    tail = sum(comb(n, i) for i in range(low + 1))
+    return min(1.0, 2 * tail / 2**n)

@@ -1,0 +1,142 @@
+"""``assay matrix CONFIG.toml``: system prompts x models x fixed evidence, asserted per case."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from assay.cli import options as o
+from assay.cli.app import app
+
+_FORMATS = ("table", "plain", "json", "markdown", "html")
+_SUFFIX = {
+    ".json": "json",
+    ".md": "markdown",
+    ".markdown": "markdown",
+    ".html": "html",
+    ".txt": "plain",
+}
+
+
+@app.command()
+def matrix(
+    config: Annotated[Path, typer.Argument(help="The matrix TOML (prompts, models, cases).")],
+    fmt: Annotated[
+        str, typer.Option("--format", "-f", help="Table, plain, json, markdown or html.")
+    ] = "table",
+    output: Annotated[
+        Path | None, typer.Option("-o", "--output", help="Write the result here.")
+    ] = None,
+    cache_dir: Annotated[
+        Path | None, typer.Option("--cache-dir", help="Folder of the model-call cache.")
+    ] = None,
+    offline: Annotated[
+        bool, typer.Option("--offline", help="Replay the cache only; fail on a missing call.")
+    ] = False,
+    no_cache: Annotated[bool, typer.Option("--no-cache", help="Neither read nor write.")] = False,
+    gate_against: Annotated[
+        Path | None,
+        typer.Option(
+            "--gate-against",
+            help="A baseline matrix result (JSON): exit 1 unless every shared variant's "
+            "pass rate is non-inferior within --margin.",
+        ),
+    ] = None,
+    margin: Annotated[
+        float, typer.Option("--margin", help="Pass rate a variant may lose (with --gate-against).")
+    ] = 0.05,
+    store: o.Store = None,
+    record: o.Record = True,
+) -> None:
+    """Ask every prompt x model x case N times, check the assertions, compare the variants.
+
+    The grid shows passing repeats per cell and the first reason a cell failed;
+    gate on the result with the pass rates it records.
+    """
+    from rich.console import Console
+
+    from assay.cli.common import validate_choice
+    from assay.matrix import load_matrix, run_matrix
+
+    validate_choice("--format", fmt, _FORMATS)
+    cfg = load_matrix(config)
+    total = len(cfg.prompts) * len(cfg.providers) * len(cfg.cases) * cfg.repeats
+    with _progress(total) as advance:
+        result = run_matrix(
+            cfg,
+            cache_dir=None if cache_dir is None else str(cache_dir),
+            offline=offline,
+            no_cache=no_cache,
+            on_attempt=advance,
+        )
+    if fmt == "table":
+        from assay.report.matrix_terminal import render_terminal
+
+        render_terminal(result, Console(highlight=False, soft_wrap=True))
+    if output is not None:
+        from assay.fileio import write_text_atomic
+        from assay.report.render import render
+
+        file_fmt = fmt if fmt != "table" else _SUFFIX.get(output.suffix.lower(), "json")
+        write_text_atomic(output, render(result, file_fmt))
+        typer.echo(f"wrote {file_fmt} result to {output}", err=True)
+    elif fmt != "table":
+        from assay.report.render import render
+
+        typer.echo(render(result, fmt), nl=False)
+    if record:
+        from assay.cli.common import record_result
+
+        record_result(result, store)
+    if gate_against is not None:
+        from assay.matrix.gate import gate_matrix
+        from assay.matrix.result import MatrixResult
+
+        gate = gate_matrix(result, MatrixResult.from_file(gate_against), margin=margin)
+        for check in gate.checks:
+            mark = "pass" if check.passed else "FAIL"
+            typer.echo(
+                f"gate {mark} {check.variant}: pass rate {check.baseline_pass_rate:.3f} -> "
+                f"{check.candidate_pass_rate:.3f} (delta {check.delta:+.3f}, "
+                f"CI {check.ci_low:+.3f}..{check.ci_high:+.3f})"
+            )
+        typer.echo(f"gate {'passed' if gate.passed else 'failed'}: {gate.rule}")
+        if not gate.passed:
+            raise typer.Exit(1)
+
+
+@contextlib.contextmanager
+def _progress(total: int) -> Iterator[Callable[[Any], None]]:
+    """A progress bar on stderr (only on a terminal) with the running cost."""
+    import sys
+
+    if not sys.stderr.isatty():
+        yield lambda attempt: None
+        return
+    import threading
+
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+    spent = [0.0]
+    lock = threading.Lock()
+    with Progress(
+        TextColumn("asking"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.description}"),
+        console=Console(stderr=True),
+        transient=True,
+    ) as bar:
+        task = bar.add_task("", total=total)
+
+        def advance(attempt: Any) -> None:  # called from the runner's worker threads
+            with lock:
+                spent[0] += 0.0 if attempt.cached else attempt.cost
+                bar.update(task, advance=1, description=f"${spent[0]:.4f}")
+
+        yield advance

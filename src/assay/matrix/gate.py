@@ -1,0 +1,105 @@
+"""Gate a matrix result on a baseline matrix result: pass-rate non-inferiority per variant.
+
+For every variant present in both results, cases are paired by ``case_id`` and
+each case contributes its pass rate over the repeats. The gate passes a variant
+when the lower bound of the paired bootstrap interval of the mean difference
+(candidate minus baseline, :func:`assay.stats.bootstrap.paired_bootstrap_ci`)
+is above ``-margin``: the candidate is shown to lose at most ``margin`` of pass
+rate. A different cases version is refused: the evidence must be the same.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+from assay.errors import UsageError
+from assay.matrix.result import MatrixResult
+
+
+class VariantGate(BaseModel):
+    """One variant's non-inferiority check."""
+
+    variant: str
+    cases: int
+    baseline_pass_rate: float
+    candidate_pass_rate: float
+    delta: float
+    ci_low: float
+    ci_high: float
+    passed: bool
+
+
+class MatrixGate(BaseModel):
+    """The checks and the decision (every variant must pass)."""
+
+    margin: float
+    confidence: float
+    rule: str
+    checks: list[VariantGate] = Field(default_factory=list)
+    passed: bool
+
+
+def gate_matrix(
+    candidate: MatrixResult,
+    baseline: MatrixResult,
+    *,
+    margin: float = 0.05,
+    confidence: float = 0.95,
+    n_resamples: int = 10000,
+    seed: int = 0,
+) -> MatrixGate:
+    """Non-inferiority of every shared variant's per-case pass rate; see the module doc."""
+    from assay.stats.bootstrap import paired_bootstrap_ci
+
+    if not 0 <= margin < 1:
+        raise UsageError(f"--margin must lie in [0, 1), got {margin}")
+    if candidate.cases_version != baseline.cases_version:
+        raise UsageError(
+            f"the baseline ran cases {baseline.cases_version}, the candidate "
+            f"{candidate.cases_version}: gate on the same fixed evidence"
+        )
+    known = {b.variant for b in baseline.variants}
+    shared = [v.variant for v in candidate.variants if v.variant in known]
+    if not shared:
+        raise UsageError("the two matrix results share no variant (prompt/provider)")
+    checks = []
+    for name in shared:
+        pairs = [
+            (b.pass_rate, c.pass_rate)
+            for cid in candidate.case_ids
+            if (c := candidate.cell(name, cid)) is not None
+            and (b := baseline.cell(name, cid)) is not None
+            and c.pass_rate is not None
+            and b.pass_rate is not None
+        ]
+        if not pairs:
+            continue
+        base = [p[0] for p in pairs]
+        cand = [p[1] for p in pairs]
+        low, high = paired_bootstrap_ci(
+            base, cand, confidence=confidence, n_resamples=n_resamples, seed=seed
+        )
+        delta = (sum(cand) - sum(base)) / len(pairs)
+        checks.append(
+            VariantGate(
+                variant=name,
+                cases=len(pairs),
+                baseline_pass_rate=sum(base) / len(pairs),
+                candidate_pass_rate=sum(cand) / len(pairs),
+                delta=delta,
+                ci_low=low,
+                ci_high=high,
+                passed=low > -margin,
+            )
+        )
+    rule = (
+        f"pass when the {confidence:.0%} paired bootstrap lower bound of the per-case pass-rate "
+        f"difference (candidate - baseline) is above -{margin:g}"
+    )
+    return MatrixGate(
+        margin=margin,
+        confidence=confidence,
+        rule=rule,
+        checks=checks,
+        passed=bool(checks) and all(c.passed for c in checks),
+    )

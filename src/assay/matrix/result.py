@@ -1,0 +1,132 @@
+"""The versioned result of a generation matrix (what every matrix renderer reads)."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from assay.providers.accounting import Usage
+from assay.results import ResultModel
+
+MATRIX_SCHEMA_VERSION = "1"
+
+#: How cases are paired when two variants are compared (printed in every report).
+PAIRING_POLICY = (
+    "variants are compared case by case; a case counts as passed when all its repeats pass "
+    "(pass^N); exact McNemar (sign) test on the discordant cases, Holm-adjusted across "
+    "comparisons"
+)
+
+
+class Attempt(BaseModel):
+    """One repeat of one cell: the assertions, the answer and its accounting."""
+
+    repeat: int
+    passed: bool
+    assertions: dict[str, bool | None]
+    reasons: list[str] = Field(default_factory=list)
+    status: str | None = None
+    content: str | None = None
+    error: str | None = None
+    input_tokens: int = 0
+    output_tokens: int = 0
+    latency: float = 0.0
+    cost: float = 0.0
+    cached: bool = False
+
+
+class Cell(BaseModel):
+    """One prompt x provider x case, asked ``n`` times."""
+
+    variant: str
+    prompt: str
+    provider: str
+    case_id: str
+    kind: str = ""
+    attempts: list[Attempt]
+    n: int
+    passes: int
+    pass_rate: float | None
+    pass_all: bool = Field(description="pass^N: every repeat passed")
+    flaky: bool = Field(description="some repeats passed and some failed")
+
+
+class VariantSummary(BaseModel):
+    """One prompt x provider column over every case."""
+
+    variant: str
+    prompt: str
+    provider: str
+    provider_kind: str
+    cases: int
+    attempts: int
+    pass_rate: float | None = Field(description="passing repeats / repeats")
+    pass_all_rate: float | None = Field(description="cases passing every repeat / cases")
+    flaky_cells: int
+    failures: dict[str, int] = Field(
+        default_factory=dict, description="failed repeats per assertion"
+    )
+    usage: Usage = Field(default_factory=Usage)
+    latency_mean: float | None = None
+    latency_max: float | None = None
+
+
+class PairComparison(BaseModel):
+    """A candidate variant against the baseline on pass^N per case."""
+
+    baseline: str
+    candidate: str
+    n: int
+    both_pass: int
+    baseline_only: int
+    candidate_only: int
+    neither: int
+    delta: float = Field(description="candidate pass^N rate minus the baseline's")
+    p_value: float
+    p_adjusted: float
+    verdict: Literal["better", "worse", "no detectable difference"]
+
+
+class MatrixResult(ResultModel):
+    """Cells, variant summaries, comparisons and costs of one matrix run."""
+
+    schema_version: str = MATRIX_SCHEMA_VERSION
+    kind: Literal["matrix"] = "matrix"
+    name: str
+    config_path: str | None = None
+    config_hash: str
+    cases_path: str | None = None
+    cases_version: str
+    case_ids: list[str]
+    case_kinds: dict[str, str] = Field(default_factory=dict)
+    prompts: list[dict[str, Any]]
+    providers: list[dict[str, Any]]
+    judge: dict[str, Any] | None = None
+    repeats: int
+    assertions: list[str]
+    baseline: str
+    alpha: float
+    policy: str = PAIRING_POLICY
+    cells: list[Cell]
+    variants: list[VariantSummary]
+    comparisons: list[PairComparison] = Field(default_factory=list)
+    usage: Usage = Field(default_factory=Usage)
+    judge_usage: Usage | None = None
+    max_cost: float | None = None
+    stopped_at_budget: bool = False
+    aggregate: dict[str, float] = Field(
+        default_factory=dict, description="pass rates per variant (what the store indexes)"
+    )
+    environment: dict[str, Any] = Field(default_factory=dict)
+
+    def cell(self, variant: str, case_id: str) -> Cell | None:
+        """The cell of ``variant`` on ``case_id``."""
+        return next((c for c in self.cells if c.variant == variant and c.case_id == case_id), None)
+
+    def variant(self, name: str) -> VariantSummary:
+        """The summary of one variant (``KeyError`` when unknown)."""
+        for v in self.variants:
+            if v.variant == name:
+                return v
+        raise KeyError(name)

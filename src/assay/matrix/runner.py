@@ -1,0 +1,297 @@
+"""Run a generation matrix: every prompt x provider x case, ``repeats`` times, then assert.
+
+Model calls go through :class:`assay.providers.client.ChatClient` (the SQLite
+call cache is keyed with the repeat index as sample index, so a rerun replays
+all N repeats and makes no call; a cached answer keeps its original tokens,
+latency and cost) and one :class:`~assay.providers.accounting.Budget` shared by
+every call. Python baselines are called directly and cost nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from assay.matrix.assertions import ASSERTIONS, check, passed
+from assay.matrix.config import Case, MatrixConfig, Prompt, Provider, variant_name
+from assay.matrix.result import Attempt, MatrixResult
+from assay.providers.accounting import Budget, CallRecord, Usage
+
+#: The JSON schema of the answer (the grounded-response contract, strict form).
+RESPONSE_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "status": {"type": "string", "enum": ["answered", "declined"]},
+        "answer": {"type": ["string", "null"]},
+        "claims": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "text": {"type": "string"},
+                    "citations": {"type": "array", "items": {"type": "string"}},
+                },
+                "required": ["text", "citations"],
+                "additionalProperties": False,
+            },
+        },
+    },
+    "required": ["status", "answer", "claims"],
+    "additionalProperties": False,
+}
+
+USER_TEMPLATE = """\
+Question: {question}
+
+Documents:
+{documents}
+
+Reply with a JSON object: {{"status": "answered" or "declined", "answer": text or null, \
+"claims": [{{"text": one statement, "citations": [ids of the documents that state it]}}]}}"""
+
+
+def messages_for(prompt: Prompt, case: Case) -> list[dict[str, str]]:
+    """The chat messages of one cell: the system prompt, then the question and evidence."""
+    docs = "\n".join(f"[{doc_id}] {text}" for doc_id, text in case.documents)
+    user = USER_TEMPLATE.format(question=case.question, documents=docs)
+    return [{"role": "system", "content": prompt.text}, {"role": "user", "content": user}]
+
+
+def run_matrix(
+    config: MatrixConfig,
+    *,
+    cache_dir: str | None = None,
+    offline: bool = False,
+    no_cache: bool = False,
+    on_attempt: Callable[[Attempt], None] | None = None,
+) -> MatrixResult:
+    """Ask every cell ``config.repeats`` times, check the assertions, summarise and compare.
+
+    Raises :class:`~assay.providers.client.OfflineMiss` listing the missing
+    calls when ``offline`` and some answers are not cached.
+    """
+    from assay.errors import UsageError
+    from assay.matrix.summary import build_result
+
+    if offline and no_cache:
+        raise UsageError("--offline replays the model-call cache: drop --no-cache")
+    clients = _clients(config, cache_dir, offline, no_cache)
+    budget = Budget(config.max_cost)
+    slots: dict[tuple[int, int, int, int], Attempt] = {}
+    misses: list[str] = []
+    lock = threading.Lock()
+    tasks = [
+        (pi, mi, ci, r)
+        for pi in range(len(config.prompts))
+        for mi in range(len(config.providers))
+        for ci in range(len(config.cases))
+        for r in range(config.repeats)
+    ]
+
+    def one(task: tuple[int, int, int, int]) -> None:
+        pi, mi, ci, r = task
+        prompt, provider, case = config.prompts[pi], config.providers[mi], config.cases[ci]
+        attempt = _attempt(config, prompt, provider, case, r, clients, budget)
+        if attempt is None:
+            if offline and provider.kind == "model":
+                with lock:
+                    misses.append(
+                        f"{variant_name(prompt.name, provider.name)} {case.case_id} "
+                        f"(repeat {r + 1})"
+                    )
+            return
+        with lock:
+            slots[task] = attempt
+        if on_attempt is not None:
+            on_attempt(attempt)
+
+    workers = max(1, min(8, max((c.config.concurrency for c in clients.values()), default=1)))
+    try:
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            list(pool.map(one, tasks))
+        if misses:
+            _raise_misses(misses)
+        judge_usage = None
+        if config.judge is not None and "rubric" in (config.assertions or ASSERTIONS):
+            judge_usage = _judge(config, slots, cache_dir, offline, no_cache, budget)
+    finally:
+        for client in clients.values():
+            client.close()
+            if client.cache is not None:
+                client.cache.close()
+    return build_result(config, slots, budget, judge_usage)
+
+
+def _clients(
+    config: MatrixConfig, cache_dir: str | None, offline: bool, no_cache: bool
+) -> dict[str, Any]:
+    from assay.providers.cache import CallCache
+    from assay.providers.client import ChatClient
+
+    out = {}
+    for provider in config.providers:
+        if provider.kind == "model":
+            cache = None if no_cache else CallCache(cache_dir)
+            out[provider.name] = ChatClient(provider.config, cache=cache, offline=offline)
+    return out
+
+
+def _attempt(
+    config: MatrixConfig,
+    prompt: Prompt,
+    provider: Provider,
+    case: Case,
+    repeat: int,
+    clients: dict[str, Any],
+    budget: Budget,
+) -> Attempt | None:
+    if provider.kind == "baseline":
+        content, record = _call_baseline(config, provider, prompt, case)
+    else:
+        from assay.judges.grading import call_within_budget
+
+        asked = call_within_budget(
+            clients[provider.name], messages_for(prompt, case), RESPONSE_SCHEMA, repeat, budget
+        )
+        if asked is None:
+            return None
+        answer, error = asked
+        if answer is None:
+            record = CallRecord(error=error)
+            content = None
+        else:
+            record = answer.record
+            content = answer.content
+            if answer.refusal is not None:
+                error = f"refused: {answer.refusal}"
+        if error is not None:
+            return _failed(repeat, error, record)
+    outcomes, reasons, response = check(case, content, config.assertions)
+    return Attempt(
+        repeat=repeat,
+        passed=passed(outcomes),
+        assertions=outcomes,
+        reasons=reasons,
+        status=None if response is None else response.status,
+        content=content,
+        input_tokens=record.input_tokens,
+        output_tokens=record.output_tokens,
+        latency=record.latency,
+        cost=record.cost,
+        cached=record.cached,
+    )
+
+
+def _failed(repeat: int, error: str, record: CallRecord) -> Attempt:
+    outcomes: dict[str, bool | None] = dict.fromkeys(ASSERTIONS)
+    outcomes["contract"] = False
+    return Attempt(
+        repeat=repeat,
+        passed=False,
+        assertions=outcomes,
+        reasons=[error],
+        error=error,
+        input_tokens=record.input_tokens,
+        output_tokens=record.output_tokens,
+        latency=record.latency,
+        cost=record.cost,
+        cached=record.cached,
+    )
+
+
+_FUNCTIONS: dict[tuple[str, str], Any] = {}
+_FUNCTIONS_LOCK = threading.Lock()
+
+
+def _call_baseline(
+    config: MatrixConfig, provider: Provider, prompt: Prompt, case: Case
+) -> tuple[str | None, CallRecord]:
+    """Call a Python baseline: ``function(system_prompt, question, documents)``."""
+    from assay.systems.python import load_function
+
+    key = (config.base_dir, str(provider.function))
+    with _FUNCTIONS_LOCK:
+        if key not in _FUNCTIONS:
+            _FUNCTIONS[key] = load_function(str(provider.function), base_dir=config.base_dir)
+        function = _FUNCTIONS[key]
+    docs = [{"id": d, "text": t} for d, t in case.documents]
+    start = time.monotonic()
+    try:
+        out = function(system_prompt=prompt.text, question=case.question, documents=docs)
+    except Exception as exc:  # a baseline's bug is that cell's failure, not the run's
+        return None, CallRecord(error=f"{type(exc).__name__}: {exc}")
+    latency = time.monotonic() - start
+    content = out if isinstance(out, str) else json.dumps(out, ensure_ascii=False, default=str)
+    return content, CallRecord(latency=latency)
+
+
+def _raise_misses(misses: list[str]) -> None:
+    from assay.judges.grading import MAX_LISTED
+    from assay.providers.client import OfflineMiss
+
+    misses.sort()
+    shown = "\n".join(f"  {m}" for m in misses[:MAX_LISTED])
+    more = f"\n  ... and {len(misses) - MAX_LISTED} more" if len(misses) > MAX_LISTED else ""
+    raise OfflineMiss(
+        f"--offline: {len(misses)} call(s) are not in the model-call cache:\n{shown}{more}\n"
+        "run once without --offline (or point --cache-dir at the recorded cache)"
+    )
+
+
+def _judge(
+    config: MatrixConfig,
+    slots: dict[tuple[int, int, int, int], Attempt],
+    cache_dir: str | None,
+    offline: bool,
+    no_cache: bool,
+    budget: Budget,
+) -> Usage:
+    """Fill the ``rubric`` assertion: every claim supported by a cited document."""
+    from assay.judges.graders import CLAIM_SUPPORT
+    from assay.judges.grading import Item, grade_items
+    from assay.providers.cache import CallCache
+    from assay.providers.client import ChatClient
+
+    assert config.judge is not None
+    items: list[Item] = []
+    for key, attempt in slots.items():
+        case = config.cases[key[2]]
+        if attempt.assertions.get("contract") and attempt.status == "answered":
+            from assay.matrix.assertions import parse_response
+
+            response, _ = parse_response(attempt.content)
+            docs = dict(case.documents)
+            for ci, claim in enumerate(response.claims):
+                for doc in claim.citations:
+                    if doc in docs:
+                        fields = {"claim": claim.text, "source": docs[doc]}
+                        items.append(Item(f"{key}|{ci}|{doc}", fields, {"key": key, "claim": ci}))
+    if not items:
+        return Usage()
+    cache = None if no_cache else CallCache(cache_dir)
+    left = None if budget.limit is None else max(0.0, budget.limit - budget.spent)
+    with ChatClient(config.judge.config, cache=cache, offline=offline) as client:
+        run = grade_items(items, CLAIM_SUPPORT, client, max_cost=left)
+    if cache is not None:
+        cache.close()
+    supported: dict[tuple[Any, int], bool] = {}
+    graded: set[Any] = set()
+    for item, grade in zip(items, run.items, strict=True):
+        k, ci = item.meta["key"], item.meta["claim"]
+        if grade.verdict is not None:
+            graded.add(k)
+            supported[k, ci] = supported.get((k, ci), False) or bool(grade.verdict["supported"])
+    for (k, ci), ok in sorted(supported.items(), key=lambda x: str(x[0])):
+        attempt = slots[k]
+        if not ok:
+            attempt.reasons.append(f"claim {ci} is not supported by its citations (judge)")
+    for k in graded:
+        attempt = slots[k]
+        ok = all(v for (kk, _), v in supported.items() if kk == k)
+        attempt.assertions["rubric"] = ok
+        attempt.passed = passed(attempt.assertions)
+    return run.usage

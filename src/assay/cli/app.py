@@ -62,11 +62,9 @@ _COMMAND_MODULES = (
 
 def _load_commands() -> None:
     import importlib
-    import importlib.util
 
     for name in _COMMAND_MODULES:
-        if importlib.util.find_spec(name) is not None:
-            importlib.import_module(name)
+        importlib.import_module(name)
 
 
 def _command() -> Any:

@@ -26,14 +26,34 @@ from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote, urljoin, urlsplit
+from urllib.parse import quote, urljoin
 
 from assay.errors import UsageError
 from assay.redact import REDACTED, redact, redact_text, register_secret
-from assay.retry import RetryPolicy, Transient, parse_retry_after
+from assay.retry import RetryPolicy
 from assay.safejson import loads as safe_loads
 from assay.systems.base import Hit, System, SystemError_
-from assay.systems.jsonpath import PathError, Step, format_path, get_path, parse_path
+from assay.systems.http_checks import (
+    bad,
+    check_body,
+    check_headers,
+    check_method,
+    check_path,
+    check_url,
+    count,
+    non_negative,
+    positive,
+)
+from assay.systems.http_transport import (
+    CROSS_ORIGIN,
+    MAX_REDIRECTS,
+    MAX_RESPONSE_BYTES,
+    REDIRECTS,
+    TransientSystemError,
+    exchange,
+    origin_of,
+)
+from assay.systems.jsonpath import PathError, format_path, get_path
 
 _PLACEHOLDER = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\{(query|k)\}")
 _ENV_VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
@@ -43,18 +63,6 @@ _SENSITIVE_PARAM = re.compile(
 )
 _REDACTED = REDACTED
 _SNIPPET = 200
-#: Default cap on a response body (bytes); ``max_response_bytes`` changes it.
-MAX_RESPONSE_BYTES = 16 * 1024 * 1024
-_MAX_REDIRECTS = 5
-_REDIRECTS = (301, 302, 303, 307, 308)
-#: What to do when a redirect leads to another origin (scheme, host, port).
-CROSS_ORIGIN = ("drop-headers", "refuse")
-
-
-class TransientSystemError(SystemError_, Transient):
-    """A failed call worth another attempt: timeout, connection error, 5xx, 408, 429."""
-
-
 #: Tells the registry (:mod:`assay.systems.config`) to pass ``${VAR}`` through
 #: unresolved: this module reads the environment itself, at call time.
 RESOLVES_ENV = True
@@ -100,22 +108,22 @@ class HttpSystem:
     ) -> None:
         self.name = name
         self._type = type_
-        self._url = _check_url(name, url)
-        self._method = _check_method(name, method)
-        self._body = _check_body(name, body)
-        self._headers = _check_headers(name, headers)
-        self._hits_path = _check_path(name, "hits_path", hits_path)
-        self._id_path = _check_path(name, "id_path", id_path)
+        self._url = check_url(name, url)
+        self._method = check_method(name, method)
+        self._body = check_body(name, body)
+        self._headers = check_headers(name, headers)
+        self._hits_path = check_path(name, "hits_path", hits_path)
+        self._id_path = check_path(name, "id_path", id_path)
         self._score_path = (
-            None if score_path is None else _check_path(name, "score_path", score_path)
+            None if score_path is None else check_path(name, "score_path", score_path)
         )
-        self._timeout = _positive(name, "timeout", timeout)
-        self._backoff = _non_negative(name, "backoff", backoff)
-        self._retries = _count(name, "retries", retries, minimum=0)
-        self._concurrency = _count(name, "concurrency", concurrency, minimum=1)
-        self._max_bytes = _count(name, "max_response_bytes", max_response_bytes, minimum=1)
+        self._timeout = positive(name, "timeout", timeout)
+        self._backoff = non_negative(name, "backoff", backoff)
+        self._retries = count(name, "retries", retries, minimum=0)
+        self._concurrency = count(name, "concurrency", concurrency, minimum=1)
+        self._max_bytes = count(name, "max_response_bytes", max_response_bytes, minimum=1)
         if cross_origin_redirects not in CROSS_ORIGIN:
-            raise _bad(
+            raise bad(
                 name,
                 "cross_origin_redirects",
                 f"must be one of {', '.join(CROSS_ORIGIN)}, got {cross_origin_redirects!r}",
@@ -243,17 +251,17 @@ class HttpSystem:
         method = self._method
         where = f"system {self.name!r}: {self._method} {shown}"
         deadline = time.monotonic() + self._timeout
-        origin = _origin(url)
-        for _hop in range(_MAX_REDIRECTS + 1):
-            status, location, retry_after, content = _exchange(
+        origin = origin_of(url)
+        for _hop in range(MAX_REDIRECTS + 1):
+            status, location, retry_after, content = exchange(
                 client, method, url, headers, body, deadline, self._max_bytes, where, self._timeout
             )
-            if status in _REDIRECTS and location:
+            if status in REDIRECTS and location:
                 target = urljoin(url, location)
-                if _origin(target) != origin and headers:
+                if origin_of(target) != origin and headers:
                     if self._cross_origin == "refuse":
                         raise SystemError_(
-                            f"{where}: redirected to another origin ({_origin(target)}); "
+                            f"{where}: redirected to another origin ({origin_of(target)}); "
                             'refused (cross_origin_redirects = "refuse")'
                         )
                     headers = {}  # configured headers (credentials) stay with their origin
@@ -262,7 +270,7 @@ class HttpSystem:
                 url = target
                 continue
             return self._answer(status, retry_after, content, k, where, shown)
-        raise SystemError_(f"{where}: more than {_MAX_REDIRECTS} redirects")
+        raise SystemError_(f"{where}: more than {MAX_REDIRECTS} redirects")
 
     def _answer(
         self,
@@ -415,194 +423,6 @@ def _snippet(text: str) -> str:
     return redact_text(text)
 
 
-def _origin(url: str) -> str:
-    parts = urlsplit(url)
-    port = parts.port or {"http": 80, "https": 443}.get(parts.scheme, 0)
-    return f"{parts.scheme}://{(parts.hostname or '').lower()}:{port}"
-
-
-def _exchange(
-    client: Any,
-    method: str,
-    url: str,
-    headers: dict[str, str],
-    body: Any,
-    deadline: float,
-    max_bytes: int,
-    where: str,
-    timeout: float,
-) -> tuple[int, str | None, float | None, bytes]:
-    """One HTTP exchange ended by ``deadline`` (total time): status, location, wait, body.
-
-    The exchange runs in a daemon thread so that a server dripping its headers
-    cannot hold the caller past the deadline; the body is read in chunks,
-    checked against the deadline and ``max_bytes`` after each one.
-    """
-    box: dict[str, Any] = {}
-    stop = threading.Event()
-
-    def work() -> None:
-        try:
-            box["value"] = _read(client, method, url, headers, body, deadline, max_bytes, stop)
-        except BaseException as exc:  # handed to the caller below
-            box["error"] = exc
-
-    worker = threading.Thread(target=work, name="assay-http", daemon=True)
-    worker.start()
-    worker.join(max(0.0, deadline - time.monotonic()) + 0.05)
-    if worker.is_alive():
-        stop.set()
-        raise TransientSystemError(f"{where}: no complete answer within timeout {timeout:g} s")
-    if "error" in box:
-        raise _transport_error(box["error"], where, timeout)
-    return box["value"]
-
-
-def _read(
-    client: Any,
-    method: str,
-    url: str,
-    headers: dict[str, str],
-    body: Any,
-    deadline: float,
-    max_bytes: int,
-    stop: threading.Event,
-) -> tuple[int, str | None, float | None, bytes]:
-    import httpx
-
-    remaining = max(0.001, deadline - time.monotonic())
-    with client.stream(
-        method, url, headers=headers, json=body, timeout=httpx.Timeout(remaining)
-    ) as response:
-        declared = response.headers.get("content-length", "")
-        if declared.isdigit() and int(declared) > max_bytes:
-            raise _TooLarge(int(declared))
-        chunks: list[bytes] = []
-        size = 0
-        for chunk in response.iter_bytes():
-            size += len(chunk)
-            if size > max_bytes:
-                raise _TooLarge(size)
-            if stop.is_set() or time.monotonic() > deadline:
-                raise _Late
-            chunks.append(chunk)
-        return (
-            response.status_code,
-            response.headers.get("location"),
-            parse_retry_after(response.headers.get("retry-after")),
-            b"".join(chunks),
-        )
-
-
-class _TooLarge(Exception):
-    def __init__(self, size: int) -> None:
-        super().__init__(size)
-        self.size = size
-
-
-class _Late(Exception):
-    pass
-
-
-def _transport_error(exc: BaseException, where: str, timeout: float) -> Exception:
-    import httpx
-
-    if isinstance(exc, _TooLarge):
-        return SystemError_(
-            f"{where}: response larger than max_response_bytes ({exc.size:,} bytes read or "
-            "declared); raise max_response_bytes if that is expected"
-        )
-    if isinstance(exc, _Late | httpx.TimeoutException):
-        return TransientSystemError(f"{where}: no complete answer within timeout {timeout:g} s")
-    if isinstance(exc, httpx.TransportError):
-        return TransientSystemError(
-            f"{where}: connection failed ({type(exc).__name__}: {redact_text(str(exc))})"
-        )
-    if isinstance(exc, Exception):
-        return SystemError_(f"{where}: {type(exc).__name__}: {redact_text(str(exc))}")
-    return RuntimeError(str(exc))
-
-
-# -- argument checks ---------------------------------------------------------
-
-
-def _bad(name: str, field: str, message: str, hint: str | None = None) -> UsageError:
-    text = f"system {name!r}: {field} {message}"
-    return UsageError(text + (f" ({hint})" if hint else ""))
-
-
-def _check_url(name: str, url: Any) -> str:
-    if not isinstance(url, str) or not re.match(r"(https?://|\$\{)", url.strip()):
-        raise _bad(name, "url", f"must be an http(s) URL, got {url!r}")
-    return url.strip()
-
-
-def _check_method(name: str, method: Any) -> str:
-    if not isinstance(method, str) or method.upper() not in {"GET", "POST"}:
-        raise _bad(name, "method", f"must be GET or POST, got {method!r}")
-    return method.upper()
-
-
-def _check_body(name: str, body: Any) -> Any:
-    if body is None:
-        return None
-    if isinstance(body, str):
-        try:
-            body = safe_loads(body)
-        except ValueError as exc:
-            raise _bad(
-                name, "body", f"is not valid JSON: {exc}", 'write placeholders as "{query}"'
-            ) from None
-    if not isinstance(body, Mapping | list):
-        raise _bad(name, "body", "must be a JSON object or list")
-    try:
-        return json.loads(json.dumps(body))  # a plain, private copy
-    except (TypeError, ValueError) as exc:
-        raise _bad(name, "body", f"is not JSON-serialisable: {exc}") from None
-
-
-def _check_headers(name: str, headers: Any) -> dict[str, str]:
-    if headers is None:
-        return {}
-    if not isinstance(headers, Mapping):
-        raise _bad(name, "headers", "must be a table of header names to values")
-    out: dict[str, str] = {}
-    for key, value in headers.items():
-        if not isinstance(key, str) or not isinstance(value, str):
-            raise _bad(name, f"headers.{key}", f"must be a string, got {value!r}")
-        out[key] = value
-    return out
-
-
-def _check_path(name: str, field: str, path: Any) -> tuple[Step, ...]:
-    if not isinstance(path, str):
-        raise _bad(name, field, f"must be a string like 'hits.hits', got {path!r}")
-    try:
-        return parse_path(path)
-    except ValueError as exc:
-        raise _bad(name, field, str(exc)) from None
-
-
-def _positive(name: str, field: str, value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:
-        raise _bad(name, field, f"must be a positive number of seconds, got {value!r}")
-    return float(value)
-
-
-def _non_negative(name: str, field: str, value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float) or not value >= 0:
-        raise _bad(name, field, f"must be a number of seconds >= 0, got {value!r}")
-    return float(value)
-
-
-def _count(name: str, field: str, value: Any, *, minimum: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-        raise _bad(name, field, f"must be an integer >= {minimum}, got {value!r}")
-    return value
-
-
-# -- assay.toml ----------------------------------------------------------------
-
 _HTTP_KEYS = frozenset(
     {
         "url",
@@ -641,10 +461,10 @@ def from_config(name: str, table: Mapping[str, Any], *, corpus: Any, base_dir: P
     elif kind in {"opensearch", "elasticsearch"}:
         allowed = _OPENSEARCH_KEYS
     else:
-        raise _bad(name, "type", f"{kind!r} is not handled here", "use http or opensearch")
+        raise bad(name, "type", f"{kind!r} is not handled here", "use http or opensearch")
     unknown = sorted(set(options) - allowed)
     if unknown:
-        raise _bad(
+        raise bad(
             name,
             f"[systems.{name}]",
             f"has unknown key(s) {', '.join(unknown)}",
@@ -652,7 +472,7 @@ def from_config(name: str, table: Mapping[str, Any], *, corpus: Any, base_dir: P
         )
     for key in ("url",) + (("index",) if kind != "http" else ()):
         if key not in options:
-            raise _bad(name, f"[systems.{name}]", f"needs {key} = ...")
+            raise bad(name, f"[systems.{name}]", f"needs {key} = ...")
     if kind == "http":
         return HttpSystem(name, **options)
     from assay.systems.opensearch import opensearch_system

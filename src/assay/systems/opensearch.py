@@ -10,7 +10,8 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from assay.systems.http import HttpSystem, _bad
+from assay.systems.http import HttpSystem
+from assay.systems.http_checks import bad
 
 
 def opensearch_system(
@@ -33,16 +34,16 @@ def opensearch_system(
     :class:`HttpSystem` (timeout, retries, backoff, concurrency).
     """
     if not isinstance(url, str) or not url.strip():
-        raise _bad(name, "url", "must be the cluster URL, e.g. http://localhost:9200")
+        raise bad(name, "url", "must be the cluster URL, e.g. http://localhost:9200")
     if not isinstance(index, str) or not index.strip() or "/" in index:
-        raise _bad(name, "index", f"must be an index name (or pattern), got {index!r}")
+        raise bad(name, "index", f"must be an index name (or pattern), got {index!r}")
     if query is None:
         if (
             not fields
             or not isinstance(fields, list)
             or not all(isinstance(f, str) for f in fields)
         ):
-            raise _bad(
+            raise bad(
                 name,
                 "fields",
                 "must list the fields to search when no query template is given",
@@ -51,9 +52,9 @@ def opensearch_system(
         clause: Any = {"multi_match": {"query": "{query}", "fields": list(fields)}}
     else:
         if not isinstance(query, Mapping):
-            raise _bad(name, "query", "must be a Query DSL object (a TOML inline table)")
+            raise bad(name, "query", "must be a Query DSL object (a TOML inline table)")
         if "{query}" not in json.dumps(query):
-            raise _bad(name, "query", 'has no "{query}" placeholder')
+            raise bad(name, "query", 'has no "{query}" placeholder')
         clause = dict(query)
     body = {"size": "{k}", "_source": False, "query": clause}
     return HttpSystem(

@@ -236,6 +236,10 @@ class JudgmentsInfo(BaseModel):
     label_sources: dict[str, int] = Field(
         default_factory=dict, description="judgments per label source (human, model, behavior)"
     )
+    synthetic_queries: int = Field(0, description="synthetic (model-written) queries")
+    synthetic_overlap: float | None = Field(
+        None, description="mean word overlap of the synthetic queries with their documents"
+    )
     warnings: list[str] = Field(default_factory=list)
 
 

@@ -47,7 +47,15 @@ def test_fixture_round_trips_without_loss(name: str) -> None:
 
 #: Fields added since the fixtures were written: the policy both sides of a gate
 #: used, and the failed queries that gates, comparisons and verify-suite report.
-NEW_FIELDS = {"policy", "failed_queries", "max_failed", "failed_check", "label_sources"}
+NEW_FIELDS = {
+    "policy",
+    "failed_queries",
+    "max_failed",
+    "failed_check",
+    "label_sources",
+    "synthetic_queries",
+    "synthetic_overlap",
+}
 
 
 def _old_fields(new: object, old: object) -> object:

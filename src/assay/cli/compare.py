@@ -95,6 +95,7 @@ def compare(
     cache_dir: o.CacheDir = None,
     max_failed: o.MaxFailed = 0,
     quiet: o.Quiet = False,
+    mix_synthetic: o.MixSynthetic = False,
 ) -> None:
     """Compare systems with a baseline: deltas, CIs, paired tests, Holm, slices, power."""
     from assay.cli.common import (
@@ -141,6 +142,7 @@ def compare(
         retries=retries,
         cache=run_cache(no_cache, cache_dir),
         allow_version_mismatch=allow_version_mismatch,
+        mix_synthetic=mix_synthetic,
     )
     if record:
         record_result(result, store)

@@ -68,6 +68,7 @@ def evaluate(
         typer.Option("--prefer", help="Which labels win where a pair has a human and a model one."),
     ] = None,
     quiet: o.Quiet = False,
+    mix_synthetic: o.MixSynthetic = False,
 ) -> None:
     """Score a run (or a live system) on a judgment set, overall and per group."""
     from assay.cli.common import (
@@ -146,6 +147,7 @@ def evaluate(
         cache=cache,
         allow_version_mismatch=allow_version_mismatch,
         max_consecutive_failures=max_consecutive_failures,
+        mix_synthetic=mix_synthetic,
     )
     if calibrate is not None:  # model labels on every query + people's sample
         from assay.judges.calibrate import calibrate as ppi

@@ -148,6 +148,14 @@ Name = Annotated[
         "run file's tag or the system's name).",
     ),
 ]
+MixSynthetic = Annotated[
+    bool,
+    typer.Option(
+        "--mix-synthetic",
+        help="Score a set that mixes synthetic (model-written) and people's queries, "
+        "reported apart.",
+    ),
+]
 Quiet = Annotated[
     bool, typer.Option("--quiet", "-q", help="No progress bars or progress lines on stderr.")
 ]

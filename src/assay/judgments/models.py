@@ -125,6 +125,15 @@ class JudgmentSet:
         """Ids of no-answer queries, excluded from ranking metrics."""
         return self.queries.index[self.queries["no_answer"].to_numpy(bool)].tolist()
 
+    @cached_property
+    def synthetic_ids(self) -> list[str]:
+        """Ids of synthetic (model-written) queries: ``synthetic`` true, as ``assay generate``
+        marks them."""
+        if "synthetic" not in self.queries.columns:
+            return []
+        flags = self.queries["synthetic"].astype(str).str.strip().str.lower()
+        return self.queries.index[flags.isin(("true", "1", "yes")).to_numpy(bool)].tolist()
+
     def label_sources(self) -> dict[str, int]:
         """Judgments (query, doc, grade rows) per label source: ``human``, ``model``,
         ``behavior``, or ``unknown`` where the set does not say."""

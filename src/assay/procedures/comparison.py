@@ -45,6 +45,7 @@ def compare(
     cache: RunCache | str | Path | bool | None = None,
     judgments_format: str | None = None,
     allow_version_mismatch: bool = False,
+    mix_synthetic: bool = False,
 ) -> ComparisonResult:
     """Compare runs with a baseline on one judgment set: deltas, CIs, paired tests, Holm.
 
@@ -73,12 +74,16 @@ def compare(
         cache=cache,
         judgments_format=judgments_format,
         allow_version_mismatch=allow_version_mismatch,
+        mix_synthetic=mix_synthetic,
     )
+    slices = [by] if isinstance(by, str) else list(by)
+    if "synthetic" in results[0].groups and "synthetic" not in slices:
+        slices.append("synthetic")  # synthetic and people's queries are compared apart too
     return compare_results(
         results,
         baseline=baseline,
         metrics=[str(m) if isinstance(m, str) else m.name for m in metrics] if metrics else None,
-        by=[by] if isinstance(by, str) else list(by),
+        by=slices,
         test=test,
         alpha=alpha,
         seed=seed,
@@ -104,6 +109,7 @@ def evaluate_sources(
     cache: RunCache | str | Path | bool | None = None,
     judgments_format: str | None = None,
     allow_version_mismatch: bool = False,
+    mix_synthetic: bool = False,
 ) -> list[EvaluationResult]:
     """One evaluation result per source, in order, all scored with one policy.
 
@@ -111,7 +117,7 @@ def evaluate_sources(
     the judgments are loaded only when some source needs scoring.
     """
     from assay.metrics.measures import parse_measures
-    from assay.procedures.evaluation import as_judgments, check_k, score
+    from assay.procedures.evaluation import as_judgments, check_k, score, synthetic_groups
     from assay.procedures.sources import is_result_file, load_source
 
     check_policies(missing, ties)
@@ -124,6 +130,7 @@ def evaluate_sources(
     for label, run in named:
         if not (isinstance(run, str | Path) and is_result_file(Path(run))) and js is None:
             js = as_judgments(judgments, judgments_format)
+            by_fields = synthetic_groups(js, by_fields, mix_synthetic)
         source = load_source(
             run,
             js,  # type: ignore[arg-type]  (None only for result files, which need no judgments)

@@ -46,6 +46,7 @@ def evaluate(
     allow_version_mismatch: bool = False,
     max_consecutive_failures: int | None = None,
     prefer: str | None = None,
+    mix_synthetic: bool = False,
 ) -> EvaluationResult:
     """Score a run or a search function on a judgment set (judgments first, like the peers).
 
@@ -68,6 +69,8 @@ def evaluate(
     ``abstain_below`` adds abstention figures: a top score below it counts as
     returning nothing confident. ``prefer`` (``human`` or ``model``) decides
     pairs that a label file grades from both sources (refused otherwise).
+    ``mix_synthetic`` scores a set that mixes synthetic (model-written) and
+    people's queries, reported apart (refused otherwise: :func:`synthetic_groups`).
 
     Returns an :class:`~assay.results.EvaluationResult`; ``.per_query_frame()``
     gives the per-query rows as a pandas DataFrame.
@@ -86,6 +89,7 @@ def evaluate(
         )  # R@1000 of a system asked for 100: an error, before any call
     by_fields = [by] if isinstance(by, str) else list(by)
     js = as_judgments(judgments, judgments_format, prefer=prefer)
+    by_fields = synthetic_groups(js, by_fields, mix_synthetic)
     for field_name in by_fields:
         js.groups(field_name)  # raises a UsageError naming the fields available
     source = load_source(
@@ -102,6 +106,27 @@ def evaluate(
     return score(
         source, js, measures, by_fields, missing=missing, ties=ties, abstain_below=abstain_below
     )
+
+
+def synthetic_groups(judgments: JudgmentSet, by: Sequence[str], mix_synthetic: bool) -> list[str]:
+    """The ``by`` fields, with ``synthetic`` added when the set mixes model-written queries
+    with people's, so that the two are always reported apart.
+
+    Synthetic queries reuse their documents' words and score high, so such a set
+    is refused unless ``mix_synthetic`` (a :class:`UsageError` naming it).
+    """
+    n = len(judgments.synthetic_ids)
+    if n in (0, len(judgments)):
+        return list(by)
+    if not mix_synthetic:
+        raise UsageError(
+            f"{judgments.name}: {n} of {len(judgments)} queries are synthetic (model-written) and "
+            "score high on the words they share with their documents; they are not averaged "
+            "with people's queries: evaluate them apart, or pass `mix_synthetic` to score both, "
+            "reported apart (group 'synthetic')",
+            "mix_synthetic",
+        )
+    return list(by) if "synthetic" in by else [*by, "synthetic"]
 
 
 def check_k(k: Any) -> None:
@@ -238,6 +263,17 @@ def _scored_mask(table: Any, info: RunProvenance, missing: str) -> tuple[Any, An
     return present, keep
 
 
+def _mean_overlap(judgments: JudgmentSet) -> float | None:
+    """Mean word overlap of the synthetic queries with their documents (``overlap``)."""
+    import pandas as pd
+
+    ids = judgments.synthetic_ids
+    if not ids or "overlap" not in judgments.queries.columns:
+        return None
+    values = pd.to_numeric(judgments.queries.loc[ids, "overlap"], errors="coerce").dropna()
+    return float(values.mean()) if len(values) else None
+
+
 def _judgments_info(judgments: JudgmentSet, scored: int) -> Any:
     from assay.results import JudgmentsInfo
 
@@ -250,6 +286,8 @@ def _judgments_info(judgments: JudgmentSet, scored: int) -> Any:
         no_answer_queries=len(judgments.no_answer_ids),
         total_queries=len(judgments),
         label_sources=judgments.label_sources(),
+        synthetic_queries=len(judgments.synthetic_ids),
+        synthetic_overlap=_mean_overlap(judgments),
         warnings=list(judgments.warnings),
     )
 

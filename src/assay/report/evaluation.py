@@ -48,6 +48,14 @@ def header_lines(result: EvaluationResult) -> list[str]:
             "labels     "
             + ", ".join(f"{source} {n}" for source, n in sorted(j.label_sources.items()))
         )
+    if j.synthetic_queries:  # model-written queries score high: say so next to the scores
+        overlap = (
+            "" if j.synthetic_overlap is None else f", mean word overlap {j.synthetic_overlap:.2f}"
+        )
+        lines.append(
+            f"synthetic  {count(j.synthetic_queries, 'model-written query')}{overlap} with their "
+            "documents: compare configurations on them, not absolute levels"
+        )
     run = f"run        {r.name}"
     if r.path:
         run += f" ({r.path})"

@@ -13,9 +13,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from assay.judgments.models import JudgmentSet
-from assay.metrics import engine
-from assay.metrics.engine import _runs, _score_order, compute
+from assay.metrics.engine import compute
+from assay.runs import order as engine
 from assay.runs.models import Run
+from assay.runs.order import _score_order
+from assay.runs.order import run_starts as _runs
 
 MEASURES = ["AP", "nDCG@3", "RR", "P@2", "Bpref", "infAP", "RBP", "NumRelRet"]
 

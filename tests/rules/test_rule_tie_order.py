@@ -7,8 +7,6 @@ through :meth:`Run.ranked`, and against the metrics engine's own ordering.
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
-import pyarrow as pa
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -44,26 +42,13 @@ def test_run_ranked_is_trec_order(rows: list[tuple[str, str, float]]) -> None:
         assert got == _reference(list(r.frame.itertuples(index=False, name=None)))
 
 
-@settings(max_examples=200, deadline=None)
-@given(_rows)
-def test_trec_order_matches_the_engine(rows: list[tuple[str, str, float]]) -> None:
-    from assay.metrics.engine import _rank_order
+def test_the_metrics_engine_uses_this_rule() -> None:
+    """One tie order: the engine ranks runs with :func:`assay.runs.order.rank_order`."""
+    from assay.metrics import engine
+    from assay.runs import order
 
-    if not rows:
-        return
-    frame = pd.DataFrame(rows, columns=["q", "d", "s"])
-    q, _ = pd.factorize(frame["q"])
-    d, uniq = pd.factorize(frame["d"])
-    doc_ids = pa.array(list(uniq), pa.string())
-    s = frame["s"].to_numpy()
-    order = trec_order(q, s, d, doc_ids)
-    ours = np.arange(len(q)) if order is None else order
-    starts = np.r_[0, np.flatnonzero(q[1:] != q[:-1]) + 1]
-    eorder, moved = _rank_order(q, d, s, pd.Index(list(uniq)), True, starts, q[starts])
-    eq, ed = (q, d.copy()) if eorder is None else (q[eorder], d[eorder])
-    if moved is not None:
-        ed[moved[0]] = ed[moved[1]]
-    assert (q[ours] == eq).all() and (d[ours] == ed).all()
+    assert engine.rank_order is order.rank_order
+    assert not hasattr(engine, "_rank_order")
 
 
 def test_already_in_order_gives_none() -> None:

@@ -33,6 +33,7 @@ import numpy as np
 from assay.judgments.models import JudgmentSet
 from assay.metrics.measures import Measure, parse_measure
 from assay.runs.models import Run
+from assay.runs.order import rank_order, run_starts
 
 
 @dataclass
@@ -286,7 +287,7 @@ def _ranked_rows(run: Run, qids: list[str], qrels: _Qrels, ties: str, cutoffs: l
         return _Rows(empty, empty, empty, np.zeros(nq), empty, 0, 0)
     gcodes, guniq = _codes(frame["query_id"])
     gmap = _lookup(guniq, qids) if qids else np.full(len(guniq), -1, dtype=np.int64)
-    starts, heads = _runs(gcodes)
+    starts, heads = run_starts(gcodes)
     counts = np.bincount(heads, weights=np.diff(np.r_[starts, len(gcodes)]), minlength=len(guniq))
     used = counts > 0
     ignored = int(np.count_nonzero(used & (gmap < 0)))
@@ -300,12 +301,12 @@ def _ranked_rows(run: Run, qids: list[str], qrels: _Qrels, ties: str, cutoffs: l
     if ignored:
         keep = gmap[gcodes] >= 0
         gcodes, dcodes, score = gcodes[keep], dcodes[keep], score[keep]
-        starts, heads = _runs(gcodes)
+        starts, heads = run_starts(gcodes)
     scored = run.has_scores and ties == "score"
-    order, moved = _rank_order(gcodes, dcodes, score, duniq, scored, starts, heads)
+    order, moved = rank_order(gcodes, dcodes, score, duniq, scored, starts, heads)
     if order is not None:
         gcodes, dcodes, score = gcodes[order], dcodes[order], score[order]
-        starts, heads = _runs(gcodes)
+        starts, heads = run_starts(gcodes)
     if moved is not None:  # tie groups re-sorted: their rows swap docs (same query, score)
         dcodes = dcodes.copy() if order is None else dcodes
         dcodes[moved[0]] = dcodes[moved[1]]
@@ -355,118 +356,6 @@ def _pair_hash(q: np.ndarray, d: np.ndarray, bits: int) -> np.ndarray:
     h *= np.uint32(0xC2B2AE35)
     h >>= np.uint32(32 - bits)
     return h
-
-
-def _runs(g: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Start rows of the runs of equal codes in ``g``, and the code of each run."""
-    if not len(g):
-        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
-    starts = np.flatnonzero(g[1:] != g[:-1])
-    starts += 1
-    starts = np.r_[0, starts]
-    return starts, g[starts]
-
-
-def _rank_order(
-    g: np.ndarray,
-    d: np.ndarray,
-    s: np.ndarray,
-    duniq: Any,
-    scored: bool,
-    starts: np.ndarray,
-    heads: np.ndarray,
-) -> tuple[np.ndarray | None, tuple[np.ndarray, np.ndarray] | None]:
-    """How to put the rows in rank order: ``(order, moved)``.
-
-    ``starts``/``heads`` are the runs of equal query codes in ``g``. ``order``
-    is a permutation of all rows, ``None`` when the rows already are grouped
-    by query (one run each) and, if ``scored``, sorted by score descending.
-    ``moved`` fixes the order of tied scores after ``order``: ``(positions,
-    sources)``, the row at each position takes the doc of its source (rows of
-    a tie group share query and score); ``None`` when every tie already is in
-    doc id descending order.
-    """
-    n = len(g)
-    if n < 2:
-        return None, None
-    grouped = len(np.unique(heads)) == len(heads)
-    if not scored:
-        return (None if grouped else np.argsort(g, kind="stable")), None
-    boundary = np.zeros(n - 1, dtype=bool)
-    boundary[starts[1:] - 1] = True  # row i and i+1 belong to different runs
-    order = None
-    if not grouped or not (boundary | (s[1:] <= s[:-1])).all():
-        order = _score_order(g, s, starts, grouped)
-        g, d, s = g[order], d[order], s[order]
-        boundary = g[1:] != g[:-1]
-    tie = ~boundary & (s[1:] == s[:-1])
-    pos = np.flatnonzero(tie)
-    if not len(pos):
-        return order, None
-    # Break score ties by doc id descending (code-point order == UTF-8 byte order).
-    if (_doc_strings(d[pos], duniq) > _doc_strings(d[pos + 1], duniq)).all():
-        return order, None
-    # Re-sort only the rows inside tie groups, in place of their positions.
-    rows = np.unique(np.r_[pos, pos + 1])
-    _, inv = np.unique(_doc_strings(d[rows], duniq), return_inverse=True)
-    # the rows of a tie group are consecutive; a group starts at a row that
-    # does not tie with the row before it
-    group = np.cumsum((rows == 0) | ~tie[np.maximum(rows - 1, 0)])
-    local = np.lexsort((-inv.reshape(-1), group))
-    return order, (rows, rows[local])
-
-
-#: padding cells a score matrix may hold beyond twice the rows (else pyarrow sorts)
-PAD_SLACK = 4096
-
-
-def _score_order(g: np.ndarray, s: np.ndarray, starts: np.ndarray, grouped: bool) -> np.ndarray:
-    """A permutation grouping rows by query, scores descending; ties in any order.
-
-    Rows are first grouped by query (a stable integer sort, skipped when they
-    already are); then every query's scores are sorted at once as the rows of
-    a padded matrix (n log(list length) instead of n log(n) for one global
-    sort, and cache friendly). A very ragged run, whose padded matrix would be
-    mostly padding, is sorted by pyarrow instead. The callers order tied
-    scores by doc id afterwards.
-    """
-    n = len(g)
-    pre = None
-    if not grouped:
-        pre = np.argsort(g, kind="stable")
-        g, s = g[pre], s[pre]
-        starts, _ = _runs(g)
-    lens = np.diff(np.r_[starts, n])
-    width, nseg = int(lens.max()), len(starts)
-    if nseg * width > 2 * n + PAD_SLACK:
-        import pyarrow as pa
-        import pyarrow.compute as pc
-
-        table = pa.table({"g": g, "s": s})
-        keys = [("g", "ascending"), ("s", "descending")]
-        order = pc.sort_indices(table, sort_keys=keys).to_numpy()
-    elif nseg * width == n:  # every list has the same length: the rows are the matrix
-        within = np.argsort(np.negative(s).reshape(nseg, width), axis=1)
-        within += starts[:, None]
-        order = within.reshape(-1)
-    else:
-        matrix = np.full(nseg * width, np.inf)
-        cell = np.arange(n, dtype=np.int64)
-        cell += np.repeat(np.arange(nseg, dtype=np.int64) * width - starts, lens)
-        matrix[cell] = -s
-        del cell
-        within = np.argsort(matrix.reshape(nseg, width), axis=1)
-        del matrix
-        within += starts[:, None]
-        order = within.reshape(-1)
-        if (lens != width).any():  # drop the padding cells (they sort last)
-            order = order[(within - starts[:, None] < lens[:, None]).reshape(-1)]
-    return order if pre is None else pre[order]
-
-
-def _doc_strings(codes: np.ndarray, duniq: Any) -> np.ndarray:
-    """Doc id strings (object array) for the given codes."""
-    return np.asarray([str(x) for x in duniq.take(codes)], dtype=object)
 
 
 def _join_grades(rows: _Rows, qrels: _Qrels) -> np.ndarray:

@@ -2,8 +2,9 @@
 
 trec_eval ignores the rank column of a run: within a query it sorts results by
 score, highest first, and breaks ties by doc id in descending code-point order
-(``strcmp`` on UTF-8 bytes). :meth:`assay.runs.models.Run.ranked` and every
-other consumer that needs that order call :func:`trec_order`.
+(``strcmp`` on UTF-8 bytes). The metrics engine (:func:`rank_order`, on its
+integer-coded rows), :meth:`assay.runs.models.Run.ranked` and every other
+consumer that needs that order (:func:`trec_order`) use this module.
 """
 
 from __future__ import annotations
@@ -20,37 +21,124 @@ def trec_order(
 
     ``queries`` and ``docs`` are integer codes per row; ``doc_ids`` maps a doc
     code to its id (anything with ``take``: numpy, pandas or pyarrow array).
-    Rows of a query end up in one block. When every query already is one block
-    the blocks keep their order; otherwise they follow the query codes, so pass
-    codes in order of first appearance to keep the queries' first-seen order.
-    Within a query rows are sorted by score descending, then doc id descending.
-    Only the doc ids of tied rows are compared, so the usual run (scores strictly
-    descending, queries in blocks) costs two vectorised passes.
+    Rows of a query end up in one block, sorted by score descending, then doc
+    id descending (see :func:`rank_order`).
     """
-    n = len(queries)
+    starts, heads = run_starts(queries)
+    order, moved = rank_order(queries, docs, scores, doc_ids, True, starts, heads)
+    if moved is None:
+        return order
+    final = np.arange(len(queries)) if order is None else order.copy()
+    positions, sources = moved
+    final[positions] = final[sources]
+    return final
+
+
+def run_starts(g: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Start rows of the runs of equal codes in ``g``, and the code of each run."""
+    if not len(g):
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    starts = np.flatnonzero(g[1:] != g[:-1])
+    starts += 1
+    starts = np.r_[0, starts]
+    return starts, g[starts]
+
+
+def rank_order(
+    g: np.ndarray,
+    d: np.ndarray,
+    s: np.ndarray,
+    duniq: Any,
+    scored: bool,
+    starts: np.ndarray,
+    heads: np.ndarray,
+) -> tuple[np.ndarray | None, tuple[np.ndarray, np.ndarray] | None]:
+    """How to put the rows in rank order: ``(order, moved)``.
+
+    ``starts``/``heads`` are the runs of equal query codes in ``g``. ``order``
+    is a permutation of all rows, ``None`` when the rows already are grouped
+    by query (one run each) and, if ``scored``, sorted by score descending.
+    ``moved`` fixes the order of tied scores after ``order``: ``(positions,
+    sources)``, the row at each position takes the doc of its source (rows of
+    a tie group share query and score); ``None`` when every tie already is in
+    doc id descending order.
+    """
+    n = len(g)
     if n < 2:
-        return None
-    q, s, d = queries, scores, docs
-    boundary = q[1:] != q[:-1]
-    heads = q[np.r_[0, np.flatnonzero(boundary) + 1]]
+        return None, None
+    grouped = len(np.unique(heads)) == len(heads)
+    if not scored:
+        return (None if grouped else np.argsort(g, kind="stable")), None
+    boundary = np.zeros(n - 1, dtype=bool)
+    boundary[starts[1:] - 1] = True  # row i and i+1 belong to different runs
     order = None
-    if len(np.unique(heads)) != len(heads) or not (boundary | (s[1:] <= s[:-1])).all():
-        order = np.lexsort((-s, q))
-        q, s, d = q[order], s[order], d[order]
-        boundary = q[1:] != q[:-1]
+    if not grouped or not (boundary | (s[1:] <= s[:-1])).all():
+        order = _score_order(g, s, starts, grouped)
+        g, d, s = g[order], d[order], s[order]
+        boundary = g[1:] != g[:-1]
     tie = ~boundary & (s[1:] == s[:-1])
     pos = np.flatnonzero(tie)
-    if not len(pos) or (_strings(d[pos], doc_ids) > _strings(d[pos + 1], doc_ids)).all():
-        return order
-    # Re-sort only the rows inside tie groups (same query and score), in place.
+    if not len(pos):
+        return order, None
+    # Break score ties by doc id descending (code-point order == UTF-8 byte order).
+    if (_strings(d[pos], duniq) > _strings(d[pos + 1], duniq)).all():
+        return order, None
+    # Re-sort only the rows inside tie groups, in place of their positions.
     rows = np.unique(np.r_[pos, pos + 1])
-    _, inv = np.unique(_strings(d[rows], doc_ids), return_inverse=True)
-    # a tie group starts at a row that does not tie with the row before it
+    _, inv = np.unique(_strings(d[rows], duniq), return_inverse=True)
+    # the rows of a tie group are consecutive; a group starts at a row that
+    # does not tie with the row before it
     group = np.cumsum((rows == 0) | ~tie[np.maximum(rows - 1, 0)])
     local = np.lexsort((-inv.reshape(-1), group))
-    final = np.arange(n) if order is None else order.copy()
-    final[rows] = final[rows[local]]
-    return final
+    return order, (rows, rows[local])
+
+
+#: padding cells a score matrix may hold beyond twice the rows (else pyarrow sorts)
+PAD_SLACK = 4096
+
+
+def _score_order(g: np.ndarray, s: np.ndarray, starts: np.ndarray, grouped: bool) -> np.ndarray:
+    """A permutation grouping rows by query, scores descending; ties in any order.
+
+    Rows are first grouped by query (a stable integer sort, skipped when they
+    already are); then every query's scores are sorted at once as the rows of
+    a padded matrix (n log(list length) instead of n log(n) for one global
+    sort, and cache friendly). A very ragged run, whose padded matrix would be
+    mostly padding, is sorted by pyarrow instead. The callers order tied
+    scores by doc id afterwards.
+    """
+    n = len(g)
+    pre = None
+    if not grouped:
+        pre = np.argsort(g, kind="stable")
+        g, s = g[pre], s[pre]
+        starts, _ = run_starts(g)
+    lens = np.diff(np.r_[starts, n])
+    width, nseg = int(lens.max()), len(starts)
+    if nseg * width > 2 * n + PAD_SLACK:
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        table = pa.table({"g": g, "s": s})
+        keys = [("g", "ascending"), ("s", "descending")]
+        order = pc.sort_indices(table, sort_keys=keys).to_numpy()
+    elif nseg * width == n:  # every list has the same length: the rows are the matrix
+        within = np.argsort(np.negative(s).reshape(nseg, width), axis=1)
+        within += starts[:, None]
+        order = within.reshape(-1)
+    else:
+        matrix = np.full(nseg * width, np.inf)
+        cell = np.arange(n, dtype=np.int64)
+        cell += np.repeat(np.arange(nseg, dtype=np.int64) * width - starts, lens)
+        matrix[cell] = -s
+        del cell
+        within = np.argsort(matrix.reshape(nseg, width), axis=1)
+        del matrix
+        within += starts[:, None]
+        order = within.reshape(-1)
+        if (lens != width).any():  # drop the padding cells (they sort last)
+            order = order[(within - starts[:, None] < lens[:, None]).reshape(-1)]
+    return order if pre is None else pre[order]
 
 
 def _strings(codes: np.ndarray, doc_ids: Any) -> np.ndarray:

@@ -135,9 +135,9 @@ def store_url(request: pytest.FixtureRequest, tmp_path: Path):
     if request.param == "sqlite":
         yield str(tmp_path / "j.db")
         return
-    from test_store_postgres import pg_schema_url
+    from helpers_pg import pg_schema_url
 
-    yield from pg_schema_url()
+    yield from pg_schema_url("assay_j")
 
 
 def test_a_killed_server_keeps_every_acknowledged_grade(tmp_path: Path, store_url: str) -> None:

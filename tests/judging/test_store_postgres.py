@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import os
 import threading
-import uuid
 from pathlib import Path
 
 import pytest
@@ -13,35 +11,15 @@ from assay import load_judgments
 from assay.judging.export import export_judgments
 from assay.judging.pool import PoolPair
 from assay.judging.store import JudgingStore
+from helpers_pg import pg_schema_url
 
 pytestmark = pytest.mark.postgres
-PG_ENV = "ASSAY_TEST_PG_URL"
-
-
-def pg_schema_url():
-    """A fresh schema of the server at ASSAY_TEST_PG_URL (skipped without it)."""
-    base = os.environ.get(PG_ENV)
-    if not base:
-        pytest.skip(f"PostgreSQL tests need {PG_ENV} (run .ci/start-postgres and export its URL)")
-    from sqlalchemy import create_engine, text
-
-    schema = f"assay_j_{uuid.uuid4().hex[:12]}"
-    admin = create_engine(base)
-    with admin.begin() as conn:
-        conn.execute(text(f'CREATE SCHEMA "{schema}"'))
-    sep = "&" if "?" in base else "?"
-    try:
-        yield f"{base}{sep}options=-csearch_path%3D{schema}"
-    finally:
-        with admin.begin() as conn:
-            conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
-        admin.dispose()
 
 
 @pytest.fixture
 def pg_url():
     """A PostgreSQL judging store URL in a fresh schema."""
-    yield from pg_schema_url()
+    yield from pg_schema_url("assay_j")
 
 
 def test_postgres_store_concurrent_writers_undo_and_export(pg_url: str, tmp_path: Path) -> None:

@@ -147,36 +147,38 @@ def detect_kind(path: str | Path) -> str:
         raise UsageError(f"file not found: {p}")
     if p.suffix.lower() == ".toml":
         return "config"
-    if any(is_result_file(p, kind) for kind in _RESULT_KINDS):
+    if result_kind(p) is not None:
         return "result"
     return sniff_line(first_line(p))[0]
 
 
-#: Result kinds a result file may hold (``"kind"`` among its first keys).
-_RESULT_KINDS = ("evaluation", "comparison", "answers", "gate", "verify", "agreement", "matrix")
+def result_kind(path: str | Path) -> str | None:
+    """The kind of the assay result file at ``path`` (``"evaluation"``...), else ``None``.
 
-
-def is_result_file(path: str | Path, kind: str) -> bool:
-    """True when ``path`` holds an assay result of ``kind`` (``"kind": "evaluation"``...).
-
-    A result file is one JSON object whose ``kind`` field, among the first keys
-    of every result, names the result kind, beside its ``schema_version``; a
-    JSONL run or an answer case never has both. Anything but a regular file
-    (a FIFO would block) is not a result file.
+    A result file is one JSON object that has, among its first keys, a
+    ``schema_version`` and a ``kind`` naming the result kind; a JSONL run or an
+    answer case never has both. Anything but a regular file (a FIFO would
+    block) is not a result file.
     """
     import re
 
     p = Path(path)
     if not p.is_file():
-        return False
+        return None
     try:
         with open(p, "rb") as fh:
             head = fh.read(4096)
     except OSError:
-        return False
-    mark = re.compile(rb'"kind"\s*:\s*"' + re.escape(kind.encode()) + rb'"')
-    versioned = b'"schema_version"' in head
-    return head.lstrip().startswith(b"{") and versioned and bool(mark.search(head))
+        return None
+    if not head.lstrip().startswith(b"{") or b'"schema_version"' not in head:
+        return None
+    mark = re.search(rb'"kind"\s*:\s*"([A-Za-z_]+)"', head)
+    return mark.group(1).decode() if mark else None
+
+
+def is_result_file(path: str | Path, kind: str) -> bool:
+    """True when ``path`` holds an assay result of ``kind`` (see :func:`result_kind`)."""
+    return result_kind(path) == kind
 
 
 def _head(p: Path) -> str:

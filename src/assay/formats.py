@@ -183,9 +183,9 @@ def is_result_file(path: str | Path, kind: str) -> bool:
 
 def _head(p: Path) -> str:
     """The first bytes of ``p`` as text (BOM and gzip looked through)."""
-    from assay.textio import read_bytes
+    from assay.textio import read_head
 
-    return read_bytes(p)[:_HEAD].decode("utf-8", errors="replace")
+    return read_head(p, _HEAD).decode("utf-8", errors="replace")
 
 
 def _judgment_format_by_content(head: str) -> str | None:

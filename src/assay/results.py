@@ -7,8 +7,10 @@ a field changes meaning; readers refuse versions they do not know.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import gc
+from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
+from itertools import repeat
 from pathlib import Path
 from typing import Any, Literal, Self
 
@@ -312,6 +314,47 @@ class QueryRow(ItemAccess, BaseModel):
         None, description="1-based rank of the first relevant document; None: none retrieved"
     )
     in_run: bool = True
+
+
+def trusted_rows(
+    cls: type[BaseModel], columns: Mapping[str, Sequence[Any]], omit_none: Sequence[str] = ()
+) -> list[Any]:
+    """Rows of ``cls`` from checked columns, as ``model_construct`` makes them but faster.
+
+    ``columns`` maps each declared field of ``cls`` (all are required: nothing
+    is defaulted or validated) and each extra key to one value per row; a key
+    in ``omit_none`` is left out of a row whose value is ``None``. For the
+    per-query rows of large runs (100,000 queries), built from checked arrays.
+    """
+    declared = list(cls.model_fields)
+    absent = [name for name in declared if name not in columns]
+    if absent:
+        raise ValueError(f"trusted_rows: no column for {', '.join(absent)}")
+    extra_keys = [k for k in columns if k not in cls.model_fields]
+    allow = cls.model_config.get("extra") == "allow"
+    extras = zip(*(columns[k] for k in extra_keys), strict=True) if extra_keys else repeat(())
+    omit = [k for k in omit_none if k in extra_keys]
+    new, put = object.__new__, object.__setattr__
+    out = []
+    paused = gc.isenabled()  # the rows hold no cycles: collecting while building is wasted
+    gc.disable()
+    try:
+        rows = zip(*(columns[k] for k in declared), strict=True)
+        for values, extra_values in zip(rows, extras, strict=False):  # extras may repeat ()
+            extra = dict(zip(extra_keys, extra_values, strict=True))
+            for key in omit:
+                if extra[key] is None:
+                    del extra[key]
+            m = new(cls)
+            put(m, "__dict__", dict(zip(declared, values, strict=True)))
+            put(m, "__pydantic_fields_set__", set(declared))
+            put(m, "__pydantic_extra__", extra if allow else None)
+            put(m, "__pydantic_private__", None)
+            out.append(m)
+    finally:
+        if paused:
+            gc.enable()
+    return out
 
 
 class NoAnswerRow(ItemAccess, BaseModel):

@@ -47,6 +47,28 @@ def read_bytes(path: str | Path, log: ProblemLog | None = None) -> bytes | None:
     return drop_bom(data)
 
 
+def read_head(path: str | Path, size: int) -> bytes:
+    """The first ``size`` bytes of ``path`` as :func:`read_bytes` gives them, reading no more.
+
+    A gzip file is decompressed only as far as needed; a stream that cannot be
+    decompressed gives the bytes decompressed so far (the full reader reports it).
+    """
+    from assay.fileio import check_input
+
+    check_input(path)
+    with open(path, "rb") as fh:
+        data = fh.read(size + len(BOM))
+        if data[:2] == b"\x1f\x8b":
+            fh.seek(0)
+            data = b""
+            try:
+                with gzip.GzipFile(fileobj=fh) as gz:
+                    data = gz.read(size + len(BOM))
+            except (OSError, EOFError, zlib.error):
+                pass
+    return drop_bom(data)[:size]
+
+
 def drop_bom(data: bytes) -> bytes:
     """``data`` without a leading UTF-8 byte-order mark (bytes read other than from a path)."""
     return data[len(BOM) :] if data.startswith(BOM) else data

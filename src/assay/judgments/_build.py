@@ -197,19 +197,7 @@ def check_qrels_frame(
     ``frame.attrs["truncated_grades"]`` instead of being an error.
     """
     frame, grade_ok, truncated = _checked_grades(frame, log, grade_field, lenient)
-    dup = frame.duplicated(["query_id", "doc_id"], keep="first").to_numpy(bool)
-    if dup.any():
-        first = frame.drop_duplicates(["query_id", "doc_id"]).set_index(["query_id", "doc_id"])[
-            "line"
-        ]
-        for q, d, line in frame.loc[dup, ["query_id", "doc_id", "line"]].itertuples(index=False):
-            log.add(
-                int(line),
-                f"duplicate judgment of doc {d!r} for query {q!r} "
-                f"(first seen on line {int(first[(q, d)])})",
-                field=doc_field,
-                hint="keep one grade per document and query",
-            )
+    dup = _log_duplicates(frame, log, doc_field)
     keep = grade_ok & ~dup
     if corpus_ids is not None:
         known = isin(frame["doc_id"], corpus_ids)
@@ -226,6 +214,30 @@ def check_qrels_frame(
     out = out.assign(grade=out["grade"].str.lstrip("+").astype("int64"))
     out.attrs["truncated_grades"] = truncated
     return out
+
+
+def _log_duplicates(frame: pd.DataFrame, log: ProblemLog, doc_field: str) -> np.ndarray:
+    """Mask of rows repeating an earlier row's (query, doc) pair; each one logged."""
+    from assay.pairs import codes, repeated_pairs
+
+    qcodes, _ = codes(frame["query_id"])
+    dcodes, ndocs = codes(frame["doc_id"])
+    rows, firsts = repeated_pairs(qcodes, dcodes, ndocs)
+    dup = np.zeros(len(frame), dtype=bool)
+    dup[rows] = True
+    if not len(rows):
+        return dup
+    lines = frame["line"].to_numpy()
+    queries, docs = frame["query_id"].to_numpy(object), frame["doc_id"].to_numpy(object)
+    for row, first in zip(rows.tolist(), firsts.tolist(), strict=True):
+        log.add(
+            int(lines[row]),
+            f"duplicate judgment of doc {docs[row]!r} for query {queries[row]!r} "
+            f"(first seen on line {int(lines[first])})",
+            field=doc_field,
+            hint="keep one grade per document and query",
+        )
+    return dup
 
 
 def _checked_grades(

@@ -45,7 +45,7 @@ def check_depth(
         )
     if run is None or asked is not None or len(run.frame) == 0:
         return []
-    longest = int(run.frame.groupby("query_id", observed=True).size().max())
+    longest = run.longest
     if longest >= deepest.cutoff:
         return []
     return [

@@ -354,7 +354,7 @@ def _per_query_rows(
     """Per-query rows: query_id, text, first_rel_rank, in_run, metadata, metrics."""
     import numpy as np
 
-    from assay.results import QueryRow
+    from assay.results import QueryRow, trusted_rows
 
     if not qids:
         return []
@@ -363,20 +363,15 @@ def _per_query_rows(
     texts = [t or "" for t in _cleaned(queries["text"].reindex(qids))]
     meta_cols = {f: _cleaned(queries[f].reindex(qids)) for f in meta_fields}
     first_col = [r if r > 0 else NOT_FOUND for r in first.tolist()]
-    columns = [("query_id", qids), ("text", texts), ("first_rel_rank", first_col)]
-    columns += [("in_run", in_run.tolist())]
-    columns += [(f, meta_cols[f]) for f in meta_fields]
-    columns += [(name, np.asarray(v).tolist()) for name, v in values.items()]
-    keys = [k for k, _ in columns]
-    rows = [
-        dict(zip(keys, vals, strict=True)) for vals in zip(*(c for _, c in columns), strict=True)
-    ]
-    for f in meta_fields:  # a missing metadata value is left out of its row
-        if any(v is None for v in meta_cols[f]):
-            for row in rows:
-                if row[f] is None:
-                    del row[f]
-    return [QueryRow.model_construct(**row) for row in rows]
+    columns: dict[str, list[Any]] = {
+        "query_id": qids,
+        "text": texts,
+        "first_rel_rank": first_col,
+        "in_run": in_run.tolist(),
+    }
+    columns.update(meta_cols)  # a missing metadata value is left out of its row
+    columns.update((name, np.asarray(v).tolist()) for name, v in values.items())
+    return trusted_rows(QueryRow, columns, omit_none=meta_fields)
 
 
 def _mean(values: Any, measure: Measure) -> float:

@@ -3,8 +3,8 @@
 :func:`parse_columns` reads a run (bytes, or a path that pyarrow reads block by
 block) into query and doc codes (int32, first-appearance order) with their
 dictionaries and the scores; :func:`categorical` turns codes into pandas
-categoricals without copies or re-validation; :func:`may_have_duplicates` is
-the cheap test for repeated (query, doc) pairs. Parse errors are pyarrow's
+categoricals without copies or re-validation (repeated pairs are found by
+:mod:`assay.pairs`). Parse errors are pyarrow's
 (``ArrowInvalid``); :mod:`assay.runs.io` turns them into named bad lines.
 """
 
@@ -167,24 +167,3 @@ def categorical(codes: np.ndarray, dictionary: Any) -> Any:
     except (AttributeError, TypeError):  # pragma: no cover - other pandas versions
         dtype = pd.CategoricalDtype(categories)
     return pd.Categorical.from_codes(codes, dtype=dtype, validate=False)
-
-
-def may_have_duplicates(qcodes: np.ndarray, dcodes: np.ndarray, ndocs: int) -> bool:
-    """False when no (query, doc) pair repeats; a cheap test for the usual case.
-
-    When each query is one block of rows and all blocks have the same length
-    (k results per query), sorting the doc codes of each block is enough;
-    otherwise all (query, doc) keys are sorted.
-    """
-    n = len(qcodes)
-    starts = np.r_[0, np.flatnonzero(qcodes[1:] != qcodes[:-1]) + 1]
-    size = n // len(starts)
-    grouped = len(np.unique(qcodes[starts])) == len(starts)
-    if grouped and size * len(starts) == n and (np.diff(starts) == size).all():
-        block = np.sort(dcodes.reshape(len(starts), size), axis=1)
-        return bool((block[:, 1:] == block[:, :-1]).any())
-    key = qcodes.astype(np.int64)
-    key *= ndocs
-    key += dcodes
-    key.sort()
-    return bool((key[1:] == key[:-1]).any())

@@ -26,10 +26,10 @@ import numpy as np
 
 from assay.errors import InputError, Problem, UsageError, collecting
 from assay.formats import format_from_name
+from assay.pairs import repeated_pairs
 from assay.runs._columns import (
     Columns,
     categorical,
-    may_have_duplicates,
     parse_columns,
 )
 from assay.runs.checks import RankingCheck, duplicate_doc, score_fault
@@ -156,21 +156,11 @@ def _check_duplicates(
     p: Path, qcodes: np.ndarray, dcodes: np.ndarray, qcats: Any, dcats: Any
 ) -> None:
     """Raise naming every repeated (query, doc) pair with the line of its first use."""
-    n = len(qcodes)
-    if n < 2 or not may_have_duplicates(qcodes, dcodes, max(len(dcats), 1)):
+    rows, firsts = repeated_pairs(qcodes, dcodes, len(dcats))
+    if not len(rows):
         return
-    key = qcodes.astype(np.int64) * max(len(dcats), 1) + dcodes.astype(np.int64)
-    order = np.argsort(key, kind="stable")
-    skey = key[order]
-    dup = np.flatnonzero(skey[1:] == skey[:-1]) + 1
-    if not len(dup):
-        return
-    # first occurrence of each duplicated key: walk back to the group start
-    starts = np.flatnonzero(np.r_[True, skey[1:] != skey[:-1]])
-    group_of = np.searchsorted(starts, dup, side="right") - 1
     with collecting(p) as log:
-        pairs = sorted(zip(order[dup].tolist(), order[starts[group_of]].tolist(), strict=True))
-        for row, first in pairs:
+        for row, first in zip(rows.tolist(), firsts.tolist(), strict=True):
             doc, query = dcats[int(dcodes[row])].as_py(), qcats[int(qcodes[row])].as_py()
             fault = duplicate_doc(doc, query, first + 1)
             log.add(row + 1, fault.message, field=fault.field, hint=fault.hint)

@@ -82,6 +82,22 @@ class Run:
             return [x if isinstance(x, str) else str(x) for x in values]
         return [str(x) for x in pd.unique(col)]
 
+    @property
+    def longest(self) -> int:
+        """The number of results of the longest ranking (0 for an empty run)."""
+        col = self.frame["query_id"]
+        if not len(col):
+            return 0
+        if not isinstance(col.dtype, pd.CategoricalDtype):
+            return int(col.value_counts().max())
+        from assay.runs.order import run_starts
+
+        codes = col.cat.codes.to_numpy()
+        starts, heads = run_starts(codes)
+        if len(np.unique(heads)) == len(heads):  # each query one block of rows (the usual case)
+            return int(np.diff(np.r_[starts, len(codes)]).max())
+        return int(np.bincount(codes.astype(np.intp)).max())
+
     def ranked(self, ties: TiePolicy = "score") -> pd.DataFrame:
         """Rows sorted into rank order within each query (queries keep first-seen order).
 

@@ -120,6 +120,39 @@ agg = compute(j, r, ms).aggregate()
 json.dump({m.name: v for m, v in agg.items()}, open(sys.argv[3], "w"))
 """
 
+# The reference the issue sets: pyarrow reading the run file into a table (the
+# fastest a TREC run can be read here), and sorting it into trec_eval's order.
+PYARROW = """
+import sys
+import pyarrow.compute as pc
+import pyarrow.csv as pacsv
+names = ["query_id", "Q0", "doc_id", "rank", "score", "tag"]
+table = pacsv.read_csv(sys.argv[1], read_options=pacsv.ReadOptions(column_names=names),
+                       parse_options=pacsv.ParseOptions(delimiter=" "))
+if sys.argv[2] == "sort":
+    keys = [("query_id", "ascending"), ("score", "descending"), ("doc_id", "descending")]
+    table = table.take(pc.sort_indices(table, sort_keys=keys))
+print(table.num_rows)
+"""
+
+# Loading the qrels alone, timed inside the process (imports excluded): assay's
+# checked loader against pyarrow's bare read of the same file.
+QRELS_LOAD = """
+import json, sys, time
+import pyarrow.csv as pacsv
+from assay.judgments.load import load_judgments
+best = {"assay": [], "pyarrow": []}
+for _ in range(3):
+    t = time.perf_counter()
+    load_judgments(sys.argv[1], format="trec")
+    best["assay"].append(time.perf_counter() - t)
+    t = time.perf_counter()
+    pacsv.read_csv(sys.argv[1], read_options=pacsv.ReadOptions(column_names=list("qidg")),
+                   parse_options=pacsv.ParseOptions(delimiter=" "))
+    best["pyarrow"].append(time.perf_counter() - t)
+print(json.dumps({k: min(v) for k, v in best.items()}))
+"""
+
 PYTREC = """
 import json, sys
 import pytrec_eval
@@ -253,6 +286,8 @@ def bench_order(args: argparse.Namespace, order: str, work: Path) -> dict:
         "assay (CLI)": [*cli, "-f", "json", "-o", str(work / f"cli_{order}.json"), "--no-record"],
         "assay (API)": [*api, " ".join(MEASURES)],
         "pytrec_eval": [PY, "-c", PYTREC, str(qrels_p), str(run_p), str(work / "pytrec.json")],
+        "pyarrow read": [PY, "-c", PYARROW, str(run_p), "read"],
+        "pyarrow sort": [PY, "-c", PYARROW, str(run_p), "sort"],
     }
     # Read both files once so that every job finds them in the page cache.
     for path in (qrels_p, run_p):
@@ -268,6 +303,17 @@ def bench_order(args: argparse.Namespace, order: str, work: Path) -> dict:
         results[name] = (dt, max(r[1] for r in got), max(r[2] for r in got))
         spread = ", ".join(f"{r[0]:.2f}" for r in got)
         print(f"  {name:14s} {dt:8.2f} s {results[name][1]:8.0f} MB  (runs: {spread})", flush=True)
+    qrels_times = json.loads(
+        subprocess.run(
+            [PY, "-c", QRELS_LOAD, str(qrels_p)], capture_output=True, text=True, check=True
+        ).stdout
+    )
+    lines = qrels_p.read_bytes().count(b"\n")
+    print(
+        f"  qrels load ({lines:,} lines, best of 3, in process): assay "
+        f"{qrels_times['assay']:.3f} s, pyarrow read {qrels_times['pyarrow']:.3f} s "
+        f"({qrels_times['assay'] / qrels_times['pyarrow']:.1f}x)"
+    )
     binary = None if args.skip_trec_eval else trec_eval_binary()
     if binary is not None:
         te = ["-m", "ndcg_cut.10", "-m", "map_cut.100", "-m", "recip_rank", "-m", "recall.100"]
@@ -307,6 +353,10 @@ def main() -> None:
         for name, (dt, mb, rc) in results.items():
             flag = "" if rc == 0 else f"  (failed rc={rc})"
             print(f"{name:14s} {dt:9.2f} {mb:9.0f} {dt / base[0]:12.2f}{flag}")
+        for peer in ("pytrec_eval", "pyarrow read"):
+            if peer in results:
+                ratio = base[0] / results[peer][0]
+                print(f"assay CLI takes {ratio:.2f}x the time of {peer}")
     agree = {}
     for order in tables:
         api = work / f"api_{order}.json"

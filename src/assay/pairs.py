@@ -1,11 +1,13 @@
-"""Repeated (query, doc) pairs, found once for runs and judgments alike, vectorised.
+"""String ids as integer codes, and repeated (query, doc) pairs: one rule for runs and judgments.
 
 A run lists each document once per query; a judgment file grades each
 document once per query. Both rules come down to the same question over two
 columns of integer codes: which rows repeat the pair of an earlier row, and
 which row was that. :func:`repeated_pairs` answers it in O(n log n) numpy
 without a Python loop; :func:`may_repeat` is the cheap O(n) test for the usual
-case (no repeat) that lets callers skip the sort.
+case (no repeat) that lets callers skip the sort. The codes come from
+:func:`encode` (Arrow's hash, first-appearance order) or :func:`encode_grouped`
+(faster for ids that come in runs of equal values, as query ids do).
 """
 
 from __future__ import annotations
@@ -58,23 +60,81 @@ def repeated_pairs(a: np.ndarray, b: np.ndarray, nb: int) -> tuple[np.ndarray, n
 
 
 def codes(column: Any) -> tuple[np.ndarray, int]:
-    """int64 codes of a string column (pandas or pyarrow) and the number of distinct values."""
+    """int64 codes of a string column (pandas, pyarrow or a list) and the number of values.
+
+    Equal values in runs (query ids) are hashed once per run (:func:`encode_grouped`).
+    """
     import pyarrow as pa
 
-    values = getattr(column, "array", column)
+    values = (
+        column
+        if isinstance(column, pa.Array | pa.ChunkedArray)
+        else getattr(column, "array", column)
+    )
     try:
-        encoded = pa.array(values).dictionary_encode()  # chunked: one shared dictionary
+        arrow = values if isinstance(values, pa.Array | pa.ChunkedArray) else pa.array(values)
+        if not (pa.types.is_string(arrow.type) or pa.types.is_large_string(arrow.type)):
+            raise TypeError(arrow.type)
+        found, dictionary = encode_grouped(arrow)
     except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError):
         import pandas as pd
 
         found, uniques = pd.factorize(pd.Series(values, dtype=object))
         return found.astype(np.int64), len(uniques)
+    return found.astype(np.int64), len(dictionary)
+
+
+def as_numpy(column: Any, dtype: Any) -> np.ndarray:
+    """A (chunked) pyarrow column without nulls as one numpy array of ``dtype``.
+
+    Chunks are joined in Arrow's memory pool (which reuses the parser's freed
+    memory; fresh pages are slow to touch) and viewed, read-only, from numpy.
+    """
+    if hasattr(column, "combine_chunks"):
+        column = column.combine_chunks()
+    return column.to_numpy(zero_copy_only=False).astype(dtype, copy=False)
+
+
+def encode(column: Any) -> tuple[np.ndarray, Any]:
+    """int32 codes (first-appearance order) and the unique values of a string column."""
+    import pyarrow as pa
+
+    encoded = column.dictionary_encode()  # one dictionary shared by every chunk
     if isinstance(encoded, pa.ChunkedArray):
         if encoded.num_chunks == 0:
-            return np.zeros(0, dtype=np.int64), 0
-        parts = [c.indices.to_numpy(zero_copy_only=False) for c in encoded.chunks]
-        return np.concatenate(parts).astype(np.int64), len(encoded.chunk(0).dictionary)
-    return encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64), len(encoded.dictionary)
+            return np.zeros(0, dtype=np.int32), pa.array([], pa.string())
+        dictionary = encoded.chunk(0).dictionary
+        codes = as_numpy(pa.chunked_array([c.indices for c in encoded.chunks]), np.int32)
+        return codes, dictionary
+    return as_numpy(encoded.indices, np.int32), encoded.dictionary
+
+
+def encode_grouped(column: Any) -> tuple[np.ndarray, Any]:
+    """Like :func:`encode`, faster when equal values come in runs (query ids).
+
+    A value first appears where the column changes, so only the values at the
+    starts of runs of equal values are hashed; each run then takes its start's code.
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    chunks = [c for c in getattr(column, "chunks", [column]) if len(c)]
+    n = sum(len(c) for c in chunks)
+    if n == 0:
+        return np.zeros(0, dtype=np.int32), pa.array([], pa.string())
+    parts, heads, offset = [], [], 0
+    for c in chunks:  # chunk by chunk: taking from a chunked array would join them first
+        change = pc.not_equal(c.slice(1), c.slice(0, len(c) - 1))
+        local = np.r_[0, np.flatnonzero(as_numpy(change, bool)) + 1]
+        heads.append(c.take(pa.array(local)))
+        parts.append(local + offset)
+        offset += len(c)
+    starts = np.concatenate(parts)
+    if len(starts) > n // 4:  # not grouped: hashing everything is as cheap
+        return encode(pa.chunked_array(chunks))
+    head_codes, dictionary = encode(pa.chunked_array(heads))
+    codes = np.repeat(head_codes, np.diff(np.r_[starts, n]))
+    return codes, dictionary
 
 
 def _keys(a: np.ndarray, b: np.ndarray, nb: int) -> np.ndarray:

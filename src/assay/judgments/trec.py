@@ -47,10 +47,16 @@ def parse_trec_qrels(
     ``lenient`` reads grades that are not whole numbers as trec_eval does (see
     :func:`~assay.judgments._build.check_qrels_frame`).
     """
+    from assay.judgments.trec_fast import clean_qrels
+
     text = decode(data, log)
     if text is None:
         return _empty()
     columns = QRELS3_COLUMNS if _field_count(text) == 3 else QRELS_COLUMNS
+    fast = clean_qrels(data, columns) if corpus_ids is None else None
+    if fast is not None:
+        fast.attrs["truncated_grades"] = 0
+        return fast
     frame = read_table(data, text, columns, log, layout=" ".join(columns))
     if frame.empty:
         log.add(

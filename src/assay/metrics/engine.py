@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
+from weakref import WeakKeyDictionary
 
 import numpy as np
 
@@ -268,15 +269,28 @@ def _qrels_arrays(judgments: JudgmentSet, qids: list[str]) -> _Qrels:
     if len(qr) == 0 or not qids:
         empty = np.zeros(0, dtype=np.int64)
         return _Qrels(empty, empty, empty, 0, pa.array([], pa.string()))
-    qcodes, quniq = _codes(qr["query_id"])
+    qcodes, quniq, dcodes, duniq = _qrels_codes(judgments)
     qmap = _lookup(quniq, qids)
     q = qmap[qcodes]
     keep = q >= 0
-    dcodes, duniq = _codes(qr["doc_id"])
     grade = qr["grade"].to_numpy().astype(np.int64)
     # trec_eval: a negative grade is "in the pool, not judged" (UNJUDGED, -2)
     grade = np.where(grade < 0, -2, grade)
     return _Qrels(q[keep], dcodes[keep], grade[keep], len(duniq), _to_arrow(duniq))
+
+
+#: Per judgment set: its qrels frame and that frame's (query codes, query ids, doc
+#: codes, doc ids), hashed once however many runs are scored against the set.
+_QRELS_CODES: WeakKeyDictionary[JudgmentSet, tuple[Any, tuple[Any, ...]]] = WeakKeyDictionary()
+
+
+def _qrels_codes(judgments: JudgmentSet) -> tuple[Any, ...]:
+    qr = judgments.qrels
+    found = _QRELS_CODES.get(judgments)
+    if found is None or found[0] is not qr:  # a new set, or its qrels were replaced
+        found = (qr, (*_codes(qr["query_id"]), *_codes(qr["doc_id"])))
+        _QRELS_CODES[judgments] = found
+    return found[1]
 
 
 def _ranked_rows(run: Run, qids: list[str], qrels: _Qrels, ties: str, cutoffs: list[int]) -> _Rows:

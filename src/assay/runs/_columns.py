@@ -14,6 +14,8 @@ from typing import Any
 
 import numpy as np
 
+from assay.pairs import as_numpy, encode, encode_grouped
+
 _TREC_FIELDS = ("query_id", "Q0", "doc_id", "rank", "score", "tag")
 #: Bytes per pyarrow CSV block: small enough that the blocks spread evenly over
 #: the cores (64 MiB blocks left one core idle at the end of a 300 MB run).
@@ -66,13 +68,13 @@ def parse_columns(data: bytes | str) -> Columns:
         if len(docs_col) >= _SPLIT_AT:  # hash each half on its own thread, then merge
             half = len(docs_col) // 2
             jobs = [
-                pool.submit(_encode, docs_col.slice(0, half)),
-                pool.submit(_encode, docs_col.slice(half)),
+                pool.submit(encode, docs_col.slice(0, half)),
+                pool.submit(encode, docs_col.slice(half)),
             ]
         else:
-            jobs = [pool.submit(_encode, docs_col)]
-        scores = _numpy(table.column("score"), np.float64)
-        qcodes, qids = _encode_grouped(table.column("query_id"))
+            jobs = [pool.submit(encode, docs_col)]
+        scores = as_numpy(table.column("score"), np.float64)
+        qcodes, qids = encode_grouped(table.column("query_id"))
         parts = [job.result() for job in jobs]
     dcodes, docs = parts[0] if len(parts) == 1 else _merge_codes(parts[0], parts[1])
     return qcodes, qids, dcodes, docs, scores
@@ -96,64 +98,11 @@ def _merge_codes(
     codes_a, dict_a = first
     codes_b, dict_b = second
     where = pc.index_in(dict_b, value_set=dict_a)
-    mapping = _numpy(where.fill_null(-1), np.int64)
+    mapping = as_numpy(where.fill_null(-1), np.int64)
     new = mapping < 0
     mapping[new] = len(dict_a) + np.arange(int(new.sum()), dtype=np.int64)
     dictionary = pa.concat_arrays([dict_a, dict_b.filter(pa.array(new))])
     codes = np.concatenate([codes_a, mapping[codes_b].astype(np.int32)])
-    return codes, dictionary
-
-
-def _numpy(column: Any, dtype: Any) -> np.ndarray:
-    """A (chunked) pyarrow column without nulls as one numpy array of ``dtype``.
-
-    Chunks are joined in Arrow's memory pool (which reuses the parser's freed
-    memory; fresh pages are slow to touch) and viewed, read-only, from numpy.
-    """
-    if hasattr(column, "combine_chunks"):
-        column = column.combine_chunks()
-    return column.to_numpy(zero_copy_only=False).astype(dtype, copy=False)
-
-
-def _encode(column: Any) -> tuple[np.ndarray, Any]:
-    """int32 codes (first-appearance order) and the unique values of a string column."""
-    import pyarrow as pa
-
-    encoded = column.dictionary_encode()  # one dictionary shared by every chunk
-    if isinstance(encoded, pa.ChunkedArray):
-        if encoded.num_chunks == 0:
-            return np.zeros(0, dtype=np.int32), pa.array([], pa.string())
-        dictionary = encoded.chunk(0).dictionary
-        codes = _numpy(pa.chunked_array([c.indices for c in encoded.chunks]), np.int32)
-        return codes, dictionary
-    return _numpy(encoded.indices, np.int32), encoded.dictionary
-
-
-def _encode_grouped(column: Any) -> tuple[np.ndarray, Any]:
-    """Like :func:`_encode`, faster when equal values come in runs (query ids).
-
-    A value first appears where the column changes, so only the values at the
-    starts of runs of equal values are hashed; each run then takes its start's code.
-    """
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    chunks = [c for c in getattr(column, "chunks", [column]) if len(c)]
-    n = sum(len(c) for c in chunks)
-    if n == 0:
-        return np.zeros(0, dtype=np.int32), pa.array([], pa.string())
-    parts, heads, offset = [], [], 0
-    for c in chunks:  # chunk by chunk: taking from a chunked array would join them first
-        change = pc.not_equal(c.slice(1), c.slice(0, len(c) - 1))
-        local = np.r_[0, np.flatnonzero(_numpy(change, bool)) + 1]
-        heads.append(c.take(pa.array(local)))
-        parts.append(local + offset)
-        offset += len(c)
-    starts = np.concatenate(parts)
-    if len(starts) > n // 4:  # not grouped: hashing everything is as cheap
-        return _encode(pa.chunked_array(chunks))
-    head_codes, dictionary = _encode(pa.chunked_array(heads))
-    codes = np.repeat(head_codes, np.diff(np.r_[starts, n]))
     return codes, dictionary
 
 

@@ -1,0 +1,100 @@
+"""The fast path of clean TREC qrels builds exactly the checked reader's frame, or steps aside."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from assay.errors import ProblemLog
+from assay.judgments._build import check_qrels_frame
+from assay.judgments._table import read_table
+from assay.judgments.trec import QRELS3_COLUMNS, QRELS_COLUMNS, parse_trec_qrels
+from assay.judgments.trec_fast import clean_qrels
+
+FIXTURES = ["qrels.test", "qrels.rel_level", "qrels-302.test", "qrels.comment.test"]
+
+
+def checked(data: bytes, columns: tuple[str, ...] = QRELS_COLUMNS) -> pd.DataFrame:
+    """The checked reader's frame (the fast path bypassed)."""
+    log = ProblemLog("qrels")
+    text = data.decode()
+    frame = read_table(data, text, columns, log, layout=" ".join(columns))
+    out = check_qrels_frame(frame, log, None)
+    assert not log
+    return out
+
+
+@pytest.mark.parametrize("name", FIXTURES)
+def test_real_qrels_same_frame(shared_data, name):
+    data = (shared_data / "trec_eval_tests" / name).read_bytes()
+    fast = clean_qrels(data, QRELS_COLUMNS)
+    if b"\n#" in data or data.startswith(b"#"):
+        assert fast is None  # comments: the checked reader keeps line numbers right
+        return
+    assert fast is not None, name
+    pd.testing.assert_frame_equal(fast, checked(data))
+
+
+def test_fingerprint_rel_level(shared_data):
+    data = (shared_data / "trec_eval_tests" / "qrels.rel_level").read_bytes()
+    frame = parse_trec_qrels(data, ProblemLog("qrels.rel_level"))
+    rows = [tuple(frame.iloc[i][["query_id", "doc_id", "grade", "line"]]) for i in (0, 9, -1)]
+    lines = data.decode().splitlines()
+    expected = []
+    for i in (0, 9, len(lines) - 1):
+        q, _, d, g = lines[i].split()
+        expected.append((q, d, int(g), i + 1))
+    assert len(frame) == len(lines)
+    assert rows == expected
+    assert int((frame["grade"] < 0).sum()) == sum(ln.split()[3].startswith("-") for ln in lines)
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"q1 0 d1 1\nq1 0 d2 0x1\n",  # hexadecimal: pyarrow reads 1, the rule rejects it
+        b"q1 0 d1 +1\n",  # a plus sign: the checked reader strips it
+        b"q1 0 d1 1.5\n",
+        b"q1 0 d1 1\nq1 0 d1 2\n",  # a repeated pair: the checked reader names both lines
+        b"# comment\nq1 0 d1 1\n",
+        b"q1 0 d1 1\n\nq1 0 d2 1\n",
+        b"q1\t0\td1\t1\n",
+        b"q1 0  d1 1\n",
+        b"q1 0 d1 1\r\n",
+        b"q1 0 d1\n",
+        b"q1 0 d1 1 extra\n",
+        b"q1 0 d1 1234567890123456789\n",  # 19 digits
+        b"",
+    ],
+)
+def test_unusual_input_steps_aside(data):
+    assert clean_qrels(data, QRELS_COLUMNS) is None
+
+
+def test_three_columns():
+    data = b"1 184 2\n1 29 2\n2 12 -1\n"
+    fast = clean_qrels(data, QRELS3_COLUMNS)
+    assert fast is not None
+    pd.testing.assert_frame_equal(fast, checked(data, QRELS3_COLUMNS))
+
+
+ids = st.text(alphabet="abcXYZ019._-é", min_size=1, max_size=6)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.tuples(ids, ids, st.integers(-3, 4)), min_size=1, max_size=40),
+    st.booleans(),
+)
+def test_property_same_as_checked(rows, newline):
+    seen, lines = set(), []
+    for q, d, g in rows:
+        if (q, d) not in seen:
+            seen.add((q, d))
+            lines.append(f"{q} 0 {d} {g}")
+    data = ("\n".join(lines) + ("\n" if newline else "")).encode()
+    fast = clean_qrels(data, QRELS_COLUMNS)
+    assert fast is not None
+    pd.testing.assert_frame_equal(fast, checked(data))

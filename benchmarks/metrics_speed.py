@@ -48,8 +48,10 @@ def make_data(nq: int, ndocs: int, seed: int = 7, order: str = "sorted") -> tupl
     """Write seeded qrels (5 graded judgments per query) and a run (``ndocs`` per query).
 
     ``order='sorted'``: each query's lines by score descending (what most tools
-    write); ``'unsorted'``: the same lines, each query's lines shuffled (merged
-    shards, systems that write in doc order); the rank field stays attached.
+    write); ``'unsorted'``: the same lines, each query's lines shuffled (systems
+    that write in doc order); ``'shuffled'``: the same lines in random order
+    over the whole file, queries interleaved (merged shards at worst); the rank
+    field stays attached.
     """
     import numpy as np
 
@@ -89,6 +91,8 @@ def make_data(nq: int, ndocs: int, seed: int = 7, order: str = "sorted") -> tupl
             + run_scores.reshape(-1).astype(str).astype(object)
             + " bench\n"
         )
+        if order == "shuffled":  # every line anywhere: queries interleaved
+            lines = lines[np.random.default_rng(seed + 2).permutation(len(lines))]
         fh.writelines(lines.tolist())
     # 5 judged docs per query: 3 from the run (random positions), 2 unretrieved
     pos = rng.integers(0, ndocs, size=(nq, 3))
@@ -334,7 +338,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--queries", type=int, default=100_000)
     ap.add_argument("--docs", type=int, default=100)
-    ap.add_argument("--orders", default="sorted,unsorted", help="run line orders to time")
+    ap.add_argument("--orders", default="sorted,unsorted,shuffled", help="run line orders to time")
     ap.add_argument("--skip-ranx", action="store_true")
     ap.add_argument("--skip-trec-eval", action="store_true")
     ap.add_argument(

@@ -16,6 +16,8 @@ from typing import Any
 
 import numpy as np
 
+from assay.runs.order import is_grouped
+
 
 def may_repeat(a: np.ndarray, b: np.ndarray, nb: int) -> bool:
     """False when no ``(a, b)`` pair repeats; ``nb`` bounds the ``b`` codes.
@@ -29,7 +31,7 @@ def may_repeat(a: np.ndarray, b: np.ndarray, nb: int) -> bool:
         return False
     starts = np.r_[0, np.flatnonzero(a[1:] != a[:-1]) + 1]
     size = n // len(starts)
-    grouped = len(np.unique(a[starts])) == len(starts)
+    grouped = is_grouped(a[starts])
     if grouped and size * len(starts) == n and (np.diff(starts) == size).all():
         block = np.sort(b.reshape(len(starts), size), axis=1)
         return bool((block[:, 1:] == block[:, :-1]).any())
@@ -122,16 +124,17 @@ def encode_grouped(column: Any) -> tuple[np.ndarray, Any]:
     n = sum(len(c) for c in chunks)
     if n == 0:
         return np.zeros(0, dtype=np.int32), pa.array([], pa.string())
-    parts, heads, offset = [], [], 0
+    parts, heads, offset, found = [], [], 0, 0
     for c in chunks:  # chunk by chunk: taking from a chunked array would join them first
         change = pc.not_equal(c.slice(1), c.slice(0, len(c) - 1))
         local = np.r_[0, np.flatnonzero(as_numpy(change, bool)) + 1]
-        heads.append(c.take(pa.array(local)))
-        parts.append(local + offset)
+        found += len(local)
         offset += len(c)
+        if found > offset // 4:  # not in runs (queries interleaved): hash every value
+            return encode(pa.chunked_array(chunks))
+        heads.append(c.take(pa.array(local)))
+        parts.append(local + offset - len(c))
     starts = np.concatenate(parts)
-    if len(starts) > n // 4:  # not grouped: hashing everything is as cheap
-        return encode(pa.chunked_array(chunks))
     head_codes, dictionary = encode(pa.chunked_array(heads))
     codes = np.repeat(head_codes, np.diff(np.r_[starts, n]))
     return codes, dictionary

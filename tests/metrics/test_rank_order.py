@@ -77,3 +77,30 @@ def test_measures_do_not_depend_on_line_order(rows, seed) -> None:
     for m in a.values:
         assert np.array_equal(a.values[m], b.values[m]), m.name
     assert a.tied_pairs_at_cutoff == b.tied_pairs_at_cutoff
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    codes=st.lists(st.integers(0, 9), max_size=80),
+    shift=st.sampled_from([0, 1 << 16, (1 << 20) + 7]),
+)
+def test_group_order_is_a_stable_argsort(codes, shift) -> None:
+    """One or two 16-bit radix passes give numpy's stable argsort, below and above 65,536."""
+    g = np.array(codes, dtype=np.int64) * (shift + 1)
+    assert engine.group_order(g).tolist() == np.argsort(g, kind="stable").tolist()
+    _, heads = _runs(g)
+    assert engine.is_grouped(heads) == (len(np.unique(heads)) == len(heads))
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(rows=runs())
+def test_given_order_survives_interleaving(rows) -> None:
+    """ties='given' on interleaved queries keeps each query's lines in file order."""
+    qids = sorted({q for q, _, _ in rows})
+    qrels = {q: {f"d{i}": 1 for i in range(0, 12, 3)} for q in qids}
+    judgments = JudgmentSet.from_records([{"query_id": q, "text": ""} for q in qids], qrels)
+    grouped = sorted(rows, key=lambda r: r[0])  # stable: each query's lines in file order
+    a = compute(judgments, Run(_frame(rows)), MEASURES, ties="given")
+    b = compute(judgments, Run(_frame(grouped)), MEASURES, ties="given")
+    for m in a.values:
+        assert np.array_equal(a.values[m], b.values[m]), m.name

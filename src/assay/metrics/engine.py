@@ -34,7 +34,7 @@ import numpy as np
 from assay.judgments.models import JudgmentSet
 from assay.metrics.measures import Measure, parse_measure
 from assay.runs.models import Run
-from assay.runs.order import rank_order, run_starts
+from assay.runs.order import group_order, is_grouped, rank_order, run_starts
 
 
 @dataclass
@@ -315,6 +315,11 @@ def _ranked_rows(run: Run, qids: list[str], qrels: _Qrels, ties: str, cutoffs: l
     if ignored:
         keep = gmap[gcodes] >= 0
         gcodes, dcodes, score = gcodes[keep], dcodes[keep], score[keep]
+        starts, heads = run_starts(gcodes)
+    if not is_grouped(heads):  # queries interleaved (merged shards): group them first, stably
+        pre = group_order(gcodes)
+        gcodes, dcodes, score = gcodes[pre], dcodes[pre], score[pre]
+        del pre
         starts, heads = run_starts(gcodes)
     scored = run.has_scores and ties == "score"
     order, moved = rank_order(gcodes, dcodes, score, duniq, scored, starts, heads)

@@ -90,11 +90,11 @@ class Run:
             return 0
         if not isinstance(col.dtype, pd.CategoricalDtype):
             return int(col.value_counts().max())
-        from assay.runs.order import run_starts
+        from assay.runs.order import is_grouped, run_starts
 
         codes = col.cat.codes.to_numpy()
         starts, heads = run_starts(codes)
-        if len(np.unique(heads)) == len(heads):  # each query one block of rows (the usual case)
+        if is_grouped(heads):  # each query one block of rows (the usual case)
             return int(np.diff(np.r_[starts, len(codes)]).max())
         return int(np.bincount(codes.astype(np.intp)).max())
 

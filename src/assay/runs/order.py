@@ -44,6 +44,33 @@ def run_starts(g: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return starts, g[starts]
 
 
+def is_grouped(heads: np.ndarray) -> bool:
+    """True when no code repeats in ``heads`` (the codes of the runs of :func:`run_starts`).
+
+    Then every query's rows form one block. O(n) with ``bincount`` (codes are
+    small non-negative integers), not a sort.
+    """
+    if len(heads) < 2:
+        return True
+    return int(np.bincount(heads.astype(np.intp, copy=False)).max()) <= 1
+
+
+def group_order(g: np.ndarray) -> np.ndarray:
+    """The stable permutation that groups rows by their non-negative integer codes ``g``.
+
+    ``np.argsort(g, kind="stable")``, as one or two 16-bit radix passes (numpy
+    sorts 16-bit keys by radix): several times faster on millions of rows.
+    """
+    top = int(g.max()) if len(g) else 0
+    if top < 1 << 16:
+        return np.argsort(g.astype(np.uint16), kind="stable")
+    if top >= 1 << 32:  # pragma: no cover - more than 4 billion queries
+        return np.argsort(g, kind="stable")
+    order = np.argsort((g & 0xFFFF).astype(np.uint16), kind="stable")
+    high = (g >> 16).astype(np.uint16)[order]
+    return order[np.argsort(high, kind="stable")]
+
+
 def rank_order(
     g: np.ndarray,
     d: np.ndarray,
@@ -66,9 +93,9 @@ def rank_order(
     n = len(g)
     if n < 2:
         return None, None
-    grouped = len(np.unique(heads)) == len(heads)
+    grouped = is_grouped(heads)
     if not scored:
-        return (None if grouped else np.argsort(g, kind="stable")), None
+        return (None if grouped else group_order(g)), None
     boundary = np.zeros(n - 1, dtype=bool)
     boundary[starts[1:] - 1] = True  # row i and i+1 belong to different runs
     order = None
@@ -110,7 +137,7 @@ def _score_order(g: np.ndarray, s: np.ndarray, starts: np.ndarray, grouped: bool
     n = len(g)
     pre = None
     if not grouped:
-        pre = np.argsort(g, kind="stable")
+        pre = group_order(g)
         g, s = g[pre], s[pre]
         starts, _ = run_starts(g)
     lens = np.diff(np.r_[starts, n])

@@ -78,7 +78,12 @@ class Run:
             codes = col.cat.codes.to_numpy()
             if len(codes) > 1:  # a code first appears where the codes change
                 codes = codes[np.r_[0, np.flatnonzero(codes[1:] != codes[:-1]) + 1]]
-            values = col.cat.categories[pd.unique(codes)].tolist()
+            top = np.maximum.accumulate(codes) if len(codes) else codes
+            if len(codes) and codes[0] == 0 and (np.diff(top) <= 1).all():
+                # codes numbered in order of first appearance (every run file): no hashing
+                values = col.cat.categories[: int(top[-1]) + 1].tolist()
+            else:
+                values = col.cat.categories[pd.unique(codes)].tolist()
             return [x if isinstance(x, str) else str(x) for x in values]
         return [str(x) for x in pd.unique(col)]
 

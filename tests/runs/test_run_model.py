@@ -18,7 +18,7 @@ from assay.runs.models import Run
 )
 def test_query_ids_first_appearance(queries, sorted_categories):
     order = list(dict.fromkeys(queries))
-    categories = sorted(order) + ["unused"] if sorted_categories else order
+    categories = [*sorted(order), "unused"] if sorted_categories else order
     frame = pd.DataFrame(
         {
             "query_id": pd.Categorical(queries, categories=categories),

@@ -34,11 +34,18 @@ def trec_eval(
         bool, typer.Option("-J", help="Drop unjudged documents before scoring.")
     ] = False,
     no_summary: Annotated[bool, typer.Option("-n", help="No summary lines.")] = False,
+    zscore_file: Annotated[
+        Path | None,
+        typer.Option(
+            "-Z", help="Print z-scores: lines 'qid measure mean stddev' give each reference."
+        ),
+    ] = None,
 ) -> None:
     """Score a TREC run as trec_eval does and print trec_eval's output, byte for byte."""
     from assay.errors import UsageError
     from assay.judgments.trec import load_trec_eval_qrels
     from assay.metrics.treceval import trec_eval_lines
+    from assay.metrics.zscores import load_zscores
     from assay.runs.io import load_run
 
     if depth is not None and depth < 1:
@@ -46,6 +53,7 @@ def trec_eval(
     if level < 1:
         raise UsageError("-l must be a whole number >= 1")
     judgments = load_trec_eval_qrels(qrels)
+    zscores = load_zscores(zscore_file) if zscore_file is not None else None
     lines = trec_eval_lines(
         judgments,
         load_run(run, format="trec"),
@@ -56,6 +64,7 @@ def trec_eval(
         rel=level,
         judged_only=judged_only,
         summary=not no_summary,
+        zscores=zscores,
     )
     for warning in judgments.warnings:
         typer.echo(f"warning: {warning}", err=True)

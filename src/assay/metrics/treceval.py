@@ -21,6 +21,7 @@ from assay.metrics.measures import Measure
 
 if TYPE_CHECKING:  # pragma: no cover
     from assay.judgments.models import JudgmentSet
+    from assay.metrics.zscores import ZScores
     from assay.runs.models import Run
 
 _CUTS = "5,10,15,20,30,100,200,500,1000"
@@ -203,15 +204,17 @@ def trec_eval_lines(
     rel: int = 1,
     judged_only: bool = False,
     summary: bool = True,
+    zscores: ZScores | None = None,
 ) -> list[str]:
     """Score ``run`` and print what ``trec_eval`` prints with the same options.
 
     ``per_query`` is ``-q``, ``complete`` ``-c``, ``depth`` ``-M``, ``rel``
-    ``-l``, ``judged_only`` ``-J``, ``summary=False`` ``-n``. Queries print in
-    trec_eval's order (query ids sorted). Raises :class:`UsageError` when no
-    query has both judgments and results (trec_eval exits 7 there).
+    ``-l``, ``judged_only`` ``-J``, ``summary=False`` ``-n``, ``zscores``
+    ``-Z`` (see :mod:`assay.metrics.zscores`). Queries print in trec_eval's
+    order (query ids sorted). Raises :class:`UsageError` when no query has both
+    judgments and results (trec_eval exits 7 there).
     """
-    from assay.metrics.engine import aggregate, rank_context
+    from assay.metrics.engine import rank_context
 
     outputs = trec_outputs(specs, rel)
     missing = [q for q in judgments.answerable_ids if q not in set(run.query_ids)]
@@ -225,6 +228,9 @@ def trec_eval_lines(
     absent = np.isin(np.asarray(ranked.query_ids, dtype=object), np.asarray(missing, object))
     values = {o.name: _values(o, ctx, ranked.in_run, absent)[keep] for o in outputs}
     qids = [ranked.query_ids[i] for i in keep]
+    if zscores is not None:
+        values = {o.name: _zscored(o, values[o.name], qids, zscores) for o in outputs}
+    z = zscores is not None
     lines: list[str] = []
     if per_query:
         strings = {o.depth: relstrings(ctx, o.depth) for o in outputs if o.depth}
@@ -235,17 +241,17 @@ def trec_eval_lines(
                     text = strings[o.depth][keep[pos]] if text is None else text
                     lines.append(f"{o.name:<22}\t{qids[pos]}\t'{text}'")
                 elif o.kind in ("long", "double") and o.measure.family != "NumQ":
-                    lines.append(_line(o, qids[pos], float(values[o.name][pos])))
+                    lines.append(_line(o, qids[pos], float(values[o.name][pos]), z))
     if summary:
         for o in outputs:
             if o.kind == "runid":
                 lines.append(f"{'runid':<22}\tall\t{run.name}")
             elif o.measure is not None:
-                total = aggregate(o.measure, values[o.name])
+                total = _summary(o.measure, values[o.name], z)
                 if complete and o.measure.family == "NumRel":
                     # trec_eval -c sums grades > 0 over the qrels, whatever -l says
                     total = float(np.count_nonzero(ctx.qrels_grade > 0))
-                lines.append(_line(o, "all", total))
+                lines.append(_line(o, "all", total, z))
     return lines
 
 
@@ -297,9 +303,35 @@ def _zero_by_zero(m: Measure, values: Any, ctx: Any, in_run: Any) -> Any:
     return np.where(empty, -np.nan, values) if empty.any() else values
 
 
-def _line(o: Output, qid: str, value: float) -> str:
+def _zscored(o: Output, values: Any, qids: list[str], zscores: ZScores) -> Any:
+    """One output's per-query values as z-scores; geometric means on the logs trec_eval sums.
+
+    ``num_q`` stays a count (its summary is the number of queries, whatever -Z says).
+    """
+    from assay.metrics.registry import MIN_GEO_MEAN
+
+    if o.measure is None or o.measure.family == "NumQ":
+        return values
+    if o.measure.aggregate == "gmean":
+        values = np.log(np.maximum(values, MIN_GEO_MEAN))
+    return zscores.convert(qids, o.name, values)
+
+
+def _summary(m: Measure, values: Any, z: bool) -> float:
+    """The summary value; with -Z a geometric mean is exp of the mean z-score of the logs."""
+    from assay.metrics.engine import aggregate
+
+    if z and m.aggregate == "gmean":
+        return float(np.exp(np.mean(values))) if len(values) else 0.0
+    return aggregate(m, values)
+
+
+def _line(o: Output, qid: str, value: float, z: bool = False) -> str:
     import math
 
+    if z:
+        text = f"{'-nan':>6}" if math.isnan(value) else f"{value:6.4f}"
+        return f"Z{o.name:<22}\t{qid}\t{text}"
     if o.kind == "long":
         return f"{o.name:<22}\t{qid}\t{int(value)}"
     if math.isnan(value):

@@ -34,6 +34,12 @@ def trec_eval(
         bool, typer.Option("-J", help="Drop unjudged documents before scoring.")
     ] = False,
     no_summary: Annotated[bool, typer.Option("-n", help="No summary lines.")] = False,
+    rel_format: Annotated[
+        str,
+        typer.Option(
+            "-R", help="Judgments format: qrels, or qrels_jg (second column: judgment group)."
+        ),
+    ] = "qrels",
     zscore_file: Annotated[
         Path | None,
         typer.Option(
@@ -44,6 +50,7 @@ def trec_eval(
     """Score a TREC run as trec_eval does and print trec_eval's output, byte for byte."""
     from assay.errors import UsageError
     from assay.judgments.trec import load_trec_eval_qrels
+    from assay.metrics.qrels_jg import load_qrels_jg
     from assay.metrics.treceval import trec_eval_lines
     from assay.metrics.zscores import load_zscores
     from assay.runs.io import load_run
@@ -52,7 +59,10 @@ def trec_eval(
         raise UsageError("-M must be a whole number >= 1")
     if level < 1:
         raise UsageError("-l must be a whole number >= 1")
-    judgments = load_trec_eval_qrels(qrels)
+    loaders = {"qrels": load_trec_eval_qrels, "qrels_jg": load_qrels_jg}
+    if rel_format not in loaders:
+        raise UsageError(f"-R must be one of {', '.join(loaders)}, not {rel_format!r}")
+    judgments = loaders[rel_format](qrels)
     zscores = load_zscores(zscore_file) if zscore_file is not None else None
     lines = trec_eval_lines(
         judgments,
@@ -66,7 +76,7 @@ def trec_eval(
         summary=not no_summary,
         zscores=zscores,
     )
-    for warning in judgments.warnings:
+    for warning in getattr(judgments, "warnings", []):
         typer.echo(f"warning: {warning}", err=True)
     if lines:
         typer.echo("\n".join(lines))

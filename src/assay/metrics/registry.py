@@ -84,7 +84,7 @@ _COUNT = {"bounds": (0.0, None), "aggregate": "sum"}
 
 FAMILY_LIST: tuple[Family, ...] = (
     _f("P", "Precision at k: sum_{i<=k} rel(i) / k.", "precision", ("precision",),
-       (("P", "cut"),), cutoff="required", example="P@10"),
+       (("P", "cut"), ("P_avgjg", "cut")), cutoff="required", example="P@10"),
     _f("R", "Recall at k: sum_{i<=k} rel(i) / R (0 when R = 0).", "recall", ("recall",),
        (("recall", "cut"),), cutoff="required", example="R@100"),
     _f("RR", "Reciprocal rank of the first relevant document (within the top k): 1 / rank.",
@@ -96,7 +96,8 @@ FAMILY_LIST: tuple[Family, ...] = (
        "ndcg", (), (("ndcg", "gains"), ("ndcg_cut", "cut")), cutoff="optional",
        takes_rel=False, params={"gain": "linear", "gains": ""}, example="nDCG@10"),
     _f("AP", "Average precision: sum_{i<=k} rel(i) * P@i / R.", "ap", ("map",),
-       (("map", "plain"), ("map_cut", "cut")), cutoff="optional", example="AP"),
+       (("map", "plain"), ("map_cut", "cut"), ("map_avgjg", "plain")), cutoff="optional",
+       example="AP"),
     _f("GMAP", "AP per query; the aggregate is the geometric mean exp(mean(log(max(AP, "
        "1e-5)))) (trec_eval gm_map).", "ap", ("gm_map",), (("gm_map", "plain"),),
        aggregate="gmean", example="GMAP"),
@@ -104,7 +105,8 @@ FAMILY_LIST: tuple[Family, ...] = (
        (("Rprec", "plain"),), example="Rprec"),
     _f("RprecMult", "Precision at rank ceil-ish(mult * R) (trec_eval: (long)(mult * R + 0.9)); "
        "past the end of the run, num_rel_ret / cutoff.", "rprec_mult", ("rprec_mult",),
-       (("Rprec_mult", "cut"),), params={"mult": None}, example="RprecMult(mult=0.5)"),
+       (("Rprec_mult", "cut"), ("Rprec_mult_avgjg", "cut")), params={"mult": None},
+       example="RprecMult(mult=0.5)"),
     _f("Bpref", "Binary preference: (1/R) sum over retrieved relevant r of 1 - min(N_r, R) / "
        "min(N, R), N_r the judged non-relevant documents above r, N all judged non-relevant.",
        "bpref", (), (("bpref", "plain"),), example="Bpref"),

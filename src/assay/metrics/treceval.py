@@ -11,7 +11,7 @@ each; :func:`trec_eval_lines` scores a run and prints what trec_eval prints
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -21,6 +21,7 @@ from assay.metrics.measures import Measure
 
 if TYPE_CHECKING:  # pragma: no cover
     from assay.judgments.models import JudgmentSet
+    from assay.metrics.qrels_jg import JudgmentGroups
     from assay.metrics.zscores import ZScores
     from assay.runs.models import Run
 
@@ -63,9 +64,21 @@ TABLE: dict[str, tuple[str, str]] = {
     "set_map": ("plain", ""),
     "set_F": ("param", "1"),
     "num_nonrel_judged_ret": ("long", ""),
+    "map_avgjg": ("plain", ""),
+    "P_avgjg": ("cut", _CUTS),
+    "Rprec_mult_avgjg": ("cut_double", "0.2,0.4,0.6,0.8,1.0,1.2,1.4,1.6,1.8,2.0"),
     "rbp": ("pairs", ""),
     "rbp_resid": ("pairs", ""),
     "unj": ("cut", "5,10,20"),
+}
+
+#: the judgments (trec_eval -R) a measure needs, when not plain qrels
+FORMATS: dict[str, str] = {
+    "runid": "any",
+    "num_q": "any",
+    "map_avgjg": "qrels_jg",
+    "P_avgjg": "qrels_jg",
+    "Rprec_mult_avgjg": "qrels_jg",
 }
 
 NICKNAMES: dict[str, tuple[str, ...]] = {
@@ -73,11 +86,12 @@ NICKNAMES: dict[str, tuple[str, ...]] = {
         "runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec",
         "bpref", "recip_rank", "iprec_at_recall", "P",
     ),
-    "all_trec": tuple(TABLE),
+    "all_trec": tuple(n for n in TABLE if FORMATS.get(n, "qrels") in ("qrels", "any")),
     "set": (
         "runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "utility", "set_P",
         "set_recall", "set_relative_P", "set_map", "set_F",
     ),
+    "qrels_jg": ("runid", "num_q", "map_avgjg", "P_avgjg", "Rprec_mult_avgjg"),
 }  # fmt: skip
 
 
@@ -101,6 +115,7 @@ class Output:
     kind: str  # long, double, summary (summary line only), relstring, runid
     measure: Measure | None
     depth: int = 0  # relstring: documents shown
+    base: str = ""  # the trec_eval measure printing it (P for P_5)
 
 
 def parse_specs(specs: list[str]) -> dict[str, str | None]:
@@ -142,7 +157,9 @@ def trec_outputs(specs: list[str], rel: int = 1) -> list[Output]:
     for name, given in parse_specs(specs).items():
         kind, default = TABLE[name]
         params = given if given is not None else default
-        out.extend(_expand(name, kind, params, given is not None, rel))
+        out.extend(
+            replace(o, base=name) for o in _expand(name, kind, params, given is not None, rel)
+        )
     return out
 
 
@@ -193,8 +210,23 @@ def _is_int(text: str) -> bool:
     return body.isdigit()
 
 
+@dataclass(frozen=True)
+class Scored:
+    """Per-query values ready to print: query ids in trec_eval's order (sorted).
+
+    ``values`` maps each output name to an array aligned with ``query_ids``;
+    ``texts`` each relstring output name to its strings; ``num_rel_all`` is
+    trec_eval -c's ``num_rel`` summary (grades > 0 over every judged query).
+    """
+
+    query_ids: list[str]
+    values: dict[str, Any]
+    texts: dict[str, list[str]]
+    num_rel_all: float = 0.0
+
+
 def trec_eval_lines(
-    judgments: JudgmentSet,
+    judgments: JudgmentSet | JudgmentGroups,
     run: Run,
     specs: list[str],
     *,
@@ -210,13 +242,53 @@ def trec_eval_lines(
 
     ``per_query`` is ``-q``, ``complete`` ``-c``, ``depth`` ``-M``, ``rel``
     ``-l``, ``judged_only`` ``-J``, ``summary=False`` ``-n``, ``zscores``
-    ``-Z`` (see :mod:`assay.metrics.zscores`). Queries print in trec_eval's
-    order (query ids sorted). Raises :class:`UsageError` when no query has both
-    judgments and results (trec_eval exits 7 there).
+    ``-Z`` (see :mod:`assay.metrics.zscores`). ``judgments`` read with
+    :func:`~assay.metrics.qrels_jg.load_qrels_jg` are trec_eval's ``-R
+    qrels_jg``. Queries print in trec_eval's order (query ids sorted). Raises
+    :class:`UsageError` for a measure the judgments cannot give and when no
+    query has both judgments and results (trec_eval exits 7 there).
     """
-    from assay.metrics.engine import rank_context
+    from assay.metrics.qrels_jg import JudgmentGroups
 
     outputs = trec_outputs(specs, rel)
+    groups = judgments if isinstance(judgments, JudgmentGroups) else None
+    check_format(outputs, "qrels_jg" if groups else "qrels")
+    if groups is not None:
+        judgments, run_in = groups.judgments, groups.expand(run)
+    else:
+        run_in = run
+    options = {"complete": complete, "depth": depth, "judged_only": judged_only}
+    scored = score_qrels(judgments, run_in, outputs, **options)
+    if groups is not None:
+        scored = _averaged(scored, groups)
+    return render(outputs, scored, run.name, per_query=per_query, summary=summary,
+                  complete=complete, zscores=zscores)  # fmt: skip
+
+
+def check_format(outputs: list[Output], rel_format: str) -> None:
+    """Raise :class:`UsageError` for a measure trec_eval cannot compute from ``rel_format``."""
+    for o in outputs:
+        base = o.base or o.name
+        needs = FORMATS.get(base, "qrels")
+        if needs != "any" and rel_format not in needs.split(","):
+            raise UsageError(
+                f"trec_eval measure {base!r} needs -R {needs.split(',')[0]} judgments, "
+                f"not {rel_format}"
+            )
+
+
+def score_qrels(
+    judgments: JudgmentSet,
+    run: Run,
+    outputs: list[Output],
+    *,
+    complete: bool = False,
+    depth: int | None = None,
+    judged_only: bool = False,
+) -> Scored:
+    """Per-query values of ``outputs`` on TREC qrels, as trec_eval computes them."""
+    from assay.metrics.engine import rank_context
+
     missing = [q for q in judgments.answerable_ids if q not in set(run.query_ids)]
     if complete and missing:
         run = with_placeholder_docs(run, missing)
@@ -225,32 +297,61 @@ def trec_eval_lines(
     keep = [i for i in range(len(ranked.query_ids)) if ranked.in_run[i]]
     if not keep:
         raise UsageError("no queries with both results and judgments")
+    keep.sort(key=lambda i: ranked.query_ids[i])
     absent = np.isin(np.asarray(ranked.query_ids, dtype=object), np.asarray(missing, object))
     values = {o.name: _values(o, ctx, ranked.in_run, absent)[keep] for o in outputs}
-    qids = [ranked.query_ids[i] for i in keep]
+    texts: dict[str, list[str]] = {}
+    for o in outputs:
+        if o.kind == "relstring":
+            strings = relstrings(ctx, o.depth)
+            # trec_eval clears the default relstring of -c's placeholder queries
+            blank = o.name == "relstring"
+            texts[o.name] = ["" if blank and absent[i] else strings[i] for i in keep]
+    total = float(np.count_nonzero(ctx.qrels_grade > 0))
+    return Scored([ranked.query_ids[i] for i in keep], values, texts, total)
+
+
+def _averaged(scored: Scored, groups: JudgmentGroups) -> Scored:
+    """Per-group values folded into per-query means (trec_eval's ``*_avgjg``)."""
+    values = {}
+    qids: list[str] = []
+    for name, v in scored.values.items():
+        qids, values[name] = groups.average(scored.query_ids, v)
+    return Scored(qids, values, {}, scored.num_rel_all)
+
+
+def render(
+    outputs: list[Output],
+    scored: Scored,
+    run_name: str,
+    *,
+    per_query: bool = False,
+    summary: bool = True,
+    complete: bool = False,
+    zscores: ZScores | None = None,
+) -> list[str]:
+    """trec_eval's printed lines for ``scored`` values (``-q``, ``-n``, ``-c``, ``-Z``)."""
+    qids, values = scored.query_ids, scored.values
     if zscores is not None:
         values = {o.name: _zscored(o, values[o.name], qids, zscores) for o in outputs}
     z = zscores is not None
     lines: list[str] = []
     if per_query:
-        strings = {o.depth: relstrings(ctx, o.depth) for o in outputs if o.depth}
-        for pos in sorted(range(len(qids)), key=lambda i: qids[i]):
+        for pos, qid in enumerate(qids):
             for o in outputs:
                 if o.kind == "relstring":
-                    text = "" if o.name == "relstring" and absent[keep[pos]] else None
-                    text = strings[o.depth][keep[pos]] if text is None else text
-                    lines.append(f"{o.name:<22}\t{qids[pos]}\t'{text}'")
+                    lines.append(f"{o.name:<22}\t{qid}\t'{scored.texts[o.name][pos]}'")
                 elif o.kind in ("long", "double") and o.measure.family != "NumQ":
-                    lines.append(_line(o, qids[pos], float(values[o.name][pos]), z))
+                    lines.append(_line(o, qid, float(values[o.name][pos]), z))
     if summary:
         for o in outputs:
             if o.kind == "runid":
-                lines.append(f"{'runid':<22}\tall\t{run.name}")
+                lines.append(f"{'runid':<22}\tall\t{run_name}")
             elif o.measure is not None:
                 total = _summary(o.measure, values[o.name], z)
                 if complete and o.measure.family == "NumRel":
                     # trec_eval -c sums grades > 0 over the qrels, whatever -l says
-                    total = float(np.count_nonzero(ctx.qrels_grade > 0))
+                    total = scored.num_rel_all
                 lines.append(_line(o, "all", total, z))
     return lines
 

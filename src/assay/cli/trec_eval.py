@@ -37,7 +37,9 @@ def trec_eval(
     rel_format: Annotated[
         str,
         typer.Option(
-            "-R", help="Judgments format: qrels, or qrels_jg (second column: judgment group)."
+            "-R",
+            help="Judgments format: qrels; qrels_jg (second column: judgment group); prefs "
+            "(qid jg jsg doc level); qrels_prefs (qrels read as preferences).",
         ),
     ] = "qrels",
     zscore_file: Annotated[
@@ -49,6 +51,7 @@ def trec_eval(
 ) -> None:
     """Score a TREC run as trec_eval does and print trec_eval's output, byte for byte."""
     from assay.errors import UsageError
+    from assay.judgments.prefs import load_prefs
     from assay.judgments.trec import load_trec_eval_qrels
     from assay.metrics.qrels_jg import load_qrels_jg
     from assay.metrics.treceval import trec_eval_lines
@@ -59,7 +62,12 @@ def trec_eval(
         raise UsageError("-M must be a whole number >= 1")
     if level < 1:
         raise UsageError("-l must be a whole number >= 1")
-    loaders = {"qrels": load_trec_eval_qrels, "qrels_jg": load_qrels_jg}
+    loaders = {
+        "qrels": load_trec_eval_qrels,
+        "qrels_jg": load_qrels_jg,
+        "prefs": lambda path: load_prefs(path, "prefs"),
+        "qrels_prefs": lambda path: load_prefs(path, "qrels_prefs"),
+    }
     if rel_format not in loaders:
         raise UsageError(f"-R must be one of {', '.join(loaders)}, not {rel_format!r}")
     judgments = loaders[rel_format](qrels)

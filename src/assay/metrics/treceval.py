@@ -21,6 +21,7 @@ from assay.metrics.measures import Measure
 
 if TYPE_CHECKING:  # pragma: no cover
     from assay.judgments.models import JudgmentSet
+    from assay.judgments.prefs import Preferences
     from assay.metrics.qrels_jg import JudgmentGroups
     from assay.metrics.zscores import ZScores
     from assay.runs.models import Run
@@ -72,6 +73,23 @@ TABLE: dict[str, tuple[str, str]] = {
     "unj": ("cut", "5,10,20"),
 }
 
+
+def _with_prefs(table: dict[str, tuple[str, str]]) -> dict[str, tuple[str, str]]:
+    """The table with the registry's preference measures, where trec_eval lists them."""
+    from assay.metrics.registry import PREFERENCE_MEASURES
+
+    items = list(table.items())
+    at = list(table).index("map_avgjg")
+    prefs = [
+        (p.name, ("prefs_count" if p.aggregate == "sum" else "prefs", ""))
+        for p in PREFERENCE_MEASURES
+    ]
+    return dict(items[:at] + prefs + items[at:])
+
+
+TABLE = _with_prefs(TABLE)
+_PREFS = tuple(n for n, (kind, _) in TABLE.items() if kind.startswith("prefs"))
+
 #: the judgments (trec_eval -R) a measure needs, when not plain qrels
 FORMATS: dict[str, str] = {
     "runid": "any",
@@ -79,6 +97,7 @@ FORMATS: dict[str, str] = {
     "map_avgjg": "qrels_jg",
     "P_avgjg": "qrels_jg",
     "Rprec_mult_avgjg": "qrels_jg",
+    **dict.fromkeys(_PREFS, "prefs,qrels_prefs"),
 }
 
 NICKNAMES: dict[str, tuple[str, ...]] = {
@@ -92,6 +111,8 @@ NICKNAMES: dict[str, tuple[str, ...]] = {
         "set_recall", "set_relative_P", "set_map", "set_F",
     ),
     "qrels_jg": ("runid", "num_q", "map_avgjg", "P_avgjg", "Rprec_mult_avgjg"),
+    "all_prefs": ("runid", "num_q", *_PREFS),
+    "prefs": ("runid", "num_q", *_PREFS[:6]),
 }  # fmt: skip
 
 
@@ -175,6 +196,8 @@ def _measure(name: str, rel: int, cutoff: int | None = None, **params: str) -> M
 def _expand(name: str, kind: str, params: str, given: bool, rel: int) -> list[Output]:
     if kind == "runid":
         return [Output("runid", "runid", None)]
+    if kind.startswith("prefs"):  # scored by assay.metrics.prefs, not by a registry family
+        return [Output(name, "long" if kind == "prefs_count" else "double", None)]
     if kind == "relstring":
         label = f"relstring_{params}" if given else "relstring"
         return [Output(label, "relstring", None, depth=int(_num(params)))]
@@ -226,7 +249,7 @@ class Scored:
 
 
 def trec_eval_lines(
-    judgments: JudgmentSet | JudgmentGroups,
+    judgments: JudgmentSet | JudgmentGroups | Preferences,
     run: Run,
     specs: list[str],
     *,
@@ -244,25 +267,50 @@ def trec_eval_lines(
     ``-l``, ``judged_only`` ``-J``, ``summary=False`` ``-n``, ``zscores``
     ``-Z`` (see :mod:`assay.metrics.zscores`). ``judgments`` read with
     :func:`~assay.metrics.qrels_jg.load_qrels_jg` are trec_eval's ``-R
-    qrels_jg``. Queries print in trec_eval's order (query ids sorted). Raises
+    qrels_jg``, with :func:`~assay.judgments.prefs.load_prefs` ``-R prefs``
+    or ``qrels_prefs``. Queries print in trec_eval's order (query ids sorted). Raises
     :class:`UsageError` for a measure the judgments cannot give and when no
     query has both judgments and results (trec_eval exits 7 there).
     """
-    from assay.metrics.qrels_jg import JudgmentGroups
-
     outputs = trec_outputs(specs, rel)
-    groups = judgments if isinstance(judgments, JudgmentGroups) else None
-    check_format(outputs, "qrels_jg" if groups else "qrels")
-    if groups is not None:
-        judgments, run_in = groups.judgments, groups.expand(run)
-    else:
-        run_in = run
     options = {"complete": complete, "depth": depth, "judged_only": judged_only}
-    scored = score_qrels(judgments, run_in, outputs, **options)
-    if groups is not None:
-        scored = _averaged(scored, groups)
+    scored = score(judgments, run, outputs, **options)
     return render(outputs, scored, run.name, per_query=per_query, summary=summary,
                   complete=complete, zscores=zscores)  # fmt: skip
+
+
+def score(
+    judgments: JudgmentSet | JudgmentGroups | Preferences,
+    run: Run,
+    outputs: list[Output],
+    *,
+    complete: bool = False,
+    depth: int | None = None,
+    judged_only: bool = False,
+) -> Scored:
+    """Per-query values of ``outputs`` for trec_eval's three kinds of judgments.
+
+    TREC qrels (``-R qrels``), judgment groups (``-R qrels_jg``, averaged over
+    groups) or preferences (``-R prefs``/``qrels_prefs``, where ``-J`` changes
+    nothing, as in trec_eval). Raises :class:`UsageError` for a measure the
+    judgments cannot give.
+    """
+    from assay.judgments.prefs import Preferences
+    from assay.metrics.prefs import score_prefs
+    from assay.metrics.qrels_jg import JudgmentGroups
+
+    if isinstance(judgments, Preferences):
+        check_format(outputs, judgments.format)
+        qids, values = score_prefs(judgments, run, complete=complete, depth=depth)
+        zeros = np.zeros(len(qids))
+        return Scored(qids, {o.name: values.get(o.name, zeros + 1) for o in outputs}, {})
+    options = {"complete": complete, "depth": depth, "judged_only": judged_only}
+    if isinstance(judgments, JudgmentGroups):
+        check_format(outputs, "qrels_jg")
+        scored = score_qrels(judgments.judgments, judgments.expand(run), outputs, **options)
+        return _averaged(scored, judgments)
+    check_format(outputs, "qrels")
+    return score_qrels(judgments, run, outputs, **options)
 
 
 def check_format(outputs: list[Output], rel_format: str) -> None:
@@ -341,14 +389,14 @@ def render(
             for o in outputs:
                 if o.kind == "relstring":
                     lines.append(f"{o.name:<22}\t{qid}\t'{scored.texts[o.name][pos]}'")
-                elif o.kind in ("long", "double") and o.measure.family != "NumQ":
+                elif o.kind in ("long", "double") and not _is_num_q(o):
                     lines.append(_line(o, qid, float(values[o.name][pos]), z))
     if summary:
         for o in outputs:
             if o.kind == "runid":
                 lines.append(f"{'runid':<22}\tall\t{run_name}")
-            elif o.measure is not None:
-                total = _summary(o.measure, values[o.name], z)
+            elif o.kind in ("long", "double", "summary"):
+                total = _summary(o, values[o.name], z)
                 if complete and o.measure.family == "NumRel":
                     # trec_eval -c sums grades > 0 over the qrels, whatever -l says
                     total = scored.num_rel_all
@@ -411,17 +459,28 @@ def _zscored(o: Output, values: Any, qids: list[str], zscores: ZScores) -> Any:
     """
     from assay.metrics.registry import MIN_GEO_MEAN
 
-    if o.measure is None or o.measure.family == "NumQ":
+    if o.kind not in ("long", "double", "summary") or _is_num_q(o):
         return values
-    if o.measure.aggregate == "gmean":
+    if o.measure is not None and o.measure.aggregate == "gmean":
         values = np.log(np.maximum(values, MIN_GEO_MEAN))
     return zscores.convert(qids, o.name, values)
 
 
-def _summary(m: Measure, values: Any, z: bool) -> float:
-    """The summary value; with -Z a geometric mean is exp of the mean z-score of the logs."""
+def _is_num_q(o: Output) -> bool:
+    return o.measure is not None and o.measure.family == "NumQ"
+
+
+def _summary(o: Output, values: Any, z: bool) -> float:
+    """The summary value; with -Z a geometric mean is exp of the mean z-score of the logs.
+
+    Preference measures (no registry family) add up counts and average the rest.
+    """
     from assay.metrics.engine import aggregate
 
+    m = o.measure
+    if m is None:
+        v = np.asarray(values, dtype=np.float64)
+        return 0.0 if not v.size else float(v.sum() if o.kind == "long" else v.mean())
     if z and m.aggregate == "gmean":
         return float(np.exp(np.mean(values))) if len(values) else 0.0
     return aggregate(m, values)

@@ -397,7 +397,7 @@ def render(
                 lines.append(f"{'runid':<22}\tall\t{run_name}")
             elif o.kind in ("long", "double", "summary"):
                 total = _summary(o, values[o.name], z)
-                if complete and o.measure.family == "NumRel":
+                if complete and o.measure is not None and o.measure.family == "NumRel":
                     # trec_eval -c sums grades > 0 over the qrels, whatever -l says
                     total = scored.num_rel_all
                 lines.append(_line(o, "all", total, z))

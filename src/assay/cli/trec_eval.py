@@ -12,7 +12,9 @@ from assay.cli.app import app
 
 @app.command(name="trec-eval")
 def trec_eval(
-    qrels: Annotated[Path, typer.Argument(help="TREC qrels (query iteration doc grade).")],
+    qrels: Annotated[
+        Path, typer.Argument(help="TREC qrels (query iteration doc grade), or the -R format.")
+    ],
     run: Annotated[Path, typer.Argument(help="TREC run (query Q0 doc rank score tag).")],
     measures: Annotated[
         list[str] | None,
@@ -51,10 +53,7 @@ def trec_eval(
 ) -> None:
     """Score a TREC run as trec_eval does and print trec_eval's output, byte for byte."""
     from assay.errors import UsageError
-    from assay.judgments.prefs import load_prefs
-    from assay.judgments.trec import load_trec_eval_qrels
-    from assay.metrics.qrels_jg import load_qrels_jg
-    from assay.metrics.treceval import trec_eval_lines
+    from assay.metrics.treceval import read_rel_info, trec_eval_lines
     from assay.metrics.zscores import load_zscores
     from assay.runs.io import load_run
 
@@ -62,15 +61,7 @@ def trec_eval(
         raise UsageError("-M must be a whole number >= 1")
     if level < 1:
         raise UsageError("-l must be a whole number >= 1")
-    loaders = {
-        "qrels": load_trec_eval_qrels,
-        "qrels_jg": load_qrels_jg,
-        "prefs": lambda path: load_prefs(path, "prefs"),
-        "qrels_prefs": lambda path: load_prefs(path, "qrels_prefs"),
-    }
-    if rel_format not in loaders:
-        raise UsageError(f"-R must be one of {', '.join(loaders)}, not {rel_format!r}")
-    judgments = loaders[rel_format](qrels)
+    judgments = read_rel_info(qrels, rel_format)
     zscores = load_zscores(zscore_file) if zscore_file is not None else None
     lines = trec_eval_lines(
         judgments,

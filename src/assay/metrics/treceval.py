@@ -5,19 +5,23 @@ trec_eval names a measure (``P``), optionally with parameters after a dot
 ``all_trec``, ``set``) name groups. :func:`trec_outputs` turns such specs into
 the printed names and the registry :class:`~assay.metrics.measures.Measure` of
 each; :func:`trec_eval_lines` scores a run and prints what trec_eval prints
-(``-q`` per query, ``-c``, ``-M``, ``-l``, ``-J``, ``-n``): one line per value,
-``%-22s\\t%s\\t%6.4f`` (counts as integers), measures in trec_eval's table order.
+(``-q`` per query, ``-c``, ``-M``, ``-l``, ``-J``, ``-n``, ``-Z``; printing in
+:mod:`assay.metrics.treceval_print`) from the judgments :func:`read_rel_info`
+reads for ``-R`` (qrels, judgment groups, preferences), measures in
+trec_eval's table order.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from assay.errors import UsageError
 from assay.metrics.measures import Measure
+from assay.metrics.treceval_print import Scored, render
 
 if TYPE_CHECKING:  # pragma: no cover
     from assay.judgments.models import JudgmentSet
@@ -233,19 +237,31 @@ def _is_int(text: str) -> bool:
     return body.isdigit()
 
 
-@dataclass(frozen=True)
-class Scored:
-    """Per-query values ready to print: query ids in trec_eval's order (sorted).
+#: trec_eval's -R values
+REL_FORMATS = ("qrels", "qrels_jg", "prefs", "qrels_prefs")
 
-    ``values`` maps each output name to an array aligned with ``query_ids``;
-    ``texts`` each relstring output name to its strings; ``num_rel_all`` is
-    trec_eval -c's ``num_rel`` summary (grades > 0 over every judged query).
+
+def read_rel_info(path: str | Path, rel_format: str = "qrels") -> Any:
+    """Judgments read as trec_eval ``-R rel_format`` reads them.
+
+    ``qrels``: a :class:`~assay.judgments.models.JudgmentSet`; ``qrels_jg``:
+    :class:`~assay.metrics.qrels_jg.JudgmentGroups`; ``prefs`` and
+    ``qrels_prefs``: :class:`~assay.judgments.prefs.Preferences`. Raises
+    :class:`UsageError` on another format.
     """
+    if rel_format == "qrels":
+        from assay.judgments.trec import load_trec_eval_qrels
 
-    query_ids: list[str]
-    values: dict[str, Any]
-    texts: dict[str, list[str]]
-    num_rel_all: float = 0.0
+        return load_trec_eval_qrels(path)
+    if rel_format == "qrels_jg":
+        from assay.metrics.qrels_jg import load_qrels_jg
+
+        return load_qrels_jg(path)
+    if rel_format in ("prefs", "qrels_prefs"):
+        from assay.judgments.prefs import load_prefs
+
+        return load_prefs(path, rel_format)
+    raise UsageError(f"-R must be one of {', '.join(REL_FORMATS)}, not {rel_format!r}")
 
 
 def trec_eval_lines(
@@ -368,42 +384,6 @@ def _averaged(scored: Scored, groups: JudgmentGroups) -> Scored:
     return Scored(qids, values, {}, scored.num_rel_all)
 
 
-def render(
-    outputs: list[Output],
-    scored: Scored,
-    run_name: str,
-    *,
-    per_query: bool = False,
-    summary: bool = True,
-    complete: bool = False,
-    zscores: ZScores | None = None,
-) -> list[str]:
-    """trec_eval's printed lines for ``scored`` values (``-q``, ``-n``, ``-c``, ``-Z``)."""
-    qids, values = scored.query_ids, scored.values
-    if zscores is not None:
-        values = {o.name: _zscored(o, values[o.name], qids, zscores) for o in outputs}
-    z = zscores is not None
-    lines: list[str] = []
-    if per_query:
-        for pos, qid in enumerate(qids):
-            for o in outputs:
-                if o.kind == "relstring":
-                    lines.append(f"{o.name:<22}\t{qid}\t'{scored.texts[o.name][pos]}'")
-                elif o.kind in ("long", "double") and not _is_num_q(o):
-                    lines.append(_line(o, qid, float(values[o.name][pos]), z))
-    if summary:
-        for o in outputs:
-            if o.kind == "runid":
-                lines.append(f"{'runid':<22}\tall\t{run_name}")
-            elif o.kind in ("long", "double", "summary"):
-                total = _summary(o, values[o.name], z)
-                if complete and o.measure is not None and o.measure.family == "NumRel":
-                    # trec_eval -c sums grades > 0 over the qrels, whatever -l says
-                    total = scored.num_rel_all
-                lines.append(_line(o, "all", total, z))
-    return lines
-
-
 #: the document trec_eval -c ranks for a judged query absent from the run
 PLACEHOLDER_DOC = "ceci_nest_pas_un_docno"
 #: outputs trec_eval resets to 0 for such a query (by exact printed name; unj* by prefix)
@@ -450,53 +430,6 @@ def _zero_by_zero(m: Measure, values: Any, ctx: Any, in_run: Any) -> Any:
         hit_zero |= lround(level * big_r) == 0
     empty = in_run & (ctx.count() == 0) & hit_zero
     return np.where(empty, -np.nan, values) if empty.any() else values
-
-
-def _zscored(o: Output, values: Any, qids: list[str], zscores: ZScores) -> Any:
-    """One output's per-query values as z-scores; geometric means on the logs trec_eval sums.
-
-    ``num_q`` stays a count (its summary is the number of queries, whatever -Z says).
-    """
-    from assay.metrics.registry import MIN_GEO_MEAN
-
-    if o.kind not in ("long", "double", "summary") or _is_num_q(o):
-        return values
-    if o.measure is not None and o.measure.aggregate == "gmean":
-        values = np.log(np.maximum(values, MIN_GEO_MEAN))
-    return zscores.convert(qids, o.name, values)
-
-
-def _is_num_q(o: Output) -> bool:
-    return o.measure is not None and o.measure.family == "NumQ"
-
-
-def _summary(o: Output, values: Any, z: bool) -> float:
-    """The summary value; with -Z a geometric mean is exp of the mean z-score of the logs.
-
-    Preference measures (no registry family) add up counts and average the rest.
-    """
-    from assay.metrics.engine import aggregate
-
-    m = o.measure
-    if m is None:
-        v = np.asarray(values, dtype=np.float64)
-        return 0.0 if not v.size else float(v.sum() if o.kind == "long" else v.mean())
-    if z and m.aggregate == "gmean":
-        return float(np.exp(np.mean(values))) if len(values) else 0.0
-    return aggregate(m, values)
-
-
-def _line(o: Output, qid: str, value: float, z: bool = False) -> str:
-    import math
-
-    if z:
-        text = f"{'-nan':>6}" if math.isnan(value) else f"{value:6.4f}"
-        return f"Z{o.name:<22}\t{qid}\t{text}"
-    if o.kind == "long":
-        return f"{o.name:<22}\t{qid}\t{int(value)}"
-    if math.isnan(value):
-        return f"{o.name:<22}\t{qid}\t{'-nan':>6}"
-    return f"{o.name:<22}\t{qid}\t{value:6.4f}"
 
 
 def relstrings(ctx: Any, depth: int) -> list[str]:

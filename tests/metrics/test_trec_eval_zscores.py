@@ -165,3 +165,39 @@ def test_zscores_match_trec_eval(trec_eval_bin: Path, tmp_path_factory, case) ->
         zscores=load_zscores(folder / "z"),
     )
     assert ours == done.stdout.splitlines()
+
+
+@pytest.mark.parametrize(
+    ("rel_format", "qrels", "run", "measures"),
+    [
+        ("prefs", "prefs.test", "prefs.results.test", ["prefs_simp", "prefs_num_prefs_poss"]),
+        ("qrels_jg", "qrels.123", "results.test", ["P_avgjg_5", "map_avgjg", "num_q"]),
+    ],
+)
+def test_zscores_of_prefs_and_groups_match_trec_eval(
+    trec_eval_bin: Path, te: Path, tmp_path: Path, rel_format, qrels, run, measures
+) -> None:
+    from assay.metrics.treceval import read_rel_info
+
+    judgments = read_rel_info(te / qrels, rel_format)
+    qids = judgments.query_ids if rel_format == "prefs" else ["301", "302", "303"]
+    z = [f"{q} {m} {0.25 * k} {[0, 0.5, 2][k % 3]}" for k, q in enumerate(qids) for m in measures]
+    (tmp_path / "z").write_text("\n".join([*z, "zz ~ 0 1"]) + "\n")
+    spec = "all_prefs" if rel_format == "prefs" else "qrels_jg"
+    args = ["-q", "-m", spec, "-R", rel_format, "-Z", str(tmp_path / "z")]
+    done = subprocess.run(
+        [str(trec_eval_bin), *args, str(te / qrels), str(te / run)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    ours = trec_eval_lines(
+        judgments,
+        load_run(te / run),
+        [spec],
+        per_query=True,
+        zscores=load_zscores(tmp_path / "z"),
+    )
+    assert ours == done.stdout.splitlines()

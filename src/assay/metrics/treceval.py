@@ -318,8 +318,8 @@ def score(
     if isinstance(judgments, Preferences):
         check_format(outputs, judgments.format)
         qids, values = score_prefs(judgments, run, complete=complete, depth=depth)
-        zeros = np.zeros(len(qids))
-        return Scored(qids, {o.name: values.get(o.name, zeros + 1) for o in outputs}, {})
+        ones = np.ones(len(qids))  # num_q: 1 per query (runid prints no value)
+        return Scored(qids, {o.name: values.get(o.name, ones) for o in outputs}, {})
     options = {"complete": complete, "depth": depth, "judged_only": judged_only}
     if isinstance(judgments, JudgmentGroups):
         check_format(outputs, "qrels_jg")

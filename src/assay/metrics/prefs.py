@@ -52,7 +52,7 @@ class QueryCounts:
     """Groups of one query, the pair counts over groups and the retrieved boundary."""
 
     groups: list[Group]
-    pairs: Any  # (k, 3) int: lower rank, higher rank, count (lower preferred) ...
+    pairs: Any  # (k, 3) int: preferred doc's rank, other doc's rank, groups preferring so
     num_judged: int
     num_judged_ret: int
 

@@ -53,29 +53,18 @@ def trec_eval(
 ) -> None:
     """Score a TREC run as trec_eval does and print trec_eval's output, byte for byte."""
     from assay.errors import UsageError
-    from assay.metrics.treceval import read_rel_info, trec_eval_lines
-    from assay.metrics.zscores import load_zscores
-    from assay.runs.io import load_run
+    from assay.metrics.treceval import trec_eval_files
 
     if depth is not None and depth < 1:
         raise UsageError("-M must be a whole number >= 1")
     if level < 1:
         raise UsageError("-l must be a whole number >= 1")
-    judgments = read_rel_info(qrels, rel_format)
-    zscores = load_zscores(zscore_file) if zscore_file is not None else None
-    lines = trec_eval_lines(
-        judgments,
-        load_run(run, format="trec"),
-        list(measures or []),
-        per_query=per_query,
-        complete=complete,
-        depth=depth,
-        rel=level,
-        judged_only=judged_only,
-        summary=not no_summary,
-        zscores=zscores,
-    )
-    for warning in getattr(judgments, "warnings", []):
+    lines, warnings = trec_eval_files(
+        qrels, run, list(measures or []), rel_format=rel_format, zscore_file=zscore_file,
+        per_query=per_query, complete=complete, depth=depth, rel=level,
+        judged_only=judged_only, summary=not no_summary,
+    )  # fmt: skip
+    for warning in warnings:
         typer.echo(f"warning: {warning}", err=True)
     if lines:
         typer.echo("\n".join(lines))

@@ -264,6 +264,30 @@ def read_rel_info(path: str | Path, rel_format: str = "qrels") -> Any:
     raise UsageError(f"-R must be one of {', '.join(REL_FORMATS)}, not {rel_format!r}")
 
 
+def trec_eval_files(
+    qrels: str | Path,
+    run: str | Path,
+    specs: list[str],
+    *,
+    rel_format: str = "qrels",
+    zscore_file: str | Path | None = None,
+    **options: Any,
+) -> tuple[list[str], list[str]]:
+    """trec_eval on files (``assay trec-eval``): (printed lines, warnings about the judgments).
+
+    ``rel_format`` is ``-R`` (see :func:`read_rel_info`), ``zscore_file``
+    ``-Z``; ``options`` are those of :func:`trec_eval_lines`.
+    """
+    from assay.metrics.zscores import load_zscores
+    from assay.runs.io import load_run
+
+    judgments = read_rel_info(qrels, rel_format)
+    zscores = load_zscores(zscore_file) if zscore_file is not None else None
+    ranked = load_run(run, format="trec")
+    lines = trec_eval_lines(judgments, ranked, specs, zscores=zscores, **options)
+    return lines, list(getattr(judgments, "warnings", []))
+
+
 def trec_eval_lines(
     judgments: JudgmentSet | JudgmentGroups | Preferences,
     run: Run,

@@ -12,7 +12,9 @@ from assay.cli.app import app
 
 @app.command(name="trec-eval")
 def trec_eval(
-    qrels: Annotated[Path, typer.Argument(help="TREC qrels (query iteration doc grade).")],
+    qrels: Annotated[
+        Path, typer.Argument(help="TREC qrels (query iteration doc grade), or the -R format.")
+    ],
     run: Annotated[Path, typer.Argument(help="TREC run (query Q0 doc rank score tag).")],
     measures: Annotated[
         list[str] | None,
@@ -34,30 +36,35 @@ def trec_eval(
         bool, typer.Option("-J", help="Drop unjudged documents before scoring.")
     ] = False,
     no_summary: Annotated[bool, typer.Option("-n", help="No summary lines.")] = False,
+    rel_format: Annotated[
+        str,
+        typer.Option(
+            "-R",
+            help="Judgments format: qrels; qrels_jg (second column: judgment group); prefs "
+            "(qid jg jsg doc level); qrels_prefs (qrels read as preferences).",
+        ),
+    ] = "qrels",
+    zscore_file: Annotated[
+        Path | None,
+        typer.Option(
+            "-Z", help="Print z-scores: lines 'qid measure mean stddev' give each reference."
+        ),
+    ] = None,
 ) -> None:
     """Score a TREC run as trec_eval does and print trec_eval's output, byte for byte."""
     from assay.errors import UsageError
-    from assay.judgments.trec import load_trec_eval_qrels
-    from assay.metrics.treceval import trec_eval_lines
-    from assay.runs.io import load_run
+    from assay.metrics.treceval import trec_eval_files
 
     if depth is not None and depth < 1:
         raise UsageError("-M must be a whole number >= 1")
     if level < 1:
         raise UsageError("-l must be a whole number >= 1")
-    judgments = load_trec_eval_qrels(qrels)
-    lines = trec_eval_lines(
-        judgments,
-        load_run(run, format="trec"),
-        list(measures or []),
-        per_query=per_query,
-        complete=complete,
-        depth=depth,
-        rel=level,
-        judged_only=judged_only,
-        summary=not no_summary,
-    )
-    for warning in judgments.warnings:
+    lines, warnings = trec_eval_files(
+        qrels, run, list(measures or []), rel_format=rel_format, zscore_file=zscore_file,
+        per_query=per_query, complete=complete, depth=depth, rel=level,
+        judged_only=judged_only, summary=not no_summary,
+    )  # fmt: skip
+    for warning in warnings:
         typer.echo(f"warning: {warning}", err=True)
     if lines:
         typer.echo("\n".join(lines))

@@ -20,7 +20,10 @@ from dataclasses import dataclass
 from typing import Literal
 
 from assay.errors import UsageError
-from assay.metrics.registry import ALIASES, FAMILY_LIST, REGISTRY, usage_list
+from assay.metrics.registry import ALIASES, FAMILY_LIST, REGISTRY, TREC_NAMES, usage_list
+
+#: trec_eval names written with a cutoff (``P_5``, ``ndcg_cut.10``), from the registry
+_TREC_CUTS = "|".join(n for n, (_, form) in TREC_NAMES.items() if form == "cut")
 
 Gain = Literal["linear", "exp"]
 
@@ -166,11 +169,7 @@ def parse_measure(text: str | Measure) -> Measure:
     if isinstance(text, Measure):
         return text
     raw = str(text)
-    trec = re.fullmatch(
-        r"\s*(ndcg_cut|map_cut|P|recall|success|relative_P|unj|iprec_at_recall|Rprec_mult)"
-        r"[_.](\d+|\d*\.\d+)\s*",
-        raw,
-    )
+    trec = re.fullmatch(rf"\s*({_TREC_CUTS})[_.](\d+|\d*\.\d+)\s*", raw)
     if trec:
         fam = ALIASES[trec.group(1).lower()]
         raw = f"{fam}@{trec.group(2)}"

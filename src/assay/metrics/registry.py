@@ -84,7 +84,7 @@ _COUNT = {"bounds": (0.0, None), "aggregate": "sum"}
 
 FAMILY_LIST: tuple[Family, ...] = (
     _f("P", "Precision at k: sum_{i<=k} rel(i) / k.", "precision", ("precision",),
-       (("P", "cut"),), cutoff="required", example="P@10"),
+       (("P", "cut"), ("P_avgjg", "cut")), cutoff="required", example="P@10"),
     _f("R", "Recall at k: sum_{i<=k} rel(i) / R (0 when R = 0).", "recall", ("recall",),
        (("recall", "cut"),), cutoff="required", example="R@100"),
     _f("RR", "Reciprocal rank of the first relevant document (within the top k): 1 / rank.",
@@ -96,7 +96,8 @@ FAMILY_LIST: tuple[Family, ...] = (
        "ndcg", (), (("ndcg", "gains"), ("ndcg_cut", "cut")), cutoff="optional",
        takes_rel=False, params={"gain": "linear", "gains": ""}, example="nDCG@10"),
     _f("AP", "Average precision: sum_{i<=k} rel(i) * P@i / R.", "ap", ("map",),
-       (("map", "plain"), ("map_cut", "cut")), cutoff="optional", example="AP"),
+       (("map", "plain"), ("map_cut", "cut"), ("map_avgjg", "plain")), cutoff="optional",
+       example="AP"),
     _f("GMAP", "AP per query; the aggregate is the geometric mean exp(mean(log(max(AP, "
        "1e-5)))) (trec_eval gm_map).", "ap", ("gm_map",), (("gm_map", "plain"),),
        aggregate="gmean", example="GMAP"),
@@ -104,7 +105,8 @@ FAMILY_LIST: tuple[Family, ...] = (
        (("Rprec", "plain"),), example="Rprec"),
     _f("RprecMult", "Precision at rank ceil-ish(mult * R) (trec_eval: (long)(mult * R + 0.9)); "
        "past the end of the run, num_rel_ret / cutoff.", "rprec_mult", ("rprec_mult",),
-       (("Rprec_mult", "cut"),), params={"mult": None}, example="RprecMult(mult=0.5)"),
+       (("Rprec_mult", "cut"), ("Rprec_mult_avgjg", "cut")), params={"mult": None},
+       example="RprecMult(mult=0.5)"),
     _f("Bpref", "Binary preference: (1/R) sum over retrieved relevant r of 1 - min(N_r, R) / "
        "min(N, R), N_r the judged non-relevant documents above r, N all judged non-relevant.",
        "bpref", (), (("bpref", "plain"),), example="Bpref"),
@@ -200,6 +202,53 @@ TREC_NAMES: dict[str, tuple[str, str]] = {
 }
 
 
+@dataclass(frozen=True)
+class PreferenceMeasure:
+    """One trec_eval preference measure (``-R prefs``/``qrels_prefs``), by its trec_eval name.
+
+    Scored from preference judgments by :mod:`assay.metrics.prefs`, not from
+    graded qrels, so it is not a :class:`Family`; ``aggregate`` is ``sum``
+    for counts, ``mean`` otherwise.
+    """
+
+    name: str
+    doc: str
+    aggregate: Aggregate = "mean"
+
+
+def _p(name: str, doc: str, aggregate: Aggregate = "mean") -> PreferenceMeasure:
+    return PreferenceMeasure(name, doc, aggregate)
+
+
+_IMPLIED = "pairs with one doc retrieved count (implied), pairs with none count as failures"
+_RET = "only pairs with both docs retrieved count"
+_IMP = "pairs with one doc retrieved count, pairs with none are ignored"
+_RNONREL = (
+    "per judgment group, fulfilled over possible preferences with the non-relevant docs "
+    "capped at R (the relevant ones), averaged over groups"
+)
+
+#: trec_eval's preference measures, in its table order (nickname ``all_prefs``)
+PREFERENCE_MEASURES: tuple[PreferenceMeasure, ...] = (
+    _p("prefs_num_prefs_poss", "Possible preferences, retrieved or not (summed).", "sum"),
+    _p("prefs_num_prefs_ful", f"Fulfilled preferences; {_IMPLIED} (summed).", "sum"),
+    _p("prefs_num_prefs_ful_ret", f"Fulfilled preferences; {_RET} (summed).", "sum"),
+    _p("prefs_simp", f"Fulfilled over possible preferences; {_IMPLIED}."),
+    _p("prefs_pair", f"Mean over doc pairs of the share of groups whose preference is met; "
+       f"{_IMPLIED}."),
+    _p("prefs_avgjg", f"Fulfilled over possible preferences per judgment group, averaged over "
+       f"groups; {_IMPLIED}."),
+    _p("prefs_avgjg_Rnonrel", f"{_RNONREL[0].upper()}{_RNONREL[1:]}; {_IMPLIED}."),
+    _p("prefs_simp_ret", f"Fulfilled over possible preferences; {_RET}."),
+    _p("prefs_pair_ret", f"prefs_pair; {_RET}."),
+    _p("prefs_avgjg_ret", f"prefs_avgjg; {_RET}."),
+    _p("prefs_avgjg_Rnonrel_ret", f"prefs_avgjg_Rnonrel; {_RET}."),
+    _p("prefs_simp_imp", f"Fulfilled over possible preferences; {_IMP}."),
+    _p("prefs_pair_imp", f"prefs_pair; {_IMP}."),
+    _p("prefs_avgjg_imp", f"prefs_avgjg; {_IMP}."),
+)  # fmt: skip
+
+
 def family(name: str) -> Family:
     """The family of a canonical or alias name; raises ``KeyError`` when unknown."""
     return REGISTRY[ALIASES[name.lower()]] if name not in REGISTRY else REGISTRY[name]
@@ -216,4 +265,6 @@ def help_table() -> str:
     for f in FAMILY_LIST:
         trec = ", ".join(t for t, _ in f.trec) or "-"
         lines.append(f"{f.usage:<24} trec_eval: {trec:<26} {f.doc}")
+    for p in PREFERENCE_MEASURES:
+        lines.append(f"{'-':<24} trec_eval: {p.name:<26} {p.doc}")
     return "\n".join(lines)

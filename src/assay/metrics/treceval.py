@@ -5,22 +5,29 @@ trec_eval names a measure (``P``), optionally with parameters after a dot
 ``all_trec``, ``set``) name groups. :func:`trec_outputs` turns such specs into
 the printed names and the registry :class:`~assay.metrics.measures.Measure` of
 each; :func:`trec_eval_lines` scores a run and prints what trec_eval prints
-(``-q`` per query, ``-c``, ``-M``, ``-l``, ``-J``, ``-n``): one line per value,
-``%-22s\\t%s\\t%6.4f`` (counts as integers), measures in trec_eval's table order.
+(``-q`` per query, ``-c``, ``-M``, ``-l``, ``-J``, ``-n``, ``-Z``; printing in
+:mod:`assay.metrics.treceval_print`) from the judgments :func:`read_rel_info`
+reads for ``-R`` (qrels, judgment groups, preferences), measures in
+trec_eval's table order.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from assay.errors import UsageError
 from assay.metrics.measures import Measure
+from assay.metrics.treceval_print import Scored, render
 
 if TYPE_CHECKING:  # pragma: no cover
     from assay.judgments.models import JudgmentSet
+    from assay.judgments.prefs import Preferences
+    from assay.metrics.qrels_jg import JudgmentGroups
+    from assay.metrics.zscores import ZScores
     from assay.runs.models import Run
 
 _CUTS = "5,10,15,20,30,100,200,500,1000"
@@ -62,9 +69,39 @@ TABLE: dict[str, tuple[str, str]] = {
     "set_map": ("plain", ""),
     "set_F": ("param", "1"),
     "num_nonrel_judged_ret": ("long", ""),
+    "map_avgjg": ("plain", ""),
+    "P_avgjg": ("cut", _CUTS),
+    "Rprec_mult_avgjg": ("cut_double", "0.2,0.4,0.6,0.8,1.0,1.2,1.4,1.6,1.8,2.0"),
     "rbp": ("pairs", ""),
     "rbp_resid": ("pairs", ""),
     "unj": ("cut", "5,10,20"),
+}
+
+
+def _with_prefs(table: dict[str, tuple[str, str]]) -> dict[str, tuple[str, str]]:
+    """The table with the registry's preference measures, where trec_eval lists them."""
+    from assay.metrics.registry import PREFERENCE_MEASURES
+
+    items = list(table.items())
+    at = list(table).index("map_avgjg")
+    prefs = [
+        (p.name, ("prefs_count" if p.aggregate == "sum" else "prefs", ""))
+        for p in PREFERENCE_MEASURES
+    ]
+    return dict(items[:at] + prefs + items[at:])
+
+
+TABLE = _with_prefs(TABLE)
+_PREFS = tuple(n for n, (kind, _) in TABLE.items() if kind.startswith("prefs"))
+
+#: the judgments (trec_eval -R) a measure needs, when not plain qrels
+FORMATS: dict[str, str] = {
+    "runid": "any",
+    "num_q": "any",
+    "map_avgjg": "qrels_jg",
+    "P_avgjg": "qrels_jg",
+    "Rprec_mult_avgjg": "qrels_jg",
+    **dict.fromkeys(_PREFS, "prefs,qrels_prefs"),
 }
 
 NICKNAMES: dict[str, tuple[str, ...]] = {
@@ -72,11 +109,14 @@ NICKNAMES: dict[str, tuple[str, ...]] = {
         "runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec",
         "bpref", "recip_rank", "iprec_at_recall", "P",
     ),
-    "all_trec": tuple(TABLE),
+    "all_trec": tuple(n for n in TABLE if FORMATS.get(n, "qrels") in ("qrels", "any")),
     "set": (
         "runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "utility", "set_P",
         "set_recall", "set_relative_P", "set_map", "set_F",
     ),
+    "qrels_jg": ("runid", "num_q", "map_avgjg", "P_avgjg", "Rprec_mult_avgjg"),
+    "all_prefs": ("runid", "num_q", *_PREFS),
+    "prefs": ("runid", "num_q", *_PREFS[:6]),
 }  # fmt: skip
 
 
@@ -100,6 +140,7 @@ class Output:
     kind: str  # long, double, summary (summary line only), relstring, runid
     measure: Measure | None
     depth: int = 0  # relstring: documents shown
+    base: str = ""  # the trec_eval measure printing it (P for P_5)
 
 
 def parse_specs(specs: list[str]) -> dict[str, str | None]:
@@ -141,7 +182,9 @@ def trec_outputs(specs: list[str], rel: int = 1) -> list[Output]:
     for name, given in parse_specs(specs).items():
         kind, default = TABLE[name]
         params = given if given is not None else default
-        out.extend(_expand(name, kind, params, given is not None, rel))
+        out.extend(
+            replace(o, base=name) for o in _expand(name, kind, params, given is not None, rel)
+        )
     return out
 
 
@@ -157,6 +200,8 @@ def _measure(name: str, rel: int, cutoff: int | None = None, **params: str) -> M
 def _expand(name: str, kind: str, params: str, given: bool, rel: int) -> list[Output]:
     if kind == "runid":
         return [Output("runid", "runid", None)]
+    if kind.startswith("prefs"):  # scored by assay.metrics.prefs, not by a registry family
+        return [Output(name, "long" if kind == "prefs_count" else "double", None)]
     if kind == "relstring":
         label = f"relstring_{params}" if given else "relstring"
         return [Output(label, "relstring", None, depth=int(_num(params)))]
@@ -192,8 +237,59 @@ def _is_int(text: str) -> bool:
     return body.isdigit()
 
 
+#: trec_eval's -R values
+REL_FORMATS = ("qrels", "qrels_jg", "prefs", "qrels_prefs")
+
+
+def read_rel_info(path: str | Path, rel_format: str = "qrels") -> Any:
+    """Judgments read as trec_eval ``-R rel_format`` reads them.
+
+    ``qrels``: a :class:`~assay.judgments.models.JudgmentSet`; ``qrels_jg``:
+    :class:`~assay.metrics.qrels_jg.JudgmentGroups`; ``prefs`` and
+    ``qrels_prefs``: :class:`~assay.judgments.prefs.Preferences`. Raises
+    :class:`UsageError` on another format.
+    """
+    if rel_format == "qrels":
+        from assay.judgments.trec import load_trec_eval_qrels
+
+        return load_trec_eval_qrels(path)
+    if rel_format == "qrels_jg":
+        from assay.metrics.qrels_jg import load_qrels_jg
+
+        return load_qrels_jg(path)
+    if rel_format in ("prefs", "qrels_prefs"):
+        from assay.judgments.prefs import load_prefs
+
+        return load_prefs(path, rel_format)
+    raise UsageError(f"-R must be one of {', '.join(REL_FORMATS)}, not {rel_format!r}")
+
+
+def trec_eval_files(
+    qrels: str | Path,
+    run: str | Path,
+    specs: list[str],
+    *,
+    rel_format: str = "qrels",
+    zscore_file: str | Path | None = None,
+    **options: Any,
+) -> tuple[list[str], list[str]]:
+    """trec_eval on files (``assay trec-eval``): (printed lines, warnings about the judgments).
+
+    ``rel_format`` is ``-R`` (see :func:`read_rel_info`), ``zscore_file``
+    ``-Z``; ``options`` are those of :func:`trec_eval_lines`.
+    """
+    from assay.metrics.zscores import load_zscores
+    from assay.runs.io import load_run
+
+    judgments = read_rel_info(qrels, rel_format)
+    zscores = load_zscores(zscore_file) if zscore_file is not None else None
+    ranked = load_run(run, format="trec")
+    lines = trec_eval_lines(judgments, ranked, specs, zscores=zscores, **options)
+    return lines, list(getattr(judgments, "warnings", []))
+
+
 def trec_eval_lines(
-    judgments: JudgmentSet,
+    judgments: JudgmentSet | JudgmentGroups | Preferences,
     run: Run,
     specs: list[str],
     *,
@@ -203,17 +299,84 @@ def trec_eval_lines(
     rel: int = 1,
     judged_only: bool = False,
     summary: bool = True,
+    zscores: ZScores | None = None,
 ) -> list[str]:
     """Score ``run`` and print what ``trec_eval`` prints with the same options.
 
     ``per_query`` is ``-q``, ``complete`` ``-c``, ``depth`` ``-M``, ``rel``
-    ``-l``, ``judged_only`` ``-J``, ``summary=False`` ``-n``. Queries print in
-    trec_eval's order (query ids sorted). Raises :class:`UsageError` when no
+    ``-l``, ``judged_only`` ``-J``, ``summary=False`` ``-n``, ``zscores``
+    ``-Z`` (see :mod:`assay.metrics.zscores`). ``judgments`` read with
+    :func:`~assay.metrics.qrels_jg.load_qrels_jg` are trec_eval's ``-R
+    qrels_jg``, with :func:`~assay.judgments.prefs.load_prefs` ``-R prefs``
+    or ``qrels_prefs``. Queries print in trec_eval's order (query ids sorted). Raises
+    :class:`UsageError` for a measure the judgments cannot give and when no
     query has both judgments and results (trec_eval exits 7 there).
     """
-    from assay.metrics.engine import aggregate, rank_context
-
     outputs = trec_outputs(specs, rel)
+    options = {"complete": complete, "depth": depth, "judged_only": judged_only}
+    scored = score(judgments, run, outputs, **options)
+    return render(outputs, scored, run.name, per_query=per_query, summary=summary,
+                  complete=complete, zscores=zscores)  # fmt: skip
+
+
+def score(
+    judgments: JudgmentSet | JudgmentGroups | Preferences,
+    run: Run,
+    outputs: list[Output],
+    *,
+    complete: bool = False,
+    depth: int | None = None,
+    judged_only: bool = False,
+) -> Scored:
+    """Per-query values of ``outputs`` for trec_eval's three kinds of judgments.
+
+    TREC qrels (``-R qrels``), judgment groups (``-R qrels_jg``, averaged over
+    groups) or preferences (``-R prefs``/``qrels_prefs``, where ``-J`` changes
+    nothing, as in trec_eval). Raises :class:`UsageError` for a measure the
+    judgments cannot give.
+    """
+    from assay.judgments.prefs import Preferences
+    from assay.metrics.prefs import score_prefs
+    from assay.metrics.qrels_jg import JudgmentGroups
+
+    if isinstance(judgments, Preferences):
+        check_format(outputs, judgments.format)
+        qids, values = score_prefs(judgments, run, complete=complete, depth=depth)
+        ones = np.ones(len(qids))  # num_q: 1 per query (runid prints no value)
+        return Scored(qids, {o.name: values.get(o.name, ones) for o in outputs}, {})
+    options = {"complete": complete, "depth": depth, "judged_only": judged_only}
+    if isinstance(judgments, JudgmentGroups):
+        check_format(outputs, "qrels_jg")
+        scored = score_qrels(judgments.judgments, judgments.expand(run), outputs, **options)
+        return _averaged(scored, judgments)
+    check_format(outputs, "qrels")
+    return score_qrels(judgments, run, outputs, **options)
+
+
+def check_format(outputs: list[Output], rel_format: str) -> None:
+    """Raise :class:`UsageError` for a measure trec_eval cannot compute from ``rel_format``."""
+    for o in outputs:
+        base = o.base or o.name
+        needs = FORMATS.get(base, "qrels")
+        if needs != "any" and rel_format not in needs.split(","):
+            raise UsageError(
+                f"trec_eval measure {base!r} needs -R {needs.split(',')[0]} judgments, "
+                f"not {rel_format}"
+            )
+
+
+def score_qrels(
+    judgments: JudgmentSet,
+    run: Run,
+    outputs: list[Output],
+    *,
+    complete: bool = False,
+    depth: int | None = None,
+    judged_only: bool = False,
+) -> Scored:
+    """Per-query values of ``outputs`` on TREC qrels, as trec_eval computes them."""
+    from assay.metrics.engine import rank_context
+
     missing = [q for q in judgments.answerable_ids if q not in set(run.query_ids)]
     if complete and missing:
         run = with_placeholder_docs(run, missing)
@@ -222,31 +385,27 @@ def trec_eval_lines(
     keep = [i for i in range(len(ranked.query_ids)) if ranked.in_run[i]]
     if not keep:
         raise UsageError("no queries with both results and judgments")
+    keep.sort(key=lambda i: ranked.query_ids[i])
     absent = np.isin(np.asarray(ranked.query_ids, dtype=object), np.asarray(missing, object))
     values = {o.name: _values(o, ctx, ranked.in_run, absent)[keep] for o in outputs}
-    qids = [ranked.query_ids[i] for i in keep]
-    lines: list[str] = []
-    if per_query:
-        strings = {o.depth: relstrings(ctx, o.depth) for o in outputs if o.depth}
-        for pos in sorted(range(len(qids)), key=lambda i: qids[i]):
-            for o in outputs:
-                if o.kind == "relstring":
-                    text = "" if o.name == "relstring" and absent[keep[pos]] else None
-                    text = strings[o.depth][keep[pos]] if text is None else text
-                    lines.append(f"{o.name:<22}\t{qids[pos]}\t'{text}'")
-                elif o.kind in ("long", "double") and o.measure.family != "NumQ":
-                    lines.append(_line(o, qids[pos], float(values[o.name][pos])))
-    if summary:
-        for o in outputs:
-            if o.kind == "runid":
-                lines.append(f"{'runid':<22}\tall\t{run.name}")
-            elif o.measure is not None:
-                total = aggregate(o.measure, values[o.name])
-                if complete and o.measure.family == "NumRel":
-                    # trec_eval -c sums grades > 0 over the qrels, whatever -l says
-                    total = float(np.count_nonzero(ctx.qrels_grade > 0))
-                lines.append(_line(o, "all", total))
-    return lines
+    texts: dict[str, list[str]] = {}
+    for o in outputs:
+        if o.kind == "relstring":
+            strings = relstrings(ctx, o.depth)
+            # trec_eval clears the default relstring of -c's placeholder queries
+            blank = o.name == "relstring"
+            texts[o.name] = ["" if blank and absent[i] else strings[i] for i in keep]
+    total = float(np.count_nonzero(ctx.qrels_grade > 0))
+    return Scored([ranked.query_ids[i] for i in keep], values, texts, total)
+
+
+def _averaged(scored: Scored, groups: JudgmentGroups) -> Scored:
+    """Per-group values folded into per-query means (trec_eval's ``*_avgjg``)."""
+    values = {}
+    qids: list[str] = []
+    for name, v in scored.values.items():
+        qids, values[name] = groups.average(scored.query_ids, v)
+    return Scored(qids, values, {}, scored.num_rel_all)
 
 
 #: the document trec_eval -c ranks for a judged query absent from the run
@@ -295,16 +454,6 @@ def _zero_by_zero(m: Measure, values: Any, ctx: Any, in_run: Any) -> Any:
         hit_zero |= lround(level * big_r) == 0
     empty = in_run & (ctx.count() == 0) & hit_zero
     return np.where(empty, -np.nan, values) if empty.any() else values
-
-
-def _line(o: Output, qid: str, value: float) -> str:
-    import math
-
-    if o.kind == "long":
-        return f"{o.name:<22}\t{qid}\t{int(value)}"
-    if math.isnan(value):
-        return f"{o.name:<22}\t{qid}\t{'-nan':>6}"
-    return f"{o.name:<22}\t{qid}\t{value:6.4f}"
 
 
 def relstrings(ctx: Any, depth: int) -> list[str]:

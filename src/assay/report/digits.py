@@ -1,6 +1,13 @@
-"""How many decimals a score table shows."""
+"""How many decimals a score shows: the one rule every renderer uses.
+
+Counts (measures whose registry aggregation is ``sum``: ``NumRet``, ``NumRel``,
+``NumRelRet``, ``NumQ``) are whole numbers in every cell, as trec_eval prints
+them; every other measure shows the decimals asked for.
+"""
 
 from __future__ import annotations
+
+from functools import lru_cache
 
 
 def default_digits(n: int) -> int:
@@ -18,10 +25,42 @@ def default_digits(n: int) -> int:
     return 4
 
 
-def fmt(value: float | int | None, digits: int) -> str:
-    """Format a score with ``digits`` decimals; counts as integers; None as '-'."""
+@lru_cache(maxsize=1024)
+def is_count(metric: str | None) -> bool:
+    """True when ``metric`` names a count (its values, sums included, are whole numbers)."""
+    if not metric:
+        return False
+    from assay.errors import UsageError
+    from assay.metrics.measures import parse_measure
+
+    try:
+        return parse_measure(metric).aggregate == "sum"
+    except UsageError:  # a name this assay does not know (an older result): not a count
+        return False
+
+
+def metric_digits(metric: str | None, digits: int) -> int:
+    """Decimals of ``metric``'s values: 0 for a count, else ``digits``."""
+    return 0 if is_count(metric) else digits
+
+
+def fmt(value: float | int | None, digits: int, metric: str | None = None) -> str:
+    """Format a score with ``digits`` decimals; counts (ints, or values of a count
+    ``metric``) as whole numbers; None and NaN as '-'."""
     if value is None or value != value:  # None or NaN: no value (e.g. an empty group)
         return "-"
     if isinstance(value, int) and not isinstance(value, bool):
         return str(value)
-    return f"{value:.{digits}f}"
+    return f"{value:.{metric_digits(metric, digits)}f}"
+
+
+def fmt_signed(value: float, digits: int, metric: str | None = None) -> str:
+    """A difference with an explicit sign; a count's as a whole number."""
+    return f"{value:+.{metric_digits(metric, digits)}f}"
+
+
+def exact(value: float | int | None, metric: str | None = None) -> float | int | None:
+    """A value at full precision for CSV: a count's as an int (``500``, not ``500.0``)."""
+    if isinstance(value, float) and value == value and is_count(metric) and value.is_integer():
+        return int(value)
+    return value

@@ -22,6 +22,7 @@ from assay.report.compare_common import (
     settings_line,
     signed,
 )
+from assay.report.policies import policy_lines
 from assay.stats.models import ComparisonResult
 
 #: At most this many sorted-delta charts (candidate x metric) are drawn.
@@ -270,6 +271,7 @@ def render_html(result: ComparisonResult) -> str:
     ]
     n_forest = len(result.metrics)
     warnings = "".join(f"<p class=warn>⚠ {_e(w)}</p>" for w in result.warnings)
+    policies = "".join(f"<li>{_e(line)}</li>" for line in policy_lines(result.policies))
     title = f"assay compare: vs {result.baseline} on {result.judgments_name}"
     return (
         "<!DOCTYPE html><html><head><meta charset='utf-8'>"
@@ -280,6 +282,7 @@ def render_html(result: ComparisonResult) -> str:
         f"<p>Judgments {_e(result.judgments_name)} version <code>{_e(result.judgments_version)}"
         f"</code>; systems: {_e(', '.join(s.name for s in result.systems))}.</p>"
         f"<p>{_e(settings_line(result))}</p>{warnings}"
+        f"<h2>Scoring policies</h2><ul class=policies>{policies}</ul>"
         f"<h2>Aggregate</h2>{_aggregate_table(result)}"
         f"<h2>Deltas with confidence intervals</h2>{''.join(divs[:n_forest])}"
         f"<h2>Per-query deltas</h2>{''.join(divs[n_forest:])}"

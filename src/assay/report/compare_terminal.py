@@ -19,6 +19,7 @@ from assay.report.compare_common import (
     settings_line,
     signed,
 )
+from assay.report.policies import policy_lines
 from assay.report.table import Column, Styled, Table, print_line, print_table
 from assay.stats.models import ComparisonResult
 
@@ -133,6 +134,8 @@ def render_terminal(result: ComparisonResult, console: Console | None = None) ->
     out = console or Console()
     print_table(aggregate_table(result), out)
     print_line(out, f"[dim]{settings_line(result)}[/dim]", markup=True)
+    for line in policy_lines(result.policies):
+        print_line(out, f"policy: {line}")
     for w in result.warnings:
         print_line(out, f"[yellow]warning:[/yellow] {w}", markup=True)
     if result.slices:

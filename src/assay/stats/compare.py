@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from assay.errors import UsageError
+from assay.policies import merge_policies
 from assay.stats.models import (
     BETTER,
     NO_DIFFERENCE,
@@ -250,6 +251,7 @@ def compare(
         power=power,
         per_query=_paired_queries(pairs, names, metric_names, by, slice_values),
         warnings=warnings,
+        policies=merge_policies(r.policies for r in ordered),
     )
 
 

@@ -11,6 +11,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from assay.policies import ScoringPolicy
 from assay.results import ResultModel
 
 COMPARISON_SCHEMA_VERSION = "1"
@@ -154,6 +155,11 @@ class ComparisonResult(ResultModel):
     power: list[PowerEstimate] = Field(default_factory=list)
     per_query: list[PairedQuery] = Field(default_factory=list)
     warnings: list[str] = Field(default_factory=list)
+    policies: list[ScoringPolicy] = Field(
+        default_factory=list,
+        description="the scoring rules of the compared evaluations, marked where they "
+        "differ from trec_eval (empty in files written before they were recorded)",
+    )
 
     @property
     def candidates(self) -> list[str]:

@@ -15,6 +15,7 @@ joins the lists of the evaluations behind a comparison, a gate or a verify-suite
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from functools import lru_cache
 from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, Field
@@ -210,10 +211,27 @@ def _measure_rules(metrics: Sequence[str]) -> list[ScoringPolicy]:
                 "trec_eval keeps unjudged documents (non-relevant) unless -J",
             )
         )
-    counts = [m.name for m in measures if m.aggregate == "sum"]
+    counts = [m.name for m in measures if is_count(m.name)]
     if counts:
         rules.append(_rule("counts", f"{', '.join(counts)}: summed over queries (as trec_eval)"))
     return rules
+
+
+@lru_cache(maxsize=1024)
+def is_count(metric: str | None) -> bool:
+    """True when ``metric`` names a count (registry aggregation ``sum``: ``NumRet``...).
+
+    A count sums over queries on every summary line, as trec_eval's does, and
+    prints as a whole number; an unknown name (an older result's) is no count.
+    """
+    if not metric:
+        return False
+    from assay.metrics.measures import parse_measure
+
+    try:
+        return parse_measure(metric).aggregate == "sum"
+    except UsageError:
+        return False
 
 
 def _family_params(measure: object) -> dict[str, str | None]:
@@ -287,6 +305,24 @@ def run_policies(
         depth_warnings=depth_warnings,
         system_depth=info.k if info.queries_asked is not None else None,
     )
+
+
+def gate_policies(
+    lists: Iterable[Sequence[ScoringPolicy]], metrics: Sequence[str]
+) -> list[ScoringPolicy]:
+    """The rules of a gate's evaluations, merged; a gate decides on per-query means, so
+    each count among ``metrics`` says so instead of summing."""
+    kept = [[r for r in rules if r.name != "counts"] for rules in lists]
+    means = [
+        _rule(
+            "counts",
+            f"{m}: gated on its mean per query (the margin is per query)",
+            "trec_eval's summary line sums a count over queries",
+        )
+        for m in metrics
+        if is_count(m)
+    ]
+    return merge_policies([*kept, means])
 
 
 def merge_policies(lists: Iterable[Sequence[ScoringPolicy]]) -> list[ScoringPolicy]:

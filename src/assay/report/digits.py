@@ -7,7 +7,7 @@ them; every other measure shows the decimals asked for.
 
 from __future__ import annotations
 
-from functools import lru_cache
+from assay.policies import is_count
 
 
 def default_digits(n: int) -> int:
@@ -23,20 +23,6 @@ def default_digits(n: int) -> int:
     if n < 10_000:
         return 3
     return 4
-
-
-@lru_cache(maxsize=1024)
-def is_count(metric: str | None) -> bool:
-    """True when ``metric`` names a count (its values, sums included, are whole numbers)."""
-    if not metric:
-        return False
-    from assay.errors import UsageError
-    from assay.metrics.measures import parse_measure
-
-    try:
-        return parse_measure(metric).aggregate == "sum"
-    except UsageError:  # a name this assay does not know (an older result): not a count
-        return False
 
 
 def metric_digits(metric: str | None, digits: int) -> int:

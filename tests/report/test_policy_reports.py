@@ -226,3 +226,18 @@ def test_a_rule_that_differs_without_a_reason_still_says_so() -> None:
     rule = ScoringPolicy(name="x", text="something", differs=True)
     assert policy_lines([rule]) == [f"something [{DIFFERS} its default does otherwise]"]
     assert policy_lines([]) == [NOT_RECORDED]
+
+
+def test_a_calibration_is_named_among_the_policies() -> None:
+    from assay.judges.calibrate import CalibrationResult, attach_calibration
+
+    result = _evaluate()
+    cal = CalibrationResult(
+        run="run", model_labels={}, human_labels={}, alpha=0.1,
+        queries={"model": 12, "human": 5, "model_only": 7}, metrics=[],
+    )  # fmt: skip
+    calibrated = attach_calibration(result, cal)
+    assert len(calibrated.policies) == len(result.policies) + 1  # the argument is not changed
+    line = policy_lines(calibrated.policies)[-1]
+    assert line.startswith("--calibrate: PPI++ intervals (alpha 0.1)") and "5 of 12" in line
+    assert line in render(calibrated, "plain")

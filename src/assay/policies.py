@@ -307,16 +307,20 @@ def run_policies(
     )
 
 
-def gate_policies(
-    lists: Iterable[Sequence[ScoringPolicy]], metrics: Sequence[str]
+def mean_decided_policies(
+    lists: Iterable[Sequence[ScoringPolicy]], metrics: Sequence[str], decided: str = "gated"
 ) -> list[ScoringPolicy]:
-    """The rules of a gate's evaluations, merged; a gate decides on per-query means, so
-    each count among ``metrics`` says so instead of summing."""
+    """The rules of the evaluations behind a gate or a verify-suite, merged.
+
+    Those decide on per-query means, so each count among ``metrics`` says so
+    (``decided``: "gated" or "tested") instead of saying it sums.
+    """
     kept = [[r for r in rules if r.name != "counts"] for rules in lists]
+    margin = " (the margin is per query)" if decided == "gated" else ""
     means = [
         _rule(
             "counts",
-            f"{m}: gated on its mean per query (the margin is per query)",
+            f"{m}: {decided} on its mean per query{margin}",
             "trec_eval's summary line sums a count over queries",
         )
         for m in metrics

@@ -142,3 +142,13 @@ def test_a_gate_says_it_decides_counts_on_per_query_means() -> None:
     assert "NumRet: gated on its mean per query (the margin is per query)" in text
     assert "summed over queries" not in text
     assert result.checks[0].baseline_mean == pytest.approx(3.0)
+
+
+def test_a_verify_suite_says_it_tests_counts_on_per_query_means() -> None:
+    from assay.procedures.verification import verify_suite
+
+    js = JudgmentSet.from_records(QUERIES, QRELS)
+    result = verify_suite(js, BASE, CAND, ["NumRet"], n_permutations=200, n_resamples=200)
+    text = render(result, "plain")
+    assert "NumRet: tested on its mean per query [differs:" in text
+    assert "summed over queries" not in text

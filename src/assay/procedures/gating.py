@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from assay.errors import UsageError
-from assay.policies import gate_policies
+from assay.policies import mean_decided_policies
 from assay.procedures.gate_result import MODES, GateCheck, GateResult
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -417,7 +417,7 @@ def _assemble(
         warnings=warnings,
         environment=dict(candidate.environment),
         policy=candidate.policy,
-        policies=gate_policies([candidate.policies, baseline.policies], names),
+        policies=mean_decided_policies([candidate.policies, baseline.policies], names),
     )
 
 

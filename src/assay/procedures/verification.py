@@ -16,7 +16,12 @@ from typing import TYPE_CHECKING, Any, Literal, Self
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from assay.errors import UsageError
-from assay.policies import ScoringPolicy, check_policies, chosen_policies, merge_policies
+from assay.policies import (
+    ScoringPolicy,
+    check_policies,
+    chosen_policies,
+    mean_decided_policies,
+)
 from assay.results import MIGRATIONS, Policy, ResultModel
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -222,7 +227,7 @@ def verify_results(
         checks=checks,
         passed=all(c.passed for c in checks),
         environment=dict(reference.environment),
-        policies=merge_policies([reference.policies, degraded.policies]),
+        policies=mean_decided_policies([reference.policies, degraded.policies], names, "tested"),
     )
 
 

@@ -73,8 +73,10 @@ def _rule(name: str, text: str, trec_eval: str | None = None) -> ScoringPolicy:
     return ScoringPolicy(name=name, text=text, differs=trec_eval is not None, trec_eval=trec_eval)
 
 
-def _n(number: int, noun: str, nouns: str | None = None) -> str:
-    return f"{number} {noun if number == 1 else (nouns or noun + 's')}"
+def _n(number: int, noun: str) -> str:
+    from assay.report.words import count  # the one plural rule of every message
+
+    return count(number, noun)
 
 
 def chosen_policies(missing: str, ties: str) -> list[ScoringPolicy]:
@@ -116,7 +118,7 @@ def scoring_policies(
     rules += _measure_rules(metrics)
     rules += _run_rules(missing, ignored_queries, failed_queries, depth_warnings, system_depth)
     if 0 < synthetic_queries < total_queries:
-        synthetic = _n(synthetic_queries, "synthetic query", "synthetic queries")
+        synthetic = _n(synthetic_queries, "synthetic query")
         rules.append(
             _rule(
                 "synthetic",
@@ -135,7 +137,7 @@ def _judgment_rules(
         rules.append(
             _rule(
                 "no_answer",
-                f"{_n(no_answer_queries, 'no-answer query', 'no-answer queries')} (NONE, "
+                f"{_n(no_answer_queries, 'no-answer query')} (NONE, "
                 '"no_answer": true) left out of ranking scores and num_q, reported apart',
                 "trec_eval has no no-answer mark: it scores a judged query without a relevant "
                 "document (0 on most measures) and counts it",
@@ -252,7 +254,7 @@ def _run_rules(
         rules.append(
             _rule(
                 "not_judged",
-                f"{_n(ignored_queries, 'run query', 'run queries')} not judged (or no-answer) "
+                f"{_n(ignored_queries, 'run query')} not judged (or no-answer) "
                 "ignored, as trec_eval ignores queries without judgments",
             )
         )

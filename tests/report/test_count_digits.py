@@ -152,3 +152,20 @@ def test_a_verify_suite_says_it_tests_counts_on_per_query_means() -> None:
     text = render(result, "plain")
     assert "NumRet: tested on its mean per query [differs:" in text
     assert "summed over queries" not in text
+
+
+def test_history_prints_recorded_counts_whole(tmp_path: Path) -> None:
+    from assay.report.history_html import render_html
+    from assay.report.history_terminal import history_table
+    from assay.report.table import markdown_table
+    from assay.store.api import open_store
+    from assay.store.history import build_history
+
+    js = JudgmentSet.from_records(QUERIES, QRELS)
+    url = f"sqlite:///{tmp_path / 'h.db'}"
+    with open_store(url) as store:
+        store.record(assay.evaluate(js, BASE, ["NumRet", "P@5"], name="prod"))
+        report = build_history(store.list(system="prod"), store="x")
+    table = markdown_table(history_table(report))
+    assert re.search(r"\|\s*24\s*\|", table) and "24.0000" not in table and "0.4000" in table
+    assert "<td>24</td>" in render_html(report).replace(" ", "")

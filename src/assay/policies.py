@@ -14,7 +14,7 @@ joins the lists of the evaluations behind a comparison, a gate or a verify-suite
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from functools import lru_cache
 from typing import TYPE_CHECKING, Literal
 
@@ -310,9 +310,13 @@ def run_policies(
 
 
 def mean_decided_policies(
-    lists: Iterable[Sequence[ScoringPolicy]], metrics: Sequence[str], decided: str = "gated"
+    lists: Sequence[Sequence[ScoringPolicy]],
+    metrics: Sequence[str],
+    decided: str = "gated",
+    labels: Sequence[str] | None = None,
 ) -> list[ScoringPolicy]:
-    """The rules of the evaluations behind a gate or a verify-suite, merged.
+    """The rules of the evaluations behind a gate or a verify-suite, merged (see
+    :func:`merge_policies`).
 
     Those decide on per-query means, so each count among ``metrics`` says so
     (``decided``: "gated" or "tested") instead of saying it sums.
@@ -328,15 +332,25 @@ def mean_decided_policies(
         for m in metrics
         if is_count(m)
     ]
-    return merge_policies([*kept, means])
+    return [*merge_policies(kept, labels), *means]
 
 
-def merge_policies(lists: Iterable[Sequence[ScoringPolicy]]) -> list[ScoringPolicy]:
-    """The rules of several evaluations in one list, in order, each sentence once."""
+def merge_policies(
+    lists: Sequence[Sequence[ScoringPolicy]], labels: Sequence[str] | None = None
+) -> list[ScoringPolicy]:
+    """The rules of several evaluations in one list, in order, each sentence once.
+
+    With ``labels`` (one per list: the run names), a rule that not every list
+    holds says whose it is (``"bm25: 3 run queries not judged ..."``).
+    """
+    texts = [{r.text for r in rules} for rules in lists]
     seen: set[str] = set()
     out: list[ScoringPolicy] = []
-    for rules in lists:
+    for i, rules in enumerate(lists):
         for rule in rules:
+            shared = all(rule.text in t for t in texts)
+            if labels is not None and not shared:
+                rule = rule.model_copy(update={"text": f"{labels[i]}: {rule.text}"})
             if rule.text not in seen:
                 seen.add(rule.text)
                 out.append(rule)

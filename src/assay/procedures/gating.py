@@ -417,7 +417,11 @@ def _assemble(
         warnings=warnings,
         environment=dict(candidate.environment),
         policy=candidate.policy,
-        policies=mean_decided_policies([candidate.policies, baseline.policies], names),
+        policies=mean_decided_policies(
+            [candidate.policies, baseline.policies],
+            names,
+            labels=[f"candidate {run.name}", f"baseline {baseline.run.name}"],
+        ),
     )
 
 

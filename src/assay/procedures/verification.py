@@ -227,7 +227,12 @@ def verify_results(
         checks=checks,
         passed=all(c.passed for c in checks),
         environment=dict(reference.environment),
-        policies=mean_decided_policies([reference.policies, degraded.policies], names, "tested"),
+        policies=mean_decided_policies(
+            [reference.policies, degraded.policies],
+            names,
+            "tested",
+            labels=[f"system {reference.run.name}", f"degraded {degraded.run.name}"],
+        ),
     )
 
 

@@ -251,7 +251,7 @@ def compare(
         power=power,
         per_query=_paired_queries(pairs, names, metric_names, by, slice_values),
         warnings=warnings,
-        policies=merge_policies(r.policies for r in ordered),
+        policies=merge_policies([r.policies for r in ordered], names),
     )
 
 

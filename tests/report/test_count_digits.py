@@ -53,6 +53,9 @@ def test_one_formatting_rule() -> None:
     assert fmt_signed(-3.0, 4, "NumRelRet") == "-3" and fmt_signed(0.5, 2, "RR") == "+0.50"
     assert exact(500.0, "NumRet") == 500 and isinstance(exact(500.0, "NumRet"), int)
     assert exact(0.5, "P@5") == 0.5 and exact(float("nan"), "NumRet") != exact(1.0, "NumRet")
+    # n * mean rounding still counts as whole; a mean of counts (a gate's) keeps its decimals
+    assert fmt(0.1 * 3 * 10, 2, "NumRel") == "3" and exact(0.1 * 3 * 10, "NumRel") == 3
+    assert fmt(2.75, 3, "NumRet") == "2.750" and exact(2.75, "NumRet") == 2.75
 
 
 @pytest.mark.parametrize("fmt_name", ["table", "plain", "markdown"])
@@ -169,3 +172,19 @@ def test_history_prints_recorded_counts_whole(tmp_path: Path) -> None:
     table = markdown_table(history_table(report))
     assert re.search(r"\|\s*24\s*\|", table) and "24.0000" not in table and "0.4000" in table
     assert "<td>24</td>" in render_html(report).replace(" ", "")
+
+
+def test_history_keeps_a_gates_mean_of_a_count_as_it_is(tmp_path: Path) -> None:
+    from assay.report.history_terminal import history_table
+    from assay.report.table import markdown_table
+    from assay.store.api import open_store
+    from assay.store.history import build_history
+
+    js = JudgmentSet.from_records(QUERIES, QRELS)
+    url = f"sqlite:///{tmp_path / 'h.db'}"
+    with open_store(url) as store:
+        gated = gate(js, CAND, BASE, ["NumRet"], min_n=2, n_resamples=100)
+        store.record(gated)
+        report = build_history(store.list(), store="x")
+    assert gated.checks[0].candidate_mean == pytest.approx(13 / 8)
+    assert "1.6250" in markdown_table(history_table(report))

@@ -12,12 +12,12 @@ MARKS = {"better": "▲ better", "worse": "▼ worse", "no detectable difference
 
 def num(value: float | None, digits: int = 4, metric: str | None = None) -> str:
     """A value of ``metric`` with ``digits`` decimals (a count's whole); en dash for ``None``."""
-    return "–" if value is None else f"{value:.{metric_digits(metric, digits)}f}"
+    return "–" if value is None else f"{value:.{metric_digits(metric, digits, value)}f}"
 
 
 def signed(value: float, digits: int = 4, metric: str | None = None) -> str:
     """A difference of ``metric`` with an explicit sign (a count's whole)."""
-    return f"{value:+.{metric_digits(metric, digits)}f}"
+    return f"{value:+.{metric_digits(metric, digits, value)}f}"
 
 
 def pval(value: float) -> str:

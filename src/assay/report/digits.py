@@ -25,28 +25,39 @@ def default_digits(n: int) -> int:
     return 4
 
 
-def metric_digits(metric: str | None, digits: int) -> int:
-    """Decimals of ``metric``'s values: 0 for a count, else ``digits``."""
-    return 0 if is_count(metric) else digits
+def _whole(value: float) -> bool:
+    """True when ``value`` is a whole number, up to the rounding of ``n * mean``."""
+    return abs(value - round(value)) <= 1e-9 * max(1.0, abs(value))
+
+
+def metric_digits(metric: str | None, digits: int, value: float | None = None) -> int:
+    """Decimals of a value of ``metric``: 0 for a count, else ``digits``.
+
+    With ``value``, a count's value that is not a whole number (a gate's mean
+    per query of a count) keeps ``digits``: rounding it would misstate it.
+    """
+    if not is_count(metric):
+        return digits
+    return 0 if value is None or value != value or _whole(value) else digits
 
 
 def fmt(value: float | int | None, digits: int, metric: str | None = None) -> str:
-    """Format a score with ``digits`` decimals; counts (ints, or values of a count
-    ``metric``) as whole numbers; None and NaN as '-'."""
+    """Format a score with ``digits`` decimals; counts (ints, or whole values of a
+    count ``metric``) as whole numbers; None and NaN as '-'."""
     if value is None or value != value:  # None or NaN: no value (e.g. an empty group)
         return "-"
     if isinstance(value, int) and not isinstance(value, bool):
         return str(value)
-    return f"{value:.{metric_digits(metric, digits)}f}"
+    return f"{value:.{metric_digits(metric, digits, value)}f}"
 
 
 def fmt_signed(value: float, digits: int, metric: str | None = None) -> str:
-    """A difference with an explicit sign; a count's as a whole number."""
-    return f"{value:+.{metric_digits(metric, digits)}f}"
+    """A difference with an explicit sign; a count's whole difference as a whole number."""
+    return f"{value:+.{metric_digits(metric, digits, value)}f}"
 
 
 def exact(value: float | int | None, metric: str | None = None) -> float | int | None:
-    """A value at full precision for CSV: a count's as an int (``500``, not ``500.0``)."""
-    if isinstance(value, float) and value == value and is_count(metric) and value.is_integer():
-        return int(value)
+    """A value at full precision for CSV: a count's whole value as an int (``500``)."""
+    if isinstance(value, float) and value == value and is_count(metric) and _whole(value):
+        return round(value)
     return value

@@ -32,10 +32,11 @@ def summary_figures(
     """
     if is_count(metric):
         n = float(baseline.size)
+        base, cand = float(baseline.sum()), float(candidate.sum())
         return {
-            "baseline_mean": float(baseline.sum()),
-            "candidate_mean": float(candidate.sum()),
-            "delta": float(delta) * n,
+            "baseline_mean": base,
+            "candidate_mean": cand,
+            "delta": cand - base,
             "ci_low": float(low) * n,
             "ci_high": float(high) * n,
         }

@@ -49,7 +49,12 @@ class QueryDelta(BaseModel):
 
 
 class Stat(BaseModel):
-    """Delta, interval, test and verdict of one paired comparison."""
+    """Delta, interval, test and verdict of one paired comparison.
+
+    ``baseline_mean``, ``candidate_mean``, ``delta`` and the interval are means
+    over the paired queries, except for counts (``NumRet``...), which are totals
+    as on trec_eval's summary line (:mod:`assay.stats.summary`).
+    """
 
     candidate: str
     metric: str

@@ -14,9 +14,9 @@ from itertools import repeat
 from pathlib import Path
 from typing import Any, Literal, Self
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from assay.policies import MissingPolicy, TiePolicy
+from assay.policies import MissingPolicy, ScoringPolicy, TiePolicy
 
 SCHEMA_VERSION = "1"
 
@@ -412,6 +412,17 @@ class EvaluationResult(ResultModel):
         description="with abstain_below: abstention accuracy on no-answer queries and "
         "the false-abstention rate on answerable ones, with counts",
     )
+    policies: list[ScoringPolicy] = Field(
+        default_factory=list,
+        description="every scoring rule in force, marked where it differs from trec_eval",
+    )
+
+    @model_validator(mode="after")
+    def _recorded_policies(self) -> Self:
+        """A result written before ``policies`` existed gets the rules its fields record."""
+        if "policies" not in self.model_fields_set:
+            self.policies = evaluation_policies(self)
+        return self
 
     def per_query_frame(self):  # -> pandas.DataFrame
         """Per-query rows as a pandas DataFrame indexed by ``query_id``."""
@@ -421,6 +432,24 @@ class EvaluationResult(ResultModel):
         if frame.empty:
             frame = pd.DataFrame(columns=["query_id", "text", "first_rel_rank", *self.metrics])
         return frame.set_index("query_id")
+
+
+def evaluation_policies(result: EvaluationResult) -> list[ScoringPolicy]:
+    """The scoring rules an evaluation result's own fields record (for older result files)."""
+    from assay.policies import scoring_policies
+
+    j, r = result.judgments, result.run
+    return scoring_policies(
+        missing=result.policy.missing,
+        ties=result.policy.ties,
+        metrics=result.metrics,
+        no_answer_queries=j.no_answer_queries,
+        ignored_queries=r.ignored_queries,
+        failed_queries=len(r.failed_queries),
+        synthetic_queries=j.synthetic_queries,
+        total_queries=j.total_queries,
+        system_depth=r.k if r.system else None,
+    )
 
 
 def check_pairable(

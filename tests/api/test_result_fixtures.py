@@ -48,6 +48,7 @@ def test_fixture_round_trips_without_loss(name: str) -> None:
 #: Fields added since the fixtures were written: the policy both sides of a gate
 #: used, and the failed queries that gates, comparisons and verify-suite report.
 NEW_FIELDS = {
+    "policies",
     "policy",
     "failed_queries",
     "max_failed",

@@ -175,6 +175,8 @@ def test_evaluate_calibrate_option_calls_the_same_function(dl19, capsys) -> None
     proc = subprocess.run([*cmd, "-f", "json"], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     cal = json.loads(proc.stdout)["calibration"]
+    rules = [p for p in json.loads(proc.stdout)["policies"] if p["name"] == "calibration"]
+    assert len(rules) == 1 and "PPI++" in rules[0]["text"]
     direct = calibrate(model, runs[0], sample, metrics=["nDCG@10"])
     assert cal["metrics"][0]["ppi"] == pytest.approx(direct.metrics[0].ppi)
     from assay.cli import main

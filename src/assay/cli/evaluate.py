@@ -150,10 +150,11 @@ def evaluate(
         mix_synthetic=mix_synthetic,
     )
     if calibrate is not None:  # model labels on every query + people's sample
+        from assay.judges.calibrate import attach_calibration
         from assay.judges.calibrate import calibrate as ppi
 
         cal = ppi(js, source.run, calibrate, metrics=list(result.metrics))
-        result = result.model_copy(update={"calibration": cal.model_dump(mode="json")})
+        result = attach_calibration(result, cal)
     if record:
         record_result(result, store)
     emit_report(result, fmt, output, digits=digits, per_query=per_query)

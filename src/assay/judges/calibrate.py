@@ -125,3 +125,26 @@ def _table(labels: Any) -> LabelTable:
 
 def _interval(iv: Any) -> dict[str, float | int]:
     return {"estimate": iv.estimate, "low": iv.low, "high": iv.high, "n": iv.n}
+
+
+def attach_calibration(result: Any, calibration: CalibrationResult) -> Any:
+    """``result`` (an evaluation) with ``calibration`` attached and named among its policies.
+
+    The scores stay those of the judgments given; the calibration adds PPI++
+    intervals from people's labels on a sample. Returns a copy.
+    """
+    from assay.policies import ScoringPolicy
+
+    q = calibration.queries
+    rule = ScoringPolicy(
+        name="calibration",
+        text=f"--calibrate: PPI++ intervals (alpha {calibration.alpha:g}) from people's labels "
+        f"on {q.get('human', 0)} of {q.get('model', 0)} queries; the scores are those of the "
+        "judgments given",
+    )
+    return result.model_copy(
+        update={
+            "calibration": calibration.model_dump(mode="json"),
+            "policies": [*result.policies, rule],
+        }
+    )

@@ -93,6 +93,7 @@ def labels_as_judgments(path: str | Path, *, prefer: str | None = None) -> Any:
     judgments = to_judgments(table)
     judgments.path = str(path)
     judgments.format = table.kind
+    judgments.prefer = prefer  # the label source that won: a scoring policy of every report
     return judgments
 
 

@@ -205,6 +205,7 @@ def score_run(
 
     from assay.metrics.depth import check_depth
     from assay.metrics.engine import compute
+    from assay.policies import run_policies
     from assay.procedures.sources import RunProvenance
     from assay.results import EvaluationResult, Policy
 
@@ -233,6 +234,15 @@ def score_run(
         per_query=per_query,
         no_answer=_no_answer_rows(run, judgments, ties, failed),
         environment=_environment(),
+        policies=run_policies(
+            judgments,
+            measures,
+            missing=missing,
+            ties=ties,
+            info=info,
+            ignored_queries=table.ignored_queries,
+            depth_warnings=shallow,
+        ),
     )
 
 

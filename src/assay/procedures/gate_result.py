@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, Self
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
 
+from assay.policies import ScoringPolicy, chosen_policies
 from assay.results import Policy, ResultModel
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -93,7 +94,18 @@ class GateResult(ResultModel):
     policy: Policy = Field(
         default_factory=Policy, description="how both sides were scored (missing, ties)"
     )
+    policies: list[ScoringPolicy] = Field(
+        default_factory=list,
+        description="the scoring rules of both sides, marked where they differ from trec_eval",
+    )
     _candidate: EvaluationResult | None = PrivateAttr(None)
+
+    @model_validator(mode="after")
+    def _recorded_policies(self) -> Self:
+        """A gate written before ``policies`` existed gets the rules its ``policy`` records."""
+        if "policies" not in self.model_fields_set:
+            self.policies = chosen_policies(self.policy.missing, self.policy.ties)
+        return self
 
     @property
     def candidate_evaluation(self) -> EvaluationResult | None:

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from assay.errors import UsageError
+from assay.policies import mean_decided_policies
 from assay.procedures.gate_result import MODES, GateCheck, GateResult
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -416,6 +417,11 @@ def _assemble(
         warnings=warnings,
         environment=dict(candidate.environment),
         policy=candidate.policy,
+        policies=mean_decided_policies(
+            [candidate.policies, baseline.policies],
+            names,
+            labels=[f"candidate {run.name}", f"baseline {baseline.run.name}"],
+        ),
     )
 
 

@@ -11,12 +11,17 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, Self
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from assay.errors import UsageError
-from assay.policies import check_policies
+from assay.policies import (
+    ScoringPolicy,
+    check_policies,
+    chosen_policies,
+    mean_decided_policies,
+)
 from assay.results import MIGRATIONS, Policy, ResultModel
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -73,6 +78,17 @@ class VerifyResult(ResultModel):
         default_factory=dict, description="per run, the queries whose system call failed"
     )
     environment: dict[str, Any] = Field(default_factory=dict)
+    policies: list[ScoringPolicy] = Field(
+        default_factory=list,
+        description="the scoring rules of both runs, marked where they differ from trec_eval",
+    )
+
+    @model_validator(mode="after")
+    def _recorded_policies(self) -> Self:
+        """A result written before ``policies`` existed gets the rules its ``policy`` records."""
+        if "policies" not in self.model_fields_set:
+            self.policies = chosen_policies(self.policy.missing, self.policy.ties)
+        return self
 
 
 def _from_v1(data: dict[str, Any]) -> dict[str, Any]:
@@ -211,6 +227,12 @@ def verify_results(
         checks=checks,
         passed=all(c.passed for c in checks),
         environment=dict(reference.environment),
+        policies=mean_decided_policies(
+            [reference.policies, degraded.policies],
+            names,
+            "tested",
+            labels=[f"system {reference.run.name}", f"degraded {degraded.run.name}"],
+        ),
     )
 
 

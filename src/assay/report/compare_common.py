@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from assay.report.digits import metric_digits
 from assay.report.words import count
 from assay.stats.models import ComparisonResult, PowerEstimate, QueryDelta, Stat
 
@@ -9,14 +10,14 @@ from assay.stats.models import ComparisonResult, PowerEstimate, QueryDelta, Stat
 MARKS = {"better": "▲ better", "worse": "▼ worse", "no detectable difference": "= no diff"}
 
 
-def num(value: float | None, digits: int = 4) -> str:
-    """A value with ``digits`` decimals; an en dash for ``None``."""
-    return "–" if value is None else f"{value:.{digits}f}"
+def num(value: float | None, digits: int = 4, metric: str | None = None) -> str:
+    """A value of ``metric`` with ``digits`` decimals (a count's whole); en dash for ``None``."""
+    return "–" if value is None else f"{value:.{metric_digits(metric, digits, value)}f}"
 
 
-def signed(value: float, digits: int = 4) -> str:
-    """A difference with an explicit sign."""
-    return f"{value:+.{digits}f}"
+def signed(value: float, digits: int = 4, metric: str | None = None) -> str:
+    """A difference of ``metric`` with an explicit sign (a count's whole)."""
+    return f"{value:+.{metric_digits(metric, digits, value)}f}"
 
 
 def pval(value: float) -> str:
@@ -51,8 +52,10 @@ def ranks(query: QueryDelta) -> str:
 
 
 def interval(stat: Stat, digits: int = 4) -> str:
-    """``[low, high]`` of a stat's confidence interval."""
-    return f"[{stat.ci_low:+.{digits}f}, {stat.ci_high:+.{digits}f}]"
+    """``[low, high]`` of a stat's confidence interval (a count's in whole numbers)."""
+    return (
+        f"[{signed(stat.ci_low, digits, stat.metric)}, {signed(stat.ci_high, digits, stat.metric)}]"
+    )
 
 
 def settings_line(result: ComparisonResult) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 
+from assay.report.digits import exact
 from assay.stats.models import ComparisonResult
 
 
@@ -25,8 +26,8 @@ def render_csv(result: ComparisonResult) -> str:
     writer.writerow([csv_cell(h) for h in header])
     for q in result.per_query:
         row: list[object] = [q.query_id, q.text, *(q.slices.get(f) or "" for f in fields)]
-        row += [repr(q.values[s][m]) for m in result.metrics for s in systems]
-        row += [repr(q.deltas[c][m]) for m in result.metrics for c in candidates]
+        row += [repr(exact(q.values[s][m], m)) for m in result.metrics for s in systems]
+        row += [repr(exact(q.deltas[c][m], m)) for m in result.metrics for c in candidates]
         row += ["" if q.first_rel_rank.get(s) is None else q.first_rel_rank[s] for s in systems]
         writer.writerow([csv_cell(cell) for cell in row])
     return buf.getvalue()

@@ -22,6 +22,7 @@ from assay.report.compare_common import (
     settings_line,
     signed,
 )
+from assay.report.policies import policy_lines
 from assay.stats.models import ComparisonResult
 
 #: At most this many sorted-delta charts (candidate x metric) are drawn.
@@ -85,8 +86,10 @@ def _aggregate_table(result: ComparisonResult) -> str:
     rows = [
         "<tr>"
         f"<td class=l>{_e(c.candidate)}</td><td class=l>{_e(c.metric)}</td>"
-        f"<td>{num(c.baseline_mean)}</td><td>{num(c.candidate_mean)}</td>"
-        f"<td>{signed(c.delta)}</td><td>{interval(c)}</td><td>{pval(c.p_value)}</td>"
+        f"<td>{num(c.baseline_mean, metric=c.metric)}</td>"
+        f"<td>{num(c.candidate_mean, metric=c.metric)}</td>"
+        f"<td>{signed(c.delta, metric=c.metric)}</td><td>{interval(c)}</td>"
+        f"<td>{pval(c.p_value)}</td>"
         f"<td>{pval(c.p_adjusted)}</td><td>{effect(c.effect_size)}</td>"
         f"<td>{c.wins}/{c.losses}/{c.ties}</td>"
         f"<td class='l {_CLASS[c.verdict]}'>{_e(c.verdict)}</td><td>{c.n}</td></tr>"
@@ -190,9 +193,13 @@ def _per_query_table(result: ComparisonResult) -> str:
     for q in result.per_query:
         cells = [f"<td class=l>{_e(q.query_id)}</td>", f"<td class='l text'>{_e(q.text)}</td>"]
         cells += [f"<td class=l>{_e(q.slices.get(f) or '')}</td>" for f in fields]
-        cells += [f"<td>{num(q.values[s][m])}</td>" for m in result.metrics for s in systems]
         cells += [
-            f"<td>{signed(q.deltas[c][m])}</td>" for m in result.metrics for c in result.candidates
+            f"<td>{num(q.values[s][m], metric=m)}</td>" for m in result.metrics for s in systems
+        ]
+        cells += [
+            f"<td>{signed(q.deltas[c][m], metric=m)}</td>"
+            for m in result.metrics
+            for c in result.candidates
         ]
         cells += [f"<td>{_e(q.first_rel_rank.get(s) or '–')}</td>" for s in systems]
         body.append(f"<tr>{''.join(cells)}</tr>")
@@ -228,8 +235,9 @@ def _changes(result: ComparisonResult) -> str:
         )
         rows = "".join(
             f"<tr><td class='l {cls}'>{label}</td><td class=l>{_e(q.query_id)}</td>"
-            f"<td class='l text'>{_e(q.text)}</td><td>{num(q.baseline)}</td>"
-            f"<td>{num(q.candidate)}</td><td class={cls}>{signed(q.delta)}</td>"
+            f"<td class='l text'>{_e(q.text)}</td><td>{num(q.baseline, metric=c.metric)}</td>"
+            f"<td>{num(q.candidate, metric=c.metric)}</td>"
+            f"<td class={cls}>{signed(q.delta, metric=c.metric)}</td>"
             f"<td>{_rank(q.baseline_rank)}</td><td>{_rank(q.candidate_rank)}</td></tr>"
             for label, cls, items in (
                 ("loss", "worse", c.top_losses),
@@ -270,6 +278,7 @@ def render_html(result: ComparisonResult) -> str:
     ]
     n_forest = len(result.metrics)
     warnings = "".join(f"<p class=warn>⚠ {_e(w)}</p>" for w in result.warnings)
+    policies = "".join(f"<li>{_e(line)}</li>" for line in policy_lines(result.policies))
     title = f"assay compare: vs {result.baseline} on {result.judgments_name}"
     return (
         "<!DOCTYPE html><html><head><meta charset='utf-8'>"
@@ -280,6 +289,7 @@ def render_html(result: ComparisonResult) -> str:
         f"<p>Judgments {_e(result.judgments_name)} version <code>{_e(result.judgments_version)}"
         f"</code>; systems: {_e(', '.join(s.name for s in result.systems))}.</p>"
         f"<p>{_e(settings_line(result))}</p>{warnings}"
+        f"<h2>Scoring policies</h2><ul class=policies>{policies}</ul>"
         f"<h2>Aggregate</h2>{_aggregate_table(result)}"
         f"<h2>Deltas with confidence intervals</h2>{''.join(divs[:n_forest])}"
         f"<h2>Per-query deltas</h2>{''.join(divs[n_forest:])}"

@@ -14,6 +14,7 @@ from assay.report.compare_terminal import (
     power_table,
     slices_table,
 )
+from assay.report.policies import policy_lines
 from assay.report.table import Column, Table, markdown_table
 from assay.stats.models import ComparisonResult
 
@@ -50,6 +51,9 @@ def render_markdown(result: ComparisonResult) -> str:
         "(mean Δ / sd of Δ); W/L/T: queries won/lost/tied by the candidate</sub>",
         "",
         f"<sub>{_cell(settings_line(result))}</sub>",
+        "",
+        *(f"- policy: {_cell(line)}" for line in policy_lines(result.policies)),
+        "",
     ]
     lines += [f"> ⚠ {_cell(w)}" for w in result.warnings]
     return "\n".join(lines) + "\n"

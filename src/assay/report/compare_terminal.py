@@ -19,6 +19,7 @@ from assay.report.compare_common import (
     settings_line,
     signed,
 )
+from assay.report.policies import policy_lines
 from assay.report.table import Column, Styled, Table, print_line, print_table
 from assay.stats.models import ComparisonResult
 
@@ -28,9 +29,9 @@ if TYPE_CHECKING:  # pragma: no cover
 _STYLE = {"better": "bold green", "worse": "bold red", "no detectable difference": "dim"}
 
 CAPTION = (
-    "base/cand: mean per system; p: paired test; p Holm: Holm-adjusted p (decides the "
-    "verdict); d: effect size, mean Δ / sd of Δ (Cohen's d_z); W/L/T: queries won/lost/"
-    "tied by the candidate; no diff: no detectable difference"
+    "base/cand: mean per system (a count's total); p: paired test; p Holm: Holm-adjusted p "
+    "(decides the verdict); d: effect size, mean Δ / sd of Δ (Cohen's d_z); W/L/T: queries "
+    "won/lost/tied by the candidate; no diff: no detectable difference"
 )
 
 
@@ -54,9 +55,9 @@ def aggregate_table(result: ComparisonResult, digits: int = 3) -> Table:
             c.candidate,
             c.metric,
             str(c.n),
-            num(c.baseline_mean, digits),
-            num(c.candidate_mean, digits),
-            signed(c.delta),
+            num(c.baseline_mean, digits, c.metric),
+            num(c.candidate_mean, digits, c.metric),
+            signed(c.delta, metric=c.metric),
             interval(c, digits),
             pval(c.p_value),
             pval(c.p_adjusted),
@@ -82,7 +83,7 @@ def slices_table(result: ComparisonResult, digits: int = 3, *, flagged_only: boo
             str(s.n),
             s.candidate,
             s.metric,
-            signed(s.delta),
+            signed(s.delta, metric=s.metric),
             interval(s, digits),
             pval(s.p_value),
             pval(s.p_adjusted),
@@ -107,9 +108,9 @@ def changes_tables(result: ComparisonResult) -> list[Table]:
                     label,
                     q.query_id,
                     q.text,
-                    num(q.baseline),
-                    num(q.candidate),
-                    signed(q.delta),
+                    num(q.baseline, metric=c.metric),
+                    num(q.candidate, metric=c.metric),
+                    signed(q.delta, metric=c.metric),
                     ranks(q),
                 )
         tables.append(table)
@@ -133,6 +134,8 @@ def render_terminal(result: ComparisonResult, console: Console | None = None) ->
     out = console or Console()
     print_table(aggregate_table(result), out)
     print_line(out, f"[dim]{settings_line(result)}[/dim]", markup=True)
+    for line in policy_lines(result.policies):
+        print_line(out, f"policy: {line}")
     for w in result.warnings:
         print_line(out, f"[yellow]warning:[/yellow] {w}", markup=True)
     if result.slices:

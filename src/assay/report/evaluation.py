@@ -9,7 +9,8 @@ import csv
 import io
 from typing import TYPE_CHECKING, Any
 
-from assay.report.digits import default_digits, fmt
+from assay.report.digits import default_digits, exact, fmt
+from assay.report.policies import policy_lines
 from assay.report.table import Column, Table, markdown_table, print_line, print_table
 from assay.report.words import count, plural
 
@@ -20,12 +21,6 @@ if TYPE_CHECKING:  # pragma: no cover
 
 #: Show per-query rows in the terminal by default up to this many queries.
 PER_QUERY_DEFAULT_LIMIT = 50
-
-
-def _policy_text(result: EvaluationResult) -> str:
-    from assay.policies import describe
-
-    return describe(result.policy.missing, result.policy.ties)
 
 
 def header_lines(result: EvaluationResult) -> list[str]:
@@ -77,7 +72,7 @@ def header_lines(result: EvaluationResult) -> list[str]:
         falls = plural(r.tied_pairs_at_cutoff, "cutoff falls", "cutoffs fall")
         counts.append(f"{r.tied_pairs_at_cutoff} {falls} inside tied scores")
     lines.append("counts     " + ", ".join(counts))
-    lines.append("policy     " + _policy_text(result))
+    lines += ["policy     " + line for line in policy_lines(result.policies)]
     for w in [*j.warnings, *r.warnings]:
         lines.append(f"warning    {w}")
     for f in r.failures[:10]:
@@ -125,7 +120,7 @@ def scores_table(result: EvaluationResult, digits: int) -> Table:
     table = Table(cols)
     for field_name, value, row in _group_rows(result):
         label = value if len(result.groups) <= 1 or not field_name else f"{field_name}={value}"
-        table.add_row(label, str(row["n"]), *(fmt(row.get(m), digits) for m in result.metrics))
+        table.add_row(label, str(row["n"]), *(fmt(row.get(m), digits, m) for m in result.metrics))
     return table
 
 
@@ -142,7 +137,7 @@ def per_query_table(result: EvaluationResult, digits: int) -> Table:
             row["query_id"],
             *(str(row.get(f, "")) for f in fields),
             "-" if rank is None else str(rank),
-            *(fmt(row.get(m), digits) for m in result.metrics),
+            *(fmt(row.get(m), digits, m) for m in result.metrics),
             row.get("text", ""),
         )
     return table
@@ -228,7 +223,7 @@ def render_csv(result: EvaluationResult) -> str:
 
     writer.writerow({c: csv_cell(c) for c in cols})
     for row in result.per_query:
-        values = {**row, **context}
+        values = {**row, **{m: exact(row.get(m), m) for m in result.metrics}, **context}
         writer.writerow(
             {c: ("" if values.get(c) is None else csv_cell(values.get(c))) for c in cols}
         )

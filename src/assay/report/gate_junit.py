@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from assay.report.policies import policy_lines
+
 if TYPE_CHECKING:  # pragma: no cover
     from assay.procedures.gate_result import GateResult
 
@@ -36,6 +38,8 @@ def render_junit(result: GateResult) -> str:
     for key in ("judgments_name", "judgments_version", "mode", "margin", "alpha", "seed"):
         ET.SubElement(props, "property", {"name": key, "value": str(getattr(result, key))})
     ET.SubElement(props, "property", {"name": "rule", "value": result.rule})
+    for line in policy_lines(result.policies):
+        ET.SubElement(props, "property", {"name": "policy", "value": line})
     for c in result.checks:
         case = ET.SubElement(
             suite,

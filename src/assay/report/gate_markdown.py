@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from assay.report.policies import policy_lines
+
 if TYPE_CHECKING:  # pragma: no cover
     from assay.procedures.gate_result import GateCheck, GateResult
 
@@ -35,6 +37,8 @@ def render_markdown(result: GateResult) -> str:
         "",
         f"Rule: {result.rule}; margin {result.margin:.3f}, seed {result.seed}, "
         f"{result.n_resamples} resamples.",
+        "",
+        *(f"- policy: {_cell(line)}" for line in policy_lines(result.policies)),
         "",
         f"| Check | Metric | n | Baseline | Candidate | Delta | {pct} CI | Result |",
         "|---|---|---:|---:|---:|---:|---|---|",

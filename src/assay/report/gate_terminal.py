@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from assay.report.policies import policy_lines
 from assay.report.table import Cell, Column, Styled, Table, print_line, print_table
 from assay.report.words import count
 
@@ -54,6 +55,8 @@ def render_terminal(result: GateResult, console: Console) -> None:
         markup=True,
     )
     print_line(console, f"rule: {result.rule}")
+    for line in policy_lines(result.policies):
+        print_line(console, f"policy: {line}")
     print_table(checks_table(result), console)
     for c in result.failures:
         print_line(console, f"[red]regression:[/] {escape(c.message)}", markup=True)
@@ -77,6 +80,8 @@ def render_verify_terminal(result: VerifyResult, console: Console) -> None:
         f"{escape(result.degraded)} on {escape(result.judgments_name)} {result.judgments_version}",
         markup=True,
     )
+    for line in policy_lines(result.policies):
+        print_line(console, f"policy: {line}")
     for check in result.checks:
         print_line(console, f"  {check.metric} system    {check.system_mean:.4f}")
         print_line(console, f"  {check.metric} degraded  {check.degraded_mean:.4f}")

@@ -21,7 +21,9 @@ def _value(metric: str, values: dict[str, float]) -> str:
         return ""
     if metric in BOOLEAN_METRICS:
         return "yes" if values[metric] else "no"
-    return f"{values[metric]:.4f}"
+    from assay.report.digits import fmt
+
+    return fmt(float(values[metric]), 4, metric)
 
 
 def render_html(report: HistoryReport) -> str:

@@ -55,7 +55,9 @@ def _value(metric: str, row: HistoryRow) -> str:
     value = row.metrics[metric]
     if metric in BOOLEAN_METRICS:
         return "yes" if value else "no"
-    return f"{value:.4f}"
+    from assay.report.digits import fmt
+
+    return fmt(float(value), 4, metric)
 
 
 def history_table(report: HistoryReport) -> Table:

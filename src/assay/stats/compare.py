@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from assay.errors import UsageError
+from assay.policies import merge_policies
 from assay.stats.models import (
     BETTER,
     NO_DIFFERENCE,
@@ -250,6 +251,7 @@ def compare(
         power=power,
         per_query=_paired_queries(pairs, names, metric_names, by, slice_values),
         warnings=warnings,
+        policies=merge_policies([r.policies for r in ordered], names),
     )
 
 
@@ -367,6 +369,7 @@ def _test(
 ) -> tuple[list[MetricComparison], list[PowerEstimate]]:
     """Step 3: test every candidate x metric row (one Holm family), with power figures."""
     from assay.stats.significance import holm
+    from assay.stats.summary import summary_figures
 
     st = stats_rows(pairs.diffs, **common)
     p_adj = holm(st["p"])
@@ -376,17 +379,21 @@ def _test(
         for mi, metric in enumerate(metric_names):
             row = ci * n_met + mi
             losses, gains = _extremes(pairs, ci, mi, row, top)
-            delta = float(st["delta"][row])
+            figures = summary_figures(
+                metric,
+                pairs.values[0, mi],
+                pairs.values[ci + 1, mi],
+                st["delta"][row],
+                st["low"][row],
+                st["high"][row],
+            )
+            delta = figures["delta"]
             comparisons.append(
                 MetricComparison(
                     candidate=cand,
                     metric=metric,
                     n=len(pairs.queries),
-                    baseline_mean=float(pairs.values[0, mi].mean()),
-                    candidate_mean=float(pairs.values[ci + 1, mi].mean()),
-                    delta=delta,
-                    ci_low=float(st["low"][row]),
-                    ci_high=float(st["high"][row]),
+                    **figures,
                     p_value=float(st["p"][row]),
                     p_adjusted=float(p_adj[row]),
                     effect_size=st["effect"][row],

@@ -11,6 +11,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from assay.policies import ScoringPolicy
 from assay.results import ResultModel
 
 COMPARISON_SCHEMA_VERSION = "1"
@@ -48,7 +49,12 @@ class QueryDelta(BaseModel):
 
 
 class Stat(BaseModel):
-    """Delta, interval, test and verdict of one paired comparison."""
+    """Delta, interval, test and verdict of one paired comparison.
+
+    ``baseline_mean``, ``candidate_mean``, ``delta`` and the interval are means
+    over the paired queries, except for counts (``NumRet``...), which are totals
+    as on trec_eval's summary line (:mod:`assay.stats.summary`).
+    """
 
     candidate: str
     metric: str
@@ -154,6 +160,11 @@ class ComparisonResult(ResultModel):
     power: list[PowerEstimate] = Field(default_factory=list)
     per_query: list[PairedQuery] = Field(default_factory=list)
     warnings: list[str] = Field(default_factory=list)
+    policies: list[ScoringPolicy] = Field(
+        default_factory=list,
+        description="the scoring rules of the compared evaluations, marked where they "
+        "differ from trec_eval (empty in files written before they were recorded)",
+    )
 
     @property
     def candidates(self) -> list[str]:

@@ -93,13 +93,22 @@ def _slice_rows(
 ) -> list[SliceComparison]:
     """One slice's rows: every candidate x metric."""
     from assay.stats.compare import verdict
+    from assay.stats.summary import summary_figures
 
     n_met = len(metric_names)
     out = []
     for ci, cand in enumerate(candidates):
         for mi, metric in enumerate(metric_names):
             row = ci * n_met + mi
-            delta = float(st["delta"][row])
+            figures = summary_figures(
+                metric,
+                values[0, mi, idx],
+                values[ci + 1, mi, idx],
+                st["delta"][row],
+                st["low"][row],
+                st["high"][row],
+            )
+            delta = figures["delta"]
             out.append(
                 SliceComparison(
                     field=field,
@@ -107,11 +116,7 @@ def _slice_rows(
                     candidate=cand,
                     metric=metric,
                     n=int(idx.size),
-                    baseline_mean=float(values[0, mi, idx].mean()),
-                    candidate_mean=float(values[ci + 1, mi, idx].mean()),
-                    delta=delta,
-                    ci_low=float(st["low"][row]),
-                    ci_high=float(st["high"][row]),
+                    **figures,
                     p_value=float(st["p"][row]),
                     p_adjusted=float(p_adj[row]),
                     effect_size=st["effect"][row],

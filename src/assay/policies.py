@@ -288,8 +288,8 @@ def run_policies(
     """:func:`scoring_policies` of one run scored on ``judgments`` (what ``score_run`` records).
 
     ``info`` is the run's provenance (failed calls; ``k`` of a live system);
-    ``judgments.prefer``, when a label file's loader set it, names the label
-    source that won.
+    ``judgments.prefer`` names the label source that won, when a label file
+    had two labels for a pair.
     """
     qrels = judgments.qrels
     negative = int((qrels["grade"] < 0).sum()) if len(qrels) else 0
@@ -301,7 +301,7 @@ def run_policies(
         ignored_queries=ignored_queries,
         failed_queries=len(info.failed_query_ids),
         negative_grades=negative,
-        prefer=getattr(judgments, "prefer", None),
+        prefer=judgments.prefer,
         synthetic_queries=len(judgments.synthetic_ids),
         total_queries=len(judgments),
         depth_warnings=depth_warnings,

@@ -39,8 +39,10 @@ class JudgmentSet:
     ``queries`` is a DataFrame indexed by ``query_id`` (str, file order) with
     columns ``text`` (str), ``no_answer`` (bool) and one column per metadata
     field (str or missing). ``qrels`` is a DataFrame with columns ``query_id``,
-    ``doc_id`` (str) and ``grade`` (int64), grades >= 0. Do not mutate either;
-    build a new set instead.
+    ``doc_id`` (str) and ``grade`` (int64; negative: judged non-relevant). Do
+    not mutate either; build a new set instead. ``prefer`` is the label source
+    that won where a pair had both a human and a model label (``None``: no
+    pair had two), a scoring policy every report prints.
     """
 
     def __init__(
@@ -52,6 +54,7 @@ class JudgmentSet:
         path: str | None = None,
         format: str = "memory",
         warnings: list[str] | None = None,
+        prefer: str | None = None,
     ) -> None:
         self.queries = queries
         self.qrels = qrels
@@ -59,6 +62,7 @@ class JudgmentSet:
         self.path = path
         self.format = format
         self.warnings = list(warnings or [])
+        self.prefer = prefer
 
     # ------------------------------------------------------------------ build
     @classmethod

@@ -49,6 +49,7 @@ def check_depth(
     if longest >= deepest.cutoff:
         return []
     return [
-        f"{deepest.name}: the run lists at most {longest} documents per query; ranks "
+        f"{deepest.name}: the run lists at most {longest} "
+        f"{'document' if longest == 1 else 'documents'} per query; ranks "
         f"{longest + 1}-{deepest.cutoff} count as not retrieved"
     ]

@@ -9,7 +9,6 @@ must equal trec_eval's: values agree to trec_eval's printed precision.
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
@@ -18,6 +17,7 @@ from hypothesis import strategies as st
 from assay.judgments.trec import load_trec_eval_qrels
 from assay.metrics.treceval import trec_eval_lines
 from assay.runs.io import load_run
+from helpers_trec_eval import trec_eval_output
 
 DOCS = [f"d{i}" for i in range(12)]
 
@@ -74,12 +74,8 @@ def test_every_line_matches_trec_eval(trec_eval_bin: Path, tmp_path_factory, cas
     folder = tmp_path_factory.mktemp("oracle")
     (folder / "qrels").write_text("\n".join(qrels) + "\n")
     (folder / "run").write_text("\n".join(run) + "\n")
-    done = subprocess.run(
-        [str(trec_eval_bin), *_flags(options), str(folder / "qrels"), str(folder / "run")],
-        capture_output=True,
-        text=True,
-        timeout=30,
-        check=False,
+    expected = trec_eval_output(
+        trec_eval_bin, _flags(options), str(folder / "qrels"), str(folder / "run"), timeout=30
     )
     judgments = load_trec_eval_qrels(folder / "qrels")
     ours = trec_eval_lines(
@@ -92,8 +88,6 @@ def test_every_line_matches_trec_eval(trec_eval_bin: Path, tmp_path_factory, cas
         judged_only=options["judged_only"],
         depth=options["depth"],
     )
-    assert done.returncode == 0, done.stderr
-    expected = done.stdout.splitlines()
     assert len(ours) == len(expected)
     for mine, theirs in zip(ours, expected, strict=True):
         assert mine == theirs, (mine, theirs, options)

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -18,8 +15,7 @@ from assay.metrics.prefs import query_counts, query_values
 from assay.metrics.registry import PREFERENCE_MEASURES
 from assay.metrics.treceval import NICKNAMES, trec_eval_lines, trec_outputs
 from assay.runs.io import load_run
-
-SRC = str(Path(__file__).resolve().parents[2] / "src")
+from helpers_trec_eval import assay_trec_eval, trec_eval_output
 
 
 @pytest.fixture(scope="module")
@@ -42,16 +38,9 @@ def test_quicktest_prefs(te: Path, prefs, run, fmt, expected) -> None:
     assert "\n".join(lines) + "\n" == (te / expected).read_text()
 
 
-def _cli(args: list[str], cwd: Path) -> subprocess.CompletedProcess:
-    cmd = [sys.executable, "-c", "from assay.cli import main; main()", "trec-eval", *args]
-    return subprocess.run(
-        cmd, capture_output=True, env={**os.environ, "PYTHONPATH": SRC}, cwd=cwd, timeout=120
-    )
-
-
 def test_cli_prints_the_prefs_bytes(te: Path, tmp_path: Path) -> None:
     args = ["-m", "all_prefs", "-q", "-R", "prefs", str(te / "prefs.comment.test")]
-    done = _cli([*args, str(te / "prefs.results.test")], tmp_path)
+    done = assay_trec_eval([*args, str(te / "prefs.results.test")], tmp_path)
     assert done.returncode == 0, done.stderr
     assert done.stdout == (te / "out.test.prefs").read_bytes()
 
@@ -114,7 +103,7 @@ def test_bad_prefs_file_names_file_line_field(tmp_path: Path, text, where, field
 def test_cli_bad_prefs_exits_2(te: Path, tmp_path: Path) -> None:
     (tmp_path / "p.txt").write_text("q g s d\n")
     args = ["-R", "prefs", "-m", "all_prefs", str(tmp_path / "p.txt"), str(te / "results.test")]
-    done = _cli(args, tmp_path)
+    done = assay_trec_eval(args, tmp_path)
     assert done.returncode == 2
     err = done.stderr.decode()
     assert "p.txt:1: [rel_level]" in err and "Traceback" not in err
@@ -162,16 +151,11 @@ def test_prefs_match_trec_eval(trec_eval_bin: Path, tmp_path_factory, case) -> N
     flags = ["-q", "-R", "prefs", "-m", "all_prefs"]
     flags += ["-c"] if options["complete"] else []
     flags += [f"-M{options['depth']}"] if options["depth"] else []
-    done = subprocess.run(
-        [str(trec_eval_bin), *flags, str(folder / "prefs"), str(folder / "run")],
-        capture_output=True,
-        text=True,
-        timeout=30,
-        check=False,
+    expected = trec_eval_output(
+        trec_eval_bin, flags, str(folder / "prefs"), str(folder / "run"), timeout=30
     )
-    assert done.returncode == 0, done.stderr
     ours = trec_eval_lines(
         load_prefs(folder / "prefs"), load_run(folder / "run"), ["all_prefs"],
         per_query=True, **options,
     )  # fmt: skip
-    assert ours == done.stdout.splitlines()
+    assert ours == expected

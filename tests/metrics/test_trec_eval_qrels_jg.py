@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -16,8 +13,7 @@ from assay.judgments.trec import load_trec_eval_qrels
 from assay.metrics.qrels_jg import load_qrels_jg
 from assay.metrics.treceval import trec_eval_lines
 from assay.runs.io import load_run
-
-SRC = str(Path(__file__).resolve().parents[2] / "src")
+from helpers_trec_eval import assay_trec_eval, trec_eval_output
 
 
 @pytest.fixture(scope="module")
@@ -33,16 +29,9 @@ def test_quicktest_qrels_jg(te: Path, qrels: str) -> None:
     assert "\n".join(lines) + "\n" == (te / "out.test.qrels_jg").read_text()
 
 
-def _cli(args: list[str], cwd: Path) -> subprocess.CompletedProcess:
-    cmd = [sys.executable, "-c", "from assay.cli import main; main()", "trec-eval", *args]
-    return subprocess.run(
-        cmd, capture_output=True, env={**os.environ, "PYTHONPATH": SRC}, cwd=cwd, timeout=120
-    )
-
-
 def test_cli_prints_the_qrels_jg_bytes(te: Path, tmp_path: Path) -> None:
     args = ["-m", "qrels_jg", "-q", "-R", "qrels_jg", str(te / "qrels.comments.123")]
-    done = _cli([*args, str(te / "results.test")], tmp_path)
+    done = assay_trec_eval([*args, str(te / "results.test")], tmp_path)
     assert done.returncode == 0, done.stderr
     assert done.stdout == (te / "out.test.qrels_jg").read_bytes()
 
@@ -72,14 +61,16 @@ def test_duplicate_doc_in_a_group_names_the_line(tmp_path: Path) -> None:
 def test_cli_bad_qrels_jg_exits_2(te: Path, tmp_path: Path) -> None:
     (tmp_path / "jg").write_text("q1 a d1\n")
     args = ["-R", "qrels_jg", "-m", "qrels_jg", str(tmp_path / "jg"), str(te / "results.test")]
-    done = _cli(args, tmp_path)
+    done = assay_trec_eval(args, tmp_path)
     assert done.returncode == 2
     err = done.stderr.decode()
     assert "jg:1:" in err and "Traceback" not in err
 
 
 def test_cli_unknown_rel_format_exits_2(te: Path, tmp_path: Path) -> None:
-    done = _cli(["-R", "nope", str(te / "qrels.test"), str(te / "results.test")], tmp_path)
+    done = assay_trec_eval(
+        ["-R", "nope", str(te / "qrels.test"), str(te / "results.test")], tmp_path
+    )
     assert done.returncode == 2 and b"-R must be one of" in done.stderr
 
 
@@ -121,16 +112,11 @@ def test_qrels_jg_matches_trec_eval(trec_eval_bin: Path, tmp_path_factory, case)
     flags += ["-c"] if options["complete"] else []
     flags += ["-J"] if options["judged_only"] else []
     flags += [f"-M{options['depth']}"] if options["depth"] else []
-    done = subprocess.run(
-        [str(trec_eval_bin), *flags, str(folder / "qrels"), str(folder / "run")],
-        capture_output=True,
-        text=True,
-        timeout=30,
-        check=False,
+    expected = trec_eval_output(
+        trec_eval_bin, flags, str(folder / "qrels"), str(folder / "run"), timeout=30
     )
-    assert done.returncode == 0, done.stderr
     ours = trec_eval_lines(
         load_qrels_jg(folder / "qrels"), load_run(folder / "run"), ["qrels_jg"],
         per_query=True, **options,
     )  # fmt: skip
-    assert ours == done.stdout.splitlines()
+    assert ours == expected

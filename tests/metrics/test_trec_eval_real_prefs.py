@@ -7,7 +7,6 @@ area (retrieved, implied, neither) and the ``Rnonrel`` recounts are exercised.
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import numpy as np
@@ -15,6 +14,7 @@ import pytest
 
 from assay.metrics.treceval import read_rel_info, trec_eval_lines
 from assay.runs.io import load_run
+from helpers_trec_eval import trec_eval_output
 
 
 @pytest.fixture(scope="module")
@@ -48,15 +48,8 @@ def test_real_judgments_match_trec_eval(trec_eval_bin: Path, dl19, rel_format, s
     args = ["-q", "-R", rel_format, *(a for s in specs for a in ("-m", s))]
     args += [f"-M{flags['depth']}"] if "depth" in flags else []
     args += [f"-l{flags['rel']}"] if "rel" in flags else []
-    done = subprocess.run(
-        [str(trec_eval_bin), *args, str(qrels), str(run)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
+    expected = trec_eval_output(trec_eval_bin, args, str(qrels), str(run), timeout=120)
     ours = trec_eval_lines(
         read_rel_info(qrels, rel_format), load_run(run), specs, per_query=True, **flags
     )
-    assert ours == done.stdout.splitlines()
+    assert ours == expected

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -16,8 +13,7 @@ from assay.judgments.trec import load_trec_eval_qrels
 from assay.metrics.treceval import trec_eval_lines, trec_outputs
 from assay.metrics.zscores import MISSING_ZSCORE, ZScores, load_zscores
 from assay.runs.io import load_run
-
-SRC = str(Path(__file__).resolve().parents[2] / "src")
+from helpers_trec_eval import assay_trec_eval, trec_eval_output
 
 
 @pytest.fixture(scope="module")
@@ -36,21 +32,9 @@ def test_quicktest_aqz(te: Path) -> None:
     assert "\n".join(lines) + "\n" == (te / "out.test.aqZ").read_text()
 
 
-def _cli(args: list[str], cwd: Path) -> subprocess.CompletedProcess:
-    cmd = [sys.executable, "-c", "from assay.cli import main; main()", "trec-eval", *args]
-    return subprocess.run(
-        cmd,
-        capture_output=True,
-        env={**os.environ, "PYTHONPATH": SRC},
-        cwd=cwd,
-        timeout=120,
-        check=False,
-    )
-
-
 def test_cli_prints_the_aqz_bytes(te: Path, tmp_path: Path) -> None:
     args = ["-q", "-m", "all_trec", "-Z", str(te / "zscores_file")]
-    done = _cli([*args, str(te / "qrels.test"), str(te / "results.test")], tmp_path)
+    done = assay_trec_eval([*args, str(te / "qrels.test"), str(te / "results.test")], tmp_path)
     assert done.returncode == 0, done.stderr
     assert done.stdout == (te / "out.test.aqZ").read_bytes()
 
@@ -99,7 +83,7 @@ def test_empty_zscore_file_is_an_error(tmp_path: Path) -> None:
 def test_cli_bad_zscore_file_exits_2(te: Path, tmp_path: Path) -> None:
     (tmp_path / "z.txt").write_text("301 map 0.1 x\n")
     args = ["-Z", str(tmp_path / "z.txt"), str(te / "qrels.test"), str(te / "results.test")]
-    done = _cli(args, tmp_path)
+    done = assay_trec_eval(args, tmp_path)
     assert done.returncode == 2
     err = done.stderr.decode()
     assert "z.txt:1: [stddev]" in err and "Traceback" not in err
@@ -148,14 +132,9 @@ def test_zscores_match_trec_eval(trec_eval_bin: Path, tmp_path_factory, case) ->
     for name, lines in (("qrels", qrels), ("run", run), ("z", zlines)):
         (folder / name).write_text("\n".join(lines) + "\n")
     flags = ["-q", "-m", "all_trec", "-Z", str(folder / "z"), *(["-c"] if complete else [])]
-    done = subprocess.run(
-        [str(trec_eval_bin), *flags, str(folder / "qrels"), str(folder / "run")],
-        capture_output=True,
-        text=True,
-        timeout=30,
-        check=False,
+    expected = trec_eval_output(
+        trec_eval_bin, flags, str(folder / "qrels"), str(folder / "run"), timeout=30
     )
-    assert done.returncode == 0, done.stderr
     ours = trec_eval_lines(
         load_trec_eval_qrels(folder / "qrels"),
         load_run(folder / "run"),
@@ -164,7 +143,7 @@ def test_zscores_match_trec_eval(trec_eval_bin: Path, tmp_path_factory, case) ->
         complete=complete,
         zscores=load_zscores(folder / "z"),
     )
-    assert ours == done.stdout.splitlines()
+    assert ours == expected
 
 
 @pytest.mark.parametrize(
@@ -185,14 +164,7 @@ def test_zscores_of_prefs_and_groups_match_trec_eval(
     (tmp_path / "z").write_text("\n".join([*z, "zz ~ 0 1"]) + "\n")
     spec = "all_prefs" if rel_format == "prefs" else "qrels_jg"
     args = ["-q", "-m", spec, "-R", rel_format, "-Z", str(tmp_path / "z")]
-    done = subprocess.run(
-        [str(trec_eval_bin), *args, str(te / qrels), str(te / run)],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
+    expected = trec_eval_output(trec_eval_bin, args, str(te / qrels), str(te / run), timeout=60)
     ours = trec_eval_lines(
         judgments,
         load_run(te / run),
@@ -200,4 +172,4 @@ def test_zscores_of_prefs_and_groups_match_trec_eval(
         per_query=True,
         zscores=load_zscores(tmp_path / "z"),
     )
-    assert ours == done.stdout.splitlines()
+    assert ours == expected

@@ -75,7 +75,9 @@ def test_compare_records_the_rules_of_every_evaluation() -> None:
     texts = _texts(result.policies)
     # rules both runs share are said once; the others say whose they are
     assert texts[:3] == _texts(short.policies)[:3] and MISSING["zero"] == texts[0]
-    assert any(t.startswith("short: R@10: the run lists at most 1 document per query") for t in texts)
+    assert any(
+        t.startswith("short: R@10: the run lists at most 1 document per query") for t in texts
+    )
     assert any(t.startswith("long: R@10: the run lists at most 3 documents") for t in texts)
     assert any(t.startswith("long: 1 run query not judged") for t in texts)  # 'extra'
 

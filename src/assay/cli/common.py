@@ -139,7 +139,7 @@ def load_cli_judgments(
     prefer: str | None = None,
 ) -> Any:
     """Load a judgment set (or pair-label file) with the CLI's options; see ``as_judgments``."""
-    from assay.procedures.evaluation import as_judgments
+    from assay.procedures.arguments import as_judgments
 
     kwargs: dict[str, Any] = {"split": split}
     if queries is not None:

@@ -117,7 +117,8 @@ def evaluate_sources(
     the judgments are loaded only when some source needs scoring.
     """
     from assay.metrics.measures import parse_measures
-    from assay.procedures.evaluation import as_judgments, check_k, score, synthetic_groups
+    from assay.procedures.arguments import as_judgments, check_k, synthetic_groups
+    from assay.procedures.evaluation import score
     from assay.procedures.sources import is_result_file, load_source
 
     check_policies(missing, ties)

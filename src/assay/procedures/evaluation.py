@@ -9,12 +9,12 @@ same through the library and the CLI. The metric kernels live in
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from assay.errors import UsageError
-from assay.policies import check_policies
+from assay.procedures.arguments import prepare
 
 if TYPE_CHECKING:  # pragma: no cover
     from assay.judgments.models import JudgmentSet
@@ -75,25 +75,19 @@ def evaluate(
     Returns an :class:`~assay.results.EvaluationResult`; ``.per_query_frame()``
     gives the per-query rows as a pandas DataFrame.
     """
-    from assay.metrics.depth import check_depth
-    from assay.metrics.measures import parse_measures
-    from assay.procedures.sources import as_system, load_source
+    from assay.procedures.sources import load_source, prefetch_run
 
-    check_order(judgments, run)
-    check_policies(missing, ties)
-    check_k(k)
-    measures = parse_measures(list(metrics) if metrics is not None else None)
-    if as_system(run) is not None:
-        check_depth(
-            measures, asked=k
-        )  # R@1000 of a system asked for 100: an error, before any call
-    by_fields = [by] if isinstance(by, str) else list(by)
-    js = as_judgments(judgments, judgments_format, prefer=prefer)
-    by_fields = synthetic_groups(js, by_fields, mix_synthetic)
-    for field_name in by_fields:
-        js.groups(field_name)  # raises a UsageError naming the fields available
+    pending = prefetch_run(run)  # a run file is read while the judgments load
+    try:
+        js, measures, by_fields = prepare(
+            judgments, run, metrics, by, missing, ties, k, judgments_format, prefer, mix_synthetic
+        )
+    except BaseException:
+        if pending is not None:
+            pending.discard()
+        raise
     source = load_source(
-        run,
+        pending or run,
         js,
         k=k,
         name=name,
@@ -106,60 +100,6 @@ def evaluate(
     return score(
         source, js, measures, by_fields, missing=missing, ties=ties, abstain_below=abstain_below
     )
-
-
-def synthetic_groups(judgments: JudgmentSet, by: Sequence[str], mix_synthetic: bool) -> list[str]:
-    """The ``by`` fields, with ``synthetic`` added when the set mixes model-written queries
-    with people's, so that the two are always reported apart.
-
-    Synthetic queries reuse their documents' words and score high, so such a set
-    is refused unless ``mix_synthetic`` (a :class:`UsageError` naming it).
-    """
-    n = len(judgments.synthetic_ids)
-    if n in (0, len(judgments)):
-        return list(by)
-    if not mix_synthetic:
-        raise UsageError(
-            f"{judgments.name}: {n} of {len(judgments)} queries are synthetic (model-written) and "
-            "score high on the words they share with their documents; they are not averaged "
-            "with people's queries: evaluate them apart, or pass `mix_synthetic` to score both, "
-            "reported apart (group 'synthetic')",
-            "mix_synthetic",
-        )
-    return list(by) if "synthetic" in by else [*by, "synthetic"]
-
-
-def check_k(k: Any) -> None:
-    """Raise a UsageError unless ``k`` is a whole number >= 1."""
-    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
-        raise UsageError(f"`k` must be a whole number >= 1, got {k!r}", "k")
-
-
-def check_order(judgments: Any, run: Any) -> None:
-    """A one-line error when the run was given first and the judgments second."""
-    from assay.judgments.models import JudgmentSet
-    from assay.runs.models import Run
-
-    swapped = isinstance(run, JudgmentSet) and not isinstance(judgments, JudgmentSet)
-    swapped = swapped or isinstance(judgments, Run | Mapping) or callable(judgments)
-    if not swapped and isinstance(judgments, str | Path) and isinstance(run, str | Path):
-        swapped = _kinds(judgments, run) == ("run", "judgments")
-    if swapped:
-        raise UsageError(
-            "the arguments look swapped: the judgments come first, then the run "
-            "(assay evaluate JUDGMENTS RUN; evaluate(judgments, run) as in ranx and ir_measures)"
-        )
-
-
-def _kinds(first: str | Path, second: str | Path) -> tuple[str, str] | None:
-    from assay.judgments.validate import detect_kind
-
-    if Path(first).is_dir():
-        return None
-    try:
-        return detect_kind(first), detect_kind(second)
-    except Exception:  # a heuristic only: the loaders report real problems
-        return None
 
 
 def score(
@@ -214,7 +154,8 @@ def score_run(
     shallow = check_depth(measures, asked=live_k, run=run)
     if shallow:
         info = info.model_copy(update={"warnings": [*info.warnings, *shallow]})
-    table = compute(judgments, run, list(measures), missing="zero", ties=ties)
+    with _hashing(judgments):  # the version hash (Arrow, no GIL) runs beside the kernels
+        table = compute(judgments, run, list(measures), missing="zero", ties=ties)
     failed = set(info.failed_query_ids)
     present, keep = _scored_mask(table, info, missing)
     qids = [q for q, kept in zip(table.query_ids, keep.tolist(), strict=True) if kept]
@@ -244,6 +185,21 @@ def score_run(
             depth_warnings=shallow,
         ),
     )
+
+
+@contextmanager
+def _hashing(judgments: JudgmentSet) -> Iterator[None]:
+    """Compute ``judgments.version`` on a second thread while the body runs.
+
+    The hash (Arrow sorts and joins, no GIL) then uses the core the kernels
+    leave idle; an error of the hash is raised once the body is done.
+    """
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(1) as pool:
+        job = pool.submit(lambda: judgments.version)
+        yield
+        job.result()
 
 
 def _failed(table: Any, failed: set[str]) -> Any:
@@ -416,35 +372,6 @@ def _environment() -> dict[str, Any]:
         return environment()
     except Exception:  # provenance is best effort, never a reason to fail a run
         return {}
-
-
-def as_judgments(
-    judgments: Any, fmt: str | None = None, *, prefer: str | None = None, **options: Any
-) -> JudgmentSet:
-    """``judgments`` as a JudgmentSet: one already loaded, or a path to load.
-
-    A path is a judgment set in any format, or a pair-label / review file as
-    ``assay judge llm`` and ``judge sample`` write them; where such a file has a
-    human and a model label for one pair, ``prefer`` (``human`` or ``model``)
-    says which wins, else it is refused. ``options`` go to
-    :func:`~assay.judgments.load.load_judgments` (``queries``, ``split``,
-    ``corpus_ids``).
-    """
-    from assay.judgments.models import JudgmentSet
-
-    if isinstance(judgments, JudgmentSet):
-        return judgments
-    if isinstance(judgments, str | Path):
-        from assay.judges.labels import is_label_file, labels_as_judgments
-        from assay.judgments.load import load_judgments
-
-        if fmt is None and is_label_file(judgments):
-            return labels_as_judgments(judgments, prefer=prefer)
-        return load_judgments(judgments, format=fmt, **options)
-    raise UsageError(
-        f"`judgments` must be a JudgmentSet or a path, got {type(judgments).__name__}",
-        "judgments",
-    )
 
 
 def _no_answer_rows(

@@ -64,6 +64,47 @@ class Source:
     result: EvaluationResult | None = None
 
 
+class PendingRun:
+    """A run file being read on a background thread while the judgments load.
+
+    Parsing a large run is Arrow work that releases the GIL, and loading the
+    judgments is mostly Python: reading both at once saves their overlap.
+    :func:`load_source` takes it in place of the path; the run's errors are
+    raised there, after the judgments' own, as without the thread.
+    """
+
+    def __init__(self, path: Path) -> None:
+        from concurrent.futures import ThreadPoolExecutor
+
+        from assay.runs.io import load_run
+
+        self.path = path
+        self._pool = ThreadPoolExecutor(1, thread_name_prefix="assay-run")
+        self._future = self._pool.submit(load_run, path)
+
+    def result(self) -> Run:
+        """The loaded run (raises what :func:`~assay.runs.io.load_run` raises)."""
+        try:
+            return self._future.result()
+        finally:
+            self._pool.shutdown(wait=False)
+
+    def discard(self) -> None:
+        """Give up on the run (the judgments failed); the read finishes unobserved."""
+        self._future.cancel()
+        self._pool.shutdown(wait=False)
+
+
+def prefetch_run(source: Any) -> PendingRun | None:
+    """Start reading ``source`` when it is a run file (not a result file), else ``None``."""
+    if not isinstance(source, str | Path):
+        return None
+    path = Path(source)
+    if not path.is_file() or is_result_file(path):
+        return None
+    return PendingRun(path)
+
+
 #: What :func:`load_source` accepts, in words (used in its error message).
 ACCEPTED = (
     "a Run, a run file path (its .json sidecar is read), an evaluation result file, "
@@ -96,6 +137,14 @@ def load_source(
 
     if isinstance(source, Source):
         return source
+    if isinstance(source, PendingRun):
+        return read_run_file(
+            source.path,
+            judgments,
+            name=name,
+            allow_version_mismatch=allow_version_mismatch,
+            pending=source,
+        )
     if isinstance(source, Run):
         return Source(source, RunProvenance(name=name or source.name, path=source.path))
     if isinstance(source, str | Path):
@@ -158,15 +207,19 @@ def read_run_file(
     *,
     name: str | None = None,
     allow_version_mismatch: bool = False,
+    pending: PendingRun | None = None,
 ) -> Source:
-    """A run file and its sidecar (``run.trec.json``), checked against ``judgments``."""
+    """A run file and its sidecar (``run.trec.json``), checked against ``judgments``.
+
+    ``pending`` is the same file already being read (:func:`prefetch_run`).
+    """
     from assay.runs.io import load_run
     from assay.runs.sidecar import read_sidecar, sidecar_path
 
     if not path.exists():
         raise InputError([Problem(str(path), None, "file not found", hint="check the path")])
     data = read_sidecar(path) or {}
-    run = load_run(path)
+    run = pending.result() if pending is not None else load_run(path)
     warnings: list[str] = []
     made_on = data.get("judgments_version")
     if made_on and made_on != judgments.version:

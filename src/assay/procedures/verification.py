@@ -147,7 +147,8 @@ def verify_suite(
     system's own ranked lists (seeded), which are then scored in the given order.
     """
     from assay.metrics.measures import parse_measures
-    from assay.procedures.evaluation import as_judgments, check_k, score
+    from assay.procedures.arguments import as_judgments, check_k
+    from assay.procedures.evaluation import score
     from assay.procedures.sources import Source, load_source
 
     check_policies(missing, ties)

@@ -206,6 +206,8 @@ def _failed(table: Any, failed: set[str]) -> Any:
     import numpy as np
 
     ids = table.query_ids
+    if not failed:  # the usual case: no call failed
+        return np.zeros(len(ids), dtype=bool)
     return np.fromiter((q in failed for q in ids), dtype=bool, count=len(ids))
 
 
@@ -294,7 +296,7 @@ def _group_means(
     import numpy as np
 
     groups: dict[str, dict[str, dict[str, float | int]]] = {}
-    position = {q: i for i, q in enumerate(qids)}
+    position = {q: i for i, q in enumerate(qids)} if by else {}
     for field_name in by:
         field_groups: dict[str, dict[str, float | int]] = {}
         for value, members in sorted(judgments.groups(field_name).items()):

@@ -18,9 +18,11 @@ Measures: nDCG@10 AP@100 RR@10 R@100. pytrec_eval has no cut for recip_rank, so
 its RR@10 is recip_rank on the run truncated to its top 10 after trec_eval's
 tie order (score desc, doc id desc); ranx's ``mrr@10`` is the same definition.
 
-Every job runs on two runs holding the same lines: sorted by score within each
-query, and shuffled within each query (``--orders sorted,unsorted``); the
-ratios are printed per order.
+Every job runs on three runs holding the same lines: sorted by score within
+each query, shuffled within each query, and shuffled over the whole file
+(``--orders sorted,unsorted,shuffled``); the ratios are printed per order, with
+pyarrow reading (and sorting) the run as the reference, and the qrels load is
+timed against pyarrow's read of the same file.
 
 Usage: ``.venv/bin/python benchmarks/metrics_speed.py [--queries N] [--docs K] [--skip-ranx]``
 """

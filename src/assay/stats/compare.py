@@ -369,7 +369,7 @@ def _test(
 ) -> tuple[list[MetricComparison], list[PowerEstimate]]:
     """Step 3: test every candidate x metric row (one Holm family), with power figures."""
     from assay.stats.significance import holm
-    from assay.stats.summary import summary_figures
+    from assay.stats.summary import paired_row
 
     st = stats_rows(pairs.diffs, **common)
     p_adj = holm(st["p"])
@@ -379,28 +379,15 @@ def _test(
         for mi, metric in enumerate(metric_names):
             row = ci * n_met + mi
             losses, gains = _extremes(pairs, ci, mi, row, top)
-            figures = summary_figures(
-                metric,
-                pairs.values[0, mi],
-                pairs.values[ci + 1, mi],
-                st["delta"][row],
-                st["low"][row],
-                st["high"][row],
+            figures = paired_row(
+                metric, pairs.values[0, mi], pairs.values[ci + 1, mi], st, p_adj, row, alpha
             )
-            delta = figures["delta"]
             comparisons.append(
                 MetricComparison(
                     candidate=cand,
                     metric=metric,
                     n=len(pairs.queries),
                     **figures,
-                    p_value=float(st["p"][row]),
-                    p_adjusted=float(p_adj[row]),
-                    effect_size=st["effect"][row],
-                    verdict=verdict(delta, float(p_adj[row]), alpha),
-                    wins=int(st["wins"][row]),
-                    losses=int(st["losses"][row]),
-                    ties=int(st["ties"][row]),
                     top_losses=losses,
                     top_gains=gains,
                 )

@@ -92,23 +92,16 @@ def _slice_rows(
     alpha: float,
 ) -> list[SliceComparison]:
     """One slice's rows: every candidate x metric."""
-    from assay.stats.compare import verdict
-    from assay.stats.summary import summary_figures
+    from assay.stats.summary import paired_row
 
     n_met = len(metric_names)
     out = []
     for ci, cand in enumerate(candidates):
         for mi, metric in enumerate(metric_names):
             row = ci * n_met + mi
-            figures = summary_figures(
-                metric,
-                values[0, mi, idx],
-                values[ci + 1, mi, idx],
-                st["delta"][row],
-                st["low"][row],
-                st["high"][row],
+            figures = paired_row(
+                metric, values[0, mi, idx], values[ci + 1, mi, idx], st, p_adj, row, alpha
             )
-            delta = figures["delta"]
             out.append(
                 SliceComparison(
                     field=field,
@@ -117,13 +110,6 @@ def _slice_rows(
                     metric=metric,
                     n=int(idx.size),
                     **figures,
-                    p_value=float(st["p"][row]),
-                    p_adjusted=float(p_adj[row]),
-                    effect_size=st["effect"][row],
-                    verdict=verdict(delta, float(p_adj[row]), alpha),
-                    wins=int(st["wins"][row]),
-                    losses=int(st["losses"][row]),
-                    ties=int(st["ties"][row]),
                 )
             )
     return out

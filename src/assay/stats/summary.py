@@ -9,7 +9,7 @@ mean's (p-values and effect sizes do not change).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from assay.policies import is_count
 
@@ -46,4 +46,37 @@ def summary_figures(
         "delta": float(delta),
         "ci_low": float(low),
         "ci_high": float(high),
+    }
+
+
+def paired_row(
+    metric: str,
+    baseline: np.ndarray,
+    candidate: np.ndarray,
+    stats: dict[str, Any],
+    p_adjusted: Any,
+    row: int,
+    alpha: float,
+) -> dict[str, Any]:
+    """The fields every paired comparison row has (a whole comparison's or a slice's).
+
+    :func:`summary_figures` plus the p-values, effect size, verdict and the
+    wins, losses and ties of row ``row`` of ``stats`` (the batched test's
+    output) and ``p_adjusted`` (Holm).
+    """
+    from assay.stats.compare import verdict
+
+    figures = summary_figures(
+        metric, baseline, candidate, stats["delta"][row], stats["low"][row], stats["high"][row]
+    )
+    p_adj = float(p_adjusted[row])
+    return {
+        **figures,
+        "p_value": float(stats["p"][row]),
+        "p_adjusted": p_adj,
+        "effect_size": stats["effect"][row],
+        "verdict": verdict(figures["delta"], p_adj, alpha),
+        "wins": int(stats["wins"][row]),
+        "losses": int(stats["losses"][row]),
+        "ties": int(stats["ties"][row]),
     }

@@ -14,6 +14,7 @@ import typer
 from assay.cli.judge import judge_app
 
 _FORMATS = ("text", "json")
+TextOrJson = Annotated[str, typer.Option("--format", "-f", help="Output format: text or json.")]
 
 
 def _emit(text: str, output: Path | None) -> None:
@@ -58,9 +59,7 @@ def agree(
             help="Which labels win where a pair has both: human or model.",
         ),
     ] = None,
-    fmt: Annotated[
-        str, typer.Option("--format", "-f", help="Output format: text or json.")
-    ] = "text",
+    fmt: TextOrJson = "text",
     output: Annotated[Path | None, typer.Option("-o", "--output", help="Write here.")] = None,
 ) -> None:
     """Agreement of CANDIDATE with REFERENCE: accuracy, confusion, kappa, alpha."""
@@ -178,9 +177,7 @@ def llm(
     no_cache: NoCacheOpt = False,
     config: ConfigOpt = None,
     progress: ProgressOpt = False,
-    fmt: Annotated[
-        str, typer.Option("--format", "-f", help="Output format: text or json.")
-    ] = "text",
+    fmt: TextOrJson = "text",
 ) -> None:
     """Grade the relevance of every pair with a model (0-3, mapped onto the set's scale)."""
     from assay.cli.common import validate_choice
@@ -274,9 +271,7 @@ def calibrate_cmd(
         list[str] | None, typer.Option("-m", "--metric", help="Metric (repeatable).")
     ] = None,
     alpha: Annotated[float, typer.Option("--alpha", help="1 - confidence level.")] = 0.05,
-    fmt: Annotated[
-        str, typer.Option("--format", "-f", help="Output format: text or json.")
-    ] = "text",
+    fmt: TextOrJson = "text",
     output: Annotated[Path | None, typer.Option("-o", "--output", help="Write here.")] = None,
 ) -> None:
     """Metric intervals from people's sample alone, the model alone, and both (PPI++)."""
@@ -306,9 +301,7 @@ def claims(
     cache_dir: CacheDirOpt = None,
     no_cache: NoCacheOpt = False,
     config: ConfigOpt = None,
-    fmt: Annotated[
-        str, typer.Option("--format", "-f", help="Output format: text or json.")
-    ] = "text",
+    fmt: TextOrJson = "text",
 ) -> None:
     """Fill each missing claim-citation support judgment with the model's verdict."""
     import json
@@ -351,9 +344,7 @@ def answers(
     cache_dir: CacheDirOpt = None,
     no_cache: NoCacheOpt = False,
     config: ConfigOpt = None,
-    fmt: Annotated[
-        str, typer.Option("--format", "-f", help="Output format: text or json.")
-    ] = "text",
+    fmt: TextOrJson = "text",
     output: Annotated[Path | None, typer.Option("-o", "--output", help="Write here.")] = None,
 ) -> None:
     """Grade each answer with the seed-003 rubric; report the model-graded hallucination rate."""

@@ -85,7 +85,7 @@ def evaluate(
     from assay.policies import check_policies
     from assay.procedures.arguments import check_k, check_order
     from assay.procedures.evaluation import evaluate
-    from assay.procedures.sources import prefetch_run
+    from assay.procedures.sources import reading_beside
     from assay.progress import set_quiet
 
     set_quiet(quiet)
@@ -100,8 +100,7 @@ def evaluate(
     if run is None and system is None:
         raise UsageError("give a RUN file to score, or --system NAME to run a system")
     check_order(judgments, run)
-    pending = prefetch_run(run)  # the run file is read while the judgments load
-    try:
+    with reading_beside(run) as source:  # the run file is read while the judgments load
         corpus_ids = read_corpus_ids(corpus, id_field=id_field) if corpus is not None else None
         js = load_cli_judgments(
             judgments,
@@ -111,11 +110,6 @@ def evaluate(
             corpus_ids=corpus_ids,
             prefer=prefer,
         )
-    except BaseException:
-        if pending is not None:
-            pending.discard()
-        raise
-    source = pending or run
     if system is not None:
         source = build_cli_system(
             system,

@@ -243,13 +243,11 @@ def _codes(series: Any) -> tuple[np.ndarray, Any]:
         return series.cat.codes.to_numpy(), series.cat.categories  # int8 to int64
     if "pyarrow" in str(getattr(series.dtype, "storage", "")):  # Arrow strings: hash in Arrow
         import pyarrow as pa
-        import pyarrow.compute as pc
 
-        encoded = pc.dictionary_encode(pa.array(series.array))
-        if isinstance(encoded, pa.ChunkedArray):
-            encoded = encoded.combine_chunks()
-        codes = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
-        return codes, pd.Index(pd.array(encoded.dictionary, dtype=series.dtype))
+        from assay.pairs import encode
+
+        codes, dictionary = encode(pa.array(series.array))
+        return codes, pd.Index(pd.array(dictionary, dtype=series.dtype))
     codes, uniques = pd.factorize(series)
     return codes.astype(np.int64, copy=False), pd.Index(uniques)
 

@@ -75,19 +75,14 @@ def evaluate(
     Returns an :class:`~assay.results.EvaluationResult`; ``.per_query_frame()``
     gives the per-query rows as a pandas DataFrame.
     """
-    from assay.procedures.sources import load_source, prefetch_run
+    from assay.procedures.sources import load_source, reading_beside
 
-    pending = prefetch_run(run)  # a run file is read while the judgments load
-    try:
+    with reading_beside(run) as given:  # a run file is read while the judgments load
         js, measures, by_fields = prepare(
             judgments, run, metrics, by, missing, ties, k, judgments_format, prefer, mix_synthetic
         )
-    except BaseException:
-        if pending is not None:
-            pending.discard()
-        raise
     source = load_source(
-        pending or run,
+        given,
         js,
         k=k,
         name=name,

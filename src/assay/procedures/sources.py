@@ -10,7 +10,8 @@ through the runner and, when asked, the run cache (:mod:`assay.systems.cache`).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -103,6 +104,19 @@ def prefetch_run(source: Any) -> PendingRun | None:
     if not path.is_file() or is_result_file(path):
         return None
     return PendingRun(path)
+
+
+@contextmanager
+def reading_beside(source: Any) -> Iterator[Any]:
+    """``source``, or a :class:`PendingRun` of the run file it names, while the body loads
+    the judgments; the read is given up when the body raises (its errors come first)."""
+    pending = prefetch_run(source)
+    try:
+        yield source if pending is None else pending
+    except BaseException:
+        if pending is not None:
+            pending.discard()
+        raise
 
 
 #: What :func:`load_source` accepts, in words (used in its error message).

@@ -8,7 +8,7 @@ import pyarrow as pa
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from assay.pairs import codes, encode_grouped, may_repeat, repeated_pairs
+from assay.pairs import codes, encode_grouped, hashes, may_repeat, repeated_pairs
 from assay.results import QueryRow, trusted_rows
 
 
@@ -75,3 +75,85 @@ def test_trusted_rows_equal_model_construct():
     assert rows[1].get("lang") is None and "lang" not in rows[1]
     assert rows[0]["nDCG@10"] == 0.5
     assert rows[0].model_dump_json() == expected[0].model_dump_json()
+
+
+#: ids as runs and qrels spell them, with multi-byte UTF-8, empty, and 8/9/16/17-byte edges
+_IDS = st.text(
+    alphabet=st.sampled_from(list("ab0129-_é€\x00")), min_size=0, max_size=20
+) | st.sampled_from(["", "D533033", "12345678", "123456789", "clueweb09-en0000-00-00000"])
+
+
+def _arrow_ways(values: list[str]) -> list[pa.Array | pa.ChunkedArray]:
+    """The same strings as Arrow holds them: one array, chunks, a slice, large offsets."""
+    cut = len(values) // 2
+    padded = pa.array(["pad", *values, "pad"], pa.string())
+    return [
+        pa.array(values, pa.string()),
+        pa.chunked_array(
+            [pa.array(values[:cut], pa.string()), pa.array(values[cut:], pa.string())]
+        ),
+        padded.slice(1, len(values)),
+        pa.array(values, pa.large_string()),
+    ]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(_IDS, max_size=40))
+def test_hashes_equal_exactly_for_equal_strings(values):
+    """Equal strings, equal hashes, whatever the Arrow layout; short distinct strings
+    without NUL differ (so a run of ordinary ids never goes to the exact check)."""
+    ways = [hashes(x) for x in _arrow_ways(values)]
+    for other in ways[1:]:
+        assert other.tolist() == ways[0].tolist()
+    h = ways[0].tolist()
+    for i, a in enumerate(values):
+        for j, b in enumerate(values):
+            if a == b:
+                assert h[i] == h[j]
+            elif max(len(a.encode()), len(b.encode())) <= 8 and "\x00" not in a + b:
+                assert h[i] != h[j], (a, b)
+
+
+def test_hashes_are_remembered_per_column_and_read_only():
+    col = pa.chunked_array([pa.array(["d1", "d2"]), pa.array(["d1"])])
+    first = hashes(col)
+    assert hashes(col) is first and not first.flags.writeable
+    assert first[0] == first[2] != first[1]
+    assert hashes(pa.array(["d1", "d2", "d1"])) is not first  # another object: computed anew
+    assert hashes(pa.array([], pa.string())).tolist() == []
+
+
+def test_hashes_refuse_nulls_and_non_strings():
+    import pytest
+
+    with pytest.raises(TypeError):
+        hashes(pa.array(["a", None]))
+    with pytest.raises(TypeError):
+        hashes(pa.array([1, 2]))
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 4), _IDS), max_size=60), st.booleans())
+def test_may_repeat_on_hashes_never_misses_a_repeat(pairs, grouped):
+    """A repeated (query, doc) pair is always seen on hashes; with no repeat the exact
+    check on codes agrees with a set."""
+    if grouped:
+        pairs = sorted(pairs, key=lambda p: p[0])
+    a = np.array([p[0] for p in pairs], dtype=np.int32)
+    h = hashes(pa.array([p[1] for p in pairs], pa.string()))
+    repeated = len(set(pairs)) < len(pairs)
+    if repeated:
+        assert may_repeat(a, h, None)
+    dcodes, n = codes([p[1] for p in pairs])
+    assert may_repeat(a, dcodes, n) == repeated
+
+
+def test_hashes_on_two_threads_equal_one_thread(monkeypatch):
+    import assay.pairs as pairs_module
+
+    values = [f"doc-{i % 37}-{'x' * (i % 11)}" for i in range(500)]
+    chunks = [pa.array(values[i : i + 60], pa.string()) for i in range(0, 500, 60)]
+    one = hashes(pa.chunked_array(chunks)).copy()
+    monkeypatch.setattr(pairs_module, "_THREADED_AT", 2)
+    two = hashes(pa.chunked_array(chunks))
+    assert two.tolist() == one.tolist() == hashes(pa.array(values, pa.string())).tolist()

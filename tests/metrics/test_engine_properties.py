@@ -166,3 +166,33 @@ def test_empty_aggregate_is_zero() -> None:
     t = compute(j, Run.from_dict({"x": ["a"]}), [Measure("AP")], missing="skip")
     assert t.query_ids == [] and t.aggregate() == {Measure("AP"): 0.0}
     assert t.ignored_queries == 1 and t.missing_queries == 1
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(cases())
+def test_doc_column_layouts_and_threads_give_the_same_scores(case) -> None:
+    """Doc ids as strings or as a categorical, probed and hashed on one thread or
+    on two (large runs), give the same values, equal to pytrec_eval's."""
+    from assay import pairs
+    from assay.metrics import engine
+
+    qrels, run = case
+    j, r = build(qrels, run)
+    names = measures_for(1)
+    want = compute(j, r, list(names.values()), missing="skip")
+    frame = r.frame.assign(doc_id=r.frame["doc_id"].astype("category"))
+    as_categories = Run(frame, name=r.name, has_scores=r.has_scores)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(engine, "_THREADED_AT", 2)
+        mp.setattr(pairs, "_THREADED_AT", 2)
+        threaded = compute(j, r, list(names.values()), missing="skip")
+    got = compute(j, as_categories, list(names.values()), missing="skip")
+    for other in (threaded, got):
+        assert other.query_ids == want.query_ids
+        for m in names.values():
+            assert np.array_equal(other.values[m], want.values[m], equal_nan=True), m
+    evaluator = pytrec_eval.RelevanceEvaluator(qrels, TREC_MEASURES, relevance_level=1)
+    oracle = evaluator.evaluate({q: d for q, d in run.items() if d})
+    for i, q in enumerate(want.query_ids):
+        for name, m in names.items():
+            assert want.values[m][i] == pytest.approx(oracle[q][name], abs=1e-9), (q, name)

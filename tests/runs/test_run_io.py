@@ -194,25 +194,21 @@ def test_every_kind_of_problem_is_reported_in_one_pass(tmp_path: Path) -> None:
     assert "first seen on line 1" in str(info.value)
 
 
-def test_doc_ids_hashed_on_two_threads_give_the_same_run(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Large runs encode doc ids in two halves and merge them: same codes, same order."""
-    from assay.runs import _columns
+def test_trec_run_keeps_doc_ids_as_strings_in_file_order(tmp_path: Path) -> None:
+    """Doc ids are not encoded on load (no dictionary of ten million ids): the frame
+    holds them as strings, row by row; query ids are categories in first-seen order."""
     from assay.runs.io import load_run
 
     lines = [
         f"q{q} Q0 d{(q * 7 + r * 3) % 23} {r + 1} {10 - r * 0.5} t"
-        for q in range(6)
+        for q in (3, 1, 2, 0, 5, 4)
         for r in range(9)
     ]
     path = tmp_path / "run.trec"
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    whole = load_run(path)
-    monkeypatch.setattr(_columns, "_SPLIT_AT", 2)
-    split = load_run(path)
-    for col in ("query_id", "doc_id"):
-        assert split.frame[col].astype(str).tolist() == whole.frame[col].astype(str).tolist()
-        got = list(split.frame[col].cat.categories.astype(str))
-        assert got == list(dict.fromkeys(whole.frame[col].astype(str)))  # first-appearance order
-    assert split.frame["score"].tolist() == whole.frame["score"].tolist()
+    frame = load_run(path).frame
+    assert frame["doc_id"].tolist() == [line.split()[2] for line in lines]
+    assert str(frame["doc_id"].dtype) in {"str", "string"}
+    cats = list(frame["query_id"].cat.categories.astype(str))
+    assert cats == list(dict.fromkeys(line.split()[0] for line in lines))
+    assert frame["score"].tolist() == [float(line.split()[4]) for line in lines]

@@ -1,6 +1,15 @@
 """assay.judgments: judgment sets (queries + graded judgments), readers and validation."""
 
-from assay.judgments.load import FORMATS, detect_format, load_judgments
-from assay.judgments.models import JudgmentSet, Query
+from assay._facade import lazy
 
-__all__ = ["FORMATS", "JudgmentSet", "Query", "detect_format", "load_judgments"]
+__all__, __getattr__, __dir__ = lazy(
+    __name__,
+    {
+        "FORMATS": "assay.judgments.load",
+        "JudgmentSet": "assay.judgments.models",
+        "Query": "assay.judgments.models",
+        "detect_format": "assay.judgments.load",
+        "load_judgments": "assay.judgments.load",
+    },
+    globals(),
+)

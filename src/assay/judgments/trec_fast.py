@@ -78,9 +78,15 @@ def _read(body: bytes, columns: tuple[str, ...]) -> Any:
 
 
 def _has_repeats(queries: Any, docs: Any) -> bool:
-    """True when a (query, doc) pair is on two lines (the checked reader names them)."""
-    from assay.pairs import codes, may_repeat
+    """True when a (query, doc) pair is on two lines (the checked reader names them).
+
+    The doc ids' hashes rule a repeat out in one pass; only when two agree are
+    the ids encoded to decide exactly.
+    """
+    from assay.pairs import codes, hashes, may_repeat
 
     qcodes, _ = codes(queries)
+    if not may_repeat(qcodes, hashes(docs), None):
+        return False
     dcodes, ndocs = codes(docs)
     return may_repeat(qcodes, dcodes, ndocs)

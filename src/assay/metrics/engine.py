@@ -3,13 +3,16 @@
 Everything runs over flat numpy arrays, with no Python loop per query or per
 document:
 
-1. query ids are mapped to the judgment set's answerable queries, doc ids to
-   the judged documents (Arrow hash look-ups over the *unique* ids only);
+1. query ids are mapped to the judgment set's answerable queries (Arrow hash
+   look-ups over the *unique* ids only); a run's doc ids are never encoded:
+   each row keeps a reference to its id and the id's
+   :func:`assay.pairs.hashes` value;
 2. rows are put in rank order: grouped by query, score descending, then doc
    id descending (byte-wise, trec_eval's rule), or kept in the given order;
    an already-ordered run (the usual case) is detected in O(n) and not sorted;
-3. only rows whose (query, doc) pair may be judged (a hash-set probe, no
-   false negatives) are kept, with their rank; every other row can only count
+3. only rows whose (query, doc-hash) pair may be judged (a hash-set probe, no
+   false negatives) are kept, with their rank, and their doc ids are looked
+   up exactly among the judged documents; every other row can only count
    as retrieved, so the kernels get the per-query number of retrieved rows
    instead of millions of unjudged rows;
 4. each kept row gets its grade by one ``searchsorted`` over combined int64
@@ -222,9 +225,13 @@ class _Qrels:
 
 
 def _to_arrow(values: Any) -> Any:
-    """A pandas Index/array of strings as a pyarrow string array."""
+    """A pandas Index/array of strings (or a pyarrow one, kept) as a pyarrow string array."""
     import pyarrow as pa
 
+    if isinstance(values, pa.Array | pa.ChunkedArray) and (
+        pa.types.is_string(values.type) or pa.types.is_large_string(values.type)
+    ):
+        return values
     arr = getattr(values, "array", values)
     try:
         out = pa.array(arr)
@@ -308,71 +315,114 @@ def _ranked_rows(run: Run, qids: list[str], qrels: _Qrels, ties: str, cutoffs: l
     retrieved = np.zeros(nq, dtype=np.float64)
     retrieved[gmap[evaluated]] = counts[evaluated]  # distinct ids map to distinct queries
 
-    dcodes, duniq = _codes(frame["doc_id"])
+    d, duniq, dhash = _doc_refs(frame["doc_id"])
+    unmoved = d if duniq is frame["doc_id"].array else None  # row numbers, rows in place
     score = frame["score"].to_numpy(dtype=np.float64)
     if ignored:
         keep = gmap[gcodes] >= 0
-        gcodes, dcodes, score = gcodes[keep], dcodes[keep], score[keep]
+        gcodes, d, score = gcodes[keep], d[keep], score[keep]
         starts, heads = run_starts(gcodes)
     if not is_grouped(heads):  # queries interleaved (merged shards): group them first, stably
         pre = group_order(gcodes)
-        gcodes, dcodes, score = gcodes[pre], dcodes[pre], score[pre]
+        gcodes, d, score = gcodes[pre], d[pre], score[pre]
         del pre
         starts, heads = run_starts(gcodes)
     scored = run.has_scores and ties == "score"
-    order, moved = rank_order(gcodes, dcodes, score, duniq, scored, starts, heads)
+    order, moved = rank_order(gcodes, d, score, duniq, scored, starts, heads)
     if order is not None:
-        gcodes, dcodes, score = gcodes[order], dcodes[order], score[order]
+        gcodes, d, score = gcodes[order], d[order], score[order]
         starts, heads = run_starts(gcodes)
     if moved is not None:  # tie groups re-sorted: their rows swap docs (same query, score)
-        dcodes = dcodes.copy() if order is None else dcodes
-        dcodes[moved[0]] = dcodes[moved[1]]
+        d = d.copy() if order is None else d
+        d[moved[0]] = d[moved[1]]
 
     tied = _tied_pairs(starts, score, cutoffs) if run.has_scores else 0
     if not len(qrels.docs) or not len(gcodes):
         return _Rows(empty, empty, empty, retrieved, present, ignored, tied)
-    dmap = _lookup(duniq, qrels.docs)
-    idx = _maybe_judged(gcodes, dcodes, gmap, dmap, qrels)
+    idx = _maybe_judged(gcodes, dhash if d is unmoved else dhash[d], gmap, qrels)
     qcode = gcodes[idx]
     first_row = np.zeros(len(guniq), dtype=np.int64)
     first_row[heads] = starts  # rows are grouped now: one run of rows per query
     rank = idx - first_row[qcode] + 1
-    return _Rows(gmap[qcode], rank, dmap[dcodes[idx]], retrieved, present, ignored, tied)
+    doc = _lookup(duniq.take(d[idx]), qrels.docs)  # exact: a hash match was a candidate
+    return _Rows(gmap[qcode], rank, doc, retrieved, present, ignored, tied)
 
 
-def _maybe_judged(
-    g: np.ndarray, d: np.ndarray, gmap: np.ndarray, dmap: np.ndarray, qrels: _Qrels
-) -> np.ndarray:
+def _doc_refs(docs: Any) -> tuple[np.ndarray, Any, np.ndarray]:
+    """``(d, ids, hashes)`` for a run's doc column: ``ids.take(d)`` gives each row's doc id
+    and ``hashes[d]`` its :func:`assay.pairs.hashes` value.
+
+    A categorical column gives its codes and categories; any other column its
+    row numbers and its own array (``ids is docs.array``), so that no doc id is
+    hashed into a dictionary.
+    """
+    import pandas as pd
+
+    from assay.pairs import hashes
+
+    if isinstance(docs.dtype, pd.CategoricalDtype):
+        categories = docs.cat.categories
+        return docs.cat.codes.to_numpy(), categories, hashes(_to_arrow(categories))
+    rows = np.arange(len(docs), dtype=np.int32 if len(docs) < 1 << 31 else np.int64)
+    return rows, docs.array, hashes(_to_arrow(docs))
+
+
+def _maybe_judged(g: np.ndarray, h: np.ndarray, gmap: np.ndarray, qrels: _Qrels) -> np.ndarray:
     """Rows whose (query, doc) pair may be judged: all judged rows, few others.
 
-    A hash set of the judged pairs (in the run's own query and doc codes) is
-    probed by every row; a false positive only costs a row that gets no grade.
+    ``h`` holds each row's doc-id hash. A hash set of the judged pairs (the
+    run's query codes, the judged docs' hashes) is probed by every row; a false
+    positive only costs a row that the exact lookup then finds unjudged.
     """
+    from assay.pairs import hashes
+
     if not len(qrels.q) or not len(gmap):
         return np.zeros(0, dtype=np.int64)
     run_q = np.full(max(int(gmap.max()), int(qrels.q.max()), 0) + 1, -1, dtype=np.int64)
     known = np.flatnonzero(gmap >= 0)
     run_q[gmap[known]] = known
-    run_d = np.full(max(qrels.ndocs, 1), -1, dtype=np.int64)
-    judged = np.flatnonzero(dmap >= 0)
-    run_d[dmap[judged]] = judged
-    kq, kd = run_q[qrels.q], run_d[qrels.doc]
-    ok = (kq >= 0) & (kd >= 0)
+    kq = run_q[qrels.q]
+    ok = kq >= 0
     if not ok.any():
         return np.zeros(0, dtype=np.int64)
+    kh = hashes(qrels.docs)[qrels.doc[ok]]
     bits = int(min(max(np.ceil(np.log2(np.count_nonzero(ok) * 32.0)), 10), 27))
     table = np.zeros(1 << bits, dtype=bool)
-    table[_pair_hash(kq[ok], kd[ok], bits)] = True
-    return np.flatnonzero(table[_pair_hash(g, d, bits)])
+    table[_pair_hash(kq[ok], kh, bits)] = True
+    return _probe(table, g, h, bits)
 
 
-def _pair_hash(q: np.ndarray, d: np.ndarray, bits: int) -> np.ndarray:
-    """A ``bits``-bit multiplicative hash of (query code, doc code) pairs (uint32 math)."""
-    h = np.multiply(q.astype(np.uint32, copy=False), np.uint32(0x9E3779B1))
-    h += np.multiply(d.astype(np.uint32, copy=False), np.uint32(0x85EBCA77))
-    h *= np.uint32(0xC2B2AE35)
-    h >>= np.uint32(32 - bits)
-    return h
+#: Runs with at least this many rows probe the judged pairs on two threads.
+_THREADED_AT = 1_000_000
+
+
+def _probe(table: np.ndarray, g: np.ndarray, h: np.ndarray, bits: int) -> np.ndarray:
+    """Rows whose pair hash hits ``table``; a large run in two halves on two threads
+    (numpy's arithmetic and gathers release the GIL)."""
+
+    def hits(rows: slice) -> np.ndarray:
+        return np.flatnonzero(table[_pair_hash(g[rows], h[rows], bits)])
+
+    n = len(g)
+    if n < _THREADED_AT:
+        return hits(slice(0, n))
+    from concurrent.futures import ThreadPoolExecutor
+
+    half = n // 2
+    with ThreadPoolExecutor(2, thread_name_prefix="assay-probe") as pool:
+        low, high = pool.map(hits, (slice(0, half), slice(half, n)))
+    return np.concatenate([low, high + half])
+
+
+def _pair_hash(q: np.ndarray, h: np.ndarray, bits: int) -> np.ndarray:
+    """A ``bits``-bit multiplicative hash of (query code, doc hash) pairs (uint32 math)."""
+    folded = (h >> np.uint64(32)).astype(np.uint32)
+    folded ^= h.astype(np.uint32)
+    out = np.multiply(q.astype(np.uint32, copy=False), np.uint32(0x9E3779B1))
+    out += np.multiply(folded, np.uint32(0x85EBCA77), out=folded)
+    out *= np.uint32(0xC2B2AE35)
+    out >>= np.uint32(32 - bits)
+    return out
 
 
 def _join_grades(rows: _Rows, qrels: _Qrels) -> np.ndarray:

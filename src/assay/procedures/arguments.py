@@ -81,13 +81,15 @@ def check_k(k: Any) -> None:
 
 def check_order(judgments: Any, run: Any) -> None:
     """A one-line error when the run was given first and the judgments second."""
-    from assay.judgments.models import JudgmentSet
-    from assay.runs.models import Run
-
-    swapped = isinstance(run, JudgmentSet) and not isinstance(judgments, JudgmentSet)
-    swapped = swapped or isinstance(judgments, Run | Mapping) or callable(judgments)
-    if not swapped and isinstance(judgments, str | Path) and isinstance(run, str | Path):
+    if isinstance(judgments, str | Path) and isinstance(run, str | Path):
+        # two paths (the CLI): decided from the files, before pandas is loaded
         swapped = _kinds(judgments, run) == ("run", "judgments")
+    else:
+        from assay.judgments.models import JudgmentSet
+        from assay.runs.models import Run
+
+        swapped = isinstance(run, JudgmentSet) and not isinstance(judgments, JudgmentSet)
+        swapped = swapped or isinstance(judgments, Run | Mapping) or callable(judgments)
     if swapped:
         raise UsageError(
             "the arguments look swapped: the judgments come first, then the run "

@@ -1,20 +1,21 @@
 """Columnar parse of TREC run files with pyarrow: ids as codes, never Python strings.
 
 :func:`parse_columns` reads a run (bytes, or a path that pyarrow reads block by
-block) into query and doc codes (int32, first-appearance order) with their
-dictionaries and the scores; :func:`categorical` turns codes into pandas
-categoricals without copies or re-validation (repeated pairs are found by
-:mod:`assay.pairs`). Parse errors are pyarrow's
+block) into query codes (int32, first-appearance order) with their
+dictionary, the doc ids as pandas strings over the Arrow column and the scores; :func:`categorical`
+turns codes into pandas categoricals without copies or re-validation
+(repeated pairs are found by :mod:`assay.pairs`). Parse errors are pyarrow's
 (``ArrowInvalid``); :mod:`assay.runs.io` turns them into named bad lines.
 """
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
 
-from assay.pairs import as_numpy, encode, encode_grouped
+from assay.pairs import as_numpy, encode_grouped, hashes
 
 _TREC_FIELDS = ("query_id", "Q0", "doc_id", "rank", "score", "tag")
 #: Bytes per pyarrow CSV block: small enough that the blocks spread evenly over
@@ -52,58 +53,29 @@ def parse_trec(data: bytes | str) -> Any:
     )
 
 
-#: (query codes, query ids, doc codes, doc ids, scores) of a parsed TREC run
-Columns = tuple[np.ndarray, Any, np.ndarray, Any, np.ndarray]
+#: (query codes, query ids, doc ids per row (pandas strings), scores) of a parsed TREC run
+Columns = tuple[np.ndarray, Any, Any, np.ndarray]
 
 
 def parse_columns(data: bytes | str) -> Columns:
-    """Parse the run bytes; encode the ids as codes in order of first appearance."""
-    from concurrent.futures import ThreadPoolExecutor
+    """Parse the run bytes; encode the query ids as codes in order of first appearance.
 
-    table = parse_trec(data)
-    # Hashing the doc ids is the longest step: it runs on a second thread (pyarrow
-    # releases the GIL) while this one converts the scores and query ids.
-    docs_col = table.column("doc_id")
-    with ThreadPoolExecutor(2) as pool:
-        if len(docs_col) >= _SPLIT_AT:  # hash each half on its own thread, then merge
-            half = len(docs_col) // 2
-            jobs = [
-                pool.submit(encode, docs_col.slice(0, half)),
-                pool.submit(encode, docs_col.slice(half)),
-            ]
-        else:
-            jobs = [pool.submit(encode, docs_col)]
-        scores = as_numpy(table.column("score"), np.float64)
-        qcodes, qids = encode_grouped(table.column("query_id"))
-        parts = [job.result() for job in jobs]
-    dcodes, docs = parts[0] if len(parts) == 1 else _merge_codes(parts[0], parts[1])
-    return qcodes, qids, dcodes, docs, scores
-
-
-#: Runs with at least this many rows hash their doc ids on two threads.
-_SPLIT_AT = 1_000_000
-
-
-def _merge_codes(
-    first: tuple[np.ndarray, Any], second: tuple[np.ndarray, Any]
-) -> tuple[np.ndarray, Any]:
-    """Join two (codes, dictionary) encodings of consecutive halves of one column.
-
-    The merged dictionary is the first one followed by the second one's new
-    values, so codes stay in order of first appearance over the whole column.
+    The doc ids stay strings, one per row (a pandas array over the Arrow
+    column): hashing ten million of them into a dictionary would be the
+    slowest step of the read, and no check or measure needs their codes. Their
+    :func:`assay.pairs.hashes`, which the checks and the metrics engine use,
+    are computed on other threads while this one converts the other columns.
     """
     import pyarrow as pa
-    import pyarrow.compute as pc
 
-    codes_a, dict_a = first
-    codes_b, dict_b = second
-    where = pc.index_in(dict_b, value_set=dict_a)
-    mapping = as_numpy(where.fill_null(-1), np.int64)
-    new = mapping < 0
-    mapping[new] = len(dict_a) + np.arange(int(new.sum()), dtype=np.int64)
-    dictionary = pa.concat_arrays([dict_a, dict_b.filter(pa.array(new))])
-    codes = np.concatenate([codes_a, mapping[codes_b].astype(np.int32)])
-    return codes, dictionary
+    table = parse_trec(data)
+    docs = arrow_strings(table.column("doc_id"))
+    with ThreadPoolExecutor(1, thread_name_prefix="assay-hash") as pool:
+        hashing = pool.submit(hashes, pa.array(docs))  # remembered per column
+        scores = as_numpy(table.column("score"), np.float64)
+        qcodes, qids = encode_grouped(table.column("query_id"))
+        hashing.result()
+    return qcodes, qids, docs, scores
 
 
 def categorical(codes: np.ndarray, dictionary: Any) -> Any:
@@ -116,3 +88,14 @@ def categorical(codes: np.ndarray, dictionary: Any) -> Any:
     except (AttributeError, TypeError):  # pragma: no cover - other pandas versions
         dtype = pd.CategoricalDtype(categories)
     return pd.Categorical.from_codes(codes, dtype=dtype, validate=False)
+
+
+def arrow_strings(column: Any) -> Any:
+    """A pandas string array (pandas' default ``str`` dtype) over an Arrow string
+    column, without copying the strings."""
+    import pandas as pd
+
+    try:  # pandas >= 2.3: the dtype pandas gives a column of Python strings
+        return pd.arrays.ArrowStringArray(column, dtype=pd.StringDtype("pyarrow", na_value=np.nan))
+    except TypeError:  # pragma: no cover - older pandas
+        return pd.arrays.ArrowStringArray(column)

@@ -26,12 +26,8 @@ import numpy as np
 
 from assay.errors import InputError, Problem, UsageError, collecting
 from assay.formats import format_from_name
-from assay.pairs import repeated_pairs
-from assay.runs._columns import (
-    Columns,
-    categorical,
-    parse_columns,
-)
+from assay.pairs import encode, hashes, may_repeat, repeated_pairs
+from assay.runs._columns import Columns, categorical, parse_columns
 from assay.runs.checks import RankingCheck, duplicate_doc, score_fault
 from assay.runs.models import Run
 from assay.textio import BOM, UTF8_HINT, read_bytes, undecodable_message
@@ -139,29 +135,44 @@ def _first_tag(data: bytes) -> str | None:
 
 
 def _columns_to_run(p: Path, columns: Columns, name: str | None, tag: str | None) -> Run:
-    qcodes, qcats, dcodes, dcats, scores = columns
+    import pyarrow as pa
+
+    qcodes, qcats, doc_ids, scores = columns
+    docs = pa.array(doc_ids)  # the pandas array's own Arrow column (its hashes are known)
     with collecting(p) as log:
         for row in np.flatnonzero(~np.isfinite(scores))[:20]:
-            doc = dcats[int(dcodes[row])].as_py()
+            doc = docs[int(row)].as_py()
             fault = score_fault(doc, float(scores[row]))
             assert fault is not None  # a non-finite score always breaks the rule
             log.add(int(row) + 1, fault.message, field=fault.field, hint=fault.hint)
-    _check_duplicates(p, qcodes, dcodes, qcats, dcats)
-    qids, docs = categorical(qcodes, qcats), categorical(dcodes, dcats)
+    _check_duplicates(p, qcodes, qcats, docs)
     run_name = name or tag or p.stem
-    return _make_run(qids, docs, scores, run_name, p, True, {"format": "trec", "warnings": []})
+    return _make_run(
+        categorical(qcodes, qcats),
+        doc_ids,
+        scores,
+        run_name,
+        p,
+        True,
+        {"format": "trec", "warnings": []},
+    )
 
 
-def _check_duplicates(
-    p: Path, qcodes: np.ndarray, dcodes: np.ndarray, qcats: Any, dcats: Any
-) -> None:
-    """Raise naming every repeated (query, doc) pair with the line of its first use."""
-    rows, firsts = repeated_pairs(qcodes, dcodes, len(dcats))
+def _check_duplicates(p: Path, qcodes: np.ndarray, qcats: Any, docs: Any) -> None:
+    """Raise naming every repeated (query, doc) pair with the line of its first use.
+
+    The doc ids' hashes rule out a repeat in one pass; only when two hashes
+    agree are the ids encoded to decide exactly.
+    """
+    if not may_repeat(qcodes, hashes(docs), None):
+        return
+    dcodes, _ = encode(docs)
+    rows, firsts = repeated_pairs(qcodes, dcodes, int(dcodes.max()) + 1)
     if not len(rows):
         return
     with collecting(p) as log:
         for row, first in zip(rows.tolist(), firsts.tolist(), strict=True):
-            doc, query = dcats[int(dcodes[row])].as_py(), qcats[int(qcodes[row])].as_py()
+            doc, query = docs[row].as_py(), qcats[int(qcodes[row])].as_py()
             fault = duplicate_doc(doc, query, first + 1)
             log.add(row + 1, fault.message, field=fault.field, hint=fault.hint)
 

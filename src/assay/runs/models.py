@@ -5,12 +5,14 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from assay.policies import TiePolicy
+
+if TYPE_CHECKING:  # pragma: no cover - pandas loads on first use (a run file parses first)
+    import pandas as pd
 
 
 @dataclass(frozen=True, eq=False)
@@ -45,6 +47,8 @@ class Run:
         query (pytrec_eval's shape) is accepted too. Raises
         :class:`assay.errors.UsageError` on duplicate doc ids or bad scores.
         """
+        import pandas as pd
+
         from assay.errors import UsageError
         from assay.runs.checks import RankingCheck, item_parts, missing_doc
 
@@ -73,6 +77,8 @@ class Run:
     @property
     def query_ids(self) -> list[str]:
         """Query ids in first-appearance order."""
+        import pandas as pd
+
         col = self.frame["query_id"]
         if isinstance(col.dtype, pd.CategoricalDtype):
             codes = col.cat.codes.to_numpy()
@@ -90,6 +96,8 @@ class Run:
     @property
     def longest(self) -> int:
         """The number of results of the longest ranking (0 for an empty run)."""
+        import pandas as pd
+
         col = self.frame["query_id"]
         if not len(col):
             return 0
@@ -110,6 +118,8 @@ class Run:
         trec_eval does; ``'given'`` keeps the given order. Runs without scores
         always keep the given order.
         """
+        import pandas as pd
+
         from assay.runs.order import trec_order
 
         f = self.frame

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -124,8 +125,6 @@ def test_hashes_are_remembered_per_column_and_read_only():
 
 
 def test_hashes_refuse_nulls_and_non_strings():
-    import pytest
-
     with pytest.raises(TypeError):
         hashes(pa.array(["a", None]))
     with pytest.raises(TypeError):
@@ -154,6 +153,21 @@ def test_hashes_on_two_threads_equal_one_thread(monkeypatch):
     values = [f"doc-{i % 37}-{'x' * (i % 11)}" for i in range(500)]
     chunks = [pa.array(values[i : i + 60], pa.string()) for i in range(0, 500, 60)]
     one = hashes(pa.chunked_array(chunks)).copy()
-    monkeypatch.setattr(pairs_module, "_THREADED_AT", 2)
+    monkeypatch.setattr(pairs_module, "THREADED_AT", 2)
     two = hashes(pa.chunked_array(chunks))
-    assert two.tolist() == one.tolist() == hashes(pa.array(values, pa.string())).tolist()
+    monkeypatch.setattr(pairs_module, "_PIECE", 7)  # chunks cut into slices
+    sliced = hashes(pa.array(values, pa.large_string()))
+    assert two.tolist() == one.tolist() == sliced.tolist()
+    assert one.tolist() == hashes(pa.array(values, pa.string())).tolist()
+
+
+@pytest.mark.parametrize("where", [None, 0, 5])
+def test_may_repeat_on_two_threads_finds_a_repeat_in_either_half(monkeypatch, where):
+    import assay.pairs as pairs_module
+
+    monkeypatch.setattr(pairs_module, "THREADED_AT", 2)
+    a = np.repeat(np.arange(6, dtype=np.int32), 4)  # six queries, four results each
+    b = np.arange(24, dtype=np.int64)
+    if where is not None:
+        b[where * 4 + 3] = b[where * 4]  # query `where` lists a doc twice
+    assert may_repeat(a, b, 24) == (where is not None)

@@ -43,11 +43,27 @@ def may_repeat(a: np.ndarray, b: np.ndarray, nb: int | None) -> bool:
     size = n // len(starts)
     grouped = is_grouped(a[starts])
     if grouped and size * len(starts) == n and (np.diff(starts) == size).all():
-        block = np.sort(b.reshape(len(starts), size), axis=1)
-        return bool((block[:, 1:] == block[:, :-1]).any())
+        return _blocks_repeat(b.reshape(len(starts), size))
     key = _keys(a, b, nb)
     key.sort()
     return bool((key[1:] == key[:-1]).any())
+
+
+def _blocks_repeat(blocks: np.ndarray) -> bool:
+    """True when a row of ``blocks`` holds a value twice (rows sorted; a large
+    matrix in two halves on two threads: numpy's sort releases the GIL)."""
+
+    def repeats(part: np.ndarray) -> bool:
+        part = np.sort(part, axis=1)
+        return bool((part[:, 1:] == part[:, :-1]).any())
+
+    if blocks.size < THREADED_AT or len(blocks) < 2:
+        return repeats(blocks)
+    from concurrent.futures import ThreadPoolExecutor
+
+    half = len(blocks) // 2
+    with ThreadPoolExecutor(2, thread_name_prefix="assay-pairs") as pool:
+        return any(pool.map(repeats, (blocks[:half], blocks[half:])))
 
 
 def repeated_pairs(a: np.ndarray, b: np.ndarray, nb: int) -> tuple[np.ndarray, np.ndarray]:
@@ -150,12 +166,18 @@ def encode_grouped(column: Any) -> tuple[np.ndarray, Any]:
     return codes, dictionary
 
 
+def hashed_pairs(a: np.ndarray, h: np.ndarray) -> np.ndarray:
+    """One uint64 key per ``(a, h)`` pair (integer codes, :func:`hashes`): equal pairs,
+    equal keys; unequal pairs rarely collide, so a match is only a candidate."""
+    key = a.astype(np.uint64)
+    key *= _MIX
+    key ^= h
+    return key
+
+
 def _keys(a: np.ndarray, b: np.ndarray, nb: int | None) -> np.ndarray:
-    if nb is None:  # b holds hashes: mix the a code in (equal pairs still collide)
-        key = a.astype(np.uint64)
-        key *= _MIX
-        key ^= b
-        return key
+    if nb is None:  # b holds hashes
+        return hashed_pairs(a, b)
     key = a.astype(np.int64)
     key *= max(nb, 1)
     key += b
@@ -166,6 +188,25 @@ def _keys(a: np.ndarray, b: np.ndarray, nb: int | None) -> np.ndarray:
 _MIX = np.uint64(0x9E3779B97F4A7C15)
 #: ``_LOW[i]`` keeps the low ``i`` bytes of a uint64 (``i`` = 0..8).
 _LOW = np.array([(1 << (8 * i)) - 1 for i in range(8)] + [(1 << 64) - 1], dtype=np.uint64)
+
+
+def arrow_column(values: Any) -> Any:
+    """The Arrow column behind a pandas Arrow-backed array or Series (the same object on
+    every call, so that :func:`hashes` remembers it); ``values`` when it is Arrow
+    already; ``None`` otherwise. (``pyarrow.array`` would unwrap a one-chunk column
+    into a new object each time.)"""
+    import pyarrow as pa
+
+    if isinstance(values, pa.Array | pa.ChunkedArray):
+        return values
+    array = getattr(values, "array", values)
+    if "pandas" not in type(array).__module__:
+        return None
+    import pandas as pd
+
+    if not isinstance(array, pd.arrays.ArrowExtensionArray):  # numpy-backed, categorical
+        return None
+    return array.__arrow_array__()
 
 
 def hashes(column: Any) -> np.ndarray:
@@ -185,26 +226,27 @@ def hashes(column: Any) -> np.ndarray:
     found = _REMEMBERED.get(key)
     if found is not None and found[0]() is column:
         return found[1]
-    if isinstance(column, pa.ChunkedArray):
-        chunks = [c for c in column.chunks if len(c)]
-        if len(column) >= _THREADED_AT and len(chunks) > 1:  # numpy gathers release the GIL
-            from concurrent.futures import ThreadPoolExecutor
+    chunks = column.chunks if isinstance(column, pa.ChunkedArray) else [column]
+    pieces = [c.slice(i, _PIECE) for c in chunks for i in range(0, len(c), _PIECE)]
+    if len(column) >= THREADED_AT and len(pieces) > 1:  # numpy gathers release the GIL
+        from concurrent.futures import ThreadPoolExecutor
 
-            with ThreadPoolExecutor(2, thread_name_prefix="assay-hash") as pool:
-                parts = list(pool.map(_chunk_hashes, chunks))
-        else:
-            parts = [_chunk_hashes(c) for c in chunks]
-        out = np.concatenate(parts) if parts else np.zeros(0, dtype=np.uint64)
+        with ThreadPoolExecutor(2, thread_name_prefix="assay-hash") as pool:
+            parts = list(pool.map(_chunk_hashes, pieces))
     else:
-        out = _chunk_hashes(column) if len(column) else np.zeros(0, dtype=np.uint64)
+        parts = [_chunk_hashes(c) for c in pieces]
+    out = np.concatenate(parts) if parts else np.zeros(0, dtype=np.uint64)
     out.flags.writeable = False
     _REMEMBERED[key] = (weakref.ref(column), out)
     weakref.finalize(column, _REMEMBERED.pop, key, None)
     return out
 
 
-#: Chunked columns of at least this many strings are hashed on two threads.
-_THREADED_AT = 1_000_000
+#: Inputs of at least this many values are worked on two threads (numpy releases
+#: the GIL): hashes here, in pieces of at most ``_PIECE`` strings (small enough
+#: to stay in cache), the block sort of :func:`may_repeat`, the engine's probe.
+THREADED_AT = 1_000_000
+_PIECE = 1 << 17
 #: id(column) -> (weak reference to the column, its hashes); see :func:`hashes`.
 _REMEMBERED: dict[int, tuple[Any, np.ndarray]] = {}
 

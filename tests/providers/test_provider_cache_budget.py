@@ -108,3 +108,27 @@ def test_importing_judges_and_providers_is_light() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == ""
+
+
+def test_caches_opened_together_on_a_new_file_all_work(tmp_path) -> None:
+    """Workers that open their own cache on one new file at once (the matrix runner)
+    all read and write it: no "database is locked" from the WAL switch."""
+    start = threading.Barrier(8)
+    errors: list[BaseException] = []
+
+    def work(i: int) -> None:
+        cache = CallCache(tmp_path / "shared")
+        start.wait(timeout=30)
+        try:
+            cache.put(f"k{i}", {"i": i})
+            assert cache.get(f"k{i}") == {"i": i}
+        except BaseException as exc:  # reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=60)
+    assert not errors
+    assert all(CallCache(tmp_path / "shared").get(f"k{i}") == {"i": i} for i in range(8))

@@ -212,3 +212,17 @@ def test_trec_run_keeps_doc_ids_as_strings_in_file_order(tmp_path: Path) -> None
     cats = list(frame["query_id"].cat.categories.astype(str))
     assert cats == list(dict.fromkeys(line.split()[0] for line in lines))
     assert frame["score"].tolist() == [float(line.split()[4]) for line in lines]
+
+
+def test_doc_id_hashes_computed_on_load_are_the_engines(tmp_path: Path) -> None:
+    """The reader hashes the doc ids once; the engine finds those hashes, not new ones."""
+    from assay import pairs
+    from assay.runs.io import load_run
+
+    path = tmp_path / "run.trec"
+    path.write_text("".join(f"q1 Q0 d{i} {i + 1} {9 - i} t\n" for i in range(5)), encoding="utf-8")
+    run = load_run(path)
+    column = pairs.arrow_column(run.frame["doc_id"])
+    assert column is pairs.arrow_column(run.frame["doc_id"].array)
+    assert id(column) in pairs._REMEMBERED  # hashed by the reader
+    assert pairs.hashes(column) is pairs._REMEMBERED[id(column)][1]

@@ -168,12 +168,11 @@ def rank_context(
     nq = len(qids)
     qrels = _qrels_arrays(judgments, qids)
     rows = _ranked_rows(run, qids, qrels, ties, list(cutoffs or []))
-    grade = _join_grades(rows, qrels)
     ctx = kernels.Context(
         nq=nq,
         q=rows.q,
         rank=rows.rank,
-        grade=grade,
+        grade=rows.grade,
         qrels_q=qrels.q,
         qrels_grade=qrels.grade,
         retrieved=rows.retrieved,
@@ -199,16 +198,15 @@ def _with_missing(m: Measure, values: np.ndarray, in_run: np.ndarray) -> np.ndar
 # --------------------------------------------------------------------- arrays
 @dataclass
 class _Rows:
-    """Run rows of evaluated queries that may be judged, in rank order, grouped by query.
+    """Run rows of evaluated queries whose doc is judged for the query, in rank order,
+    grouped by query.
 
-    Every row whose (query, doc) pair is judged is kept, and a few others (grade
-    -1 after the join); the rest gain nothing in any measure. ``retrieved``
-    counts all rows per query.
+    The rest gain nothing in any measure; ``retrieved`` counts all rows per query.
     """
 
     q: np.ndarray  # int64 evaluated-query index per kept row
     rank: np.ndarray  # int64 1-based rank within its query
-    doc: np.ndarray  # int64 judged-doc code per kept row (-1: judged for no query)
+    grade: np.ndarray  # int64 judged grade per kept row (UNJUDGED for a negative grade)
     retrieved: np.ndarray  # float64 rows per evaluated query (all rows, judged or not)
     present: np.ndarray  # evaluated-query indices present in the run
     ignored: int  # run queries that are not answerable in the judgments
@@ -217,21 +215,28 @@ class _Rows:
 
 @dataclass
 class _Qrels:
-    q: np.ndarray  # int64 evaluated-query index
-    doc: np.ndarray  # int64 judged-doc code
-    grade: np.ndarray  # int64
-    ndocs: int
-    docs: Any  # pyarrow array of the judged doc ids (code -> id)
+    """The judgments of the evaluated queries, keyed by (query, doc-id hash)."""
+
+    q: np.ndarray  # int64 evaluated-query index per judgment
+    grade: np.ndarray  # int64 per judgment
+    ids: Any  # pyarrow doc id per judgment
+    h: np.ndarray  # uint64 doc-id hash per judgment (assay.pairs.hashes)
+    key: np.ndarray  # uint64 (query, doc hash) keys, sorted
+    by_key: np.ndarray  # the judgment of each sorted key
+    unique: bool  # no two judgments share a key
 
 
 def _to_arrow(values: Any) -> Any:
     """A pandas Index/array of strings (or a pyarrow one, kept) as a pyarrow string array."""
     import pyarrow as pa
 
-    if isinstance(values, pa.Array | pa.ChunkedArray) and (
-        pa.types.is_string(values.type) or pa.types.is_large_string(values.type)
+    from assay.pairs import arrow_column
+
+    column = arrow_column(values)
+    if column is not None and (
+        pa.types.is_string(column.type) or pa.types.is_large_string(column.type)
     ):
-        return values
+        return column
     arr = getattr(values, "array", values)
     try:
         out = pa.array(arr)
@@ -270,22 +275,32 @@ def _lookup(values: Any, universe: Any) -> np.ndarray:
 def _qrels_arrays(judgments: JudgmentSet, qids: list[str]) -> _Qrels:
     import pyarrow as pa
 
+    from assay.pairs import hashed_pairs, hashes
+
     qr = judgments.qrels
     if len(qr) == 0 or not qids:
-        empty = np.zeros(0, dtype=np.int64)
-        return _Qrels(empty, empty, empty, 0, pa.array([], pa.string()))
-    qcodes, quniq, dcodes, duniq = _qrels_codes(judgments)
-    qmap = _lookup(quniq, qids)
-    q = qmap[qcodes]
-    keep = q >= 0
+        empty, none = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.uint64)
+        return _Qrels(empty, empty, pa.array([], pa.string()), none, none, empty, True)
+    qcodes, quniq = _qrels_codes(judgments)
+    q = _lookup(quniq, qids)[qcodes]
+    ids = _to_arrow(qr["doc_id"])
+    h = hashes(ids)
     grade = qr["grade"].to_numpy().astype(np.int64)
     # trec_eval: a negative grade is "in the pool, not judged" (UNJUDGED, -2)
     grade = np.where(grade < 0, -2, grade)
-    return _Qrels(q[keep], dcodes[keep], grade[keep], len(duniq), _to_arrow(duniq))
+    keep = q >= 0
+    if not keep.all():
+        rows = np.flatnonzero(keep)
+        q, grade, ids, h = q[rows], grade[rows], ids.take(rows), h[rows]
+    key = hashed_pairs(q, h)
+    by_key = np.argsort(key)
+    key = key[by_key]
+    unique = not bool((key[1:] == key[:-1]).any())
+    return _Qrels(q, grade, ids, h, key, by_key, unique)
 
 
-#: Per judgment set: its qrels frame and that frame's (query codes, query ids, doc
-#: codes, doc ids), hashed once however many runs are scored against the set.
+#: Per judgment set: its qrels frame and that frame's (query codes, query ids),
+#: hashed once however many runs are scored against the set.
 _QRELS_CODES: WeakKeyDictionary[JudgmentSet, tuple[Any, tuple[Any, ...]]] = WeakKeyDictionary()
 
 
@@ -293,7 +308,7 @@ def _qrels_codes(judgments: JudgmentSet) -> tuple[Any, ...]:
     qr = judgments.qrels
     found = _QRELS_CODES.get(judgments)
     if found is None or found[0] is not qr:  # a new set, or its qrels were replaced
-        found = (qr, (*_codes(qr["query_id"]), *_codes(qr["doc_id"])))
+        found = (qr, _codes(qr["query_id"]))
         _QRELS_CODES[judgments] = found
     return found[1]
 
@@ -332,20 +347,62 @@ def _ranked_rows(run: Run, qids: list[str], qrels: _Qrels, ties: str, cutoffs: l
     if order is not None:
         gcodes, d, score = gcodes[order], d[order], score[order]
         starts, heads = run_starts(gcodes)
+    row_hash = dhash if d is unmoved else None  # rows in file order: no gather
     if moved is not None:  # tie groups re-sorted: their rows swap docs (same query, score)
         d = d.copy() if order is None else d
         d[moved[0]] = d[moved[1]]
+        if row_hash is not None:
+            row_hash = row_hash.copy()
+            row_hash[moved[0]] = row_hash[moved[1]]
 
     tied = _tied_pairs(starts, score, cutoffs) if run.has_scores else 0
-    if not len(qrels.docs) or not len(gcodes):
+    if not len(qrels.q) or not len(gcodes):
         return _Rows(empty, empty, empty, retrieved, present, ignored, tied)
-    idx = _maybe_judged(gcodes, dhash if d is unmoved else dhash[d], gmap, qrels)
+    idx = _maybe_judged(gcodes, dhash[d] if row_hash is None else row_hash, gmap, qrels)
+    q = gmap[gcodes[idx]]
+    at, judgment = _judgments_of(q, dhash[d[idx]], qrels)
+    same = _same_ids(duniq.take(d[idx[at]]), qrels.ids.take(judgment))
+    idx, judgment = idx[at[same]], judgment[same]  # exact: a hash match was a candidate
     qcode = gcodes[idx]
     first_row = np.zeros(len(guniq), dtype=np.int64)
     first_row[heads] = starts  # rows are grouped now: one run of rows per query
     rank = idx - first_row[qcode] + 1
-    doc = _lookup(duniq.take(d[idx]), qrels.docs)  # exact: a hash match was a candidate
-    return _Rows(gmap[qcode], rank, doc, retrieved, present, ignored, tied)
+    return _Rows(gmap[qcode], rank, qrels.grade[judgment], retrieved, present, ignored, tied)
+
+
+def _judgments_of(q: np.ndarray, h: np.ndarray, qrels: _Qrels) -> tuple[np.ndarray, np.ndarray]:
+    """``(at, judgment)``: rows ``at`` of (``q``, ``h``) whose (query, doc hash) key a
+    judgment has, and that judgment; a row is repeated for each judgment sharing its
+    key (two doc ids of one query with one hash), so that the ids can decide."""
+    from assay.pairs import hashed_pairs
+
+    key = hashed_pairs(q, h)
+    ask = np.argsort(key)  # sorted needles walk the sorted keys once: cache-friendly
+    lo = np.empty(len(key), dtype=np.int64)
+    lo[ask] = np.searchsorted(qrels.key, key[ask], side="left")
+    if qrels.unique:  # the usual case: one judgment per key
+        found = np.minimum(lo, len(qrels.key) - 1)
+        at = np.flatnonzero(qrels.key[found] == key)
+        return at, qrels.by_key[lo[at]]
+    count = np.empty(len(key), dtype=np.int64)
+    count[ask] = np.searchsorted(qrels.key, key[ask], side="right")
+    count -= lo
+    at = np.repeat(np.arange(len(key)), count)
+    start = np.repeat(lo - (np.cumsum(count) - count), count)
+    judgment = qrels.by_key[start + np.arange(len(at))]
+    keep = qrels.q[judgment] == q[at]  # keys mix the query in: compare it too
+    return at[keep], judgment[keep]
+
+
+def _same_ids(a: Any, b: Any) -> np.ndarray:
+    """Bool per position: the doc ids of ``a`` and ``b`` (string arrays) are equal."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    a, b = _to_arrow(a), _to_arrow(b)
+    if a.type != b.type:
+        a, b = a.cast(pa.large_string()), b.cast(pa.large_string())
+    return pc.equal(a, b).to_numpy(zero_copy_only=False).astype(bool, copy=False)
 
 
 def _doc_refs(docs: Any) -> tuple[np.ndarray, Any, np.ndarray]:
@@ -372,10 +429,8 @@ def _maybe_judged(g: np.ndarray, h: np.ndarray, gmap: np.ndarray, qrels: _Qrels)
 
     ``h`` holds each row's doc-id hash. A hash set of the judged pairs (the
     run's query codes, the judged docs' hashes) is probed by every row; a false
-    positive only costs a row that the exact lookup then finds unjudged.
+    positive only costs a row that the exact match then drops.
     """
-    from assay.pairs import hashes
-
     if not len(qrels.q) or not len(gmap):
         return np.zeros(0, dtype=np.int64)
     run_q = np.full(max(int(gmap.max()), int(qrels.q.max()), 0) + 1, -1, dtype=np.int64)
@@ -385,15 +440,11 @@ def _maybe_judged(g: np.ndarray, h: np.ndarray, gmap: np.ndarray, qrels: _Qrels)
     ok = kq >= 0
     if not ok.any():
         return np.zeros(0, dtype=np.int64)
-    kh = hashes(qrels.docs)[qrels.doc[ok]]
+    kh = qrels.h[ok]
     bits = int(min(max(np.ceil(np.log2(np.count_nonzero(ok) * 32.0)), 10), 27))
     table = np.zeros(1 << bits, dtype=bool)
     table[_pair_hash(kq[ok], kh, bits)] = True
     return _probe(table, g, h, bits)
-
-
-#: Runs with at least this many rows probe the judged pairs on two threads.
-_THREADED_AT = 1_000_000
 
 
 def _probe(table: np.ndarray, g: np.ndarray, h: np.ndarray, bits: int) -> np.ndarray:
@@ -403,8 +454,10 @@ def _probe(table: np.ndarray, g: np.ndarray, h: np.ndarray, bits: int) -> np.nda
     def hits(rows: slice) -> np.ndarray:
         return np.flatnonzero(table[_pair_hash(g[rows], h[rows], bits)])
 
+    from assay.pairs import THREADED_AT
+
     n = len(g)
-    if n < _THREADED_AT:
+    if n < THREADED_AT:
         return hits(slice(0, n))
     from concurrent.futures import ThreadPoolExecutor
 
@@ -423,24 +476,6 @@ def _pair_hash(q: np.ndarray, h: np.ndarray, bits: int) -> np.ndarray:
     out *= np.uint32(0xC2B2AE35)
     out >>= np.uint32(32 - bits)
     return out
-
-
-def _join_grades(rows: _Rows, qrels: _Qrels) -> np.ndarray:
-    """Grade of each kept row (-1 when unjudged) via one searchsorted on int64 keys."""
-    grade = np.full(len(rows.q), -1, dtype=np.int64)
-    if not len(qrels.q) or not len(rows.q):
-        return grade
-    width = np.int64(max(qrels.ndocs, 1))
-    qkey = qrels.q * width + qrels.doc
-    order = np.argsort(qkey)  # keys are unique (one grade per query and doc)
-    qkey, qgrade = qkey[order], qrels.grade[order]
-    rkey = rows.q * width + rows.doc
-    ask = np.argsort(rkey)  # looking up sorted keys walks qkey once, cache-friendly
-    pos = np.empty(len(rkey), dtype=np.int64)
-    pos[ask] = np.minimum(np.searchsorted(qkey, rkey[ask]), len(qkey) - 1)
-    hit = (qkey[pos] == rkey) & (rows.doc >= 0)  # doc -1: judged for no query
-    grade[hit] = qgrade[pos[hit]]
-    return grade
 
 
 def _tied_pairs(starts: np.ndarray, score: np.ndarray, cutoffs: list[int]) -> int:

@@ -64,6 +64,13 @@ def call_key(
     return hashlib.sha256(blob.encode()).hexdigest()
 
 
+#: Held while a cache connection is opened: two connections of one process that
+#: switch a new file to WAL and create its table at once can deadlock in SQLite,
+#: which then fails one of them at once with "database is locked" (the matrix
+#: runner's workers open their caches together).
+_OPENING = threading.Lock()
+
+
 class CallCache:
     """Answers by key; safe to share between threads."""
 
@@ -75,17 +82,23 @@ class CallCache:
 
     def _db(self) -> sqlite3.Connection:
         if self._conn is None:
-            self.directory.mkdir(parents=True, exist_ok=True)
-            conn = sqlite3.connect(self.path, check_same_thread=False, timeout=30)
-            conn.execute("PRAGMA journal_mode=WAL")
-            conn.execute("PRAGMA synchronous=NORMAL")  # WAL stays consistent on a crash
-            conn.execute(
-                "CREATE TABLE IF NOT EXISTS calls (key TEXT PRIMARY KEY, answer TEXT NOT NULL,"
-                " created_at TEXT NOT NULL DEFAULT CURRENT_TIMESTAMP)"
-            )
-            conn.commit()
-            self._conn = conn
+            with _OPENING:  # see _OPENING
+                if self._conn is None:
+                    self._conn = self._open()
         return self._conn
+
+    def _open(self) -> sqlite3.Connection:
+        """A connection to the cache file, in WAL mode, its table created."""
+        self.directory.mkdir(parents=True, exist_ok=True)
+        conn = sqlite3.connect(self.path, check_same_thread=False, timeout=30)
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA synchronous=NORMAL")  # WAL stays consistent on a crash
+        conn.execute(
+            "CREATE TABLE IF NOT EXISTS calls (key TEXT PRIMARY KEY, answer TEXT NOT NULL,"
+            " created_at TEXT NOT NULL DEFAULT CURRENT_TIMESTAMP)"
+        )
+        conn.commit()
+        return conn
 
     def get(self, key: str) -> dict[str, Any] | None:
         """The stored answer of ``key``, or ``None`` (an unreadable entry is a miss)."""

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from assay.pairs import as_numpy, encode_grouped, hashes
+from assay.pairs import arrow_column, as_numpy, encode_grouped, hashes
 
 _TREC_FIELDS = ("query_id", "Q0", "doc_id", "rank", "score", "tag")
 #: Bytes per pyarrow CSV block: small enough that the blocks spread evenly over
@@ -66,16 +66,22 @@ def parse_columns(data: bytes | str) -> Columns:
     :func:`assay.pairs.hashes`, which the checks and the metrics engine use,
     are computed on other threads while this one converts the other columns.
     """
-    import pyarrow as pa
-
     table = parse_trec(data)
-    docs = arrow_strings(table.column("doc_id"))
     with ThreadPoolExecutor(1, thread_name_prefix="assay-hash") as pool:
-        hashing = pool.submit(hashes, pa.array(docs))  # remembered per column
+        joining = pool.submit(_hashed_strings, table.column("doc_id"))
         scores = as_numpy(table.column("score"), np.float64)
         qcodes, qids = encode_grouped(table.column("query_id"))
-        hashing.result()
+        del table  # the parsed chunks are freed as each column is converted
+        docs = joining.result()
     return qcodes, qids, docs, scores
+
+
+def _hashed_strings(column: Any) -> Any:
+    """:func:`arrow_strings` of ``column``, its :func:`assay.pairs.hashes` computed
+    (and remembered for that column)."""
+    docs = arrow_strings(column)
+    hashes(arrow_column(docs))
+    return docs
 
 
 def categorical(codes: np.ndarray, dictionary: Any) -> Any:
@@ -92,8 +98,13 @@ def categorical(codes: np.ndarray, dictionary: Any) -> Any:
 
 def arrow_strings(column: Any) -> Any:
     """A pandas string array (pandas' default ``str`` dtype) over an Arrow string
-    column, without copying the strings."""
+    column, joined into one chunk of ``large_string`` (taking rows from a column of
+    many chunks joins them on every call)."""
     import pandas as pd
+    import pyarrow as pa
+
+    if column.num_chunks != 1 or column.type != pa.large_string():
+        column = pa.chunked_array([column.cast(pa.large_string()).combine_chunks()])
 
     try:  # pandas >= 2.3: the dtype pandas gives a column of Python strings
         return pd.arrays.ArrowStringArray(column, dtype=pd.StringDtype("pyarrow", na_value=np.nan))

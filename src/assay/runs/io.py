@@ -26,7 +26,7 @@ import numpy as np
 
 from assay.errors import InputError, Problem, UsageError, collecting
 from assay.formats import format_from_name
-from assay.pairs import encode, hashes, may_repeat, repeated_pairs
+from assay.pairs import arrow_column, encode, hashes, may_repeat, repeated_pairs
 from assay.runs._columns import Columns, categorical, parse_columns
 from assay.runs.checks import RankingCheck, duplicate_doc, score_fault
 from assay.runs.models import Run
@@ -135,10 +135,9 @@ def _first_tag(data: bytes) -> str | None:
 
 
 def _columns_to_run(p: Path, columns: Columns, name: str | None, tag: str | None) -> Run:
-    import pyarrow as pa
 
     qcodes, qcats, doc_ids, scores = columns
-    docs = pa.array(doc_ids)  # the pandas array's own Arrow column (its hashes are known)
+    docs = arrow_column(doc_ids)  # the pandas array's own Arrow column (hashes known)
     with collecting(p) as log:
         for row in np.flatnonzero(~np.isfinite(scores))[:20]:
             doc = docs[int(row)].as_py()

@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from assay import _threads
 from assay.pairs import codes, encode_grouped, hashes, may_repeat, repeated_pairs
 from assay.results import QueryRow, trusted_rows
 
@@ -153,7 +154,7 @@ def test_hashes_on_two_threads_equal_one_thread(monkeypatch):
     values = [f"doc-{i % 37}-{'x' * (i % 11)}" for i in range(500)]
     chunks = [pa.array(values[i : i + 60], pa.string()) for i in range(0, 500, 60)]
     one = hashes(pa.chunked_array(chunks)).copy()
-    monkeypatch.setattr(pairs_module, "THREADED_AT", 2)
+    monkeypatch.setattr(_threads, "THREADED_AT", 2)
     two = hashes(pa.chunked_array(chunks))
     monkeypatch.setattr(pairs_module, "_PIECE", 7)  # chunks cut into slices
     sliced = hashes(pa.array(values, pa.large_string()))
@@ -163,11 +164,17 @@ def test_hashes_on_two_threads_equal_one_thread(monkeypatch):
 
 @pytest.mark.parametrize("where", [None, 0, 5])
 def test_may_repeat_on_two_threads_finds_a_repeat_in_either_half(monkeypatch, where):
-    import assay.pairs as pairs_module
-
-    monkeypatch.setattr(pairs_module, "THREADED_AT", 2)
+    monkeypatch.setattr(_threads, "THREADED_AT", 2)
     a = np.repeat(np.arange(6, dtype=np.int32), 4)  # six queries, four results each
     b = np.arange(24, dtype=np.int64)
     if where is not None:
         b[where * 4 + 3] = b[where * 4]  # query `where` lists a doc twice
     assert may_repeat(a, b, 24) == (where is not None)
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 7])
+def test_halves_cover_the_range_in_order(monkeypatch, n):
+    monkeypatch.setattr(_threads, "THREADED_AT", 2)
+    parts = _threads.halves(lambda rows: list(range(n))[rows], n)
+    assert [x for part in parts for x in part] == list(range(n))
+    assert len(parts) == (2 if n >= 2 else 1)

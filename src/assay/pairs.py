@@ -51,19 +51,14 @@ def may_repeat(a: np.ndarray, b: np.ndarray, nb: int | None) -> bool:
 
 def _blocks_repeat(blocks: np.ndarray) -> bool:
     """True when a row of ``blocks`` holds a value twice (rows sorted; a large
-    matrix in two halves on two threads: numpy's sort releases the GIL)."""
+    matrix in two halves on two threads)."""
+    from assay._threads import halves
 
-    def repeats(part: np.ndarray) -> bool:
-        part = np.sort(part, axis=1)
+    def repeats(rows: slice) -> bool:
+        part = np.sort(blocks[rows], axis=1)
         return bool((part[:, 1:] == part[:, :-1]).any())
 
-    if blocks.size < THREADED_AT or len(blocks) < 2:
-        return repeats(blocks)
-    from concurrent.futures import ThreadPoolExecutor
-
-    half = len(blocks) // 2
-    with ThreadPoolExecutor(2, thread_name_prefix="assay-pairs") as pool:
-        return any(pool.map(repeats, (blocks[:half], blocks[half:])))
+    return any(halves(repeats, len(blocks), blocks.size))
 
 
 def repeated_pairs(a: np.ndarray, b: np.ndarray, nb: int) -> tuple[np.ndarray, np.ndarray]:
@@ -226,15 +221,12 @@ def hashes(column: Any) -> np.ndarray:
     found = _REMEMBERED.get(key)
     if found is not None and found[0]() is column:
         return found[1]
+    from assay._threads import halves
+
     chunks = column.chunks if isinstance(column, pa.ChunkedArray) else [column]
     pieces = [c.slice(i, _PIECE) for c in chunks for i in range(0, len(c), _PIECE)]
-    if len(column) >= THREADED_AT and len(pieces) > 1:  # numpy gathers release the GIL
-        from concurrent.futures import ThreadPoolExecutor
-
-        with ThreadPoolExecutor(2, thread_name_prefix="assay-hash") as pool:
-            parts = list(pool.map(_chunk_hashes, pieces))
-    else:
-        parts = [_chunk_hashes(c) for c in pieces]
+    done = halves(lambda part: [_chunk_hashes(c) for c in pieces[part]], len(pieces), len(column))
+    parts = [h for half in done for h in half]
     out = np.concatenate(parts) if parts else np.zeros(0, dtype=np.uint64)
     out.flags.writeable = False
     _REMEMBERED[key] = (weakref.ref(column), out)
@@ -242,10 +234,7 @@ def hashes(column: Any) -> np.ndarray:
     return out
 
 
-#: Inputs of at least this many values are worked on two threads (numpy releases
-#: the GIL): hashes here, in pieces of at most ``_PIECE`` strings (small enough
-#: to stay in cache), the block sort of :func:`may_repeat`, the engine's probe.
-THREADED_AT = 1_000_000
+#: Strings per piece that :func:`hashes` works on (small enough to stay in cache).
 _PIECE = 1 << 17
 #: id(column) -> (weak reference to the column, its hashes); see :func:`hashes`.
 _REMEMBERED: dict[int, tuple[Any, np.ndarray]] = {}

@@ -174,7 +174,7 @@ def test_doc_column_layouts_and_threads_give_the_same_scores(case) -> None:
     """Doc ids as strings or as a categorical, probed and hashed on one thread or
     on two (large runs), with real hashes or all colliding, give the same values,
     equal to pytrec_eval's."""
-    from assay import pairs
+    from assay import _threads, pairs
 
     qrels, run = case
     j, r = build(qrels, run)
@@ -183,7 +183,7 @@ def test_doc_column_layouts_and_threads_give_the_same_scores(case) -> None:
     frame = r.frame.assign(doc_id=r.frame["doc_id"].astype("category"))
     as_categories = Run(frame, name=r.name, has_scores=r.has_scores)
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(pairs, "THREADED_AT", 2)
+        mp.setattr(_threads, "THREADED_AT", 2)
         threaded = compute(j, r, list(names.values()), missing="skip")
     with pytest.MonkeyPatch.context() as mp:  # every doc id collides: the ids decide
         mp.setattr(pairs, "hashes", lambda col: np.zeros(len(col), dtype=np.uint64))

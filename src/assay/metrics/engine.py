@@ -448,23 +448,13 @@ def _maybe_judged(g: np.ndarray, h: np.ndarray, gmap: np.ndarray, qrels: _Qrels)
 
 
 def _probe(table: np.ndarray, g: np.ndarray, h: np.ndarray, bits: int) -> np.ndarray:
-    """Rows whose pair hash hits ``table``; a large run in two halves on two threads
-    (numpy's arithmetic and gathers release the GIL)."""
+    """Rows whose pair hash hits ``table`` (a large run in two halves on two threads)."""
+    from assay._threads import halves
 
     def hits(rows: slice) -> np.ndarray:
-        return np.flatnonzero(table[_pair_hash(g[rows], h[rows], bits)])
+        return np.flatnonzero(table[_pair_hash(g[rows], h[rows], bits)]) + rows.start
 
-    from assay.pairs import THREADED_AT
-
-    n = len(g)
-    if n < THREADED_AT:
-        return hits(slice(0, n))
-    from concurrent.futures import ThreadPoolExecutor
-
-    half = n // 2
-    with ThreadPoolExecutor(2, thread_name_prefix="assay-probe") as pool:
-        low, high = pool.map(hits, (slice(0, half), slice(half, n)))
-    return np.concatenate([low, high + half])
+    return np.concatenate(halves(hits, len(g)))
 
 
 def _pair_hash(q: np.ndarray, h: np.ndarray, bits: int) -> np.ndarray:

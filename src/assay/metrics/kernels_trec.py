@@ -207,20 +207,35 @@ def _rbp_gains(ctx: Context, m: Measure) -> np.ndarray:
     return g / scale
 
 
+def _powers(p: float, top: int) -> np.ndarray:
+    """``p**k`` for k = 0..top as trec_eval makes them: one multiplication per rank
+    (``np.power`` can differ in the last bit, which a mean at a rounding edge shows)."""
+    return np.cumprod(np.r_[1.0, np.full(top, p)])
+
+
 def rbp(ctx: Context, m: Measure) -> np.ndarray:
     """Rank-biased precision (m_rbp.c)."""
     p = float(m.param("p"))
-    w = _rbp_gains(ctx, m) * np.power(p, ctx.rank - 1.0)
+    top = int(ctx.rank.max()) if len(ctx.rank) else 0
+    w = _rbp_gains(ctx, m) * _powers(p, top)[ctx.rank - 1]
     return (1.0 - p) * np.bincount(ctx.q, weights=w, minlength=ctx.nq)
 
 
 def rbp_resid(ctx: Context, m: Measure) -> np.ndarray:
-    """Residual of RBP (m_rbp_resid.c): 1 - (1 - p) * sum over judged rows of p^(i-1)."""
+    """Residual of RBP (m_rbp_resid.c): ``p**n + (1 - p) * sum of p**(i-1)`` over the
+    ranks ``i`` of the unjudged documents (``n`` retrieved), summed in rank order as
+    trec_eval does; 0 for a query without unjudged documents."""
     p = float(m.param("p"))
+    n = ctx.count().astype(np.int64)
+    powers = _powers(p, int(n.max()) if len(n) else 0)
+    start = np.cumsum(n) - n
+    rank0 = np.arange(int(n.sum())) - np.repeat(start, n)  # every retrieved position
+    w = powers[rank0]
     judged = ctx.grade >= 0
-    seen = np.bincount(ctx.q[judged], weights=np.power(p, ctx.rank[judged] - 1.0), minlength=ctx.nq)
-    unj = ctx.count() - ctx.count(judged)
-    return np.where(unj > 0, 1.0 - (1.0 - p) * seen, 0.0)
+    w[start[ctx.q[judged]] + ctx.rank[judged] - 1] = 0.0  # adds nothing, as a skip
+    unj_sum = np.bincount(np.repeat(np.arange(ctx.nq), n), weights=w, minlength=ctx.nq)
+    unj = n - np.bincount(ctx.q[judged], minlength=ctx.nq)
+    return np.where(unj > 0, powers[n] + (1.0 - p) * unj_sum, 0.0)
 
 
 def err(ctx: Context, m: Measure) -> np.ndarray:

@@ -13,6 +13,8 @@ from typing import Any
 
 import numpy as np
 
+from assay._threads import halves
+
 
 def trec_order(
     queries: np.ndarray, scores: np.ndarray, docs: np.ndarray, doc_ids: Any
@@ -150,9 +152,14 @@ def _score_order(g: np.ndarray, s: np.ndarray, starts: np.ndarray, grouped: bool
         keys = [("g", "ascending"), ("s", "descending")]
         order = pc.sort_indices(table, sort_keys=keys).to_numpy()
     elif nseg * width == n:  # every list has the same length: the rows are the matrix
-        within = np.argsort(np.negative(s).reshape(nseg, width), axis=1)
-        within += starts[:, None]
-        order = within.reshape(-1)
+        matrix = np.negative(s).reshape(nseg, width)
+
+        def sort_rows(rows: slice) -> np.ndarray:
+            within = np.argsort(matrix[rows], axis=1)
+            within += starts[rows, None]
+            return within.reshape(-1)
+
+        order = np.concatenate(halves(sort_rows, nseg, n))
     else:
         matrix = np.full(nseg * width, np.inf)
         cell = np.arange(n, dtype=np.int64)

@@ -43,12 +43,13 @@ def test_run_ranked_is_trec_order(rows: list[tuple[str, str, float]]) -> None:
 
 
 def test_the_metrics_engine_uses_this_rule() -> None:
-    """One tie order: the engine ranks runs with :func:`assay.runs.order.rank_order`."""
+    """One tie order: the engine ranks runs with :func:`assay.runs.order.ranked`, the
+    function behind :func:`~assay.runs.order.rank_order` and ``trec_order``."""
     from assay.metrics import engine
     from assay.runs import order
 
-    assert engine.rank_order is order.rank_order
-    assert not hasattr(engine, "_rank_order")
+    assert engine.ranked is order.ranked
+    assert not hasattr(engine, "_rank_order") and not hasattr(engine, "rank_order")
 
 
 def test_already_in_order_gives_none() -> None:

@@ -10,13 +10,13 @@ document:
 2. rows are put in rank order: grouped by query, score descending, then doc
    id descending (byte-wise, trec_eval's rule), or kept in the given order;
    an already-ordered run (the usual case) is detected in O(n) and not sorted;
-3. only rows whose (query, doc-hash) pair may be judged (a hash-set probe, no
-   false negatives) are kept, with their rank, and their doc ids are looked
-   up exactly among the judged documents; every other row can only count
-   as retrieved, so the kernels get the per-query number of retrieved rows
-   instead of millions of unjudged rows;
-4. each kept row gets its grade by one ``searchsorted`` over combined int64
-   ``(query, doc)`` keys;
+3. only rows whose (query, doc-hash) pair may be judged (a bit-table probe,
+   no false negatives) go on; every other row can only count as retrieved,
+   so the kernels get the per-query number of retrieved rows instead of
+   millions of unjudged rows;
+4. those rows find their judgment by one ``searchsorted`` over sorted uint64
+   ``(query, doc-hash)`` keys, and a match is kept only when the two doc ids
+   are equal, so a hash collision never changes a grade;
 5. measures are per-query reductions (``bincount`` with weights) over the
    kept rows, see :mod:`assay.metrics.kernels`.
 
@@ -37,7 +37,7 @@ import numpy as np
 from assay.judgments.models import JudgmentSet
 from assay.metrics.measures import Measure, parse_measure
 from assay.runs.models import Run
-from assay.runs.order import group_order, is_grouped, rank_order, run_starts
+from assay.runs.order import group_order, is_grouped, ranked, run_starts
 
 
 @dataclass
@@ -343,9 +343,9 @@ def _ranked_rows(run: Run, qids: list[str], qrels: _Qrels, ties: str, cutoffs: l
         del pre
         starts, heads = run_starts(gcodes)
     scored = run.has_scores and ties == "score"
-    order, moved = rank_order(gcodes, d, score, duniq, scored, starts, heads)
-    if order is not None:
-        gcodes, d, score = gcodes[order], d[order], score[order]
+    before = gcodes
+    order, moved, gcodes, d, score = ranked(gcodes, d, score, duniq, scored, starts, heads)
+    if gcodes is not before:  # rows regrouped (else only reordered within each query)
         starts, heads = run_starts(gcodes)
     row_hash = dhash if d is unmoved else None  # rows in file order: no gather
     if moved is not None:  # tie groups re-sorted: their rows swap docs (same query, score)

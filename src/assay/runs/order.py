@@ -82,7 +82,21 @@ def rank_order(
     starts: np.ndarray,
     heads: np.ndarray,
 ) -> tuple[np.ndarray | None, tuple[np.ndarray, np.ndarray] | None]:
-    """How to put the rows in rank order: ``(order, moved)``.
+    """How to put the rows in rank order: ``(order, moved)``; see :func:`ranked`."""
+    return ranked(g, d, s, duniq, scored, starts, heads)[:2]
+
+
+def ranked(
+    g: np.ndarray,
+    d: np.ndarray,
+    s: np.ndarray,
+    duniq: Any,
+    scored: bool,
+    starts: np.ndarray,
+    heads: np.ndarray,
+) -> tuple[Any, ...]:
+    """``(order, moved, g, d, s)``: how to put the rows in rank order, and the three
+    arrays taken in ``order`` (the same objects when ``order`` is ``None``).
 
     ``starts``/``heads`` are the runs of equal query codes in ``g``. ``order``
     is a permutation of all rows, ``None`` when the rows already are grouped
@@ -94,24 +108,29 @@ def rank_order(
     """
     n = len(g)
     if n < 2:
-        return None, None
+        return None, None, g, d, s
     grouped = is_grouped(heads)
     if not scored:
-        return (None if grouped else group_order(g)), None
+        order = None if grouped else group_order(g)
+        return (
+            (order, None, g, d, s) if order is None else (order, None, g[order], d[order], s[order])
+        )
     boundary = np.zeros(n - 1, dtype=bool)
     boundary[starts[1:] - 1] = True  # row i and i+1 belong to different runs
     order = None
     if not grouped or not (boundary | (s[1:] <= s[:-1])).all():
         order = _score_order(g, s, starts, grouped)
-        g, d, s = g[order], d[order], s[order]
-        boundary = g[1:] != g[:-1]
+        d, s = d[order], s[order]
+        if not grouped:  # grouped rows are only reordered within their query's block
+            g = g[order]
+            boundary = g[1:] != g[:-1]
     tie = ~boundary & (s[1:] == s[:-1])
     pos = np.flatnonzero(tie)
     if not len(pos):
-        return order, None
+        return order, None, g, d, s
     # Break score ties by doc id descending (code-point order == UTF-8 byte order).
     if (_strings(d[pos], duniq) > _strings(d[pos + 1], duniq)).all():
-        return order, None
+        return order, None, g, d, s
     # Re-sort only the rows inside tie groups, in place of their positions.
     rows = np.unique(np.r_[pos, pos + 1])
     _, inv = np.unique(_strings(d[rows], duniq), return_inverse=True)
@@ -119,7 +138,7 @@ def rank_order(
     # does not tie with the row before it
     group = np.cumsum((rows == 0) | ~tie[np.maximum(rows - 1, 0)])
     local = np.lexsort((-inv.reshape(-1), group))
-    return order, (rows, rows[local])
+    return order, (rows, rows[local]), g, d, s
 
 
 #: padding cells a score matrix may hold beyond twice the rows (else pyarrow sorts)
@@ -128,6 +147,8 @@ PAD_SLACK = 4096
 
 def _score_order(g: np.ndarray, s: np.ndarray, starts: np.ndarray, grouped: bool) -> np.ndarray:
     """A permutation grouping rows by query, scores descending; ties in any order.
+
+    Rows already grouped are only reordered within their query's block.
 
     Rows are first grouped by query (a stable integer sort, skipped when they
     already are); then every query's scores are sorted at once as the rows of
@@ -148,7 +169,8 @@ def _score_order(g: np.ndarray, s: np.ndarray, starts: np.ndarray, grouped: bool
         import pyarrow as pa
         import pyarrow.compute as pc
 
-        table = pa.table({"g": g, "s": s})
+        # by block, not by code: a query's rows stay in its block, blocks in place
+        table = pa.table({"g": np.repeat(np.arange(nseg), lens), "s": s})
         keys = [("g", "ascending"), ("s", "descending")]
         order = pc.sort_indices(table, sort_keys=keys).to_numpy()
     elif nseg * width == n:  # every list has the same length: the rows are the matrix

@@ -44,7 +44,7 @@ def test_run_ranked_is_trec_order(rows: list[tuple[str, str, float]]) -> None:
 
 def test_the_metrics_engine_uses_this_rule() -> None:
     """One tie order: the engine ranks runs with :func:`assay.runs.order.ranked`, the
-    function behind :func:`~assay.runs.order.rank_order` and ``trec_order``."""
+    function behind :func:`~assay.runs.order.trec_order` too."""
     from assay.metrics import engine
     from assay.runs import order
 

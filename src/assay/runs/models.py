@@ -130,7 +130,8 @@ class Run:
         if isinstance(docs.dtype, pd.CategoricalDtype):
             dcodes, doc_ids = docs.cat.codes.to_numpy(), docs.cat.categories
         else:
-            dcodes, doc_ids = pd.factorize(docs)
+            # row numbers: only tied rows' ids are read (no dictionary of all ids)
+            dcodes, doc_ids = np.arange(len(docs)), docs.array
         order = trec_order(qcodes, f["score"].to_numpy(), dcodes, doc_ids)
         return f if order is None else f.iloc[order]
 

@@ -2,7 +2,7 @@
 
 trec_eval ignores the rank column of a run: within a query it sorts results by
 score, highest first, and breaks ties by doc id in descending code-point order
-(``strcmp`` on UTF-8 bytes). The metrics engine (:func:`rank_order`, on its
+(``strcmp`` on UTF-8 bytes). The metrics engine (:func:`ranked`, on its
 integer-coded rows), :meth:`assay.runs.models.Run.ranked` and every other
 consumer that needs that order (:func:`trec_order`) use this module.
 """
@@ -24,10 +24,10 @@ def trec_order(
     ``queries`` and ``docs`` are integer codes per row; ``doc_ids`` maps a doc
     code to its id (anything with ``take``: numpy, pandas or pyarrow array).
     Rows of a query end up in one block, sorted by score descending, then doc
-    id descending (see :func:`rank_order`).
+    id descending (see :func:`ranked`).
     """
     starts, heads = run_starts(queries)
-    order, moved = rank_order(queries, docs, scores, doc_ids, True, starts, heads)
+    order, moved = ranked(queries, docs, scores, doc_ids, True, starts, heads)[:2]
     if moved is None:
         return order
     final = np.arange(len(queries)) if order is None else order.copy()
@@ -71,19 +71,6 @@ def group_order(g: np.ndarray) -> np.ndarray:
     order = np.argsort((g & 0xFFFF).astype(np.uint16), kind="stable")
     high = (g >> 16).astype(np.uint16)[order]
     return order[np.argsort(high, kind="stable")]
-
-
-def rank_order(
-    g: np.ndarray,
-    d: np.ndarray,
-    s: np.ndarray,
-    duniq: Any,
-    scored: bool,
-    starts: np.ndarray,
-    heads: np.ndarray,
-) -> tuple[np.ndarray | None, tuple[np.ndarray, np.ndarray] | None]:
-    """How to put the rows in rank order: ``(order, moved)``; see :func:`ranked`."""
-    return ranked(g, d, s, duniq, scored, starts, heads)[:2]
 
 
 def ranked(

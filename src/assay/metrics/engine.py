@@ -10,8 +10,8 @@ document:
 2. rows are put in rank order: grouped by query, score descending, then doc
    id descending (byte-wise, trec_eval's rule), or kept in the given order;
    an already-ordered run (the usual case) is detected in O(n) and not sorted;
-3. only rows whose (query, doc-hash) pair may be judged (a bit-table probe,
-   no false negatives) go on; every other row can only count as retrieved,
+3. only rows whose (query, doc-hash) pair may be judged (a probe of a table
+   of the judged pairs, no false negatives) go on; every other row can only count as retrieved,
    so the kernels get the per-query number of retrieved rows instead of
    millions of unjudged rows;
 4. those rows find their judgment by one ``searchsorted`` over sorted uint64

@@ -37,3 +37,15 @@ def assay_trec_eval(args: list[str], cwd: Path) -> subprocess.CompletedProcess[b
         timeout=120,
         check=False,
     )
+
+
+def trec_eval_options(draw) -> dict:
+    """trec_eval flags drawn for a property test: ``-c``, ``-l``, ``-J`` and ``-M 3``."""
+    from hypothesis import strategies as st
+
+    return {
+        "complete": draw(st.booleans()),
+        "rel": draw(st.sampled_from([1, 1, 2])),
+        "judged_only": draw(st.booleans()),
+        "depth": draw(st.sampled_from([None, None, 3])),
+    }

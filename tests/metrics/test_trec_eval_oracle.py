@@ -17,19 +17,14 @@ from hypothesis import strategies as st
 from assay.judgments.trec import load_trec_eval_qrels
 from assay.metrics.treceval import trec_eval_lines
 from assay.runs.io import load_run
-from helpers_trec_eval import trec_eval_output
+from helpers_trec_eval import trec_eval_options, trec_eval_output
 
 DOCS = [f"d{i}" for i in range(12)]
 
 
 @st.composite
 def cases(draw):
-    options = {
-        "complete": draw(st.booleans()),
-        "rel": draw(st.sampled_from([1, 1, 2])),
-        "judged_only": draw(st.booleans()),
-        "depth": draw(st.sampled_from([None, None, 3])),
-    }
+    options = trec_eval_options(draw)
     nq = draw(st.integers(1, 4))
     qrels = []
     for q in range(nq):

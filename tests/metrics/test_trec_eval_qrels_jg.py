@@ -13,7 +13,7 @@ from assay.judgments.trec import load_trec_eval_qrels
 from assay.metrics.qrels_jg import load_qrels_jg
 from assay.metrics.treceval import trec_eval_lines
 from assay.runs.io import load_run
-from helpers_trec_eval import assay_trec_eval, trec_eval_output
+from helpers_trec_eval import assay_trec_eval, trec_eval_options, trec_eval_output
 
 
 @pytest.fixture(scope="module")
@@ -81,12 +81,7 @@ DOCS = [f"d{i}" for i in range(8)]
 
 @st.composite
 def cases(draw):
-    options = {
-        "complete": draw(st.booleans()),
-        "rel": draw(st.sampled_from([1, 1, 2])),
-        "judged_only": draw(st.booleans()),
-        "depth": draw(st.sampled_from([None, None, 3])),
-    }
+    options = trec_eval_options(draw)
     qrels, run = [], []
     nq = draw(st.integers(1, 3))
     for q in range(nq):

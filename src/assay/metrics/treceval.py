@@ -377,7 +377,8 @@ def score_qrels(
     """Per-query values of ``outputs`` on TREC qrels, as trec_eval computes them."""
     from assay.metrics.engine import rank_context
 
-    missing = [q for q in judgments.answerable_ids if q not in set(run.query_ids)]
+    present = set(run.query_ids)
+    missing = [q for q in judgments.answerable_ids if q not in present]
     if complete and missing:
         run = with_placeholder_docs(run, missing)
     ranked = rank_context(judgments, run, depth=depth)
@@ -386,7 +387,9 @@ def score_qrels(
     if not keep:
         raise UsageError("no queries with both results and judgments")
     keep.sort(key=lambda i: ranked.query_ids[i])
-    absent = np.isin(np.asarray(ranked.query_ids, dtype=object), np.asarray(missing, object))
+    # judged queries the run lacked (-c gave them placeholders); a set, not np.isin on
+    # object arrays, which compares every pair
+    absent = np.fromiter((q not in present for q in ranked.query_ids), bool, len(ranked.query_ids))
     values = {o.name: _values(o, ctx, ranked.in_run, absent)[keep] for o in outputs}
     texts: dict[str, list[str]] = {}
     for o in outputs:

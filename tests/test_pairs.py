@@ -10,7 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from assay import _threads
-from assay.pairs import codes, encode_grouped, hashes, may_repeat, repeated_pairs
+from assay import pairs
+from assay.pairs import codes, encode_grouped, first_rows, hashes, may_repeat, repeated_pairs
 from assay.results import QueryRow, trusted_rows
 
 
@@ -48,6 +49,35 @@ def test_codes_first_appearance(values):
     assert codes(chunked)[0].tolist() == found.tolist()
     grouped, dictionary = encode_grouped(chunked)
     assert [dictionary[int(c)].as_py() for c in grouped] == values
+    assert first_rows(found).tolist() == [values.index(v) for v in order]
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["q1", "q2", "é", "q10", ""]), st.integers(1, 4))))
+def test_codes_of_runs_with_or_without_hash_agreement(runs):
+    """Runs of equal values (the heads' hashes decide; when they agree, Arrow's hash
+    table does) give the codes of a dict in first-appearance order."""
+    values = [v for v, k in runs for _ in range(k)]
+    order = list(dict.fromkeys(values))
+    expected = [order.index(v) for v in values]
+    column = pa.chunked_array([pa.array(values, pa.string())], pa.string())
+    assert encode_grouped(column)[0].tolist() == expected
+    real = pairs._column_hashes
+    try:  # every head's hash the same: the exact encoding must take over
+        pairs._column_hashes = lambda c: np.zeros(len(c), dtype=np.uint64)
+        found, dictionary = encode_grouped(column)
+    finally:
+        pairs._column_hashes = real
+    assert found.tolist() == expected
+    assert dictionary.to_pylist() == order
+
+
+def test_codes_are_remembered_per_column_and_read_only():
+    series = pd.Series(["q1", "q1", "q2"], dtype="str")
+    first = codes(series)
+    assert codes(series) is first and not first[0].flags.writeable
+    assert codes(pd.Series(["q1", "q1", "q2"], dtype="str")) is not first  # another column
+    assert codes(["q1", "q1", "q2"])[0].tolist() == first[0].tolist()
 
 
 def test_codes_of_non_strings_fall_back():

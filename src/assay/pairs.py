@@ -85,26 +85,48 @@ def repeated_pairs(a: np.ndarray, b: np.ndarray, nb: int) -> tuple[np.ndarray, n
 def codes(column: Any) -> tuple[np.ndarray, int]:
     """int64 codes of a string column (pandas, pyarrow or a list) and the number of values.
 
-    Equal values in runs (query ids) are hashed once per run (:func:`encode_grouped`).
+    Codes are numbered in order of first appearance (the first row has code 0,
+    the next new value code 1, ...), so :func:`first_rows` finds each value's
+    first row. Equal values in runs (query ids) are hashed once per run
+    (:func:`encode_grouped`). The codes of an Arrow column (or of a pandas
+    column backed by one) are computed once while it lives and returned
+    read-only, like :func:`hashes`.
     """
+    arrow = arrow_column(column)
+    if arrow is not None and _is_text(arrow.type):
+        return _remembered("codes", arrow, lambda: _arrow_codes(arrow))
     import pyarrow as pa
 
-    values = (
-        column
-        if isinstance(column, pa.Array | pa.ChunkedArray)
-        else getattr(column, "array", column)
-    )
+    values = getattr(column, "array", column)
     try:
-        arrow = values if isinstance(values, pa.Array | pa.ChunkedArray) else pa.array(values)
-        if not (pa.types.is_string(arrow.type) or pa.types.is_large_string(arrow.type)):
+        arrow = pa.array(values)
+        if not _is_text(arrow.type):
             raise TypeError(arrow.type)
-        found, dictionary = encode_grouped(arrow)
     except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError):
         import pandas as pd
 
         found, uniques = pd.factorize(pd.Series(values, dtype=object))
         return found.astype(np.int64), len(uniques)
+    return _arrow_codes(arrow)
+
+
+def _is_text(kind: Any) -> bool:
+    import pyarrow as pa
+
+    return bool(pa.types.is_string(kind) or pa.types.is_large_string(kind))
+
+
+def _arrow_codes(arrow: Any) -> tuple[np.ndarray, int]:
+    found, dictionary = encode_grouped(arrow)
     return found.astype(np.int64), len(dictionary)
+
+
+def first_rows(found: np.ndarray) -> np.ndarray:
+    """Row numbers where each value of :func:`codes` first appears, in code order."""
+    if not len(found):
+        return np.zeros(0, dtype=np.int64)
+    highest = np.maximum.accumulate(found)
+    return np.flatnonzero(np.r_[True, highest[1:] > highest[:-1]])
 
 
 def as_numpy(column: Any, dtype: Any) -> np.ndarray:
@@ -156,9 +178,19 @@ def encode_grouped(column: Any) -> tuple[np.ndarray, Any]:
         heads.append(c.take(pa.array(local)))
         parts.append(local + offset - len(c))
     starts = np.concatenate(parts)
-    head_codes, dictionary = encode(pa.chunked_array(heads))
+    head_codes, dictionary = _head_codes(pa.chunked_array(heads))
     codes = np.repeat(head_codes, np.diff(np.r_[starts, n]))
     return codes, dictionary
+
+
+def _head_codes(heads: Any) -> tuple[np.ndarray, Any]:
+    """:func:`encode` of the values that start runs. Usually each value makes one run
+    (a grouped file): when no two heads' :func:`hashes` agree, the heads are
+    distinct and their codes are their positions, without a hash table."""
+    h = np.sort(_column_hashes(heads))
+    if len(h) > 1 and (h[1:] == h[:-1]).any():
+        return encode(heads)
+    return np.arange(len(heads), dtype=np.int32), heads.combine_chunks()
 
 
 def hashed_pairs(a: np.ndarray, h: np.ndarray) -> np.ndarray:
@@ -204,6 +236,22 @@ def arrow_column(values: Any) -> Any:
     return array.__arrow_array__()
 
 
+def arrow_strings(column: Any) -> Any:
+    """A pandas string array (pandas' default ``str`` dtype) over an Arrow string
+    column, joined into one chunk of ``large_string`` (taking rows from a column of
+    many chunks joins them on every call)."""
+    import pandas as pd
+    import pyarrow as pa
+
+    if column.num_chunks != 1 or column.type != pa.large_string():
+        column = pa.chunked_array([column.cast(pa.large_string()).combine_chunks()])
+
+    try:  # pandas >= 2.3: the dtype pandas gives a column of Python strings
+        return pd.arrays.ArrowStringArray(column, dtype=pd.StringDtype("pyarrow", na_value=np.nan))
+    except TypeError:  # pragma: no cover - older pandas
+        return pd.arrays.ArrowStringArray(column)
+
+
 def hashes(column: Any) -> np.ndarray:
     """A uint64 per string of a pyarrow string column: equal strings, equal hashes.
 
@@ -215,20 +263,32 @@ def hashes(column: Any) -> np.ndarray:
     once while it lives (a run's reader and the metrics engine share them);
     the returned array is read-only.
     """
+    return _remembered("hashes", column, lambda: _column_hashes(column))
+
+
+def _column_hashes(column: Any) -> np.ndarray:
     import pyarrow as pa
 
-    key = id(column)
-    found = _REMEMBERED.get(key)
-    if found is not None and found[0]() is column:
-        return found[1]
     from assay._threads import halves
 
     chunks = column.chunks if isinstance(column, pa.ChunkedArray) else [column]
     pieces = [c.slice(i, _PIECE) for c in chunks for i in range(0, len(c), _PIECE)]
     done = halves(lambda part: [_chunk_hashes(c) for c in pieces[part]], len(pieces), len(column))
     parts = [h for half in done for h in half]
-    out = np.concatenate(parts) if parts else np.zeros(0, dtype=np.uint64)
-    out.flags.writeable = False
+    return np.concatenate(parts) if parts else np.zeros(0, dtype=np.uint64)
+
+
+def _remembered(kind: str, column: Any, compute: Any) -> Any:
+    """``compute()`` for an immutable Arrow ``column``, once while the column lives.
+
+    The result (an array, or a tuple whose first item is one) is made read-only.
+    """
+    key = (kind, id(column))
+    found = _REMEMBERED.get(key)
+    if found is not None and found[0]() is column:
+        return found[1]
+    out = compute()
+    (out[0] if isinstance(out, tuple) else out).flags.writeable = False
     _REMEMBERED[key] = (weakref.ref(column), out)
     weakref.finalize(column, _REMEMBERED.pop, key, None)
     return out
@@ -236,8 +296,9 @@ def hashes(column: Any) -> np.ndarray:
 
 #: Strings per piece that :func:`hashes` works on (small enough to stay in cache).
 _PIECE = 1 << 17
-#: id(column) -> (weak reference to the column, its hashes); see :func:`hashes`.
-_REMEMBERED: dict[int, tuple[Any, np.ndarray]] = {}
+#: (kind, id(column)) -> (weak reference to the column, what was computed from it);
+#: see :func:`_remembered`.
+_REMEMBERED: dict[tuple[str, int], tuple[Any, Any]] = {}
 
 
 def _chunk_hashes(arr: Any) -> np.ndarray:

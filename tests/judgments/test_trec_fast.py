@@ -66,6 +66,17 @@ def test_fingerprint_rel_level(shared_data):
         b"q1 0 d1\n",
         b"q1 0 d1 1 extra\n",
         b"q1 0 d1 1234567890123456789\n",  # 19 digits
+        b"q1 0 d1 0000000000000000001\n",  # 19 digits, a small value
+        b"q1 0 d1 1\n q2 0 d1 1\n",  # a blank that starts a later line
+        b"q1 0 d1 1 \nq2 0 d1 1\n",  # a blank that ends an earlier line
+        b"q1  d1 1\nq2 0 d1 1\n",  # three fields and an empty one
+        b"q1 0 d1 1\n# a b c\n",  # a comment of four fields
+        b"q1 0 d1 --1\n",
+        b"q1 0 d1 -\n",
+        b"q1 0 d1 0X1\n",
+        b"q1 0 d1 1\x0b\n",
+        b"q1 \xff d1 1\n",  # not UTF-8, in a field no score reads
+        b"q1 0 d\xed\xa0\x80 1\n",  # an encoded surrogate: not UTF-8
         b"",
     ],
 )
@@ -78,6 +89,14 @@ def test_three_columns():
     fast = clean_qrels(data, QRELS3_COLUMNS)
     assert fast is not None
     pd.testing.assert_frame_equal(fast, checked(data, QRELS3_COLUMNS))
+
+
+@pytest.mark.parametrize("data", [b"q1 \xff d1 1\n", b"q1 0 d\xed\xa0\x80 1\n"])
+def test_bytes_not_utf8_are_named(data):
+    log = ProblemLog("qrels")
+    parse_trec_qrels(data, log)
+    assert [p.line for p in log.problems] == [1]
+    assert "not UTF-8" in log.problems[0].message
 
 
 ids = st.text(alphabet="abcXYZ019._-é", min_size=1, max_size=6)
@@ -98,3 +117,60 @@ def test_property_same_as_checked(rows, newline):
     fast = clean_qrels(data, QRELS_COLUMNS)
     assert fast is not None
     pd.testing.assert_frame_equal(fast, checked(data))
+
+
+#: Fields and separators: clean ones, and what the checked reader treats apart.
+_CLEAN = {
+    "query": ["q1", "q2", "q3", "é4"],
+    "iteration": ["0", "Q0"],
+    "doc": [f"d{i}" for i in range(30)] + ["é#", "d#7"],
+    "grade": ["0", "1", "2", "-1", "-2", "07", "-0"],
+    "sep": [" "],
+    "end": ["\n"],
+    "start": [""],
+}
+_ODD = {
+    "query": ["#q", ""],
+    "iteration": [""],
+    "doc": [""],
+    "grade": ["", "+1", "0x1", "1.5", "--1", "-", "0" * 19],
+    "sep": ["  ", "\t", ""],
+    "end": [" \n", "\r\n", "\n\n", "\x0c\n"],
+    "start": [" "],
+}
+
+
+@st.composite
+def _qrels_bytes(draw: st.DrawFn) -> bytes:
+    """Qrels bytes, clean or with an odd piece now and then (one in ``rarity``)."""
+    rarity = draw(st.sampled_from([0, 5, 30, 200]))
+
+    def piece(kind: str) -> str:
+        odd = rarity and draw(st.integers(1, rarity)) == 1
+        return draw(st.sampled_from((_ODD if odd else _CLEAN)[kind]))
+
+    lines = []
+    for _ in range(draw(st.integers(1, 8))):
+        fields = [piece("query"), piece("iteration"), piece("doc"), piece("grade")]
+        if rarity and draw(st.integers(1, rarity)) == 1:
+            fields = draw(st.sampled_from([fields[:3], [*fields, "x"]]))
+        line = piece("start")
+        for i, value in enumerate(fields):
+            line += value + (piece("sep") if i < len(fields) - 1 else piece("end"))
+        lines.append(line)
+    data = "".join(lines)
+    return (data if draw(st.booleans()) else data.rstrip("\n")).encode()
+
+
+@settings(max_examples=400, deadline=None)
+@given(_qrels_bytes())
+def test_property_accepts_only_what_the_checked_reader_reads_alike(data):
+    """Whatever the bytes, the fast path gives the checked reader's frame or steps aside."""
+    fast = clean_qrels(data, QRELS_COLUMNS)
+    if fast is None:
+        return
+    log = ProblemLog("qrels")
+    frame = read_table(data, data.decode(), QRELS_COLUMNS, log, layout=" ".join(QRELS_COLUMNS))
+    slow = check_qrels_frame(frame, log, None)
+    assert not log, (data, log.problems)
+    pd.testing.assert_frame_equal(fast, slow)

@@ -224,5 +224,5 @@ def test_doc_id_hashes_computed_on_load_are_the_engines(tmp_path: Path) -> None:
     run = load_run(path)
     column = pairs.arrow_column(run.frame["doc_id"])
     assert column is pairs.arrow_column(run.frame["doc_id"].array)
-    assert id(column) in pairs._REMEMBERED  # hashed by the reader
-    assert pairs.hashes(column) is pairs._REMEMBERED[id(column)][1]
+    assert ("hashes", id(column)) in pairs._REMEMBERED  # hashed by the reader
+    assert pairs.hashes(column) is pairs._REMEMBERED[("hashes", id(column))][1]

@@ -304,8 +304,7 @@ def assemble(
     qrels = qrels[["query_id", "doc_id", "grade"]].astype({"grade": "int64"})
     qrels = qrels.reset_index(drop=True)
     if unmarked_no_answer:
-        positive = qrels.loc[qrels["grade"] >= 1, "query_id"]
-        unmarked = ~isin(queries.index, positive.unique())
+        unmarked = _without_relevant(queries.index, qrels)
         if unmarked.any():
             warnings.append(
                 f"{int(unmarked.sum())} queries have no relevant doc (no grade >= 1); they are "
@@ -313,3 +312,17 @@ def assemble(
             )
     queries = queries.assign(no_answer=queries["no_answer"].astype(bool))
     return JudgmentSet(queries, qrels, name=name, path=path, format=format, warnings=warnings)
+
+
+def _without_relevant(index: pd.Index, qrels: pd.DataFrame) -> np.ndarray:
+    """Mask over the query ids ``index``: no grade >= 1 in ``qrels`` (by query codes,
+    which the TREC reader has computed already)."""
+    from assay.pairs import codes, first_rows
+
+    found, count = codes(qrels["query_id"])
+    relevant = np.zeros(count, dtype=bool)
+    relevant[found[qrels["grade"].to_numpy() >= 1]] = True
+    judged = qrels["query_id"].take(first_rows(found)).array  # one per code, in code order
+    if len(index) == count and bool((index.array == judged).all()):
+        return ~relevant
+    return ~isin(index, judged[relevant])

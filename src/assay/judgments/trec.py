@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 from collections.abc import Collection
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -49,14 +50,14 @@ def parse_trec_qrels(
     """
     from assay.judgments.trec_fast import clean_qrels
 
+    columns = QRELS3_COLUMNS if _field_count(data) == 3 else QRELS_COLUMNS
+    fast = clean_qrels(data, columns) if corpus_ids is None else None
+    if fast is not None:  # Arrow has checked the UTF-8 of every field
+        fast.attrs["truncated_grades"] = 0
+        return fast
     text = decode(data, log)
     if text is None:
         return _empty()
-    columns = QRELS3_COLUMNS if _field_count(text) == 3 else QRELS_COLUMNS
-    fast = clean_qrels(data, columns) if corpus_ids is None else None
-    if fast is not None:
-        fast.attrs["truncated_grades"] = 0
-        return fast
     frame = read_table(data, text, columns, log, layout=" ".join(columns))
     if frame.empty:
         log.add(
@@ -68,9 +69,11 @@ def parse_trec_qrels(
     return check_qrels_frame(frame, log, corpus_ids, lenient=lenient)
 
 
-def _field_count(text: str) -> int:
-    """Fields on the first line that is neither blank nor a comment."""
-    for line in text.split("\n", 200)[:200]:
+def _field_count(data: bytes) -> int:
+    """Fields on the first line that is neither blank nor a comment (within the
+    first 200 lines or 64 KiB)."""
+    head = data[: 1 << 16].decode("utf-8", errors="ignore")  # split as the reader splits
+    for line in head.split("\n", 200)[:200]:
         stripped = line.strip()
         if stripped and not stripped.startswith("#"):
             return len(stripped.split())
@@ -216,14 +219,18 @@ def queries_from_qrels(
     With ``texts``, a judged query missing from it is an error naming the qrels
     line; empty text is an error when ``text_required``.
     """
-    first = qrels.drop_duplicates("query_id")[["query_id", "line"]]
-    ids = first["query_id"].tolist()
+    from assay.pairs import codes, first_rows
+
+    rows = first_rows(codes(qrels["query_id"])[0])
+    first_ids = qrels["query_id"].take(rows).reset_index(drop=True)
+    first_lines = qrels["line"].to_numpy()[rows]
     warnings: list[str] = []
     if texts is None:
-        text_col = [""] * len(ids)
+        text_col: Any = pd.Series("", index=first_ids.index, dtype=first_ids.dtype)
     else:
+        ids = first_ids.tolist()
         text_col = []
-        for qid, line in zip(ids, first["line"].tolist(), strict=True):
+        for qid, line in zip(ids, first_lines.tolist(), strict=True):
             entry = texts.get(qid)
             if entry is None:
                 log.add(
@@ -249,7 +256,7 @@ def queries_from_qrels(
                 f"{extra} queries of {queries_path} have no judgments in this set and were left out"
             )
     frame = pd.DataFrame(
-        {"query_id": ids, "text": text_col, "no_answer": False, "line": first["line"].to_numpy()}
+        {"query_id": first_ids, "text": text_col, "no_answer": False, "line": first_lines}
     )
     return frame, warnings
 

@@ -16,11 +16,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-#: Bytes whose presence sends a file to the checked reader (comments, blank
-#: lines, tabs, repeated or edge blanks, carriage returns, other white space).
-_UNUSUAL = (b"\n#", b"\r", b"\t", b"  ", b"\n ", b" \n", b"\n\n", b"\x0b", b"\x0c")
-#: A whole-number grade as the checked reader accepts it, without a plus sign.
-_GRADE = r"^-?[0-9]{1,18}$"
+#: Bytes whose presence sends a file to the checked reader (tabs, carriage
+#: returns, other white space). Repeated or edge blanks and blank lines are
+#: caught after the split instead: they leave an empty field, or a line with
+#: another number of fields, which the CSV reader refuses.
+_UNUSUAL = (b"\r", b"\t", b"\x0b", b"\x0c")
+#: The most digits of a grade the checked reader accepts.
+_DIGITS = 18
 
 
 def clean_qrels(data: bytes, columns: tuple[str, ...]) -> pd.DataFrame | None:
@@ -29,8 +31,7 @@ def clean_qrels(data: bytes, columns: tuple[str, ...]) -> pd.DataFrame | None:
     ``columns`` names the fields of a line (3 or 4, with ``query_id``,
     ``doc_id`` and ``grade``).
     """
-    import pyarrow as pa
-    import pyarrow.compute as pc
+    from assay.pairs import arrow_column, arrow_strings, as_numpy
 
     body = data[:-1] if data.endswith(b"\n") else data
     if not body or body.startswith((b"#", b" ")) or body.endswith(b" "):
@@ -38,27 +39,33 @@ def clean_qrels(data: bytes, columns: tuple[str, ...]) -> pd.DataFrame | None:
     if any(mark in body for mark in _UNUSUAL):
         return None
     table = _read(body, columns)
-    if table is None:
+    if table is None or not _fields_clean(table):
         return None
-    grades = table.column("grade")
-    if not pc.all(pc.match_substring_regex(grades, _GRADE)).as_py():
+    grades = _whole_grades(table.column("grade"))
+    if grades is None:
         return None
-    queries, docs = table.column("query_id"), table.column("doc_id")
-    if _has_repeats(queries, docs):
+    queries = arrow_strings(table.column("query_id"))
+    docs = arrow_strings(table.column("doc_id"))
+    if _has_repeats(arrow_column(queries), arrow_column(docs)):
         return None
     n = table.num_rows
-    frame = pa.table(
-        {"query_id": queries, "doc_id": docs, "grade": pc.cast(grades, pa.int64())}
-    ).to_pandas()
-    return frame.assign(line=np.arange(1, n + 1, dtype=np.int64))
+    return pd.DataFrame(
+        {
+            "query_id": queries,
+            "doc_id": docs,
+            "grade": as_numpy(grades, np.int64),
+            "line": np.arange(1, n + 1, dtype=np.int64),
+        },
+        copy=False,
+    )
 
 
 def _read(body: bytes, columns: tuple[str, ...]) -> Any:
-    """The string columns of ``body``; ``None`` when a line has another number of fields."""
+    """Every field of ``body`` as strings; ``None`` when a line has another number of
+    fields (or bytes that are not UTF-8)."""
     import pyarrow as pa
     import pyarrow.csv as pacsv
 
-    wanted = ["query_id", "doc_id", "grade"]
     try:
         return pacsv.read_csv(
             pa.py_buffer(body),
@@ -67,8 +74,7 @@ def _read(body: bytes, columns: tuple[str, ...]) -> Any:
                 delimiter=" ", quote_char=False, escape_char=False, ignore_empty_lines=False
             ),
             convert_options=pacsv.ConvertOptions(
-                include_columns=wanted,
-                column_types=dict.fromkeys(wanted, pa.string()),
+                column_types=dict.fromkeys(columns, pa.large_string()),
                 strings_can_be_null=False,
                 null_values=[],
             ),
@@ -77,11 +83,49 @@ def _read(body: bytes, columns: tuple[str, ...]) -> Any:
         return None
 
 
+def _fields_clean(table: Any) -> bool:
+    """No empty field (two blanks in a row, a blank at a line's edge) and no line
+    that the checked reader would skip as a comment."""
+    import pyarrow.compute as pc
+
+    if table.num_rows == 0:
+        return False
+    if any(pc.min(pc.binary_length(column)).as_py() == 0 for column in table.columns):
+        return False
+    return not pc.any(pc.starts_with(table.column("query_id"), "#")).as_py()
+
+
+def _whole_grades(grades: Any) -> Any:
+    """The grades as int64 when each is an optional ``-`` and 1 to 18 decimal digits;
+    else ``None``.
+
+    Arrow's cast refuses blanks, a ``+`` and any other character except the
+    ``x`` of a hexadecimal number, which it reads: so a grade it reads is whole
+    unless it holds an ``x`` or is longer than 18 digits.
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    longest = pc.max(pc.binary_length(grades)).as_py()
+    if longest > _DIGITS:  # a sign and 18 digits, or too many digits
+        digits = pc.utf8_ltrim(grades, "-")
+        if pc.max(pc.binary_length(digits)).as_py() > _DIGITS:
+            return None
+    try:
+        values = pc.cast(grades, pa.int64())
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        return None
+    if any(pc.any(pc.match_substring(grades, x)).as_py() for x in "xX"):
+        return None
+    return values
+
+
 def _has_repeats(queries: Any, docs: Any) -> bool:
     """True when a (query, doc) pair is on two lines (the checked reader names them).
 
     The doc ids' hashes rule a repeat out in one pass; only when two agree are
-    the ids encoded to decide exactly.
+    the ids encoded to decide exactly. The query codes are remembered for the
+    column (:func:`assay.pairs.codes`): the queries frame is built from them.
     """
     from assay.pairs import codes, hashes, may_repeat
 

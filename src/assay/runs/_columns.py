@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from assay.pairs import arrow_column, as_numpy, encode_grouped, hashes
+from assay.pairs import arrow_column, arrow_strings, as_numpy, encode_grouped, hashes
 
 _TREC_FIELDS = ("query_id", "Q0", "doc_id", "rank", "score", "tag")
 #: Bytes per pyarrow CSV block: small enough that the blocks spread evenly over
@@ -77,7 +77,7 @@ def parse_columns(data: bytes | str) -> Columns:
 
 
 def _hashed_strings(column: Any) -> Any:
-    """:func:`arrow_strings` of ``column``, its :func:`assay.pairs.hashes` computed
+    """:func:`~assay.pairs.arrow_strings` of ``column``, its :func:`assay.pairs.hashes` computed
     (and remembered for that column)."""
     docs = arrow_strings(column)
     hashes(arrow_column(docs))
@@ -94,19 +94,3 @@ def categorical(codes: np.ndarray, dictionary: Any) -> Any:
     except (AttributeError, TypeError):  # pragma: no cover - other pandas versions
         dtype = pd.CategoricalDtype(categories)
     return pd.Categorical.from_codes(codes, dtype=dtype, validate=False)
-
-
-def arrow_strings(column: Any) -> Any:
-    """A pandas string array (pandas' default ``str`` dtype) over an Arrow string
-    column, joined into one chunk of ``large_string`` (taking rows from a column of
-    many chunks joins them on every call)."""
-    import pandas as pd
-    import pyarrow as pa
-
-    if column.num_chunks != 1 or column.type != pa.large_string():
-        column = pa.chunked_array([column.cast(pa.large_string()).combine_chunks()])
-
-    try:  # pandas >= 2.3: the dtype pandas gives a column of Python strings
-        return pd.arrays.ArrowStringArray(column, dtype=pd.StringDtype("pyarrow", na_value=np.nan))
-    except TypeError:  # pragma: no cover - older pandas
-        return pd.arrays.ArrowStringArray(column)

@@ -141,23 +141,65 @@ if sys.argv[2] == "sort":
 print(table.num_rows)
 """
 
-# Loading the qrels alone, timed inside the process (imports excluded): assay's
-# checked loader against pyarrow's bare read of the same file.
+# Loading the qrels alone, timed inside the process (imports excluded, best of
+# five): assay's checked loader against pyarrow's bare read of the same file and
+# ranx's Qrels.from_file (when ranx is installed).
 QRELS_LOAD = """
 import json, sys, time
 import pyarrow.csv as pacsv
 from assay.judgments.load import load_judgments
-best = {"assay": [], "pyarrow": []}
-for _ in range(3):
-    t = time.perf_counter()
-    load_judgments(sys.argv[1], format="trec")
-    best["assay"].append(time.perf_counter() - t)
-    t = time.perf_counter()
-    pacsv.read_csv(sys.argv[1], read_options=pacsv.ReadOptions(column_names=list("qidg")),
+try:
+    from ranx import Qrels
+except ImportError:
+    Qrels = None
+
+def best(job, path):
+    times = []
+    for _ in range(5):
+        t = time.perf_counter()
+        job(path)
+        times.append(time.perf_counter() - t)
+    return min(times)
+
+def bare(path):
+    pacsv.read_csv(path, read_options=pacsv.ReadOptions(column_names=list("qidg")),
                    parse_options=pacsv.ParseOptions(delimiter=" "))
-    best["pyarrow"].append(time.perf_counter() - t)
-print(json.dumps({k: min(v) for k, v in best.items()}))
+
+out = {}
+for path in sys.argv[1:]:
+    out[path] = {"assay": best(lambda p: load_judgments(p, format="trec"), path),
+                 "pyarrow": best(bare, path)}
+    if Qrels is not None:
+        out[path]["ranx"] = best(lambda p: Qrels.from_file(p, kind="trec"), path)
+print(json.dumps(out))
 """
+
+#: Real qrels (../shared/data) timed beside the synthetic file, when present.
+REAL_QRELS = [
+    "anserini_topics_qrels/beir/qrels.beir-v1.0.0-trec-covid.test.txt",
+    "anserini_topics_qrels/beir/qrels.beir-v1.0.0-scidocs.test.txt",
+    "anserini_topics_qrels/dl19_dl20/qrels.dl19-doc.txt",
+]
+
+
+def bench_qrels(synthetic: Path) -> None:
+    """Time loading the synthetic qrels and the real ones found, against the peers."""
+    shared = ROOT.parent / "shared" / "data"
+    paths = [synthetic] + [shared / r for r in REAL_QRELS if (shared / r).is_file()]
+    got = json.loads(
+        subprocess.run(
+            [PY, "-c", QRELS_LOAD, *map(str, paths)], capture_output=True, text=True, check=True
+        ).stdout
+    )
+    print("\nqrels load (in process, best of 5)")
+    for path in paths:
+        times = got[str(path)]
+        lines = path.read_bytes().count(b"\n")
+        peers = ", ".join(
+            f"{k} {v:.3f} s ({times['assay'] / v:.1f}x)" for k, v in times.items() if k != "assay"
+        )
+        print(f"  {path.name} ({lines:,} lines): assay {times['assay']:.3f} s; {peers}")
+
 
 PYTREC = """
 import json, sys
@@ -309,17 +351,6 @@ def bench_order(args: argparse.Namespace, order: str, work: Path) -> dict:
         results[name] = (dt, max(r[1] for r in got), max(r[2] for r in got))
         spread = ", ".join(f"{r[0]:.2f}" for r in got)
         print(f"  {name:14s} {dt:8.2f} s {results[name][1]:8.0f} MB  (runs: {spread})", flush=True)
-    qrels_times = json.loads(
-        subprocess.run(
-            [PY, "-c", QRELS_LOAD, str(qrels_p)], capture_output=True, text=True, check=True
-        ).stdout
-    )
-    lines = qrels_p.read_bytes().count(b"\n")
-    print(
-        f"  qrels load ({lines:,} lines, best of 3, in process): assay "
-        f"{qrels_times['assay']:.3f} s, pyarrow read {qrels_times['pyarrow']:.3f} s "
-        f"({qrels_times['assay'] / qrels_times['pyarrow']:.1f}x)"
-    )
     binary = None if args.skip_trec_eval else trec_eval_binary()
     if binary is not None:
         te = ["-m", "ndcg_cut.10", "-m", "map_cut.100", "-m", "recip_rank", "-m", "recall.100"]
@@ -353,6 +384,7 @@ def main() -> None:
     args = ap.parse_args()
     work = Path(tempfile.mkdtemp(prefix="assay_bench_"))
     tables = {order: bench_order(args, order, work) for order in args.orders.split(",")}
+    bench_qrels(make_data(args.queries, args.docs)[0])
     for order, results in tables.items():
         base = results["assay (CLI)"]
         print(f"\n{order} run    {'seconds':>9s} {'peak MB':>9s} {'x assay CLI':>12s}")

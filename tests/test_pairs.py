@@ -9,8 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from assay import _threads
-from assay import pairs
+from assay import _threads, pairs
 from assay.pairs import codes, encode_grouped, first_rows, hashes, may_repeat, repeated_pairs
 from assay.results import QueryRow, trusted_rows
 
@@ -208,3 +207,27 @@ def test_halves_cover_the_range_in_order(monkeypatch, n):
     parts = _threads.halves(lambda rows: list(range(n))[rows], n)
     assert [x for part in parts for x in part] == list(range(n))
     assert len(parts) == (2 if n >= 2 else 1)
+
+
+@pytest.mark.parametrize("rows", [10, 10**6])
+def test_beside_runs_inline_or_on_a_thread_and_surfaces_errors(rows):
+    import threading
+
+    where = _threads.beside(lambda: threading.current_thread().name, rows).result(timeout=10)
+    assert (where == "assay-beside") == (rows >= _threads.BESIDE_AT)
+    failed = _threads.beside(lambda: 1 // 0, rows)
+    with pytest.raises(ZeroDivisionError):
+        failed.result(timeout=10)
+
+
+def test_qrels_fast_path_same_frame_beside_or_inline(monkeypatch):
+    """The repeat check beside the grade check gives the same frame, and still
+    steps aside on a repeated pair."""
+    from assay.judgments.trec import QRELS_COLUMNS
+    from assay.judgments.trec_fast import clean_qrels
+
+    data = "".join(f"q{i // 7} 0 d{i} {i % 3 - 1}\n" for i in range(300)).encode()
+    inline = clean_qrels(data, QRELS_COLUMNS)
+    monkeypatch.setattr(_threads, "BESIDE_AT", 1)
+    pd.testing.assert_frame_equal(clean_qrels(data, QRELS_COLUMNS), inline)
+    assert clean_qrels(data + b"q0 0 d1 1\n", QRELS_COLUMNS) is None

@@ -1,19 +1,24 @@
-"""Large numpy work in two halves on two threads: the one rule for splitting it.
+"""Large numpy work on two threads: the one rule for splitting it.
 
-numpy's arithmetic, gathers and sorts release the GIL, so a step over millions
-of rows runs about twice as fast on two threads. :func:`halves` decides when a
-step is large enough (:data:`THREADED_AT` rows) and how it is cut.
+numpy's arithmetic, gathers and sorts release the GIL (so do Arrow's kernels),
+so a step over millions of rows runs about twice as fast on two threads.
+:func:`halves` decides when a step is large enough (:data:`THREADED_AT` rows)
+and how it is cut; :func:`beside` runs one independent step on a second
+thread while the caller does another, from :data:`BESIDE_AT` rows.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from concurrent.futures import Future
 from typing import TypeVar
 
 T = TypeVar("T")
 
 #: Steps over at least this many values run on two threads.
 THREADED_AT = 1_000_000
+#: Independent steps over at least this many rows run beside each other.
+BESIDE_AT = 100_000
 
 
 def halves(work: Callable[[slice], T], n: int, size: int | None = None) -> list[T]:
@@ -27,3 +32,25 @@ def halves(work: Callable[[slice], T], n: int, size: int | None = None) -> list[
     half = n // 2
     with ThreadPoolExecutor(2, thread_name_prefix="assay-half") as pool:
         return list(pool.map(work, (slice(0, half), slice(half, n))))
+
+
+def beside(work: Callable[[], T], rows: int) -> Future[T]:
+    """``work()`` on a second thread when ``rows`` reaches :data:`BESIDE_AT`, else at once;
+    the caller reads ``.result()`` after doing its own step (errors surface there)."""
+    done: Future[T] = Future()
+    if rows < BESIDE_AT:
+        try:
+            done.set_result(work())
+        except BaseException as exc:  # surfaced by .result(), as on a thread
+            done.set_exception(exc)
+        return done
+    import threading
+
+    def run() -> None:
+        try:
+            done.set_result(work())
+        except BaseException as exc:
+            done.set_exception(exc)
+
+    threading.Thread(target=run, name="assay-beside", daemon=True).start()
+    return done

@@ -301,8 +301,11 @@ def assemble(
     """
     warnings = list(warnings or [])
     queries = queries.set_index("query_id")
-    qrels = qrels[["query_id", "doc_id", "grade"]].astype({"grade": "int64"})
-    qrels = qrels.reset_index(drop=True)
+    qrels = qrels[["query_id", "doc_id", "grade"]]
+    if qrels["grade"].dtype != np.int64:
+        qrels = qrels.astype({"grade": "int64"})
+    if not qrels.index.equals(pd.RangeIndex(len(qrels))):
+        qrels = qrels.reset_index(drop=True)
     if unmarked_no_answer:
         unmarked = _without_relevant(queries.index, qrels)
         if unmarked.any():
@@ -317,12 +320,19 @@ def assemble(
 def _without_relevant(index: pd.Index, qrels: pd.DataFrame) -> np.ndarray:
     """Mask over the query ids ``index``: no grade >= 1 in ``qrels`` (by query codes,
     which the TREC reader has computed already)."""
-    from assay.pairs import codes, first_rows
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from assay.pairs import arrow_column, codes, first_rows
 
     found, count = codes(qrels["query_id"])
     relevant = np.zeros(count, dtype=bool)
     relevant[found[qrels["grade"].to_numpy() >= 1]] = True
-    judged = qrels["query_id"].take(first_rows(found)).array  # one per code, in code order
-    if len(index) == count and bool((index.array == judged).all()):
+    column = arrow_column(qrels["query_id"])
+    ids = arrow_column(index)
+    if column is None or ids is None:
+        column, ids = _strings(qrels["query_id"]), _strings(index)
+    judged = column.take(pa.array(first_rows(found)))  # one id per code, in code order
+    if len(ids) == count and pc.all(pc.equal(ids, judged)).as_py() is not False:
         return ~relevant
-    return ~isin(index, judged[relevant])
+    return ~isin(index, judged.filter(pa.array(relevant)))

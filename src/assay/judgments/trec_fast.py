@@ -31,6 +31,7 @@ def clean_qrels(data: bytes, columns: tuple[str, ...]) -> pd.DataFrame | None:
     ``columns`` names the fields of a line (3 or 4, with ``query_id``,
     ``doc_id`` and ``grade``).
     """
+    from assay._threads import beside
     from assay.pairs import arrow_column, arrow_strings, as_numpy
 
     body = data[:-1] if data.endswith(b"\n") else data
@@ -39,14 +40,13 @@ def clean_qrels(data: bytes, columns: tuple[str, ...]) -> pd.DataFrame | None:
     if any(mark in body for mark in _UNUSUAL):
         return None
     table = _read(body, columns)
-    if table is None or not _fields_clean(table):
-        return None
-    grades = _whole_grades(table.column("grade"))
-    if grades is None:
+    if table is None:
         return None
     queries = arrow_strings(table.column("query_id"))
     docs = arrow_strings(table.column("doc_id"))
-    if _has_repeats(arrow_column(queries), arrow_column(docs)):
+    repeats = beside(lambda: _has_repeats(arrow_column(queries), arrow_column(docs)), len(docs))
+    grades = _whole_grades(table.column("grade")) if _fields_clean(table) else None
+    if repeats.result() or grades is None:
         return None
     n = table.num_rows
     return pd.DataFrame(

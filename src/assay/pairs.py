@@ -122,7 +122,16 @@ def _arrow_codes(arrow: Any) -> tuple[np.ndarray, int]:
 
 
 def first_rows(found: np.ndarray) -> np.ndarray:
-    """Row numbers where each value of :func:`codes` first appears, in code order."""
+    """Row numbers where each value of :func:`codes` first appears, in code order.
+
+    For the read-only codes of a column they are computed once (see :func:`codes`).
+    """
+    if not found.flags.writeable:
+        return _remembered("first_rows", found, lambda: _first_rows(found))
+    return _first_rows(found)
+
+
+def _first_rows(found: np.ndarray) -> np.ndarray:
     if not len(found):
         return np.zeros(0, dtype=np.int64)
     highest = np.maximum.accumulate(found)

@@ -174,3 +174,35 @@ def test_property_accepts_only_what_the_checked_reader_reads_alike(data):
     slow = check_qrels_frame(frame, log, None)
     assert not log, (data, log.problems)
     pd.testing.assert_frame_equal(fast, slow)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(["q1", "q2", "q3", "q4", "é5"]), st.integers(-1, 2)), min_size=1
+    ),
+    st.booleans(),
+    st.integers(0, 3),
+)
+def test_queries_without_relevant_counted_as_a_plain_count(rows, grouped, seed):
+    """Grouped or interleaved qrels, queries in file order or shuffled: the warning
+    counts the queries without a grade >= 1."""
+    from assay.judgments._build import assemble
+    from assay.judgments.trec import queries_from_qrels
+
+    if grouped:
+        rows = sorted(rows, key=lambda r: r[0])
+    data = "".join(f"{q} 0 d{i} {g}\n" for i, (q, g) in enumerate(rows)).encode()
+    log = ProblemLog("qrels")
+    qrels = parse_trec_qrels(data, log)
+    frame, _ = queries_from_qrels(qrels, log, None, None, text_required=False)
+    if seed:
+        frame = frame.sample(frac=1, random_state=seed)
+    js = assemble(frame, qrels, name="x", path=None, format="trec", unmarked_no_answer=True)
+    expected = len({q for q, _ in rows} - {q for q, g in rows if g >= 1})
+    counts = [w for w in js.warnings if "no relevant doc" in w]
+    if expected:
+        assert len(counts) == 1 and counts[0].startswith(f"{expected} queries ")
+    else:
+        assert counts == []
+    assert list(js.queries.index) == list(frame["query_id"])

@@ -326,13 +326,17 @@ def _without_relevant(index: pd.Index, qrels: pd.DataFrame) -> np.ndarray:
     from assay.pairs import arrow_column, codes, first_rows
 
     found, count = codes(qrels["query_id"])
-    relevant = np.zeros(count, dtype=bool)
-    relevant[found[qrels["grade"].to_numpy() >= 1]] = True
+    positive, firsts = qrels["grade"].to_numpy() >= 1, first_rows(found)
+    if count and bool((found[1:] >= found[:-1]).all()):  # each query one block of rows
+        relevant = np.logical_or.reduceat(positive, firsts)
+    else:
+        relevant = np.zeros(count, dtype=bool)
+        relevant[found[positive]] = True
     column = arrow_column(qrels["query_id"])
     ids = arrow_column(index)
     if column is None or ids is None:
         column, ids = _strings(qrels["query_id"]), _strings(index)
-    judged = column.take(pa.array(first_rows(found)))  # one id per code, in code order
+    judged = column.take(pa.array(firsts))  # one id per code, in code order
     if len(ids) == count and pc.all(pc.equal(ids, judged)).as_py() is not False:
         return ~relevant
     return ~isin(index, judged.filter(pa.array(relevant)))

@@ -32,23 +32,27 @@ def clean_qrels(data: bytes, columns: tuple[str, ...]) -> pd.DataFrame | None:
     ``doc_id`` and ``grade``).
     """
     from assay._threads import beside
-    from assay.pairs import arrow_column, arrow_strings, as_numpy
+    from assay.pairs import arrow_column, arrow_strings, as_numpy, codes, hashes
 
-    body = data[:-1] if data.endswith(b"\n") else data
-    if not body or body.startswith((b"#", b" ")) or body.endswith(b" "):
+    body = memoryview(data)[:-1] if data.endswith(b"\n") else memoryview(data)  # no copy
+    if not body or data.startswith((b"#", b" ")) or data.endswith((b" ", b" \n")):
         return None
-    if any(mark in body for mark in _UNUSUAL):
+    if any(mark in data for mark in _UNUSUAL):
         return None
     table = _read(body, columns)
     if table is None:
         return None
     queries = arrow_strings(table.column("query_id"))
     docs = arrow_strings(table.column("doc_id"))
-    repeats = beside(lambda: _has_repeats(arrow_column(queries), arrow_column(docs)), len(docs))
-    grades = _whole_grades(table.column("grade")) if _fields_clean(table) else None
-    if repeats.result() or grades is None:
-        return None
+    qcol, dcol = arrow_column(queries), arrow_column(docs)
     n = table.num_rows
+    # two halves of the checks, one on each core (Arrow and numpy release the GIL)
+    side = beside(lambda: (codes(qcol)[0], _fields_clean(table)), n)
+    doc_hashes = hashes(dcol)
+    grades = _whole_grades(table.column("grade"))
+    qcodes, clean = side.result()
+    if not clean or grades is None or _has_repeats(qcodes, doc_hashes, dcol):
+        return None
     return pd.DataFrame(
         {
             "query_id": queries,
@@ -60,7 +64,7 @@ def clean_qrels(data: bytes, columns: tuple[str, ...]) -> pd.DataFrame | None:
     )
 
 
-def _read(body: bytes, columns: tuple[str, ...]) -> Any:
+def _read(body: bytes | memoryview, columns: tuple[str, ...]) -> Any:
     """Every field of ``body`` as strings; ``None`` when a line has another number of
     fields (or bytes that are not UTF-8)."""
     import pyarrow as pa
@@ -120,17 +124,16 @@ def _whole_grades(grades: Any) -> Any:
     return values
 
 
-def _has_repeats(queries: Any, docs: Any) -> bool:
+def _has_repeats(qcodes: np.ndarray, doc_hashes: np.ndarray, docs: Any) -> bool:
     """True when a (query, doc) pair is on two lines (the checked reader names them).
 
     The doc ids' hashes rule a repeat out in one pass; only when two agree are
     the ids encoded to decide exactly. The query codes are remembered for the
     column (:func:`assay.pairs.codes`): the queries frame is built from them.
     """
-    from assay.pairs import codes, hashes, may_repeat
+    from assay.pairs import codes, may_repeat
 
-    qcodes, _ = codes(queries)
-    if not may_repeat(qcodes, hashes(docs), None):
+    if not may_repeat(qcodes, doc_hashes, None):
         return False
     dcodes, ndocs = codes(docs)
     return may_repeat(qcodes, dcodes, ndocs)

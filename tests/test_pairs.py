@@ -231,3 +231,21 @@ def test_qrels_fast_path_same_frame_beside_or_inline(monkeypatch):
     monkeypatch.setattr(_threads, "BESIDE_AT", 1)
     pd.testing.assert_frame_equal(clean_qrels(data, QRELS_COLUMNS), inline)
     assert clean_qrels(data + b"q0 0 d1 1\n", QRELS_COLUMNS) is None
+
+
+@pytest.mark.parametrize("where", [None, 0, 2, 3, 5])
+@pytest.mark.parametrize("threaded", [False, True])
+def test_may_repeat_blocks_of_any_length_in_halves(monkeypatch, where, threaded):
+    """Queries of 1 to 6 rows: the halves are cut between blocks, so a repeat in
+    any block (the one at the cut included) is found, on one thread or two."""
+    if threaded:
+        monkeypatch.setattr(_threads, "THREADED_AT", 2)
+    sizes = [3, 1, 6, 4, 2, 5]
+    a = np.repeat(np.arange(6, dtype=np.int64), sizes)
+    b = np.arange(len(a), dtype=np.int64)
+    if where is not None and sizes[where] > 1:
+        first = sum(sizes[:where])
+        b[first + sizes[where] - 1] = b[first]
+    expected = where is not None and sizes[where] > 1
+    assert may_repeat(a, b, len(a)) == expected
+    assert may_repeat(a, b.astype(np.uint64) * np.uint64(7), None) == expected

@@ -34,7 +34,8 @@ def may_repeat(a: np.ndarray, b: np.ndarray, nb: int | None) -> bool:
     pair may repeat (two hashes agree), and the caller confirms it on codes.
     When each ``a`` value is one block of rows and all blocks have the same
     length (k results per query), sorting the ``b`` values of each block is
-    enough; otherwise all combined keys are sorted.
+    enough; blocks of other lengths are sorted as two halves of whole blocks
+    (on two threads when large); interleaved ``a`` values sort all keys at once.
     """
     n = len(a)
     if n < 2:
@@ -44,7 +45,23 @@ def may_repeat(a: np.ndarray, b: np.ndarray, nb: int | None) -> bool:
     grouped = is_grouped(a[starts])
     if grouped and size * len(starts) == n and (np.diff(starts) == size).all():
         return _blocks_repeat(b.reshape(len(starts), size))
-    key = _keys(a, b, nb)
+    if grouped:  # blocks of any length: two halves of whole blocks, sorted apart
+        from assay._threads import halves
+
+        ends = np.r_[starts, n]
+        return any(
+            halves(
+                lambda part: _sorted_repeat(a, b, nb, ends[part.start], ends[part.stop]),
+                len(starts),
+                n,
+            )
+        )
+    return _sorted_repeat(a, b, nb, 0, n)
+
+
+def _sorted_repeat(a: np.ndarray, b: np.ndarray, nb: int | None, lo: int, hi: int) -> bool:
+    """True when two of rows ``lo:hi`` have the same ``(a, b)`` key (one sort)."""
+    key = _keys(a[lo:hi], b[lo:hi], nb)
     key.sort()
     return bool((key[1:] == key[:-1]).any())
 
@@ -310,18 +327,28 @@ _PIECE = 1 << 17
 _REMEMBERED: dict[tuple[str, int], tuple[Any, Any]] = {}
 
 
-def _chunk_hashes(arr: Any) -> np.ndarray:
+def string_buffers(arr: Any) -> tuple[np.ndarray, np.ndarray]:
+    """``(offsets, data)`` of one Arrow string array, without copies: string ``i`` is
+    ``data[offsets[i]:offsets[i + 1]]`` (offsets rebased to the array's first byte)."""
     import pyarrow as pa
 
-    if arr.null_count or not (pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type)):
-        raise TypeError(f"hashes: a string column without nulls is needed, not {arr.type}")
     n = len(arr)
     width = np.int64 if pa.types.is_large_string(arr.type) else np.int32
     offsets = np.frombuffer(arr.buffers()[1], dtype=width)[arr.offset : arr.offset + n + 1]
     start, end = int(offsets[0]), int(offsets[-1])
     data = np.frombuffer(arr.buffers()[2], dtype=np.uint8)[start:end] if end > start else None
+    return offsets - start, data if data is not None else np.zeros(0, dtype=np.uint8)
+
+
+def _chunk_hashes(arr: Any) -> np.ndarray:
+    import pyarrow as pa
+
+    if arr.null_count or not (pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type)):
+        raise TypeError(f"hashes: a string column without nulls is needed, not {arr.type}")
+    offsets, data = string_buffers(arr)
     lengths = np.diff(offsets)
-    begin = offsets[:-1] - start
+    begin = offsets[:-1]
+    data = data if len(data) else None
     h = _words(data, begin)
     h &= _LOW[np.minimum(lengths, 8)]
     for j in range(8, int(lengths.max()), 8):  # strings longer than 8 bytes: fold in the rest

@@ -32,7 +32,7 @@ def clean_qrels(data: bytes, columns: tuple[str, ...]) -> pd.DataFrame | None:
     ``doc_id`` and ``grade``).
     """
     from assay._threads import beside
-    from assay.pairs import arrow_column, arrow_strings, as_numpy, codes, hashes
+    from assay.pairs import arrow_column, arrow_strings, codes, hashes
 
     body = memoryview(data)[:-1] if data.endswith(b"\n") else memoryview(data)  # no copy
     if not body or data.startswith((b"#", b" ")) or data.endswith((b" ", b" \n")):
@@ -57,7 +57,7 @@ def clean_qrels(data: bytes, columns: tuple[str, ...]) -> pd.DataFrame | None:
         {
             "query_id": queries,
             "doc_id": docs,
-            "grade": as_numpy(grades, np.int64),
+            "grade": grades,
             "line": np.arange(1, n + 1, dtype=np.int64),
         },
         copy=False,
@@ -99,18 +99,25 @@ def _fields_clean(table: Any) -> bool:
     return not pc.any(pc.starts_with(table.column("query_id"), "#")).as_py()
 
 
-def _whole_grades(grades: Any) -> Any:
+def _whole_grades(grades: Any) -> np.ndarray | None:
     """The grades as int64 when each is an optional ``-`` and 1 to 18 decimal digits;
     else ``None``.
 
-    Arrow's cast refuses blanks, a ``+`` and any other character except the
-    ``x`` of a hexadecimal number, which it reads: so a grade it reads is whole
+    One-character grades (the usual 0-3) are read from their bytes. Otherwise
+    Arrow's cast reads them: it refuses blanks, a ``+`` and any other character
+    except the ``x`` of a hexadecimal number, so a grade it reads is whole
     unless it holds an ``x`` or is longer than 18 digits.
     """
     import pyarrow as pa
     import pyarrow.compute as pc
 
+    from assay.pairs import as_numpy, string_buffers
+
     longest = pc.max(pc.binary_length(grades)).as_py()
+    if longest == 1:
+        digits = [string_buffers(c)[1] for c in grades.chunks]
+        values = np.concatenate(digits).astype(np.int64) - ord("0")
+        return values if ((values >= 0) & (values <= 9)).all() else None
     if longest > _DIGITS:  # a sign and 18 digits, or too many digits
         digits = pc.utf8_ltrim(grades, "-")
         if pc.max(pc.binary_length(digits)).as_py() > _DIGITS:
@@ -121,7 +128,7 @@ def _whole_grades(grades: Any) -> Any:
         return None
     if any(pc.any(pc.match_substring(grades, x)).as_py() for x in "xX"):
         return None
-    return values
+    return as_numpy(values, np.int64)
 
 
 def _has_repeats(qcodes: np.ndarray, doc_hashes: np.ndarray, docs: Any) -> bool:

@@ -10,7 +10,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from assay import _threads, pairs
-from assay.pairs import codes, encode_grouped, first_rows, hashes, may_repeat, repeated_pairs
+from assay.pairs import (
+    codes,
+    encode_grouped,
+    first_rows,
+    hashes,
+    may_repeat,
+    repeated_ids,
+    repeated_pairs,
+)
 from assay.results import QueryRow, trusted_rows
 
 
@@ -33,6 +41,10 @@ def test_repeated_pairs_match_a_dict(pairs, grouped):
     assert rows.tolist() == want_rows
     assert firsts.tolist() == want_first
     assert may_repeat(a, b, 8) == bool(want_rows)
+    ids = [f"doc-{v}" * (1 + v % 3) for v in b.tolist()]  # some longer than 8 bytes
+    for column in (ids, pd.Series(ids, dtype="str"), pa.array(ids, pa.large_string())):
+        got = repeated_ids(a, column)
+        assert got[0].tolist() == want_rows and got[1].tolist() == want_first
 
 
 @settings(max_examples=100, deadline=None)
@@ -48,7 +60,9 @@ def test_codes_first_appearance(values):
     assert codes(chunked)[0].tolist() == found.tolist()
     grouped, dictionary = encode_grouped(chunked)
     assert [dictionary[int(c)].as_py() for c in grouped] == values
-    assert first_rows(found).tolist() == [values.index(v) for v in order]
+    want = [values.index(v) for v in order]
+    assert first_rows(pd.Series(values, dtype="str")).tolist() == want
+    assert first_rows(values).tolist() == want
 
 
 @settings(max_examples=100, deadline=None)
@@ -249,3 +263,12 @@ def test_may_repeat_blocks_of_any_length_in_halves(monkeypatch, where, threaded)
     expected = where is not None and sizes[where] > 1
     assert may_repeat(a, b, len(a)) == expected
     assert may_repeat(a, b.astype(np.uint64) * np.uint64(7), None) == expected
+
+
+def test_repeated_ids_confirm_a_hash_match_on_the_ids(monkeypatch):
+    """Every hash forced equal: the ids decide, so distinct ids are no repeat."""
+    monkeypatch.setattr(pairs, "_column_hashes", lambda c: np.zeros(len(c), dtype=np.uint64))
+    a = np.zeros(4, dtype=np.int64)
+    rows, firsts = repeated_ids(a, pa.array(["d1", "d2", "d3", "d2"]))
+    assert rows.tolist() == [3] and firsts.tolist() == [1]
+    assert repeated_ids(a[:3], pa.array(["d1", "d2", "d3"]))[0].tolist() == []

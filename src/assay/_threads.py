@@ -16,7 +16,7 @@ from typing import TypeVar
 T = TypeVar("T")
 
 #: Steps over at least this many values run on two threads.
-THREADED_AT = 250000
+THREADED_AT = 250_000
 #: Independent steps over at least this many rows run beside each other.
 BESIDE_AT = 100_000
 

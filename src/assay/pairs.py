@@ -138,14 +138,13 @@ def _arrow_codes(arrow: Any) -> tuple[np.ndarray, int]:
     return found.astype(np.int64), len(dictionary)
 
 
-def first_rows(found: np.ndarray) -> np.ndarray:
-    """Row numbers where each value of :func:`codes` first appears, in code order.
-
-    For the read-only codes of a column they are computed once (see :func:`codes`).
-    """
-    if not found.flags.writeable:
-        return _remembered("first_rows", found, lambda: _first_rows(found))
-    return _first_rows(found)
+def first_rows(column: Any) -> np.ndarray:
+    """Row numbers where each value of a string column first appears, in the order
+    of :func:`codes` (remembered for an Arrow column, like its codes)."""
+    arrow = arrow_column(column)
+    if arrow is not None and _is_text(arrow.type):
+        return _remembered("first_rows", arrow, lambda: _first_rows(codes(arrow)[0]))
+    return _first_rows(codes(column)[0])
 
 
 def _first_rows(found: np.ndarray) -> np.ndarray:
@@ -153,6 +152,21 @@ def _first_rows(found: np.ndarray) -> np.ndarray:
         return np.zeros(0, dtype=np.int64)
     highest = np.maximum.accumulate(found)
     return np.flatnonzero(np.r_[True, highest[1:] > highest[:-1]])
+
+
+def repeated_ids(a: np.ndarray, ids: Any) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`repeated_pairs` of integer codes ``a`` and the strings ``ids``: the rule
+    for "a doc listed twice for one query", in runs and in judgments alike.
+
+    The ids' :func:`hashes` rule a repeat out in one pass (the usual case); only
+    when two agree are the ids encoded, so that the answer is exact.
+    """
+    column = arrow_text(ids)
+    if not may_repeat(a, hashes(column), None):
+        empty = np.zeros(0, dtype=np.int64)
+        return empty, empty
+    found, count = codes(column)
+    return repeated_pairs(a, found, count)
 
 
 def as_numpy(column: Any, dtype: Any) -> np.ndarray:
@@ -262,6 +276,27 @@ def arrow_column(values: Any) -> Any:
     return array.__arrow_array__()
 
 
+def arrow_text(values: Any) -> Any:
+    """``values`` (a pandas column or Index, a pyarrow array, a list) as an Arrow
+    string column: the column behind Arrow-backed values, the same object on every
+    call (so that :func:`hashes` and :func:`codes` remember it); else a new string
+    array (values that are not strings as their ``str``)."""
+    import pyarrow as pa
+
+    column = arrow_column(values)
+    if column is not None and _is_text(column.type):
+        return column
+    items = getattr(values, "array", values)
+    try:
+        out = pa.array(items)
+    except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError):
+        out = None
+    if out is None or not _is_text(out.type):
+        listed = items.tolist() if hasattr(items, "tolist") else list(items)
+        out = pa.array([str(v) for v in listed], pa.string())
+    return out
+
+
 def arrow_strings(column: Any) -> Any:
     """A pandas string array (pandas' default ``str`` dtype) over an Arrow string
     column, joined into one chunk of ``large_string`` (taking rows from a column of
@@ -336,19 +371,17 @@ def string_buffers(arr: Any) -> tuple[np.ndarray, np.ndarray]:
     width = np.int64 if pa.types.is_large_string(arr.type) else np.int32
     offsets = np.frombuffer(arr.buffers()[1], dtype=width)[arr.offset : arr.offset + n + 1]
     start, end = int(offsets[0]), int(offsets[-1])
-    data = np.frombuffer(arr.buffers()[2], dtype=np.uint8)[start:end] if end > start else None
-    return offsets - start, data if data is not None else np.zeros(0, dtype=np.uint8)
+    if end == start:  # only empty strings: Arrow may hold no data buffer
+        return offsets - start, np.zeros(0, dtype=np.uint8)
+    return offsets - start, np.frombuffer(arr.buffers()[2], dtype=np.uint8)[start:end]
 
 
 def _chunk_hashes(arr: Any) -> np.ndarray:
-    import pyarrow as pa
-
-    if arr.null_count or not (pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type)):
+    if arr.null_count or not _is_text(arr.type):
         raise TypeError(f"hashes: a string column without nulls is needed, not {arr.type}")
     offsets, data = string_buffers(arr)
     lengths = np.diff(offsets)
     begin = offsets[:-1]
-    data = data if len(data) else None
     h = _words(data, begin)
     h &= _LOW[np.minimum(lengths, 8)]
     for j in range(8, int(lengths.max()), 8):  # strings longer than 8 bytes: fold in the rest
@@ -359,11 +392,11 @@ def _chunk_hashes(arr: Any) -> np.ndarray:
     return h
 
 
-def _words(data: np.ndarray | None, at: np.ndarray) -> np.ndarray:
+def _words(data: np.ndarray, at: np.ndarray) -> np.ndarray:
     """The 8 bytes of ``data`` from each offset in ``at`` (little-endian uint64; 0 past the end)."""
-    if data is None:
-        return np.zeros(len(at), dtype=np.uint64)
     n = len(data)
+    if n == 0:
+        return np.zeros(len(at), dtype=np.uint64)
     out = np.zeros(len(at), dtype=np.uint64)
     inside = at <= n - 8
     if n >= 8:  # an unaligned uint64 view at every byte offset (no copy)

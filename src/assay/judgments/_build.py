@@ -218,11 +218,9 @@ def check_qrels_frame(
 
 def _log_duplicates(frame: pd.DataFrame, log: ProblemLog, doc_field: str) -> np.ndarray:
     """Mask of rows repeating an earlier row's (query, doc) pair; each one logged."""
-    from assay.pairs import codes, repeated_pairs
+    from assay.pairs import codes, repeated_ids
 
-    qcodes, _ = codes(frame["query_id"])
-    dcodes, ndocs = codes(frame["doc_id"])
-    rows, firsts = repeated_pairs(qcodes, dcodes, ndocs)
+    rows, firsts = repeated_ids(codes(frame["query_id"])[0], frame["doc_id"])
     dup = np.zeros(len(frame), dtype=bool)
     dup[rows] = True
     if not len(rows):
@@ -260,26 +258,15 @@ def _checked_grades(
     return frame, grade_ok, 0
 
 
-def _strings(values: Any) -> Any:
-    """A pyarrow string array of a pandas column, array or plain collection of strings."""
-    import pyarrow as pa
-
-    if not isinstance(values, pa.Array | pa.ChunkedArray):
-        try:
-            values = pa.array(getattr(values, "array", values), type=pa.string())
-        except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError):
-            values = pa.array([str(v) for v in values], type=pa.string())
-    return values.combine_chunks() if isinstance(values, pa.ChunkedArray) else values
-
-
 def isin(values: Any, allowed: Any) -> np.ndarray:
     """Boolean mask: which ``values`` (strings) are in ``allowed`` (pyarrow compute)."""
-    import pyarrow as pa
     import pyarrow.compute as pc
 
-    if not isinstance(allowed, pa.Array):
-        allowed = _strings(allowed if not isinstance(allowed, set | frozenset) else list(allowed))
-    return pc.is_in(_strings(values), value_set=allowed).to_numpy(zero_copy_only=False)
+    from assay.pairs import arrow_text
+
+    allowed = list(allowed) if isinstance(allowed, set | frozenset) else allowed
+    found = pc.is_in(arrow_text(values), value_set=arrow_text(allowed))
+    return found.to_numpy(zero_copy_only=False).astype(bool, copy=False)
 
 
 def assemble(
@@ -323,19 +310,16 @@ def _without_relevant(index: pd.Index, qrels: pd.DataFrame) -> np.ndarray:
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    from assay.pairs import arrow_column, codes, first_rows
+    from assay.pairs import arrow_text, codes, first_rows
 
     found, count = codes(qrels["query_id"])
-    positive, firsts = qrels["grade"].to_numpy() >= 1, first_rows(found)
+    positive, firsts = qrels["grade"].to_numpy() >= 1, first_rows(qrels["query_id"])
     if count and bool((found[1:] >= found[:-1]).all()):  # each query one block of rows
         relevant = np.logical_or.reduceat(positive, firsts)
     else:
         relevant = np.zeros(count, dtype=bool)
         relevant[found[positive]] = True
-    column = arrow_column(qrels["query_id"])
-    ids = arrow_column(index)
-    if column is None or ids is None:
-        column, ids = _strings(qrels["query_id"]), _strings(index)
+    column, ids = arrow_text(qrels["query_id"]), arrow_text(index)
     judged = column.take(pa.array(firsts))  # one id per code, in code order
     if len(ids) == count and pc.all(pc.equal(ids, judged)).as_py() is not False:
         return ~relevant

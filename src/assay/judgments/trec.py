@@ -219,9 +219,9 @@ def queries_from_qrels(
     With ``texts``, a judged query missing from it is an error naming the qrels
     line; empty text is an error when ``text_required``.
     """
-    from assay.pairs import codes, first_rows
+    from assay.pairs import first_rows
 
-    rows = first_rows(codes(qrels["query_id"])[0])
+    rows = first_rows(qrels["query_id"])
     first_ids = qrels["query_id"].take(rows).reset_index(drop=True)
     first_lines = qrels["line"].to_numpy()[rows]
     warnings: list[str] = []

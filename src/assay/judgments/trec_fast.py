@@ -32,7 +32,7 @@ def clean_qrels(data: bytes, columns: tuple[str, ...]) -> pd.DataFrame | None:
     ``doc_id`` and ``grade``).
     """
     from assay._threads import beside
-    from assay.pairs import arrow_column, arrow_strings, codes, hashes
+    from assay.pairs import arrow_column, arrow_strings, codes, hashes, repeated_ids
 
     body = memoryview(data)[:-1] if data.endswith(b"\n") else memoryview(data)  # no copy
     if not body or data.startswith((b"#", b" ")) or data.endswith((b" ", b" \n")):
@@ -48,11 +48,11 @@ def clean_qrels(data: bytes, columns: tuple[str, ...]) -> pd.DataFrame | None:
     n = table.num_rows
     # two halves of the checks, one on each core (Arrow and numpy release the GIL)
     side = beside(lambda: (codes(qcol)[0], _fields_clean(table)), n)
-    doc_hashes = hashes(dcol)
+    hashes(dcol)  # remembered for the repeat check below
     grades = _whole_grades(table.column("grade"))
     qcodes, clean = side.result()
-    if not clean or grades is None or _has_repeats(qcodes, doc_hashes, dcol):
-        return None
+    if not clean or grades is None or len(repeated_ids(qcodes, dcol)[0]):
+        return None  # a repeated pair: the checked reader names both lines
     return pd.DataFrame(
         {
             "query_id": queries,
@@ -129,18 +129,3 @@ def _whole_grades(grades: Any) -> np.ndarray | None:
     if any(pc.any(pc.match_substring(grades, x)).as_py() for x in "xX"):
         return None
     return as_numpy(values, np.int64)
-
-
-def _has_repeats(qcodes: np.ndarray, doc_hashes: np.ndarray, docs: Any) -> bool:
-    """True when a (query, doc) pair is on two lines (the checked reader names them).
-
-    The doc ids' hashes rule a repeat out in one pass; only when two agree are
-    the ids encoded to decide exactly. The query codes are remembered for the
-    column (:func:`assay.pairs.codes`): the queries frame is built from them.
-    """
-    from assay.pairs import codes, may_repeat
-
-    if not may_repeat(qcodes, doc_hashes, None):
-        return False
-    dcodes, ndocs = codes(docs)
-    return may_repeat(qcodes, dcodes, ndocs)

@@ -36,6 +36,7 @@ import numpy as np
 
 from assay.judgments.models import JudgmentSet
 from assay.metrics.measures import Measure, parse_measure
+from assay.pairs import arrow_text
 from assay.runs.models import Run
 from assay.runs.order import group_order, is_grouped, ranked, run_starts
 
@@ -226,27 +227,6 @@ class _Qrels:
     unique: bool  # no two judgments share a key
 
 
-def _to_arrow(values: Any) -> Any:
-    """A pandas Index/array of strings (or a pyarrow one, kept) as a pyarrow string array."""
-    import pyarrow as pa
-
-    from assay.pairs import arrow_column
-
-    column = arrow_column(values)
-    if column is not None and (
-        pa.types.is_string(column.type) or pa.types.is_large_string(column.type)
-    ):
-        return column
-    arr = getattr(values, "array", values)
-    try:
-        out = pa.array(arr)
-    except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError):
-        out = pa.array([str(v) for v in arr], pa.string())
-    if not (pa.types.is_string(out.type) or pa.types.is_large_string(out.type)):
-        out = pa.array([str(v) for v in arr.tolist()], pa.string())
-    return out
-
-
 def _codes(series: Any) -> tuple[np.ndarray, Any]:
     """Integer codes (any int width, no copy) and uniques (pandas Index) of a string column."""
     import pandas as pd
@@ -268,7 +248,7 @@ def _lookup(values: Any, universe: Any) -> np.ndarray:
     """Position of each of ``values`` in ``universe`` (both string arrays), -1 if absent."""
     import pyarrow.compute as pc
 
-    idx = pc.index_in(_to_arrow(values), value_set=_to_arrow(universe))
+    idx = pc.index_in(arrow_text(values), value_set=arrow_text(universe))
     return idx.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
 
 
@@ -283,7 +263,7 @@ def _qrels_arrays(judgments: JudgmentSet, qids: list[str]) -> _Qrels:
         return _Qrels(empty, empty, pa.array([], pa.string()), none, none, empty, True)
     qcodes, quniq = _qrels_codes(judgments)
     q = _lookup(quniq, qids)[qcodes]
-    ids = _to_arrow(qr["doc_id"])
+    ids = arrow_text(qr["doc_id"])
     h = hashes(ids)
     grade = qr["grade"].to_numpy().astype(np.int64)
     # trec_eval: a negative grade is "in the pool, not judged" (UNJUDGED, -2)
@@ -399,7 +379,7 @@ def _same_ids(a: Any, b: Any) -> np.ndarray:
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    a, b = _to_arrow(a), _to_arrow(b)
+    a, b = arrow_text(a), arrow_text(b)
     if a.type != b.type:
         a, b = a.cast(pa.large_string()), b.cast(pa.large_string())
     return pc.equal(a, b).to_numpy(zero_copy_only=False).astype(bool, copy=False)
@@ -419,9 +399,9 @@ def _doc_refs(docs: Any) -> tuple[np.ndarray, Any, np.ndarray]:
 
     if isinstance(docs.dtype, pd.CategoricalDtype):
         categories = docs.cat.categories
-        return docs.cat.codes.to_numpy(), categories, hashes(_to_arrow(categories))
+        return docs.cat.codes.to_numpy(), categories, hashes(arrow_text(categories))
     rows = np.arange(len(docs), dtype=np.int32 if len(docs) < 1 << 31 else np.int64)
-    return rows, docs.array, hashes(_to_arrow(docs))
+    return rows, docs.array, hashes(arrow_text(docs))
 
 
 def _maybe_judged(g: np.ndarray, h: np.ndarray, gmap: np.ndarray, qrels: _Qrels) -> np.ndarray:

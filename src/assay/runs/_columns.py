@@ -10,11 +10,12 @@ turns codes into pandas categoricals without copies or re-validation
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 from typing import Any
 
 import numpy as np
 
+from assay._threads import beside
 from assay.pairs import arrow_column, arrow_strings, as_numpy, encode_grouped, hashes
 
 _TREC_FIELDS = ("query_id", "Q0", "doc_id", "rank", "score", "tag")
@@ -67,13 +68,11 @@ def parse_columns(data: bytes | str) -> Columns:
     are computed on other threads while this one converts the other columns.
     """
     table = parse_trec(data)
-    with ThreadPoolExecutor(1, thread_name_prefix="assay-hash") as pool:
-        joining = pool.submit(_hashed_strings, table.column("doc_id"))
-        scores = as_numpy(table.column("score"), np.float64)
-        qcodes, qids = encode_grouped(table.column("query_id"))
-        del table  # the parsed chunks are freed as each column is converted
-        docs = joining.result()
-    return qcodes, qids, docs, scores
+    joining = beside(partial(_hashed_strings, table.column("doc_id")), table.num_rows)
+    scores = as_numpy(table.column("score"), np.float64)
+    qcodes, qids = encode_grouped(table.column("query_id"))
+    del table  # the parsed chunks are freed as each column is converted
+    return qcodes, qids, joining.result(), scores
 
 
 def _hashed_strings(column: Any) -> Any:

@@ -26,7 +26,7 @@ import numpy as np
 
 from assay.errors import InputError, Problem, UsageError, collecting
 from assay.formats import format_from_name
-from assay.pairs import arrow_column, encode, hashes, may_repeat, repeated_pairs
+from assay.pairs import arrow_column, repeated_ids
 from assay.runs._columns import Columns, categorical, parse_columns
 from assay.runs.checks import RankingCheck, duplicate_doc, score_fault
 from assay.runs.models import Run
@@ -135,7 +135,6 @@ def _first_tag(data: bytes) -> str | None:
 
 
 def _columns_to_run(p: Path, columns: Columns, name: str | None, tag: str | None) -> Run:
-
     qcodes, qcats, doc_ids, scores = columns
     docs = arrow_column(doc_ids)  # the pandas array's own Arrow column (hashes known)
     with collecting(p) as log:
@@ -158,15 +157,8 @@ def _columns_to_run(p: Path, columns: Columns, name: str | None, tag: str | None
 
 
 def _check_duplicates(p: Path, qcodes: np.ndarray, qcats: Any, docs: Any) -> None:
-    """Raise naming every repeated (query, doc) pair with the line of its first use.
-
-    The doc ids' hashes rule out a repeat in one pass; only when two hashes
-    agree are the ids encoded to decide exactly.
-    """
-    if not may_repeat(qcodes, hashes(docs), None):
-        return
-    dcodes, _ = encode(docs)
-    rows, firsts = repeated_pairs(qcodes, dcodes, int(dcodes.max()) + 1)
+    """Raise naming every repeated (query, doc) pair with the line of its first use."""
+    rows, firsts = repeated_ids(qcodes, docs)
     if not len(rows):
         return
     with collecting(p) as log:

@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: demo test lint format bench clean
+.PHONY: demo test lint format bench docs clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -14,6 +14,7 @@ $(STAMP): pyproject.toml
 
 demo: $(STAMP)
 	$(VENV)/bin/assay evaluate examples/statistics/questions.csv --system keyword --corpus examples/statistics/catalog.csv -m R@5 -m R@10 -m RR --by language
+	@echo "assay is in $(VENV)/bin: run '. $(VENV)/bin/activate' to put it on PATH, or call $(VENV)/bin/assay"
 
 test: $(STAMP)
 	$(VENV)/bin/ruff check src tests benchmarks
@@ -31,5 +32,9 @@ format: $(STAMP)
 bench: $(STAMP)
 	$(PY) benchmarks/metrics_speed.py
 
+# The documentation site (MkDocs + Material + mkdocstrings), strict: a warning fails it.
+docs: $(STAMP)
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --site-dir site
+
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache .assay
+	rm -rf $(VENV) .pytest_cache .ruff_cache .assay site

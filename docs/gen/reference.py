@@ -22,8 +22,11 @@ if str(SRC) not in sys.path:  # build against this checkout's sources
 
 
 def _cell(text: str) -> str:
-    """One Markdown table cell: pipes escaped, line breaks joined."""
-    return " ".join(str(text).split()).replace("|", "\\|")
+    """One Markdown table cell: line breaks joined; pipes, tags and asterisks shown as typed."""
+    text = " ".join(str(text).split())
+    for raw, escaped in (("&", "&amp;"), ("<", "&lt;"), ("|", "\\|"), ("*", "\\*")):
+        text = text.replace(raw, escaped)
+    return text
 
 
 def _code(text: str) -> str:
@@ -72,7 +75,8 @@ def cli_markdown() -> str:
     for path, command, sub_ctx in commands:
         out += ["", f"## assay {' '.join(path)} {{#{'assay-' + '-'.join(path)}}}", ""]
         out += ["```text", command.get_usage(sub_ctx).strip(), "```", ""]
-        out.append((command.help or "").strip())
+        paragraphs = (command.help or "").strip().split("\n\n")
+        out.append("\n\n".join(_cell(p) for p in paragraphs if p.strip()))
         rows = [p.get_help_record(sub_ctx) for p in command.params]
         help_option = command.get_help_option(sub_ctx)
         if help_option is not None:

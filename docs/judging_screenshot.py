@@ -1,6 +1,7 @@
 """Take docs/judging.png: the judging page on the statistics example (Playwright, Debian Chromium).
 
-Run from the repository root after the README walkthrough made ``pool.jsonl``::
+Run from the repository root after the walkthrough of docs/workflows/judging.md
+made ``pool.jsonl``::
 
     python docs/judging_screenshot.py WORKDIR   # WORKDIR holds pool.jsonl and GUIDE.md
 """

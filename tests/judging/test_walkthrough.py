@@ -1,4 +1,4 @@
-"""The README walkthrough: run -> pool -> judge (over HTTP) -> export -> evaluate."""
+"""The walkthrough of docs/workflows/judging.md: run, pool, judge (HTTP), export, evaluate."""
 
 from __future__ import annotations
 

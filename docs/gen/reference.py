@@ -9,6 +9,7 @@ by hand: every line comes from ``assay.cli.app``, ``assay.metrics.registry``,
 from __future__ import annotations
 
 import contextlib
+import importlib
 import io
 import json
 import sys
@@ -39,11 +40,21 @@ def _code(text: str) -> str:
 
 
 def cli_root() -> Any:
-    """The click command tree of ``assay`` with every command module loaded."""
-    from assay.cli.app import _command, _load_commands
+    """The click command tree of ``assay`` with every command module loaded.
 
-    _load_commands()
-    return _command()
+    Uses the app's own builder (help in plain words) where it has one, else typer's.
+    """
+    app_module = importlib.import_module("assay.cli.app")
+
+    load = getattr(app_module, "_load_commands", None)
+    if load is not None:
+        load()
+    build = getattr(app_module, "_command", None)
+    if build is not None:
+        return build()
+    from typer.main import get_command
+
+    return get_command(app_module.app)
 
 
 def iter_commands(group: Any, ctx: Any, path: tuple[str, ...] = ()) -> Iterator[tuple]:

@@ -204,7 +204,35 @@ def config_schema_markdown() -> str:
     return "```json\n" + text + "\n```\n"
 
 
+# --------------------------------------------------------------------------- API
+
+
+def api_targets() -> dict[str, list[str]]:
+    """Module -> the public names of ``assay.__all__`` it defines, in ``__all__`` order."""
+    import assay
+
+    lazy = getattr(assay, "_LAZY", {})
+    out: dict[str, list[str]] = {}
+    for name in assay.__all__:
+        if name.startswith("_"):
+            continue
+        module = lazy.get(name) or getattr(getattr(assay, name), "__module__", "assay")
+        out.setdefault(module, []).append(name)
+    return out
+
+
+def api_markdown() -> str:
+    """One mkdocstrings directive per public name, grouped under the module defining it."""
+    out = []
+    for module in sorted(api_targets()):
+        out += [f"## `{module}`", ""]
+        for name in api_targets()[module]:
+            out += [f"::: {module}.{name}", ""]
+    return "\n".join(out)
+
+
 GENERATORS = {
+    "api": api_markdown,
     "cli": cli_markdown,
     "measures": measures_markdown,
     "result-schemas": result_schemas_markdown,

@@ -174,3 +174,12 @@ def test_quick_start_and_make_demo_say_how_to_get_assay_on_path() -> None:
     )
     last = dry.stdout.strip().splitlines()[-1]
     assert last.startswith("echo") and ". .venv/bin/activate" in last and ".venv/bin/assay" in last
+
+
+def test_api_reference_covers_every_public_name() -> None:
+    import assay
+
+    text = reference.api_markdown()
+    for name in assay.__all__:
+        if not name.startswith("_"):
+            assert f".{name}\n" in text, f"assay.{name} is missing from the API reference"

@@ -66,6 +66,10 @@ class SyntheticQueries(ResultModel):
     human: QueryStats | None = None
     findings: list[str] = Field(default_factory=list)
     usage: Usage = Field(default_factory=Usage)
+    failed_calls: list[str] = Field(
+        default_factory=list, description="passage id: error, for every call that failed"
+    )
+    stopped_at_budget: bool = Field(False, description="the budget stopped the calls")
 
 
 def words(text: str) -> set[str]:
@@ -139,6 +143,8 @@ def generate_queries(
         duplicates_removed=dupes,
         unscored=len(run.unscored_items()),
         usage=run.usage,
+        failed_calls=run.failed_calls(),
+        stopped_at_budget=run.stopped_at_budget,
     )
     return _measure(result, corpus, texts, human)
 

@@ -15,7 +15,6 @@ from __future__ import annotations
 import threading
 from collections import Counter
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -31,9 +30,12 @@ from assay.providers.client import (
     ProviderError,
     parse_json_answer,
 )
+from assay.providers.pool import for_each
 
 #: How many offline misses an error message lists.
 MAX_LISTED = 20
+#: Most samples of one item (``--samples``).
+MAX_SAMPLES = 100
 
 
 @dataclass(frozen=True)
@@ -83,6 +85,14 @@ class GradingRun(BaseModel):
             if i.graded and i.verdict is None
         ]
 
+    def failed_calls(self) -> list[str]:
+        """``item id: error`` for every item with a call that failed (after its retries)."""
+        out = []
+        for item in self.items:
+            errors = [r for r in item.unscored if r.startswith("error: ")]
+            out.extend(f"{item.id}: {r.removeprefix('error: ')}" for r in errors)
+        return out
+
     def flip_rate(self) -> float | None:
         """Share of items with two or more scored samples that were not unanimous."""
         multi = [i for i in self.items if len(i.samples) >= 2]
@@ -116,10 +126,7 @@ def grade_items(
     Raises :class:`OfflineMiss` listing the missing calls when the client is
     offline and some answers are not cached (nothing is returned then).
     """
-    if samples < 1:
-        from assay.errors import UsageError
-
-        raise UsageError(f"--samples must be 1 or more, got {samples}")
+    check_samples(samples)
     budget = Budget(max_cost)
     slots: dict[tuple[int, int], tuple[CallRecord, Any, str | None]] = {}
     misses: list[tuple[int, int, str]] = []
@@ -140,10 +147,9 @@ def grade_items(
         if on_call is not None:
             on_call(outcome[0], budget)
 
-    tasks = [(i, s) for i in range(len(items)) for s in range(samples)]
-    workers = max(1, min(client.config.concurrency, len(tasks) or 1))
-    with ThreadPoolExecutor(max_workers=workers) as pool:
-        list(pool.map(one, tasks))
+    tasks = ((i, s) for i in range(len(items)) for s in range(samples))
+    workers = max(1, min(client.config.concurrency, len(items) * samples or 1))
+    for_each(tasks, one, workers, stop)
     if misses:
         misses.sort()
         shown = "\n".join(f"  {m}" for _, _, m in misses[:MAX_LISTED])
@@ -164,6 +170,19 @@ def grade_items(
         max_cost=max_cost,
         stopped_at_budget=budget.exhausted,
     )
+
+
+def check_samples(samples: object) -> int:
+    """``samples`` must be a whole number from 1 to :data:`MAX_SAMPLES`."""
+    from assay.errors import UsageError
+
+    ok = isinstance(samples, int) and not isinstance(samples, bool)
+    if not ok or not 1 <= samples <= MAX_SAMPLES:
+        raise UsageError(
+            f"`samples` must be a whole number from 1 to {MAX_SAMPLES}, got {samples!r}",
+            "samples",
+        )
+    return samples
 
 
 def _ask(

@@ -124,6 +124,15 @@ class MatrixResult(ResultModel):
         """The cell of ``variant`` on ``case_id``."""
         return next((c for c in self.cells if c.variant == variant and c.case_id == case_id), None)
 
+    def failed_calls(self) -> list[str]:
+        """``variant case (repeat n): error`` for every model or baseline call that failed."""
+        return [
+            f"{c.variant} {c.case_id} (repeat {a.repeat + 1}): {a.error}"
+            for c in self.cells
+            for a in c.attempts
+            if a.error is not None
+        ]
+
     def variant(self, name: str) -> VariantSummary:
         """The summary of one variant (``KeyError`` when unknown)."""
         for v in self.variants:

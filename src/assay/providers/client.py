@@ -277,11 +277,11 @@ def _from_store(stored: dict[str, Any]) -> ChatAnswer:
         cost=float(stored.get("cost") or 0.0),
         cached=True,
     )
-    return ChatAnswer(
-        stored.get("content"),
-        stored.get("refusal"),
-        stored.get("finish_reason"),
-        stored.get("model"),
+    return ChatAnswer(  # redacted again: a cache written before redaction holds no secret out
+        _text(stored.get("content")),
+        _text(stored.get("refusal")),
+        _text(stored.get("finish_reason")),
+        _text(stored.get("model")),
         record,
     )
 

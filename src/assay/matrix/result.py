@@ -125,13 +125,16 @@ class MatrixResult(ResultModel):
         return next((c for c in self.cells if c.variant == variant and c.case_id == case_id), None)
 
     def failed_calls(self) -> list[str]:
-        """``variant case (repeat n): error`` for every model or baseline call that failed."""
-        return [
+        """``variant case (repeat n): error`` for every model or baseline call that failed,
+        then one entry per failed call of the rubric judge."""
+        failed = [
             f"{c.variant} {c.case_id} (repeat {a.repeat + 1}): {a.error}"
             for c in self.cells
             for a in c.attempts
             if a.error is not None
         ]
+        errors = self.judge_usage.errors if self.judge_usage is not None else 0
+        return failed + [f"rubric judge call {i + 1} of {errors}" for i in range(errors)]
 
     def variant(self, name: str) -> VariantSummary:
         """The summary of one variant (``KeyError`` when unknown)."""

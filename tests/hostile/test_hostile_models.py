@@ -358,3 +358,35 @@ def test_a_dripping_server_cannot_hold_a_matrix(
     assert code == 1, err
     assert "3 failed model calls" in err and requests == 3
     assert took < 15
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("command", ["judge", "matrix"])
+def test_calls_stop_after_too_many_failures_in_a_row(
+    command: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A dead endpoint is asked max_consecutive_failures times, not once per item."""
+    with BadModelServer("status:500") as server:
+        settings = "retries = 0\nconcurrency = 1\nmax_consecutive_failures = 2"
+        if command == "judge":
+            toml = _toml(tmp_path, server.base_url)
+            toml.write_text(toml.read_text() + settings + "\n")
+            pool = tmp_path / "many.jsonl"
+            pool.write_text(
+                "".join(
+                    json.dumps({"query_id": f"q{i}", "query": "monthly rate", "doc_id": "d1"})
+                    + "\n"
+                    for i in range(40)
+                )
+            )
+            argv = ["judge", "llm", pool, "--corpus", DATA / "docs.jsonl", "--model", "m",
+                    "--config", toml, "-o", tmp_path / "l.jsonl", "--no-cache"]  # fmt: skip
+        else:
+            matrix = _matrix(tmp_path, server.base_url, f'model = "m"\n{settings}')
+            matrix.write_text(matrix.read_text().replace("repeats = 1", "repeats = 10"))
+            argv = ["matrix", matrix, "--no-cache", "--no-record", "-f", "json"]
+        code, out, err = _run(argv, capsys)
+        requests = server.requests
+    assert code == 1, err
+    assert requests == 2
+    assert "2 consecutive failures" in out + err

@@ -74,6 +74,9 @@ def queries(
     typer.echo(render_queries(result, str(output)))
     if result.stopped_at_budget:
         raise typer.Exit(1)
+    if result.circuit_open is not None:
+        typer.echo(f"generate queries: {result.circuit_open}", err=True)
+        raise typer.Exit(1)
     exit_if_calls_failed(
         result.failed_calls,
         max_failed,

@@ -120,6 +120,9 @@ def _exit(run, max_failed: int, who: str) -> None:
     """Exit 1 at a spent budget, more failed calls than ``--max-failed``, or nothing scored."""
     if run.stopped_at_budget:
         raise typer.Exit(1)
+    if run.circuit_open is not None:
+        typer.echo(f"{who}: {run.circuit_open}", err=True)
+        raise typer.Exit(1)
     asked = any(i.graded for i in run.items)
     exit_if_calls_failed(
         run.failed_calls(), max_failed, who, nothing_scored=asked and not run.scored

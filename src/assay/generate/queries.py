@@ -70,6 +70,9 @@ class SyntheticQueries(ResultModel):
         default_factory=list, description="passage id: error, for every call that failed"
     )
     stopped_at_budget: bool = Field(False, description="the budget stopped the calls")
+    circuit_open: str | None = Field(
+        None, description="why calls stopped after too many failed in a row"
+    )
 
 
 def words(text: str) -> set[str]:
@@ -145,6 +148,7 @@ def generate_queries(
         usage=run.usage,
         failed_calls=run.failed_calls(),
         stopped_at_budget=run.stopped_at_budget,
+        circuit_open=run.circuit_open,
     )
     return _measure(result, corpus, texts, human)
 

@@ -31,6 +31,7 @@ from assay.providers.client import (
     parse_json_answer,
 )
 from assay.providers.pool import for_each
+from assay.retry import CircuitBreaker, CircuitOpen
 
 #: How many offline misses an error message lists.
 MAX_LISTED = 20
@@ -71,6 +72,9 @@ class GradingRun(BaseModel):
     usage: Usage
     max_cost: float | None = None
     stopped_at_budget: bool = False
+    circuit_open: str | None = Field(
+        None, description="why calls stopped after too many failed in a row (items left unasked)"
+    )
 
     @property
     def scored(self) -> list[ItemGrade]:
@@ -107,6 +111,7 @@ class GradingRun(BaseModel):
             "not_graded": sum(not i.graded for i in self.items),
             "flip_rate": self.flip_rate(),
             "stopped_at_budget": self.stopped_at_budget,
+            "circuit_open": self.circuit_open,
             "max_cost": self.max_cost,
             **self.usage.model_dump(),
         }
@@ -132,6 +137,7 @@ def grade_items(
     misses: list[tuple[int, int, str]] = []
     lock = threading.Lock()
     stop = threading.Event()
+    breaker = CircuitBreaker(client.config.max_consecutive_failures)
 
     def one(task: tuple[int, int]) -> None:
         i, s = task
@@ -144,6 +150,7 @@ def grade_items(
             return
         with lock:
             slots[task] = outcome
+        _count(breaker, outcome[0], stop)
         if on_call is not None:
             on_call(outcome[0], budget)
 
@@ -169,7 +176,27 @@ def grade_items(
         usage=Usage.total(r for r, _, _ in slots.values()),
         max_cost=max_cost,
         stopped_at_budget=budget.exhausted,
+        circuit_open=circuit_message(breaker),
     )
+
+
+def _count(breaker: CircuitBreaker, record: CallRecord, stop: threading.Event) -> None:
+    """Feed the breaker one call's outcome; an open breaker stops the run."""
+    if record.error is None:
+        breaker.success()
+        return
+    breaker.failure(record.error)
+    if breaker.is_open:
+        stop.set()
+
+
+def circuit_message(breaker: CircuitBreaker) -> str | None:
+    """Why calls stopped (``None`` while the breaker is closed)."""
+    try:
+        breaker.check()
+    except CircuitOpen as exc:
+        return f"stopped calling the model after {exc}"
+    return None
 
 
 def check_samples(samples: object) -> int:

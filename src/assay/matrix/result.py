@@ -35,6 +35,11 @@ class Attempt(BaseModel):
     cost: float = 0.0
     cached: bool = False
 
+    @property
+    def is_failed_call(self) -> bool:
+        """The call failed (an error, not a refusal: a refusal is the model's answer)."""
+        return self.error is not None and not self.error.startswith("refused: ")
+
 
 class Cell(BaseModel):
     """One prompt x provider x case, asked ``n`` times."""
@@ -131,7 +136,7 @@ class MatrixResult(ResultModel):
             f"{c.variant} {c.case_id} (repeat {a.repeat + 1}): {a.error}"
             for c in self.cells
             for a in c.attempts
-            if a.error is not None
+            if a.is_failed_call
         ]
         errors = self.judge_usage.errors if self.judge_usage is not None else 0
         return failed + [f"rubric judge call {i + 1} of {errors}" for i in range(errors)]

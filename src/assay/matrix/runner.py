@@ -20,6 +20,7 @@ from assay.matrix.config import Case, MatrixConfig, Prompt, Provider, variant_na
 from assay.matrix.result import Attempt, MatrixResult
 from assay.providers.accounting import Budget, CallRecord, Usage, check_max_cost
 from assay.providers.pool import for_each
+from assay.retry import CircuitBreaker
 
 #: The JSON schema of the answer (the grounded-response contract, strict form).
 RESPONSE_SCHEMA: dict[str, Any] = {
@@ -75,6 +76,7 @@ def run_matrix(
     calls when ``offline`` and some answers are not cached.
     """
     from assay.errors import UsageError
+    from assay.judges.grading import circuit_message
     from assay.matrix.summary import build_result
 
     if offline and no_cache:
@@ -93,10 +95,24 @@ def run_matrix(
         for r in range(config.repeats)
     )
 
+    breakers = {
+        name: CircuitBreaker(client.config.max_consecutive_failures)
+        for name, client in clients.items()
+    }
+
     def one(task: tuple[int, int, int, int]) -> None:
         pi, mi, ci, r = task
         prompt, provider, case = config.prompts[pi], config.providers[mi], config.cases[ci]
-        attempt = _attempt(config, prompt, provider, case, r, clients, budget)
+        breaker = breakers.get(provider.name)
+        why = None if breaker is None else circuit_message(breaker)
+        if why is not None:  # this model failed too often in a row: not asked
+            attempt: Attempt | None = _failed(r, f"not asked: {why}", CallRecord(error=why))
+        else:
+            attempt = _attempt(config, prompt, provider, case, r, clients, budget)
+            if breaker is not None and attempt is not None and attempt.is_failed_call:
+                breaker.failure(str(attempt.error))
+            elif breaker is not None and attempt is not None:
+                breaker.success()
         if attempt is None:
             if offline and provider.kind == "model":
                 with lock:

@@ -145,6 +145,13 @@ class ModelTable(BaseModel):
         description="Further attempts after a transient failure (timeout, connection "
         "error, 408, 429, 5xx), within the timeout.",
     )
+    max_consecutive_failures: Whole = Field(
+        10,
+        ge=0,
+        le=1_000_000,
+        description="Stop calling this model after this many failed calls in a row "
+        "(0: never); the calls left are not made and the command exits 1.",
+    )
     headers: dict[str, str] = Field(
         default_factory=dict, description="Extra HTTP headers; values are secrets."
     )

@@ -63,7 +63,6 @@ def matrix(
     from rich.console import Console
 
     from assay.cli.common import check_max_failed_option, validate_choice
-    from assay.cli.model_options import exit_if_calls_failed
     from assay.matrix import load_matrix, run_matrix
 
     validate_choice("--format", fmt, _FORMATS)
@@ -112,10 +111,17 @@ def matrix(
         typer.echo(f"gate {'passed' if gate.passed else 'failed'}: {gate.rule}")
         if not gate.passed:
             raise typer.Exit(1)
+    _exit(result, max_failed)
+
+
+def _exit(result: Any, max_failed: int) -> None:
+    """Exit 1 at a spent budget or more failed calls than ``--max-failed``."""
+    from assay.cli.model_options import exit_if_calls_failed
+
     if result.stopped_at_budget:
         typer.echo("stopped at the budget (max_cost): some repeats were not asked", err=True)
         raise typer.Exit(1)
-    exit_if_calls_failed(result.failed_calls(), max_failed, f"matrix {cfg.name}")
+    exit_if_calls_failed(result.failed_calls(), max_failed, f"matrix {result.name}")
 
 
 @contextlib.contextmanager

@@ -76,7 +76,6 @@ def run_matrix(
     calls when ``offline`` and some answers are not cached.
     """
     from assay.errors import UsageError
-    from assay.judges.grading import circuit_message
     from assay.matrix.summary import build_result
 
     if offline and no_cache:
@@ -104,15 +103,9 @@ def run_matrix(
         pi, mi, ci, r = task
         prompt, provider, case = config.prompts[pi], config.providers[mi], config.cases[ci]
         breaker = breakers.get(provider.name)
-        why = None if breaker is None else circuit_message(breaker)
-        if why is not None:  # this model failed too often in a row: not asked
-            attempt: Attempt | None = _failed(r, f"not asked: {why}", CallRecord(error=why))
-        else:
-            attempt = _attempt(config, prompt, provider, case, r, clients, budget)
-            if breaker is not None and attempt is not None and attempt.is_failed_call:
-                breaker.failure(str(attempt.error))
-            elif breaker is not None and attempt is not None:
-                breaker.success()
+        attempt = _guarded(
+            breaker, lambda: _attempt(config, prompt, provider, case, r, clients, budget), r
+        )
         if attempt is None:
             if offline and provider.kind == "model":
                 with lock:
@@ -138,6 +131,24 @@ def run_matrix(
         for client in clients.values():
             client.close()
     return build_result(config, slots, budget, judge_usage)
+
+
+def _guarded(
+    breaker: CircuitBreaker | None, ask: Callable[[], Attempt | None], repeat: int
+) -> Attempt | None:
+    """``ask()`` unless the model's breaker is open (then a failed attempt, not asked)."""
+    from assay.judges.grading import circuit_message
+
+    why = None if breaker is None else circuit_message(breaker)
+    if why is not None:  # this model failed too often in a row
+        return _failed(repeat, f"not asked: {why}", CallRecord(error=why))
+    attempt = ask()
+    if breaker is not None and attempt is not None:
+        if attempt.is_failed_call:
+            breaker.failure(str(attempt.error))
+        else:
+            breaker.success()
+    return attempt
 
 
 def _clients(

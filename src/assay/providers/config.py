@@ -260,7 +260,7 @@ def config_error(
         if kind != "missing":
             value = redact(error.get("input"), secrets or {})
             shown = redact_text(repr(value))
-            text += f", got {shown[:120]}"
+            text += f" (value {shown[:120]})" if ", got " in text else f", got {shown[:120]}"
         lines.append(f"{where} {key}: {text}")
     message = "\n".join(lines) + f"\nallowed keys: {', '.join(allowed)}"
     return UsageError(message)

@@ -13,7 +13,8 @@ record, report and ``assay serve`` response:
    (``"token": "abc"``) and ``key=value`` text. A ``${VAR}`` template is kept:
    it names the secret without holding it.
 3. *Shapes*: text that looks like a credential wherever it stands (a ``Bearer``
-   token, ``sk-...`` API keys, GitHub, Slack, AWS and Google key formats).
+   token, the password of ``https://user:password@host``, ``sk-...`` API keys,
+   GitHub, Slack, AWS and Google key formats).
 
 Model content (answers, rationales, generated queries) goes through
 :func:`redact_text` when it is received, before it is cached, written or
@@ -56,6 +57,8 @@ _SHAPES = re.compile(
     r"|AKIA[0-9A-Z]{16}"
     r"|AIza[0-9A-Za-z_\-]{35})"
 )
+# https://user:password@host: the password part of a URL's user information
+_USERINFO = re.compile(r"\b([a-z][a-z0-9+.\-]*://[^/\s:@]+:)([^/\s@]+)(@)", re.I)
 _BEARER = re.compile(r"\b(Bearer\s+)([A-Za-z0-9._~+/\-]{12,}=*)")
 
 _lock = threading.Lock()
@@ -102,6 +105,9 @@ def redact_text(text: str) -> str:
     text = _HEADER.sub(
         lambda m: m.group(0) if _keep(m.group(3)) else m.group(1) + (m.group(2) or "") + REDACTED,
         text,
+    )
+    text = _USERINFO.sub(
+        lambda m: m.group(0) if _keep(m.group(2)) else m.group(1) + REDACTED + m.group(3), text
     )
     text = _BEARER.sub(lambda m: m.group(0) if _keep(m.group(2)) else m.group(1) + REDACTED, text)
     return _SHAPES.sub(REDACTED, text)

@@ -101,3 +101,20 @@ def test_model_clients_are_built_by_one_factory() -> None:
         if re.search(r"\bChatClient\(|\bCallCache\(", p.read_text("utf-8"))
     }
     assert found == {"providers/client.py"}, found
+
+
+@pytest.mark.parametrize(
+    ("text", "kept", "gone"),
+    [
+        ("you sent Bearer abcdefghijklmnop123", "Bearer <redacted>", "abcdefghijklmnop123"),
+        ("key sk-proj-AbCdEfGhIjKlMnOpQrSt01 here", "key <redacted> here", "sk-proj-AbCd"),
+        ("https://bob:hunter2pw@example.org/v1", "https://bob:<redacted>@example.org", "hunter2"),
+        ("Authorization: Basic dXNlcjpwYXNz", "Authorization: Basic <redacted>", "dXNlcjpwYXNz"),
+        ("the bearer of news, max_tokens=512", "the bearer of news, max_tokens=512", "<redacted>"),
+    ],
+)
+def test_literal_credentials_in_model_content_are_redacted(text: str, kept: str, gone: str) -> None:
+    from assay.redact import redact_text
+
+    out = redact_text(text)
+    assert kept in out and gone not in out

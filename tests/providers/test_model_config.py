@@ -118,3 +118,24 @@ def test_literal_credentials_in_model_content_are_redacted(text: str, kept: str,
 
     out = redact_text(text)
     assert kept in out and gone not in out
+
+
+def test_schema_lets_numbers_come_from_the_environment() -> None:
+    """Editors validating assay.toml accept input_price = "${PRICE}" as the loader does."""
+    import tomllib
+
+    from assay.providers.config import ENV_TEMPLATE, ModelTable
+
+    props = ModelTable.model_json_schema()["properties"]
+    table = tomllib.loads((Path(__file__).resolve().parents[2] / "examples" / "matrix" /
+                           "matrix-models.toml").read_text())["models"]["small"]  # fmt: skip
+    for key, value in table.items():
+        numeric = props[key].get("anyOf", [{}])[0].get("type") in ("number", "integer")
+        if isinstance(value, str) and numeric:
+            assert re.match(ENV_TEMPLATE, value), (key, value)
+            assert {"type": "string", "pattern": ENV_TEMPLATE} in props[key]["anyOf"]
+    assert props["timeout"]["anyOf"][0] == {
+        "type": "number",
+        "exclusiveMinimum": 0,
+        "maximum": 3600,
+    }

@@ -94,10 +94,25 @@ def _http_url(value: Any) -> Any:
     return check_http_url(value) if isinstance(value, str) else value
 
 
+#: What a ``${VAR}`` template looks like (for the JSON Schema of numbers).
+ENV_TEMPLATE = r"^\$\{[A-Za-z_][A-Za-z0-9_]*\}$"
+_KEPT = ("title", "description", "default")
+
+
+def allow_env_templates(schema: dict[str, Any]) -> None:
+    """JSON Schema: a number may also be written as a ``"${VAR}"`` template (read at run time)."""
+    for name, prop in schema.get("properties", {}).items():
+        if prop.get("type") in ("number", "integer"):
+            value = {k: v for k, v in prop.items() if k not in _KEPT}
+            template = {"type": "string", "pattern": ENV_TEMPLATE}
+            kept = {k: prop[k] for k in _KEPT if k in prop}
+            schema["properties"][name] = {**kept, "anyOf": [value, template]}
+
+
 class ModelTable(BaseModel):
     """One ``[models.NAME]`` table of ``assay.toml`` (or of a matrix file), ``${VAR}`` resolved."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, json_schema_extra=allow_env_templates)
 
     base_url: Annotated[str, BeforeValidator(_http_url)] = Field(
         description="Base URL of an OpenAI-compatible server (http:// or https://); "

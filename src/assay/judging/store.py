@@ -115,9 +115,9 @@ class JudgingStore:
     """A judging store at ``url`` (a path or SQLAlchemy URL; tables created if missing)."""
 
     def __init__(self, url: str) -> None:
-        from assay.store.db import create_engine_for
+        from assay.store.db import create_engine_for, store_url
 
-        self.url = url if "://" in url else f"sqlite:///{url}"
+        self.url = store_url(url)
         self.engine: Engine = create_engine_for(self.url)
         self.t = tables()
         self.t["md"].create_all(self.engine)  # type: ignore[attr-defined]

@@ -102,6 +102,22 @@ METADATA, RESULTS, METRICS, VERSIONS = _tables()
 BACKENDS = ("sqlite", "postgresql")
 
 
+def _shown(text: str) -> str:
+    """``text`` fit for a message: a URL's password hidden, ``user:pw@`` before a host masked."""
+    from assay.redact import redact_text
+
+    if "://" in text:
+        from sqlalchemy.engine import make_url
+        from sqlalchemy.exc import ArgumentError
+
+        try:
+            return make_url(text).render_as_string(hide_password=True)
+        except (ArgumentError, ValueError):
+            pass
+    shown = redact_text(text)
+    return f"***@{shown.rsplit('@', 1)[1]}" if "@" in shown else shown
+
+
 def store_url(text: str, option: str = "--store") -> str:
     """The SQLAlchemy URL of a store given as ``text``: a URL, or the path of a SQLite file.
 
@@ -109,7 +125,7 @@ def store_url(text: str, option: str = "--store") -> str:
     ``://`` is a file path, but one holding a ``:`` (``::::``, ``sqlite:x``)
     is refused as a mistyped URL instead of becoming a file of that name
     (write ``sqlite:///path`` to mean it); on Windows a drive letter is
-    allowed. Raises :class:`UsageError` naming ``option``.
+    allowed. Raises :class:`UsageError` naming ``option`` (and no password).
     """
     from sqlalchemy.engine import make_url
     from sqlalchemy.exc import ArgumentError
@@ -120,16 +136,16 @@ def store_url(text: str, option: str = "--store") -> str:
     if "://" not in text:
         drive = os.name == "nt" and len(text) > 2 and text[1] == ":" and text[2] in "\\/"
         if ":" in (text[2:] if drive else text):
-            raise UsageError(f"{option} {text!r} is neither a store URL nor a plain path; {hint}")
+            raise UsageError(
+                f"{option} {_shown(text)!r} is neither a store URL nor a plain path; {hint}"
+            )
         return f"sqlite:///{text}"
     try:
         backend = make_url(text).get_backend_name()
     except (ArgumentError, ValueError):
         backend = None
     if backend not in BACKENDS:
-        from assay.redact import redact_text
-
-        raise UsageError(f"{option} {redact_text(text)!r} is not a known store URL; {hint}")
+        raise UsageError(f"{option} {_shown(text)!r} is not a known store URL; {hint}")
     return text
 
 

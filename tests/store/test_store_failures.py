@@ -151,3 +151,13 @@ def test_mistyped_store_urls_are_refused(
     code, text = _run(["judge", "serve", "pool.jsonl", "--store", url, "--assessors", "a"], capsys)
     assert code == 2 and url in text, text
     assert sorted(p.name for p in tmp_path.iterdir()) == ["pool.jsonl"]  # nothing created
+
+
+def test_an_unreadable_store_exits_2_naming_it(recorded: Path, tmp_path: Path) -> None:
+    recorded.chmod(0)
+    try:
+        probe = _history_json(recorded, tmp_path)
+    finally:
+        recorded.chmod(stat.S_IRUSR | stat.S_IWUSR)
+    assert probe.returncode == 2 and str(recorded) in probe.stderr, probe.stderr
+    assert "Traceback" not in probe.stderr and "unexpected" not in probe.stderr

@@ -1,10 +1,12 @@
 """Plotly in HTML reports, set up once: the library inline and charts that offer nothing remote.
 
 Every chart of every report (comparison, history, matrix) goes through
-:func:`chart_html` with :data:`CONFIG`: no "Share chart" button (it posts the
-chart to Plotly's cloud service), no "Edit in Chart Studio" link, no plotly.com
-logo link. plotly.js itself is inlined by :func:`plotly_script`, so a report
-opens with no network at all.
+:func:`chart_html` with :data:`CONFIG`: no "Share chart" button (plotly.js shows
+it by default; it posts the chart's data to Plotly's cloud service, and
+plotly.py then leaves the service's URL out of the page) and no plotly.com logo
+link (the plotly.js assay ships has no "Edit in Chart Studio" link left to switch
+off). plotly.js itself is inlined by :func:`plotly_script`, so a report opens
+with no network at all.
 """
 
 from __future__ import annotations
@@ -15,9 +17,6 @@ from typing import Any
 CONFIG: dict[str, Any] = {
     "displaylogo": False,  # no plotly.com logo link in the mode bar
     "showSendToCloud": False,  # no "Share chart" button posting the data to Plotly's cloud
-    "showEditInChartStudio": False,  # no "Edit in Chart Studio" button
-    "showLink": False,  # no "Edit chart" link under the chart
-    "sendData": False,  # and a link, if ever shown, would carry no data
 }
 
 

@@ -369,9 +369,19 @@ def open_store(url: str | None = None, *, read_only: bool = False) -> Store:
     except ArgumentError as exc:
         raise _bad_url(resolved, exc) from None
     if read_only and path is not None and path.is_file():
-        reader = _open_reader(resolved, path)
-        if reader is not None:
-            return reader
+        from sqlalchemy.exc import DatabaseError
+
+        from assay.store.db import reader_engine
+
+        try:
+            engine = reader_engine(path)
+        except (DatabaseError, ValueError) as exc:
+            raise UsageError(
+                f"cannot read the store {_safe_url(resolved)}: {_first_line(exc)} "
+                "(is it an assay history store?)"
+            ) from None
+        if engine is not None:  # else it needs creating or migrating: the writer's path
+            return Store(engine, resolved)
     if path is not None and not path.parent.is_dir():
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -400,37 +410,6 @@ def _open_writer(resolved: str) -> Store:
             "(is it an assay history store?)"
         ) from None
     return Store(engine, resolved)
-
-
-def _open_reader(resolved: str, path: Path) -> Store | None:
-    """A read-only :class:`Store` on an existing SQLite file of the current schema.
-
-    ``None`` when the file needs creating or migrating (the writer's path does
-    that). Tries ``mode=ro`` first, then ``immutable`` (a WAL store in a folder
-    the reader cannot write, where SQLite cannot create its ``-shm`` file).
-    """
-    from sqlalchemy.exc import DatabaseError
-
-    from assay.store.db import SCHEMA_VERSION, current_version, sqlite_reader
-
-    failure: BaseException | None = None
-    for immutable in (False, True):
-        engine = sqlite_reader(path, immutable=immutable)
-        try:
-            with engine.connect() as conn:
-                found = current_version(conn)
-        except (DatabaseError, ValueError) as exc:
-            engine.dispose()
-            failure = exc
-            continue
-        if found == SCHEMA_VERSION:
-            return Store(engine, resolved)
-        engine.dispose()
-        return None
-    raise UsageError(
-        f"cannot read the store {_safe_url(resolved)}: {_first_line(failure)} "
-        "(is it an assay history store?)"
-    )
 
 
 # --------------------------------------------------------------------------- quiet recording

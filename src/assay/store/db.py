@@ -227,6 +227,34 @@ def sqlite_reader(path: Path, *, immutable: bool = False) -> Engine:
     return engine
 
 
+def reader_engine(path: Path) -> Engine | None:
+    """A read-only engine on the SQLite store ``path`` when it has the current schema.
+
+    ``None`` when the file needs creating or migrating (which needs a writer).
+    Tries ``mode=ro`` first, then ``immutable`` (a WAL store in a folder the
+    reader cannot write, where SQLite cannot create its ``-shm`` file); raises
+    the database error when neither opens it.
+    """
+    from sqlalchemy.exc import DatabaseError
+
+    failure: Exception | None = None
+    for immutable in (False, True):
+        engine = sqlite_reader(path, immutable=immutable)
+        try:
+            with engine.connect() as conn:
+                found = current_version(conn)
+        except (DatabaseError, ValueError) as exc:  # ValueError: undecodable text
+            engine.dispose()
+            failure = exc
+            continue
+        if found == SCHEMA_VERSION:
+            return engine
+        engine.dispose()
+        return None
+    assert failure is not None
+    raise failure
+
+
 # --------------------------------------------------------------------------- migrations
 def current_version(conn: Connection) -> int | None:
     """The schema version of the store on ``conn``; 0: not assay's; None: no tables."""

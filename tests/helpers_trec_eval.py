@@ -73,6 +73,8 @@ def assay_trec_eval_here(args: list[str]) -> tuple[int, bytes, bytes]:
         except AssayError as exc:
             print(f"error: {exc}", file=sys.stderr)
             code = exc.exit_code
+        sys.stdout.flush()
+        sys.stderr.flush()
         return code, streams[0].getvalue(), streams[1].getvalue()
 
 

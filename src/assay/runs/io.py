@@ -233,7 +233,7 @@ def load_trec_eval_run(path: str | Path) -> Run:
         run: Run | None = load_run(p, format="trec")
     except InputError:  # a comment, a blank line, a rank that is not a number...
         run = None
-    if run is not None and not any(str(q).startswith("#") for q in _query_ids(run)):
+    if run is not None and not _comment_queries(run):
         return replace(run, name=_last_tag(p) or run.name)
     data = read_bytes(p)  # BOM dropped, gzip opened
     kept, tag = _trec_eval_lines(p, data)
@@ -241,9 +241,13 @@ def load_trec_eval_run(path: str | Path) -> Run:
     return _columns_to_run(p, parse_columns(b"\n".join(kept)), None, tag)
 
 
-def _query_ids(run: Run) -> Any:
+def _comment_queries(run: Run) -> bool:
+    """True when a query id starts with ``#``: a comment line that happened to have 6 fields."""
+    import pandas as pd
+
     column = run.frame["query_id"]
-    return column.cat.categories if hasattr(column, "cat") else column.unique()
+    ids = column.cat.categories if isinstance(column.dtype, pd.CategoricalDtype) else column
+    return bool(pd.Index(ids).astype("string").str.startswith("#").any())
 
 
 def _last_tag(p: Path) -> str | None:

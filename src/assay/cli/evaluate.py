@@ -18,7 +18,12 @@ Format = o.format_option(*FORMATS)
 def evaluate(
     judgments: o.Judgments,
     run: Annotated[
-        Path | None, typer.Argument(help="Run file (TREC or JSONL). Omit with --system.")
+        Path | None,
+        typer.Argument(
+            help="Run file (TREC or JSONL), read strictly: a blank or '#' line or a rank that "
+            "is not a number is an error (assay trec-eval skips them, as trec_eval does). "
+            "Omit with --system."
+        ),
     ] = None,
     system: o.SystemSpec = None,
     config: o.Config = None,

@@ -302,8 +302,12 @@ def set_rel_p(ctx: Context, m: Measure) -> np.ndarray:
 
 
 def set_ap(ctx: Context, m: Measure) -> np.ndarray:
-    """SetP * SetR."""
-    return set_p(ctx, m) * set_r(ctx, m)
+    """SetP * SetR, computed as trec_eval's set_map: NumRelRet^2 / (NumRet * NumRel).
+
+    The product of the two ratios can differ from it in the last bit.
+    """
+    rr_ = num_rel_ret(ctx, m)
+    return ratio(rr_ * rr_, ctx.count() * ctx.num_rel(m.rel))
 
 
 def set_f(ctx: Context, m: Measure) -> np.ndarray:

@@ -133,7 +133,8 @@ FAMILY_LIST: tuple[Family, ...] = (
        (("set_relative_P", "plain"),), example="SetRelP"),
     _f("SetAP", "SetP * SetR (trec_eval set_map).", "set_ap", ("set_map",),
        (("set_map", "plain"),), example="SetAP"),
-    _f("SetF", "F-measure of the retrieved set: (1 + beta^2) P R / (beta^2 P + R).", "set_f",
+    _f("SetF", "F-measure of the retrieved set: (1 + beta) P R / (beta P + R), beta not squared "
+       "(trec_eval set_F).", "set_f",
        ("set_f",), (("set_F", "plain"),), params={"beta": "1"}, example="SetF"),
     _f("Utility", "a*NumRelRet + b*(n - NumRelRet) + c*(R - NumRelRet) (+ d * docs neither "
        "retrieved nor relevant, 0 here), coefficients coef=a,b,c,d (default 1,-1,0,0); 0 for a "

@@ -210,6 +210,114 @@ def _check_trec_lines(p: Path, data: bytes) -> bytes:
     return b"\n".join(out)
 
 
+# ------------------------------------------------------- as trec_eval reads it
+def load_trec_eval_run(path: str | Path) -> Run:
+    """A TREC run read as trec_eval 10 reads it (``assay trec-eval``).
+
+    Unlike :func:`load_run`: lines starting with ``#`` (after blanks) and
+    blank lines are skipped, the rank field is not read (any token will do),
+    and the run is named by the tag of the last line read, which trec_eval
+    prints as ``runid``. Fields after the tag are ignored, as in
+    :func:`load_run`. Scores and repeated documents are checked as there:
+    raises :class:`InputError` naming each bad line.
+    """
+    from dataclasses import replace
+
+    from assay.fileio import check_input
+
+    p = Path(path)
+    check_input(p)
+    if not p.is_file():
+        raise UsageError(f"run file not found: {p}")
+    try:
+        run: Run | None = load_run(p, format="trec")
+    except InputError:  # a comment, a blank line, a rank that is not a number...
+        run = None
+    if run is not None and not _comment_queries(run):
+        return replace(run, name=_last_tag(p) or run.name)
+    data = read_bytes(p)  # BOM dropped, gzip opened
+    kept, tag = _trec_eval_lines(p, data)
+    del data
+    return _columns_to_run(p, parse_columns(b"\n".join(kept)), None, tag)
+
+
+def _comment_queries(run: Run) -> bool:
+    """True when a query id starts with ``#``: a comment line that happened to have 6 fields."""
+    import pandas as pd
+
+    column = run.frame["query_id"]
+    ids = column.cat.categories if isinstance(column.dtype, pd.CategoricalDtype) else column
+    return bool(pd.Index(ids).astype("string").str.startswith("#").any())
+
+
+def _last_tag(p: Path) -> str | None:
+    """The tag (6th field) of the last line that is neither blank nor a comment."""
+    with open(p, "rb") as fh:
+        gzipped = fh.read(2) == b"\x1f\x8b"
+    if gzipped:
+        return _tag_of_last(read_bytes(p).split(b"\n"))
+    size, span = p.stat().st_size, 1 << 16
+    with open(p, "rb") as fh:
+        while True:  # read the end of the file, more of it while it holds no data line
+            start = max(0, size - span)
+            fh.seek(start)
+            lines = fh.read().removeprefix(BOM).split(b"\n")
+            found = _tag_of_last(lines[1:] if start else lines)
+            if found is not None or start == 0:
+                return found or None
+            span *= 8
+
+
+def _tag_of_last(lines: list[bytes]) -> str | None:
+    """The tag of the last data line of ``lines`` ("" when it has no 6th field)."""
+    for line in reversed(lines):
+        fields = line.split()
+        if fields and not fields[0].startswith(b"#"):
+            return fields[5].decode("utf-8", "replace") if len(fields) >= 6 else ""
+    return None
+
+
+#: a score pyarrow reads as a double (trec_eval's atof reads more, as 0)
+_SCORE = re.compile(rb"[+-]?((\d+\.?\d*|\.\d+)([eE][+-]?\d+)?|(?i:nan|inf|infinity))")
+
+
+def _trec_eval_lines(p: Path, data: bytes) -> tuple[list[bytes], str | None]:
+    """The lines trec_eval reads, as 6 clean fields (rank 0), and the last line's tag.
+
+    Names (with its line in the file) every line with fewer than 6 fields, not
+    UTF-8, whose score is not a finite number or whose document repeats.
+    """
+    out: list[bytes] = []
+    tag: bytes | None = None
+    check = RankingCheck()
+    with collecting(p) as log:
+        for lineno, raw in enumerate(data.split(b"\n"), start=1):
+            fields = raw.split()
+            if not fields or fields[0].startswith(b"#"):
+                continue
+            try:
+                raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                log.add(lineno, undecodable_message(raw, exc), hint=UTF8_HINT)
+                continue
+            if len(fields) < 6:
+                log.add(lineno, f"expected 6 fields, found {len(fields)}", hint=_TREC_HINT)
+                continue
+            qid, doc, score, tag = fields[0], fields[2], fields[4], fields[5]
+            if not _SCORE.fullmatch(score):
+                message = f"score {score.decode()!r} is not a number"
+                log.add(lineno, message, field="score", hint=_TREC_HINT)
+                continue
+            fault = check.add(qid.decode(), doc.decode(), float(score), lineno)
+            if fault is not None:
+                log.add(lineno, fault.message, field=fault.field, hint=fault.hint)
+                continue
+            out.append(b" ".join((qid, b"Q0", doc, b"0", score, tag)))
+        if not out and not log:
+            log.add(None, "no results: every line is blank or a comment", hint=_TREC_HINT)
+    return out, None if tag is None else tag.decode()
+
+
 # ---------------------------------------------------------------------- JSONL
 _JSONL_HINT = (
     'each line must be {"query_id": "...", "results": [doc_id, ...]} '

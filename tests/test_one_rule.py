@@ -66,6 +66,29 @@ RULES: list[tuple[str, str, set[str]]] = [
         set(),
     ),
     ("test helpers live in tests/", r"def synthetic_result\(", set()),
+    # issue 22, item 4: one verdict, one content version, one CSV writer, one
+    # Markdown table, one wording per parameter bound
+    ("verdict decided once", r"(?m)^def verdict\(|TIE_TOLERANCE\s*=", {"stats/verdict.py"}),
+    ("verdict words defined once", r"\"no detectable difference\"", {"stats/verdict.py"}),
+    ("renderers compare verdict members", r"verdict\s*[!=]=\s*[\"']|verdict\.split", set()),
+    (
+        "content versions written once",
+        r"[\"']sha256:[\"']\s*\+|f[\"']sha256:|hexdigest\(\)\[:16\]",
+        {"hashing.py"},
+    ),
+    ("CSV written once", r"csv\.(writer|DictWriter)\(", {"csvout.py"}),
+    ("CSV cells neutralised once", r"def csv_cell\(|\(\"=\", \"\+\", \"-\", \"@\"", {"csvout.py"}),
+    (
+        "Markdown table rows built once",
+        r"[\"']\|---|[\"']\| [\"']\s*\+|f[\"']\| ",
+        {"report/table.py"},
+    ),
+    ("Markdown cells escaped once", r"replace\(\"\|\", ", {"report/escape.py"}),
+    (
+        "parameter bounds worded once",
+        r"must be (at least 1|a positive integer|>= ?1\b|a whole number >= )",
+        {"bounds.py"},
+    ),
     (
         "plotly set up once (no cloud button, no logo link)",
         r"get_plotlyjs\(|include_plotlyjs|displaylogo",
@@ -96,6 +119,11 @@ def test_each_rule_is_defined() -> None:
         ("corpora/ids.py", "def read_corpus_ids("),
         ("policies.py", "def check_policies("),
         ("textio.py", "def csv_table("),
+        ("stats/verdict.py", "class Verdict(StrEnum)"),
+        ("hashing.py", "def content_version("),
+        ("csvout.py", "def csv_text("),
+        ("report/table.py", "def markdown_rows("),
+        ("bounds.py", "def at_least("),
     ]:
         assert needle in sources[name], (name, needle)
     assert not (SRC / "stats" / "synthetic.py").exists()
@@ -104,3 +132,90 @@ def test_each_rule_is_defined() -> None:
 def test_atomic_writes_live_in_one_place() -> None:
     found = {name for name, text in _sources().items() if "os.replace(" in text}
     assert len(found) <= 1, f"os.replace in {sorted(found)}"
+
+
+@pytest.mark.parametrize(
+    ("value", "kept"),
+    [
+        ('=HYPERLINK("http://x")', False),
+        ("+1+cmd", False),
+        ("-2+3", False),
+        ("@SUM(A1)", False),
+        ("\tTAB", False),
+        ("\r1", False),
+        ("\t1", False),
+        ("-inf", False),
+        ("-0.25", True),
+        ("-1e-05", True),
+        ("+3", True),
+        ("plain", True),
+        (-0.5, True),
+        (3, True),
+    ],
+)
+def test_csv_cells_neutralised_but_numbers_kept(value: object, kept: bool) -> None:
+    """OWASP's rule for text cells; numbers (and text that is a plain number) stay numeric."""
+    from assay.csvout import csv_cell
+
+    assert csv_cell(value) == (value if kept else "'" + str(value))
+
+
+def test_csv_text_round_trips_through_the_csv_reader() -> None:
+    import csv
+    import io
+
+    from assay.csvout import csv_text
+
+    text = csv_text(["id", "v"], [["=cmd()", -0.5], ["a,b\nc", None]])
+    assert list(csv.reader(io.StringIO(text))) == [
+        ["id", "v"],
+        ["'=cmd()", "-0.5"],
+        ["a,b\nc", ""],
+    ]
+
+
+def test_markdown_rows_escape_pipes_backslashes_and_newlines() -> None:
+    from assay.report.table import markdown_rows
+
+    lines = markdown_rows(["a|b", "n"], [["x\\|y\nz", 3]], right=[1])
+    assert lines == ["| a\\|b | n |", "|---|---:|", "| x\\\\\\|y z | 3 |"]
+    assert all(line.count("\n") == 0 for line in lines)
+
+
+def test_verdict_is_one_enum_with_a_tie_tolerance() -> None:
+    from assay.stats.verdict import TIE_TOLERANCE, Verdict, verdict
+
+    assert verdict(0.1, 0.01, 0.05) is Verdict.BETTER
+    assert verdict(-0.1, 0.01, 0.05) is Verdict.WORSE
+    assert verdict(TIE_TOLERANCE / 2, 0.0, 0.05) is Verdict.NO_DIFFERENCE
+    assert verdict(0.1, 0.05, 0.05) is Verdict.NO_DIFFERENCE
+    assert Verdict("no detectable difference") is Verdict.NO_DIFFERENCE
+
+
+def test_content_version_is_stable() -> None:
+    import hashlib
+    import json
+
+    from assay.hashing import ContentHash, content_version
+
+    cfg = {"b": 1, "a": [1, "x"]}
+    blob = json.dumps(cfg, sort_keys=True, separators=(",", ":")).encode()
+    assert content_version(cfg) == "sha256:" + hashlib.sha256(blob).hexdigest()[:16]
+    assert content_version({"a": [1, "x"], "b": 1}) == content_version(cfg)
+    h = ContentHash()
+    h.update("ab")
+    h.update(b"c")
+    assert h.version() == content_version(b"abc") == content_version("abc")
+
+
+@pytest.mark.parametrize("bad", [0, -3, 2.5, True, "3", None])
+def test_bounds_refuse_and_name_the_parameter(bad: object) -> None:
+    from assay.bounds import at_least
+    from assay.cli.app import flags
+    from assay.errors import UsageError
+
+    with pytest.raises(UsageError) as info:
+        at_least("k", bad)
+    assert info.value.parameter == "k"
+    assert str(info.value).startswith("`k` must be a whole number >= 1, got ")
+    assert flags(str(info.value)).startswith("-k must be a whole number >= 1")

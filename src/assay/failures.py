@@ -18,8 +18,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from assay.errors import UsageError
-
 #: How many failed queries a run may have before a command fails (``--max-failed``).
 DEFAULT_MAX_FAILED = 0
 #: How many failed query ids a message names before it says "and N more".
@@ -28,9 +26,9 @@ _NAMED = 10
 
 def check_max_failed(value: object) -> int:
     """Validate a ``max_failed`` value: a whole number >= 0."""
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise UsageError(f"max_failed must be a whole number >= 0, got {value!r}")
-    return value
+    from assay.bounds import at_least
+
+    return at_least("max_failed", value, 0)
 
 
 def name_failed(failed: Sequence[str]) -> str:

@@ -54,8 +54,9 @@ class RetryPolicy:
     max_retry_after: float = 60.0
 
     def __post_init__(self) -> None:
-        if isinstance(self.retries, bool) or not isinstance(self.retries, int) or self.retries < 0:
-            raise ValueError(f"retries must be a whole number >= 0, got {self.retries!r}")
+        from assay.bounds import at_least
+
+        at_least("retries", self.retries, 0)
         for name in ("backoff", "max_backoff", "max_retry_after"):
             value = getattr(self, name)
             if not _finite_non_negative(value):
@@ -163,8 +164,9 @@ class CircuitBreaker:
     """
 
     def __init__(self, threshold: int) -> None:
-        if isinstance(threshold, bool) or not isinstance(threshold, int) or threshold < 0:
-            raise ValueError(f"threshold must be a whole number >= 0, got {threshold!r}")
+        from assay.bounds import at_least
+
+        at_least("max_consecutive_failures", threshold, 0)
         self.threshold = threshold
         self._consecutive = 0
         self._last = ""

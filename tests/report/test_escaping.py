@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from assay.cli.app import main
-from assay.report.escape import csv_cell, md_cell
+from assay.csvout import csv_cell
+from assay.report.escape import md_cell
 
 
 @pytest.mark.parametrize(

@@ -430,6 +430,6 @@ def test_literal_secret_in_url_is_hidden_in_messages(base: str, state: State) ->
 def test_k_must_be_a_positive_integer(base: str, state: State) -> None:
     system = _system(f"{base}/ok?q={{query}}&k={{k}}")
     for bad in (0, -1, 2.5, "3"):
-        with pytest.raises(UsageError, match="k must be a positive integer"):
+        with pytest.raises(UsageError, match="`k` must be a whole number >= 1"):
             system.search("q", bad)  # type: ignore[arg-type]
     assert state.calls["ok"] == 0

@@ -16,7 +16,6 @@ raised as one :class:`~assay.errors.InputError` (exit code 2).
 
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 from pathlib import Path
@@ -62,7 +61,7 @@ def load_cases(path: str | Path) -> CaseSet:
         data = read_bytes(p, log)
         text = None if data is None else decode(data, log)
         cases, raws = ([], []) if text is None else parse_cases(text, log)
-    return CaseSet(tuple(cases), path=str(p), name=p.stem, version=content_version(raws))
+    return CaseSet(tuple(cases), path=str(p), name=p.stem, version=cases_version(raws))
 
 
 def parse_cases(text: str, log: ProblemLog) -> tuple[list[AnswerCase], list[dict[str, Any]]]:
@@ -94,14 +93,16 @@ def parse_cases(text: str, log: ProblemLog) -> tuple[list[AnswerCase], list[dict
     return cases, raws
 
 
-def content_version(raws: list[dict[str, Any]]) -> str:
+def cases_version(raws: list[dict[str, Any]]) -> str:
     """Hash of the cases' content, independent of key order, spacing and line order."""
-    h = hashlib.sha256()
+    from assay.hashing import ContentHash
+
+    h = ContentHash()
     blobs = sorted(json.dumps(r, sort_keys=True, ensure_ascii=False) for r in raws)
     for blob in blobs:
-        h.update(blob.encode())
+        h.update(blob)
         h.update(b"\x1e")
-    return "sha256:" + h.hexdigest()[:16]
+    return h.version()
 
 
 # ----------------------------------------------------------------- one line

@@ -16,6 +16,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
+from assay.bounds import at_least
 from assay.errors import UsageError
 from assay.results import ResultModel
 
@@ -120,8 +121,7 @@ def judge_clicks(
 
     if model not in cm.MODELS:
         raise UsageError(f"--model must be one of {', '.join(cm.MODELS)}; got {model!r}")
-    if min_impressions < 1:
-        raise UsageError(f"min impressions must be >= 1, got {min_impressions}")
+    at_least("min_impressions", min_impressions)
     cuts = list(DEFAULT_THRESHOLDS[model] if thresholds is None else thresholds)
     if len(cuts) != 3 or any(b <= a for a, b in pairwise(cuts)):
         raise UsageError(f"thresholds must be three ascending numbers, got {cuts}")
@@ -252,16 +252,13 @@ STATS_COLUMNS = list(PairStat.model_fields)
 
 def stats_csv(result: ImplicitJudgments) -> str:
     """Per pair: impressions, clicks, CTR, expected clicks, estimate, interval, grade (CSV)."""
-    import csv
-    import io
+    from assay.csvout import csv_text
 
-    buf = io.StringIO()
-    writer = csv.writer(buf, lineterminator="\n")
-    writer.writerow(STATS_COLUMNS)
+    rows = []
     for p in result.pairs:
         row = p.model_dump()
-        writer.writerow(["" if row[c] is None else _cell(row[c]) for c in STATS_COLUMNS])
-    return buf.getvalue()
+        rows.append([None if row[c] is None else _cell(row[c]) for c in STATS_COLUMNS])
+    return csv_text(STATS_COLUMNS, rows)
 
 
 def _cell(value: Any) -> str:

@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from assay.bounds import at_least
 from assay.errors import UsageError
 from assay.querytext import query_id_for
 
@@ -60,8 +61,7 @@ def sample_queries(
 
     if strategy not in STRATEGIES:
         raise UsageError(f"--strategy must be one of {', '.join(STRATEGIES)}; got {strategy!r}")
-    if n < 1:
-        raise UsageError(f"--n must be >= 1, got {n}")
+    at_least("n", n)
     freq = query_frequencies(read_ubi(paths), application)
     if not freq:
         raise UsageError("no query text in the log")

@@ -213,6 +213,12 @@ FLAGS = {
     "judgments": "JUDGMENTS",
     "system": "--system",
     "allow_version_mismatch=True": "--allow-version-mismatch",
+    "trec_eval_depth": "-M",
+    "trec_eval_level": "-l",
+    # bounds of values that are not flags: keep the name, say where it is written
+    "cutoff": "the measure's cutoff (@k)",
+    "rel": "the measure's rel=",
+    "batch_size": "batch_size",
 }
 
 

@@ -224,11 +224,10 @@ def emit_report(
 
 
 def check_max_failed_option(value: int) -> None:
-    """``--max-failed`` must be a whole number >= 0 (exit 2 otherwise)."""
-    from assay.errors import UsageError
+    """``--max-failed``: a whole number, at least 0 (exit 2 otherwise)."""
+    from assay.failures import check_max_failed
 
-    if value < 0:
-        raise UsageError(f"--max-failed must be a whole number >= 0, got {value}")
+    check_max_failed(value)
 
 
 def exit_if_failed(runs: list[tuple[str, list[str]]], max_failed: int) -> None:

@@ -78,20 +78,16 @@ def run_command(
     set_quiet(quiet)
     if fmt is not None and fmt not in RUN_FORMATS:
         raise UsageError(f"--format must be one of {', '.join(RUN_FORMATS)}; got {fmt!r}")
-    if k < 1:
-        raise UsageError(f"-k must be at least 1, got {k}")
+    from assay.bounds import at_least
+
+    at_least("k", k)
     from assay.cli.common import check_max_failed_option, exit_if_failed
 
     check_max_failed_option(max_failed)
-    if retries is not None and retries < 0:
-        raise UsageError(f"--retries must be a whole number >= 0, got {retries}")
-    if max_consecutive_failures < 0:
-        raise UsageError(
-            "--max-consecutive-failures must be a whole number >= 0, "
-            f"got {max_consecutive_failures}"
-        )
-    if concurrency < 1:
-        raise UsageError(f"--concurrency must be at least 1, got {concurrency}")
+    if retries is not None:
+        at_least("retries", retries, 0)
+    at_least("max_consecutive_failures", max_consecutive_failures, 0)
+    at_least("concurrency", concurrency)
     from assay.cli.common import load_cli_judgments
 
     judgment_set = load_cli_judgments(judgments, judgments_format, queries=queries, split=split)

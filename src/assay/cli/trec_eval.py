@@ -58,13 +58,12 @@ def trec_eval(
     ] = None,
 ) -> None:
     """Score a TREC run as trec_eval does and print trec_eval's output, byte for byte."""
-    from assay.errors import UsageError
+    from assay.bounds import at_least
     from assay.metrics.treceval import trec_eval_files
 
-    if depth is not None and depth < 1:
-        raise UsageError("-M must be a whole number >= 1")
-    if level < 1:
-        raise UsageError("-l must be a whole number >= 1")
+    if depth is not None:
+        at_least("trec_eval_depth", depth)
+    at_least("trec_eval_level", level)
     lines, warnings = trec_eval_files(
         qrels, run, list(measures or []), rel_format=rel_format, zscore_file=zscore_file,
         per_query=per_query, complete=complete, depth=depth, rel=level,

@@ -8,7 +8,6 @@ corpus version: the version changes only when the records themselves change.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from functools import cached_property
@@ -175,7 +174,9 @@ class Corpus:
         JSONL has the same version. The text fields a system reads are not
         part of it (they belong to the system's configuration).
         """
-        h = hashlib.sha256()
+        from assay.hashing import ContentHash
+
+        h = ContentHash()
         for doc, record in zip(self.ids, self.records, strict=True):
             h.update(doc.encode())
             h.update(b"\x1f")
@@ -187,7 +188,7 @@ class Corpus:
                     continue
                 h.update(f"{key}\x1f{value}\x1f".encode())
             h.update(b"\x1e")
-        return "sha256:" + h.hexdigest()[:16]
+        return h.version()
 
     def summary(self) -> dict[str, Any]:
         """Counts and settings for reports and sidecars."""

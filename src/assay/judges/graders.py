@@ -8,8 +8,6 @@ answer, and checks an answer against it (:meth:`Grader.parse` raises
 
 from __future__ import annotations
 
-import hashlib
-import json
 from dataclasses import dataclass
 from typing import Any
 
@@ -55,8 +53,9 @@ class Grader:
     @property
     def prompt_hash(self) -> str:
         """``sha256:`` and 16 hex digits of the rubric, template and schema."""
-        blob = json.dumps([self.rubric, self.template, self.schema], sort_keys=True)
-        return "sha256:" + hashlib.sha256(blob.encode()).hexdigest()[:16]
+        from assay.hashing import content_version
+
+        return content_version([self.rubric, self.template, self.schema])
 
     def messages(self, fields: dict[str, str]) -> list[dict[str, str]]:
         """The chat messages for one item (``fields`` fill the template)."""

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from assay.bounds import at_least
 from assay.errors import UsageError
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -98,10 +99,9 @@ def build_pool(
     must be unique. Raises :class:`UsageError` for a bad depth, budget,
     strategy, duplicate run names, or ``delta`` with fewer than two runs.
     """
-    if depth < 1:
-        raise UsageError(f"--depth must be at least 1; got {depth}")
-    if budget is not None and budget < 1:
-        raise UsageError(f"--budget must be at least 1; got {budget}")
+    at_least("depth", depth)
+    if budget is not None:
+        at_least("budget", budget)
     if strategy not in STRATEGIES:
         raise UsageError(f"--strategy must be one of {', '.join(STRATEGIES)}; got {strategy!r}")
     if not runs:

@@ -7,7 +7,6 @@ judgments load and evaluate quickly; :meth:`JudgmentSet.query` and
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -208,7 +207,9 @@ class JudgmentSet:
         Independent of file format, row order and metadata column order, so the
         same judgments written as CSV or JSONL have the same version.
         """
-        h = hashlib.sha256()
+        from assay.hashing import ContentHash
+
+        h = ContentHash()
         fields = sorted(self.metadata_fields)
         queries = self.queries.sort_index()
         fast = _query_bytes(queries, fields)
@@ -225,7 +226,7 @@ class JudgmentSet:
         for column in _sorted_qrels_columns(r["query_id"], r["doc_id"], r["grade"]):
             h.update(_joined(column, "\x1e"))
             h.update(b"\x1d")
-        return "sha256:" + h.hexdigest()[:16]
+        return h.version()
 
     def summary(self) -> dict[str, Any]:
         """Counts shown by ``assay validate``: queries, grades, no-answer, version."""

@@ -32,8 +32,6 @@ obeyed injected instruction would produce).
 
 from __future__ import annotations
 
-import hashlib
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -41,6 +39,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from assay.errors import InputError, Problem, UsageError
+from assay.hashing import content_version
 from assay.providers.config import Number, Whole
 
 #: Most repeats of one cell, and most attempts (prompts x providers x cases x repeats) of a run.
@@ -157,7 +156,7 @@ class Prompt:
     @property
     def hash(self) -> str:
         """``sha256:`` and 16 hex digits of the text."""
-        return "sha256:" + hashlib.sha256(self.text.encode()).hexdigest()[:16]
+        return content_version(self.text)
 
 
 @dataclass(frozen=True)
@@ -320,13 +319,12 @@ def _providers(raw: dict[str, Any], base: Path, where: str) -> tuple[Provider, .
 
 
 def _hash(raw: dict[str, Any], prompts: tuple[Prompt, ...]) -> str:
-    blob = json.dumps([raw, [p.text for p in prompts]], sort_keys=True, default=str)
-    return "sha256:" + hashlib.sha256(blob.encode()).hexdigest()[:16]
+    return content_version([raw, [p.text for p in prompts]])
 
 
 def load_matrix_cases(path: str | Path) -> tuple[tuple[Case, ...], str]:
     """Read and check a cases JSONL file; every problem names file, line and field."""
-    from assay.answers.load import content_version
+    from assay.answers.load import cases_version
     from assay.errors import collecting
     from assay.textio import json_lines, read_text
 
@@ -343,7 +341,7 @@ def load_matrix_cases(path: str | Path) -> tuple[tuple[Case, ...], str]:
             if case is not None:
                 cases.append(case)
                 raws.append(obj)
-    return tuple(cases), content_version(raws)
+    return tuple(cases), cases_version(raws)
 
 
 def _case(obj: dict[str, Any], n: int, log: Any, seen: dict[str, int]) -> Case | None:

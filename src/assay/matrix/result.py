@@ -8,6 +8,7 @@ from pydantic import BaseModel, Field
 
 from assay.providers.accounting import Usage
 from assay.results import ResultModel
+from assay.stats.verdict import Verdict
 
 MATRIX_SCHEMA_VERSION = "1"
 
@@ -90,7 +91,7 @@ class PairComparison(BaseModel):
     delta: float = Field(description="candidate pass^N rate minus the baseline's")
     p_value: float
     p_adjusted: float
-    verdict: Literal["better", "worse", "no detectable difference"]
+    verdict: Verdict
 
 
 class MatrixResult(ResultModel):

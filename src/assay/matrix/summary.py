@@ -70,6 +70,7 @@ def compare_variants(
 ) -> list[PairComparison]:
     """Every variant against ``baseline``: exact McNemar on pass^N per case, Holm-adjusted."""
     from assay.stats.significance import holm, mcnemar_exact
+    from assay.stats.verdict import verdict
 
     by = {(c.variant, c.case_id): c for c in cells}
     case_ids = sorted({c.case_id for c in cells})
@@ -101,10 +102,8 @@ def compare_variants(
     adjusted = holm([r["p_value"] for r in rows]) if rows else []
     out = []
     for row, p_adj in zip(rows, adjusted, strict=True):
-        verdict = "no detectable difference"
-        if p_adj < alpha:
-            verdict = "better" if row["delta"] > 0 else "worse"
-        out.append(PairComparison(**row, p_adjusted=float(p_adj), verdict=verdict))
+        decided = verdict(row["delta"], float(p_adj), alpha)
+        out.append(PairComparison(**row, p_adjusted=float(p_adj), verdict=decided))
     return out
 
 

@@ -19,6 +19,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
+from assay.bounds import at_least
 from assay.errors import UsageError
 from assay.metrics.registry import ALIASES, FAMILY_LIST, REGISTRY, TREC_NAMES, usage_list
 
@@ -69,12 +70,11 @@ class Measure:
             raise UsageError(f"{self.family} takes no cutoff (remove '@{self.cutoff}')")
         if self.cutoff is None and fam.cutoff == "required":
             raise UsageError(f"{self.family} needs a cutoff, e.g. {fam.example}")
-        if self.cutoff is not None and (isinstance(self.cutoff, bool) or self.cutoff < 1):
-            raise UsageError(f"cutoff must be a whole number >= 1, got {self.cutoff!r}")
+        if self.cutoff is not None:
+            at_least("cutoff", self.cutoff)
         if self.rel != 1 and not fam.takes_rel:
             raise UsageError(f"{self.family} takes no rel= parameter")
-        if isinstance(self.rel, bool) or self.rel < 1:
-            raise UsageError(f"rel must be a whole number >= 1, got {self.rel!r}")
+        at_least("rel", self.rel)
         if self.gain not in ("linear", "exp"):
             raise UsageError(f"gain must be 'linear' or 'exp', got {self.gain!r}")
         if self.gain != "linear" and "gain" not in fam.params:

@@ -13,6 +13,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from assay.bounds import at_least
 from assay.errors import UsageError
 from assay.policies import check_policies
 
@@ -76,7 +77,7 @@ def synthetic_groups(judgments: JudgmentSet, by: Sequence[str], mix_synthetic: b
 def check_k(k: Any) -> None:
     """Raise a UsageError unless ``k`` is a whole number >= 1."""
     if isinstance(k, bool) or not isinstance(k, int) or k < 1:
-        raise UsageError(f"`k` must be a whole number >= 1, got {k!r}", "k")
+        at_least("k", k)
 
 
 def check_order(judgments: Any, run: Any) -> None:

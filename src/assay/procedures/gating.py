@@ -21,6 +21,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from assay.bounds import at_least
 from assay.errors import UsageError
 from assay.policies import mean_decided_policies
 from assay.procedures.gate_result import MODES, GateCheck, GateResult
@@ -154,8 +155,7 @@ def _validate(
         raise UsageError(f"`margin` must be a finite number >= 0, got {margin}", "margin")
     if not 0 < alpha < 0.5:
         raise UsageError(f"`alpha` must be between 0 and 0.5, got {alpha}", "alpha")
-    if min_n < 1:
-        raise UsageError(f"`min_n` must be at least 1, got {min_n}", "min_n")
+    at_least("min_n", min_n)
     if not 1 <= n_resamples <= MAX_RESAMPLES:
         raise UsageError(
             f"`n_resamples` must be from 1 to {MAX_RESAMPLES:,}, got {n_resamples}", "n_resamples"

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
 
+from assay.bounds import at_least
 from assay.errors import InputError, Problem, UsageError
 from assay.results import Failure, Latency
 
@@ -330,7 +331,7 @@ def run_live(
     if retries is not None and (
         isinstance(retries, bool) or not isinstance(retries, int) or retries < 0
     ):
-        raise UsageError(f"`retries` must be a whole number >= 0, got {retries!r}", "retries")
+        at_least("retries", retries, 0)
     breaker = max_consecutive_failures
     extra = {} if breaker is None else {"max_consecutive_failures": breaker}
     outcome = run_system(

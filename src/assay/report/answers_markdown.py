@@ -4,12 +4,7 @@ from __future__ import annotations
 
 from assay.answers.result import LAYERS, LOWER_IS_BETTER, NO_FAILURE, SCORES, AnswersResult
 from assay.report.answers_terminal import GROUP_COLUMNS, fmt
-
-
-def _row(cells: list[str]) -> str:
-    from assay.report.escape import md_cell
-
-    return "| " + " | ".join(md_cell(c) for c in cells) + " |"
+from assay.report.table import markdown_rows
 
 
 def answers_markdown(result: AnswersResult) -> str:
@@ -19,62 +14,39 @@ def answers_markdown(result: AnswersResult) -> str:
     lines = [f"## Grounded answers: {system}{info.name}", ""]
     corpus = f"; corpus `{info.corpus}` ({info.corpus_ids} ids)" if info.corpus else ""
     lines += [f"{info.cases} cases, version `{info.version}`{corpus}.", ""]
-    lines += [_row(["score", "value", "count", "measures"]), "|---|---:|---:|---|"]
+    scores = []
     for name, score in result.scores.items():
         label, meaning = SCORES.get(name, (name, ""))
         arrow = " ↓" if name in LOWER_IS_BETTER else ""
-        lines.append(
-            _row(
-                [
-                    f"{label}{arrow}",
-                    fmt(score.value),
-                    f"{score.numerator}/{score.denominator}",
-                    meaning,
-                ]
-            )
-        )
-    lines += [
-        "",
-        "### First failing layer",
-        "",
-        _row(["layer", "cases", "where to act"]),
-        "|---|---:|---|",
-    ]
-    for layer, (label, action) in LAYERS.items():
-        lines.append(_row([label, str(result.failures.get(layer, 0)), action]))
-    lines.append(_row(["no failure", str(result.failures.get(NO_FAILURE, 0)), ""]))
+        count = f"{score.numerator}/{score.denominator}"
+        scores.append([f"{label}{arrow}", fmt(score.value), count, meaning])
+    lines += markdown_rows(["score", "value", "count", "measures"], scores, right=(1, 2))
+    lines += ["", "### First failing layer", ""]
+    layers = [[label, result.failures.get(key, 0), act] for key, (label, act) in LAYERS.items()]
+    layers.append(["no failure", result.failures.get(NO_FAILURE, 0), ""])
+    lines += markdown_rows(["layer", "cases", "where to act"], layers, right=(1,))
     failing = [r for r in result.per_case if r["first_failure"] != NO_FAILURE]
     if failing:
-        lines += [
-            "",
-            "### Failing cases",
-            "",
-            _row(["case", "line", "language", "question", "first failure", "detail"]),
-            "|---|---:|---|---|---|---|",
+        lines += ["", "### Failing cases", ""]
+        header = ["case", "line", "language", "question", "first failure", "detail"]
+        rows = [
+            [
+                row["case_id"],
+                row["line"],
+                row["metadata"].get("language", ""),
+                row["question"],
+                LAYERS[row["first_failure"]][0],
+                row["detail"],
+            ]
+            for row in failing
         ]
-        for row in failing:
-            lines.append(
-                _row(
-                    [
-                        row["case_id"],
-                        str(row["line"]),
-                        row["metadata"].get("language", ""),
-                        row["question"],
-                        LAYERS[row["first_failure"]][0],
-                        row["detail"],
-                    ]
-                )
-            )
+        lines += markdown_rows(header, rows, right=(1,))
     for field, values in result.groups.items():
-        lines += [
-            "",
-            f"### By {field}",
-            "",
-            _row([field, "n", *GROUP_COLUMNS.values()]),
-            "|---|" + "---:|" * (len(GROUP_COLUMNS) + 1),
+        lines += ["", f"### By {field}", ""]
+        header = [field, "n", *GROUP_COLUMNS.values()]
+        rows = [
+            [value, scores["n"], *(fmt(scores.get(name)) for name in GROUP_COLUMNS)]
+            for value, scores in values.items()
         ]
-        for value, scores in values.items():
-            lines.append(
-                _row([value, str(scores["n"]), *(fmt(scores.get(name)) for name in GROUP_COLUMNS)])
-            )
+        lines += markdown_rows(header, rows, right=range(1, len(header)))
     return "\n".join(lines) + "\n"

@@ -5,9 +5,12 @@ from __future__ import annotations
 from assay.report.digits import metric_digits
 from assay.report.words import count
 from assay.stats.models import ComparisonResult, PowerEstimate, QueryDelta, Stat
+from assay.stats.verdict import Verdict
 
 #: Verdict -> short marker for compact tables.
-MARKS = {"better": "▲ better", "worse": "▼ worse", "no detectable difference": "= no diff"}
+MARKS = {Verdict.BETTER: "▲ better", Verdict.WORSE: "▼ worse", Verdict.NO_DIFFERENCE: "= no diff"}
+#: Verdict -> CSS class of HTML reports.
+CSS_CLASS = {Verdict.BETTER: "better", Verdict.WORSE: "worse", Verdict.NO_DIFFERENCE: "nodiff"}
 
 
 def num(value: float | None, digits: int = 4, metric: str | None = None) -> str:

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import csv
-import io
-
+from assay.csvout import csv_text
 from assay.report.digits import exact
 from assay.stats.models import ComparisonResult
 
@@ -19,15 +17,11 @@ def render_csv(result: ComparisonResult) -> str:
     header += [f"{m} [{s}]" for m in result.metrics for s in systems]
     header += [f"delta {m} [{c}]" for m in result.metrics for c in candidates]
     header += [f"first_rel_rank [{s}]" for s in systems]
-    buf = io.StringIO()
-    writer = csv.writer(buf, lineterminator="\n")
-    from assay.report.escape import csv_cell
-
-    writer.writerow([csv_cell(h) for h in header])
+    rows: list[list[object]] = []
     for q in result.per_query:
         row: list[object] = [q.query_id, q.text, *(q.slices.get(f) or "" for f in fields)]
         row += [repr(exact(q.values[s][m], m)) for m in result.metrics for s in systems]
         row += [repr(exact(q.deltas[c][m], m)) for m in result.metrics for c in candidates]
         row += ["" if q.first_rel_rank.get(s) is None else q.first_rel_rank[s] for s in systems]
-        writer.writerow([csv_cell(cell) for cell in row])
-    return buf.getvalue()
+        rows.append(row)
+    return csv_text(header, rows)

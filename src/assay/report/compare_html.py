@@ -14,6 +14,7 @@ from html import escape
 from typing import Any
 
 from assay.report.compare_common import (
+    CSS_CLASS,
     effect,
     interval,
     num,
@@ -24,6 +25,7 @@ from assay.report.compare_common import (
 )
 from assay.report.policies import policy_lines
 from assay.stats.models import ComparisonResult
+from assay.stats.verdict import Verdict
 
 #: At most this many sorted-delta charts (candidate x metric) are drawn.
 MAX_DELTA_CHARTS = 12
@@ -55,8 +57,6 @@ function assayFilter(){
   document.getElementById('shown').textContent=shown;
 }
 """
-
-_CLASS = {"better": "better", "worse": "worse", "no detectable difference": "nodiff"}
 
 
 def _e(value: Any) -> str:
@@ -92,7 +92,7 @@ def _aggregate_table(result: ComparisonResult) -> str:
         f"<td>{pval(c.p_value)}</td>"
         f"<td>{pval(c.p_adjusted)}</td><td>{effect(c.effect_size)}</td>"
         f"<td>{c.wins}/{c.losses}/{c.ties}</td>"
-        f"<td class='l {_CLASS[c.verdict]}'>{_e(c.verdict)}</td><td>{c.n}</td></tr>"
+        f"<td class='l {CSS_CLASS[c.verdict]}'>{_e(c.verdict)}</td><td>{c.n}</td></tr>"
         for c in result.comparisons
     ]
     ths = "".join(
@@ -131,7 +131,7 @@ def _forest(result: ComparisonResult, metric: str) -> Any:
     ]
     labels = [label for label, _ in items][::-1]
     stats = [s for _, s in items][::-1]
-    colour = {"better": "#0a7a28", "worse": "#b3141b", "no detectable difference": "#777"}
+    colour = {Verdict.BETTER: "#0a7a28", Verdict.WORSE: "#b3141b", Verdict.NO_DIFFERENCE: "#777"}
     fig = go.Figure(
         go.Scatter(
             x=[s.delta for s in stats],
@@ -251,7 +251,7 @@ def _changes(result: ComparisonResult) -> str:
             f"{len(c.top_gains)} largest gains"
         )
         few = len(shown) <= OPEN_CHANGES
-        opened = " open" if few or c.verdict != "no detectable difference" else ""
+        opened = " open" if few or c.verdict is not Verdict.NO_DIFFERENCE else ""
         parts.append(f"<details{opened}><summary>{summary}</summary>{_scroll(table)}</details>")
     return "".join(parts)
 

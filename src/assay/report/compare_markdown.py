@@ -17,6 +17,7 @@ from assay.report.compare_terminal import (
 from assay.report.policies import policy_lines
 from assay.report.table import Column, Table, markdown_table
 from assay.stats.models import ComparisonResult
+from assay.stats.verdict import Verdict
 
 
 def _cell(text: str) -> str:
@@ -41,7 +42,7 @@ def render_markdown(result: ComparisonResult) -> str:
         "",
         markdown_table(Table(aggregate.columns, aggregate.rows)),
     ]
-    if any(s.verdict != "no detectable difference" for s in result.slices):
+    if any(s.verdict is not Verdict.NO_DIFFERENCE for s in result.slices):
         flagged = slices_table(result, 4, flagged_only=True)
         lines.append(markdown_table(_markdown_headers(flagged, {"p Holm": "p (Holm)"})))
     lines += [markdown_table(t) for t in changes_tables(result)]

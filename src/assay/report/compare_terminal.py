@@ -22,11 +22,12 @@ from assay.report.compare_common import (
 from assay.report.policies import policy_lines
 from assay.report.table import Column, Styled, Table, print_line, print_table
 from assay.stats.models import ComparisonResult
+from assay.stats.verdict import Verdict
 
 if TYPE_CHECKING:  # pragma: no cover
     from rich.console import Console
 
-_STYLE = {"better": "bold green", "worse": "bold red", "no detectable difference": "dim"}
+_STYLE = {Verdict.BETTER: "bold green", Verdict.WORSE: "bold red", Verdict.NO_DIFFERENCE: "dim"}
 
 CAPTION = (
     "base/cand: mean per system (a count's total); p: paired test; p Holm: Holm-adjusted p "
@@ -35,7 +36,7 @@ CAPTION = (
 )
 
 
-def _verdict(verdict: str) -> Styled:
+def _verdict(verdict: Verdict) -> Styled:
     return Styled(MARKS[verdict], _STYLE[verdict])
 
 
@@ -76,7 +77,7 @@ def slices_table(result: ComparisonResult, digits: int = 3, *, flagged_only: boo
     title = "Slices with a detectable change" if flagged_only else "Per slice"
     table = Table(cols, title=title)
     for s in result.slices:
-        if flagged_only and s.verdict == "no detectable difference":
+        if flagged_only and s.verdict is Verdict.NO_DIFFERENCE:
             continue
         table.add_row(
             f"{s.field}={s.value}",

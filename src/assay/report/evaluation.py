@@ -5,8 +5,6 @@ They read the result model only and compute nothing beyond formatting.
 
 from __future__ import annotations
 
-import csv
-import io
 from typing import TYPE_CHECKING, Any
 
 from assay.report.digits import default_digits, exact, fmt
@@ -204,7 +202,6 @@ def render_markdown(result: EvaluationResult, *, digits: int | None = None) -> s
 
 def render_csv(result: EvaluationResult) -> str:
     """Per-query rows as CSV, full precision (one column per metric)."""
-    buf = io.StringIO()
     fixed = {"query_id", "text", "first_rel_rank", "in_run", *result.metrics}
     meta: list[str] = []
     for row in result.per_query:
@@ -218,16 +215,13 @@ def render_csv(result: EvaluationResult) -> str:
         "ties_policy": result.policy.ties,
     }
     cols += list(context)
-    writer = csv.DictWriter(buf, fieldnames=cols, extrasaction="ignore", lineterminator="\n")
-    from assay.report.escape import csv_cell
+    from assay.csvout import csv_text
 
-    writer.writerow({c: csv_cell(c) for c in cols})
+    rows = []
     for row in result.per_query:
         values = {**row, **{m: exact(row.get(m), m) for m in result.metrics}, **context}
-        writer.writerow(
-            {c: ("" if values.get(c) is None else csv_cell(values.get(c))) for c in cols}
-        )
-    return buf.getvalue()
+        rows.append([values.get(c) for c in cols])
+    return csv_text(cols, rows)
 
 
 def render_json(result: EvaluationResult) -> str:

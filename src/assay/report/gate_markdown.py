@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from assay.report.policies import policy_lines
+from assay.report.table import markdown_rows
 
 if TYPE_CHECKING:  # pragma: no cover
     from assay.procedures.gate_result import GateCheck, GateResult
@@ -40,16 +41,22 @@ def render_markdown(result: GateResult) -> str:
         "",
         *(f"- policy: {_cell(line)}" for line in policy_lines(result.policies)),
         "",
-        f"| Check | Metric | n | Baseline | Candidate | Delta | {pct} CI | Result |",
-        "|---|---|---:|---:|---:|---:|---|---|",
     ]
-    for c in result.checks:
-        lines.append(
-            f"| {_cell(c.label)} | {_cell(c.metric)} | {c.n} | {c.baseline_mean:.3f} | "
-            f"{c.candidate_mean:.3f} | {c.delta:+.3f} | {c.ci_low:.3f} to {c.ci_high:.3f} | "
-            f"{_status(c)} |"
-        )
-    lines.append("")
+    header = ["Check", "Metric", "n", "Baseline", "Candidate", "Delta", f"{pct} CI", "Result"]
+    rows = [
+        [
+            c.label,
+            c.metric,
+            c.n,
+            f"{c.baseline_mean:.3f}",
+            f"{c.candidate_mean:.3f}",
+            f"{c.delta:+.3f}",
+            f"{c.ci_low:.3f} to {c.ci_high:.3f}",
+            _status(c),
+        ]
+        for c in result.checks
+    ]
+    lines += [*markdown_rows(header, rows, right=range(2, 6)), ""]
     failures = result.failures
     if failures:
         lines.append("Regressions:")

@@ -12,6 +12,7 @@ from html import escape
 from typing import Any
 
 from assay.matrix.result import Cell, MatrixResult
+from assay.report.compare_common import CSS_CLASS
 from assay.report.matrix_terminal import cell_text, fmt, footer
 
 _CSS = """
@@ -75,7 +76,7 @@ def _comparisons(result: MatrixResult) -> str:
     rows = "".join(
         f"<tr><td class=l>{_e(c.candidate)}</td><td>{c.baseline_only}</td>"
         f"<td>{c.candidate_only}</td><td>{c.delta:+.3f}</td><td>{c.p_value:.4f}</td>"
-        f"<td>{c.p_adjusted:.4f}</td><td class='l {c.verdict.split()[0]}'>{_e(c.verdict)}</td>"
+        f"<td>{c.p_adjusted:.4f}</td><td class='l {CSS_CLASS[c.verdict]}'>{_e(c.verdict)}</td>"
         "</tr>"
         for c in result.comparisons
     )

@@ -15,7 +15,7 @@ module decides how it looks where it goes:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
@@ -117,23 +117,37 @@ def plain_text(table: Table) -> str:
     return "\n".join(lines) + "\n"
 
 
-def markdown_table(table: Table, *, title_prefix: str = "**") -> str:
-    """The table in GitHub Markdown (``|`` escaped), with its title in bold and caption."""
+def markdown_rows(
+    header: Sequence[object], rows: Iterable[Sequence[object]], *, right: Iterable[int] = ()
+) -> list[str]:
+    """The lines of a GitHub Markdown table: header, alignment, one line per row.
 
-    def esc(text: str) -> str:
-        return text.replace("|", "\\|")
+    Every cell goes through :func:`assay.report.escape.md_cell` (``|``, backslashes
+    and newlines escaped); columns whose index is in ``right`` are right-aligned.
+    """
+    from assay.report.escape import md_cell
+
+    right = set(right)
+
+    def line(cells: Sequence[object], blank: str = "") -> str:
+        return "| " + " | ".join(md_cell(c) or blank for c in cells) + " |"
+
+    align = "|" + "|".join("---:" if i in right else "---" for i in range(len(header))) + "|"
+    return [line(header, " "), align, *(line(row) for row in rows)]
+
+
+def markdown_table(table: Table, *, title_prefix: str = "**") -> str:
+    """The table in GitHub Markdown (cells escaped), with its title in bold and caption."""
+    from assay.report.escape import md_cell
 
     lines: list[str] = []
     if table.title:
-        lines += [f"{title_prefix}{esc(table.title)}{title_prefix[::-1]}", ""]
-    lines.append("| " + " | ".join(esc(c.header) or " " for c in table.columns) + " |")
-    lines.append(
-        "|" + "|".join("---:" if c.align == "right" else "---" for c in table.columns) + "|"
-    )
-    for row in table.rows:
-        lines.append("| " + " | ".join(esc(text_of(c)) for c in row) + " |")
+        lines += [f"{title_prefix}{md_cell(table.title)}{title_prefix[::-1]}", ""]
+    right = [i for i, c in enumerate(table.columns) if c.align == "right"]
+    header = [c.header for c in table.columns]
+    lines += markdown_rows(header, ([text_of(c) for c in row] for row in table.rows), right=right)
     if table.caption:
-        lines += ["", f"<sub>{esc(table.caption)}</sub>"]
+        lines += ["", f"<sub>{md_cell(table.caption)}</sub>"]
     return "\n".join(lines) + "\n"
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from assay.bounds import at_least
 from assay.errors import UsageError
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -28,8 +29,7 @@ METHODS = ("percentile", "bca")
 def _check(confidence: float, n_resamples: int, method: str) -> str:
     if not 0.0 < confidence < 1.0:
         raise UsageError(f"confidence must be between 0 and 1 (got {confidence})")
-    if n_resamples < 1:
-        raise UsageError(f"n_resamples must be at least 1 (got {n_resamples})")
+    at_least("n_resamples", n_resamples)
     key = method.lower()
     if key not in METHODS:
         raise UsageError(f"unknown bootstrap method {method!r}; use one of {', '.join(METHODS)}")
@@ -151,8 +151,7 @@ def bootstrap_pvalues_rows(
     d = np.asarray(diffs, dtype=float)
     if d.ndim != 2:
         raise UsageError("diffs must be a 2-D array (rows x queries)")
-    if n_resamples < 1:
-        raise UsageError(f"n_resamples must be at least 1 (got {n_resamples})")
+    at_least("n_resamples", n_resamples)
     rows, n = d.shape
     if n == 0:
         return np.ones(rows)

@@ -3,7 +3,7 @@
 Queries are paired by ``query_id`` (only queries present in every result are
 used). For each candidate x metric the per-query differences (candidate minus
 baseline) are tested, bootstrapped and Holm-adjusted together; a verdict other
-than "no detectable difference" needs an adjusted p-value below ``alpha``.
+than no detectable difference needs an adjusted p-value below ``alpha``.
 """
 
 from __future__ import annotations
@@ -15,9 +15,6 @@ from typing import TYPE_CHECKING, Any
 from assay.errors import UsageError
 from assay.policies import merge_policies
 from assay.stats.models import (
-    BETTER,
-    NO_DIFFERENCE,
-    WORSE,
     ComparisonResult,
     MetricComparison,
     PairedQuery,
@@ -25,17 +22,15 @@ from assay.stats.models import (
     QueryDelta,
     Settings,
     SystemInfo,
-    Verdict,
 )
 from assay.stats.slices import slice_comparisons
+from assay.stats.verdict import TIE_TOLERANCE
 
 if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
 
     from assay.results import EvaluationResult
 
-#: Differences within this distance of 0 count as ties.
-TIE_TOLERANCE = 1e-12
 #: Difference whose required query count is reported.
 TARGET_DELTA = 0.02
 
@@ -98,14 +93,6 @@ def _resolve_metrics(metrics: Sequence[str] | None, results: list[EvaluationResu
         if name not in out:
             out.append(name)
     return out
-
-
-def verdict(delta: float, p_adjusted: float, alpha: float) -> Verdict:
-    if p_adjusted < alpha and delta > TIE_TOLERANCE:
-        return BETTER
-    if p_adjusted < alpha and delta < -TIE_TOLERANCE:
-        return WORSE
-    return NO_DIFFERENCE
 
 
 def _finite(value: Any) -> bool:

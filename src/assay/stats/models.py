@@ -13,13 +13,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from assay.policies import ScoringPolicy
 from assay.results import ResultModel
+from assay.stats.verdict import Verdict
 
 COMPARISON_SCHEMA_VERSION = "1"
-
-Verdict = Literal["better", "worse", "no detectable difference"]
-BETTER: Verdict = "better"
-WORSE: Verdict = "worse"
-NO_DIFFERENCE: Verdict = "no detectable difference"
 
 
 class SystemInfo(BaseModel):

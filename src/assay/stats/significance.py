@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from assay.bounds import at_least
 from assay.errors import UsageError
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -57,8 +58,7 @@ def randomization_pvalues(
     """Two-sided paired randomization (sign-flip) test per row; see the module doc."""
     import numpy as np
 
-    if n_permutations < 1:
-        raise UsageError(f"n_permutations must be at least 1 (got {n_permutations})")
+    at_least("n_permutations", n_permutations)
     d = _rows(diffs)
     rows, n = d.shape
     if n == 0:

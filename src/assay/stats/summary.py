@@ -64,7 +64,7 @@ def paired_row(
     wins, losses and ties of row ``row`` of ``stats`` (the batched test's
     output) and ``p_adjusted`` (Holm).
     """
-    from assay.stats.compare import verdict
+    from assay.stats.verdict import verdict
 
     figures = summary_figures(
         metric, baseline, candidate, stats["delta"][row], stats["low"][row], stats["high"][row]

@@ -64,5 +64,6 @@ def fields_option(name: str, value: Any) -> list[str] | None:
 
 def check_k(k: int) -> None:
     """Reject a search depth below 1."""
-    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
-        raise UsageError(f"k must be a positive integer, got {k!r}")
+    from assay.bounds import at_least
+
+    at_least("k", k)

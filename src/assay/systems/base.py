@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
@@ -42,8 +40,9 @@ class System(Protocol):
 
 def config_hash(config: dict[str, Any]) -> str:
     """Stable short hash of a configuration: ``sha256:`` and 16 hex digits."""
-    blob = json.dumps(config, sort_keys=True, separators=(",", ":"), default=str)
-    return "sha256:" + hashlib.sha256(blob.encode()).hexdigest()[:16]
+    from assay.hashing import content_version
+
+    return content_version(config)
 
 
 def coerce_hits(items: Sequence[Any]) -> list[Hit]:

@@ -43,6 +43,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Literal
 
+from assay.bounds import at_least
 from assay.errors import UsageError
 from assay.policies import TiePolicy
 from assay.runs.models import Run
@@ -63,8 +64,8 @@ def _check_common(n_lists: int, depth: int | None, limit: int | None) -> None:
     if n_lists < 1:
         raise UsageError("fusion needs at least one ranked list")
     for label, value in (("depth", depth), ("limit", limit)):
-        if value is not None and (isinstance(value, bool) or value < 1):
-            raise UsageError(f"fusion {label} must be a positive integer, got {value!r}")
+        if value is not None:
+            at_least(label, value)
 
 
 def resolve_weights(

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import json
 import math
-import operator
 import os
 import re
 import threading
@@ -237,13 +236,9 @@ class HttpSystem:
 
     def _call(self, client: Any, query: str, k: int, env: dict[str, str]) -> list[Hit]:
         """One request (following redirects by hand) within one deadline of ``timeout``."""
-        try:
-            depth = operator.index(k)
-        except TypeError:
-            depth = 0
-        if depth < 1:
-            raise UsageError(f"k must be a positive integer, got {k!r}")
-        k = depth
+        from assay.bounds import at_least
+
+        k = at_least("k", k)
         url = _fill(self._url, query, k, env, url=True)
         shown = _shown_url(self._url, query, k)
         headers = {key: _fill(v, query, k, env) for key, v in self._headers.items()}

@@ -121,7 +121,9 @@ def _source_hash(function: Callable[..., Any]) -> str | None:
         return None
     if not source or not Path(source).is_file():
         return None
-    return "sha256:" + hashlib.sha256(Path(source).read_bytes()).hexdigest()[:16]
+    from assay.hashing import content_version
+
+    return content_version(Path(source).read_bytes())
 
 
 class PythonSystem:

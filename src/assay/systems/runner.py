@@ -172,14 +172,13 @@ def run_system(
     not called again; runs with failures are never cached. ``on_progress(n)``
     is called as ``n`` more queries finish (a caller's own progress display).
     """
-    if k < 1:
-        raise UsageError(f"k must be at least 1, got {k}")
+    from assay.bounds import at_least
+
+    k = at_least("k", k)
     if concurrency is None:
         concurrency = int(getattr(system, "concurrency", 1) or 1)
-    if concurrency < 1:
-        raise UsageError(f"concurrency must be >= 1, got {concurrency}")
-    if max_consecutive_failures < 0:
-        raise UsageError(f"max_consecutive_failures must be >= 0, got {max_consecutive_failures}")
+    concurrency = at_least("concurrency", concurrency)
+    at_least("max_consecutive_failures", max_consecutive_failures, 0)
     policy = retry_policy_for(system, retries, backoff)
     cfg = system.config
     chash = config_hash(cfg)

@@ -107,8 +107,11 @@ def create_app(
     from fastapi import FastAPI, HTTPException, Query
     from fastapi.responses import JSONResponse
 
-    if workers < 1 or max_queue < 0 or max_query_chars < 1:
-        raise ValueError("workers and max_query_chars must be >= 1, max_queue >= 0")
+    from assay.bounds import at_least
+
+    at_least("workers", workers)
+    at_least("max_queue", max_queue, 0)
+    at_least("max_query_chars", max_query_chars)
     if serialize is None:
         serialize = getattr(system, "thread_safe", True) is False
     gate = _Gate(1 if serialize else workers, max_queue)

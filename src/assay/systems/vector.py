@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
+from assay.bounds import at_least
 from assay.errors import UsageError
 from assay.systems._corpus import (
     check_k,
@@ -58,8 +59,7 @@ class VectorSystem:
         name: str = "vector",
         encoder: Encoder | None = None,
     ) -> None:
-        if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
-            raise UsageError(f"batch_size must be a positive integer, got {batch_size!r}")
+        at_least("batch_size", batch_size)
         self.name = name
         self.model = model
         self.batch_size = batch_size

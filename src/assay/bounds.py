@@ -1,0 +1,32 @@
+"""Bounds of numeric parameters, checked and worded in one place.
+
+Messages name the library parameter in backticks (```k```); the CLI rewrites
+it as the flag that sets it (``-k``), so the same check reads right from
+Python and from the command line. It imports only :mod:`assay.errors`.
+"""
+
+from __future__ import annotations
+
+import operator
+
+from assay.errors import UsageError
+
+
+class BoundError(UsageError, ValueError):
+    """A parameter outside its bounds (also a :class:`ValueError` for plain Python callers)."""
+
+
+def at_least(name: str, value: object, minimum: int = 1) -> int:
+    """``value`` as an ``int`` if it is a whole number ``>= minimum``; else a :class:`UsageError`.
+
+    Booleans and floats are refused (``k=2.5`` is a mistake, not a depth of 2).
+    """
+    try:
+        number = None if isinstance(value, bool) else operator.index(value)  # type: ignore[arg-type]
+    except TypeError:
+        number = None
+    if number is None or number < minimum:
+        raise BoundError(
+            f"`{name}` must be a whole number >= {minimum}, got {value!r}", parameter=name
+        )
+    return number

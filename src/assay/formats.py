@@ -17,7 +17,7 @@ swapped-arguments check ask :func:`detect_kind`. Both look at the name first
 Two judgment formats are told by content whatever the name: a JSON object
 holding ``"judgmentRatings"`` is SRW judgments (``srw``), one holding
 ``"querySetQueries"`` an SRW query set (``srw-queries``); a CSV header naming a
-document and a grade column (:data:`assay.judgments.graded_csv.ALIASES`) and no
+document and a grade column (:data:`GRADED_CSV_COLUMNS`) and no
 question column is a graded CSV (``graded-csv``).
 
 A fourth kind, ``pairs``, is not a judgment set: a pair-label, review or pool
@@ -85,6 +85,15 @@ _CSV_JUDGMENT_COLUMNS = {"question_id", "expected_id", "expected_ids", "question
 _ID_KEYS = {"_id", "doc_id", "id"}
 _TEXT_KEYS = {"text", "title", "body", "contents"}
 _HEAD = 65536
+
+
+#: Column names a graded CSV accepts for each role (first: the canonical name).
+GRADED_CSV_COLUMNS: dict[str, tuple[str, ...]] = {
+    "query_id": ("query_id", "qid", "queryid"),
+    "query": ("query", "query_text", "keywords", "user_query", "search_term"),
+    "doc_id": ("doc_id", "docid", "doc", "document_id", "docno"),
+    "grade": ("grade", "rating", "relevance", "judgment", "label"),
+}
 
 
 def find_file(folder: str | Path, name: str) -> Path | None:
@@ -206,13 +215,13 @@ def _srw_format(head: str) -> str | None:
 
 def _is_graded_csv(head: str) -> bool:
     """True when the header line names a document and a grade column and no question."""
-    from assay.judgments.graded_csv import ALIASES
-
     first = head.lstrip().split("\n", 1)[0]
     names = {c.strip().strip('"').lower() for c in first.split(",")}
     if names & _CSV_JUDGMENT_COLUMNS:
         return False  # a known-item question CSV
-    return bool(names & set(ALIASES["doc_id"])) and bool(names & set(ALIASES["grade"]))
+    return bool(names & set(GRADED_CSV_COLUMNS["doc_id"])) and bool(
+        names & set(GRADED_CSV_COLUMNS["grade"])
+    )
 
 
 def first_line(path: str | Path) -> str:

@@ -24,7 +24,16 @@ from typing import Any
 
 import numpy as np
 
-from assay.runs.order import is_grouped
+
+def is_grouped(heads: np.ndarray) -> bool:
+    """True when no code repeats in ``heads`` (the codes of the runs of :func:`run_starts`).
+
+    Then every query's rows form one block. O(n) with ``bincount`` (codes are
+    small non-negative integers), not a sort.
+    """
+    if len(heads) < 2:
+        return True
+    return int(np.bincount(heads.astype(np.intp, copy=False)).max()) <= 1
 
 
 def may_repeat(a: np.ndarray, b: np.ndarray, nb: int | None) -> bool:

@@ -436,7 +436,7 @@ class EvaluationResult(ResultModel):
 
 def evaluation_policies(result: EvaluationResult) -> list[ScoringPolicy]:
     """The scoring rules an evaluation result's own fields record (for older result files)."""
-    from assay.policies import scoring_policies
+    from assay.metrics.rules import scoring_policies
 
     j, r = result.judgments, result.run
     return scoring_policies(

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from assay.judges.agree import agreement
+from assay.procedures.agreement import agreement
 
 WEBIS = [  # file stem, published kappa, published agreement (3 decimals)
     ("dl19-passage.gpt-4o.umbrela", "dl19-passage.human", 0.316, 0.522),

@@ -16,10 +16,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from assay.judges.agree import agreement
-from assay.judges.calibrate import calibrate
 from assay.judges.labels import read_labels
 from assay.judges.ppi import classical_mean_interval, ppi_mean_interval, tuned_lambda
+from assay.procedures.agreement import agreement
+from assay.procedures.calibration import calibrate
 
 ppi_py = pytest.importorskip("ppi_py")  # dev-only oracle: pulls numba and statsmodels
 

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from assay.errors import InputError, UsageError
-from assay.judges.agree import agreement
 from assay.judges.labels import read_labels
 from assay.judges.sample import review_sample, write_review
+from assay.procedures.agreement import agreement
 
 
 def assay(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:

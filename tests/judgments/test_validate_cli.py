@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from assay.cli.app import main
-from assay.judgments.validate import detect_kind
+from assay.procedures.validation import detect_kind
 
 FIX = Path(__file__).resolve().parents[1] / "data" / "judgments"
 

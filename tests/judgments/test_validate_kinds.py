@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from assay.cli.app import main
-from assay.judgments.validate import KINDS, detect_kind, validate_path
+from assay.procedures.validation import KINDS, detect_kind, validate_path
 
 ROOT = Path(__file__).resolve().parents[2]
 CASES = ROOT / "examples" / "answers" / "cases.jsonl"

@@ -16,12 +16,8 @@ import pytest
 
 import assay
 from assay.judgments.models import JudgmentSet
-from assay.policies import (
-    MISSING,
-    ScoringPolicy,
-    merge_policies,
-    scoring_policies,
-)
+from assay.metrics.rules import scoring_policies
+from assay.policies import MISSING, ScoringPolicy, merge_policies
 from assay.procedures.gating import gate
 from assay.procedures.verification import verify_suite
 

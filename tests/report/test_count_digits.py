@@ -18,7 +18,7 @@ import pytest
 
 import assay
 from assay.judgments.models import JudgmentSet
-from assay.policies import is_count
+from assay.metrics.measures import is_count
 from assay.procedures.gating import gate
 from assay.report.digits import exact, fmt, fmt_signed
 from assay.report.render import render

@@ -229,7 +229,7 @@ def test_a_rule_that_differs_without_a_reason_still_says_so() -> None:
 
 
 def test_a_calibration_is_named_among_the_policies() -> None:
-    from assay.judges.calibrate import CalibrationResult, attach_calibration
+    from assay.procedures.calibration import CalibrationResult, attach_calibration
 
     result = _evaluate()
     cal = CalibrationResult(

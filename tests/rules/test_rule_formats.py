@@ -11,7 +11,7 @@ from assay.corpora.load import detect_format as corpus_format
 from assay.errors import UsageError
 from assay.formats import detect_format, detect_kind, format_from_name
 from assay.judgments.load import detect_format as judgments_format
-from assay.judgments.validate import detect_kind as validate_kind
+from assay.procedures.validation import detect_kind as validate_kind
 from assay.runs.io import detect_format as run_format
 
 FILES = {  # name: (content, kind, format)

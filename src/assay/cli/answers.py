@@ -152,7 +152,7 @@ def _collect(system: str, judgments: Path, output: Path) -> int:
     from assay.answers.collect import collect_cases, load_function, write_cases
     from assay.judgments.load import load_judgments
     from assay.progress import progress
-    from assay.report.words import count
+    from assay.words import count
 
     function = load_function(system)
     questions = load_judgments(judgments)

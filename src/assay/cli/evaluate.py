@@ -157,8 +157,8 @@ def evaluate(
         mix_synthetic=mix_synthetic,
     )
     if calibrate is not None:  # model labels on every query + people's sample
-        from assay.judges.calibrate import attach_calibration
-        from assay.judges.calibrate import calibrate as ppi
+        from assay.procedures.calibration import attach_calibration
+        from assay.procedures.calibration import calibrate as ppi
 
         cal = ppi(js, source.run, calibrate, metrics=list(result.metrics))
         result = attach_calibration(result, cal)

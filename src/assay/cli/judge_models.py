@@ -75,7 +75,7 @@ def agree(
 ) -> None:
     """Agreement of CANDIDATE with REFERENCE: accuracy, confusion, kappa, alpha."""
     from assay.cli.common import validate_choice
-    from assay.judges.agree import agreement
+    from assay.procedures.agreement import agreement
 
     validate_choice("--format", fmt, _FORMATS)
     result = agreement(
@@ -288,7 +288,7 @@ def calibrate_cmd(
 ) -> None:
     """Metric intervals from people's sample alone, the model alone, and both (PPI++)."""
     from assay.cli.common import validate_choice
-    from assay.judges.calibrate import calibrate
+    from assay.procedures.calibration import calibrate
 
     validate_choice("--format", fmt, _FORMATS)
     result = calibrate(model_judgments, run, human, metrics=metric, alpha=alpha)

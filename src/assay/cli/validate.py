@@ -53,7 +53,7 @@ def validate(
     from assay.cli.common import validate_choice
     from assay.corpora import read_corpus_ids
     from assay.judgments.load import FORMATS
-    from assay.judgments.validate import KINDS, validate_path
+    from assay.procedures.validation import KINDS, validate_path
 
     validate_choice("--format", output, OUTPUT_FORMATS)
     if kind is not None:
@@ -83,7 +83,7 @@ def validate(
         from assay.errors import AssayError
 
         # An AssayError (not typer.Exit) so that main() exits with code 2.
-        from assay.report.words import count
+        from assay.words import count
 
         raise AssayError(f"{len(failed)} of {count(len(reports), 'file')} failed validation")
 
@@ -93,7 +93,7 @@ def _print_tables(reports: list[dict[str, Any]]) -> None:
     from rich.markup import escape
 
     from assay.report.table import Column, Table, print_line, print_table
-    from assay.report.words import count
+    from assay.words import count
 
     out = Console(highlight=False, soft_wrap=True)
     err = Console(stderr=True, highlight=False, soft_wrap=True)

@@ -8,11 +8,11 @@ from assay._facade import lazy
 __all__, __getattr__, __dir__ = lazy(
     __name__,
     {
-        "AgreementResult": "assay.judges.agree",
-        "AgreementStats": "assay.judges.agree",
-        "agreement": "assay.judges.agree",
-        "CalibrationResult": "assay.judges.calibrate",
-        "calibrate": "assay.judges.calibrate",
+        "AgreementResult": "assay.procedures.agreement",
+        "AgreementStats": "assay.procedures.agreement",
+        "agreement": "assay.procedures.agreement",
+        "CalibrationResult": "assay.procedures.calibration",
+        "calibrate": "assay.procedures.calibration",
         "grade_answers": "assay.judges.cases",
         "grade_claims": "assay.judges.cases",
         "ANSWER_CHECK": "assay.judges.graders",

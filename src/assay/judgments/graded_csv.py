@@ -16,17 +16,13 @@ from collections.abc import Collection, Mapping
 import pandas as pd
 
 from assay.errors import ProblemLog, UsageError
+from assay.formats import GRADED_CSV_COLUMNS
 from assay.judgments._build import Collector, QueryRecord
 from assay.querytext import query_id_for
 from assay.textio import csv_table
 
 ROLES = ("query_id", "query", "doc_id", "grade")
-ALIASES: dict[str, tuple[str, ...]] = {
-    "query_id": ("query_id", "qid", "queryid"),
-    "query": ("query", "query_text", "keywords", "user_query", "search_term"),
-    "doc_id": ("doc_id", "docid", "doc", "document_id", "docno"),
-    "grade": ("grade", "rating", "relevance", "judgment", "label"),
-}
+ALIASES = GRADED_CSV_COLUMNS
 
 
 def parse_columns(spec: str) -> dict[str, str]:

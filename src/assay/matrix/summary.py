@@ -114,7 +114,7 @@ def build_result(
     judge_usage: Usage | None = None,
 ) -> MatrixResult:
     """The :class:`MatrixResult` of a run's attempts (missing repeats: budget stopped them)."""
-    from assay.procedures.environment import environment
+    from assay.environment import environment
 
     cells: list[Cell] = []
     summaries: list[VariantSummary] = []

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Literal
 
 from assay.bounds import at_least
@@ -268,3 +269,18 @@ DEFAULT_MEASURES = ("R@5", "R@10", "RR", "nDCG@10")
 
 def _unknown(raw: str) -> str:
     return f"unknown measure {raw!r}; use one of {usage_list()} (e.g. nDCG@10, P(rel=2)@5)"
+
+
+@lru_cache(maxsize=1024)
+def is_count(metric: str | None) -> bool:
+    """True when ``metric`` names a count (registry aggregation ``sum``: ``NumRet``...).
+
+    A count sums over queries on every summary line, as trec_eval's does, and
+    prints as a whole number; an unknown name (an older result's) is no count.
+    """
+    if not metric:
+        return False
+    try:
+        return parse_measure(metric).aggregate == "sum"
+    except UsageError:
+        return False

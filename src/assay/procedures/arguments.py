@@ -99,7 +99,7 @@ def check_order(judgments: Any, run: Any) -> None:
 
 
 def _kinds(first: str | Path, second: str | Path) -> tuple[str, str] | None:
-    from assay.judgments.validate import detect_kind
+    from assay.procedures.validation import detect_kind
 
     if Path(first).is_dir():
         return None

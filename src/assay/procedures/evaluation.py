@@ -140,7 +140,7 @@ def score_run(
 
     from assay.metrics.depth import check_depth
     from assay.metrics.engine import compute
-    from assay.policies import run_policies
+    from assay.metrics.rules import run_policies
     from assay.procedures.sources import RunProvenance
     from assay.results import EvaluationResult, Policy
 
@@ -363,7 +363,7 @@ def _clean(value: Any) -> Any:
 
 
 def _environment() -> dict[str, Any]:
-    from assay.procedures.environment import environment
+    from assay.environment import environment
 
     try:
         return environment()

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from assay.bounds import at_least
 from assay.errors import UsageError
-from assay.policies import mean_decided_policies
+from assay.metrics.rules import mean_decided_policies
 from assay.procedures.gate_result import MODES, GateCheck, GateResult
 
 if TYPE_CHECKING:  # pragma: no cover

@@ -16,12 +16,8 @@ from typing import TYPE_CHECKING, Any, Literal, Self
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from assay.errors import UsageError
-from assay.policies import (
-    ScoringPolicy,
-    check_policies,
-    chosen_policies,
-    mean_decided_policies,
-)
+from assay.metrics.rules import mean_decided_policies
+from assay.policies import ScoringPolicy, check_policies, chosen_policies
 from assay.results import MIGRATIONS, Policy, ResultModel
 
 if TYPE_CHECKING:  # pragma: no cover

@@ -9,7 +9,7 @@ from typing import Any
 
 from assay.answers.result import LAYERS, LOWER_IS_BETTER, NO_FAILURE, SCORES, AnswersResult
 from assay.report.table import Column, Table, print_line, print_table
-from assay.report.words import count
+from assay.words import count
 
 #: Short column titles of the group table.
 GROUP_COLUMNS = {

@@ -7,7 +7,7 @@ them; every other measure shows the decimals asked for.
 
 from __future__ import annotations
 
-from assay.policies import is_count
+from assay.metrics.measures import is_count
 
 
 def default_digits(n: int) -> int:

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from assay.report.digits import default_digits, exact, fmt
 from assay.report.policies import policy_lines
 from assay.report.table import Column, Table, markdown_table, print_line, print_table
-from assay.report.words import count, plural
+from assay.words import count, plural
 
 if TYPE_CHECKING:  # pragma: no cover
     from rich.console import Console

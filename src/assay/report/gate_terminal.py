@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 from assay.report.policies import policy_lines
 from assay.report.table import Cell, Column, Styled, Table, print_line, print_table
-from assay.report.words import count
+from assay.words import count
 
 if TYPE_CHECKING:  # pragma: no cover
     from rich.console import Console

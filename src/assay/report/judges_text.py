@@ -13,7 +13,7 @@ def _f(value: float | None, digits: int = 4) -> str:
 
 
 def render_agreement(result: Any) -> str:
-    """An :class:`~assay.judges.agree.AgreementResult` as text."""
+    """An :class:`~assay.procedures.agreement.AgreementResult` as text."""
     ref, cand = result.reference, result.candidate
     lines = [
         f"reference: {ref['name']} ({ref['labels']} labels; sources {_sources(ref)})",
@@ -111,7 +111,7 @@ def render_grading(run: Any, wrote: str | None = None) -> str:
 
 
 def render_calibration(result: Any) -> str:
-    """A :class:`~assay.judges.calibrate.CalibrationResult` as text."""
+    """A :class:`~assay.procedures.calibration.CalibrationResult` as text."""
     q = result.queries
     level = round((1 - result.alpha) * 100)
     lines = [

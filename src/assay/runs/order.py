@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from assay._threads import halves
+from assay.pairs import is_grouped
 
 
 def trec_order(
@@ -44,17 +45,6 @@ def run_starts(g: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     starts += 1
     starts = np.r_[0, starts]
     return starts, g[starts]
-
-
-def is_grouped(heads: np.ndarray) -> bool:
-    """True when no code repeats in ``heads`` (the codes of the runs of :func:`run_starts`).
-
-    Then every query's rows form one block. O(n) with ``bincount`` (codes are
-    small non-negative integers), not a sort.
-    """
-    if len(heads) < 2:
-        return True
-    return int(np.bincount(heads.astype(np.intp, copy=False)).max()) <= 1
 
 
 def group_order(g: np.ndarray) -> np.ndarray:

@@ -1,7 +1,7 @@
 """The summary figures of a paired comparison: means, or totals for counts.
 
 Every measure is summarised by its mean over the paired queries, except counts
-(``NumRet``, ``NumRel``, ``NumRelRet``, ``NumQ``: :func:`assay.policies.is_count`),
+(``NumRet``, ``NumRel``, ``NumRelRet``, ``NumQ``: :func:`assay.metrics.measures.is_count`),
 which sum, as trec_eval's summary line does. The test is on the same per-query
 differences either way: a total's difference and interval are ``n`` times the
 mean's (p-values and effect sizes do not change).
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from assay.policies import is_count
+from assay.metrics.measures import is_count
 
 if TYPE_CHECKING:  # pragma: no cover
     import numpy as np

@@ -12,17 +12,12 @@ or a verify-suite. The policy values and their check live below, in
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from assay.errors import UsageError
 from assay.metrics.measures import is_count
 from assay.policies import ScoringPolicy, chosen_policies, merge_policies
 from assay.policies import policy_rule as _rule
 from assay.words import count
-
-if TYPE_CHECKING:  # pragma: no cover
-    from assay.judgments.models import JudgmentSet
-    from assay.procedures.sources import RunProvenance
 
 
 def _n(number: int, noun: str) -> str:
@@ -197,40 +192,6 @@ def _run_rules(
         )
     rules += [_rule("depth", w + " (as trec_eval)") for w in depth_warnings]
     return rules
-
-
-def run_policies(
-    judgments: JudgmentSet,
-    metrics: Sequence[object],
-    *,
-    missing: str,
-    ties: str,
-    info: RunProvenance,
-    ignored_queries: int = 0,
-    depth_warnings: Sequence[str] = (),
-) -> list[ScoringPolicy]:
-    """:func:`scoring_policies` of one run scored on ``judgments`` (what ``score_run`` records).
-
-    ``info`` is the run's provenance (failed calls; ``k`` of a live system);
-    ``judgments.prefer`` names the label source that won, when a label file
-    had two labels for a pair.
-    """
-    qrels = judgments.qrels
-    negative = int((qrels["grade"] < 0).sum()) if len(qrels) else 0
-    return scoring_policies(
-        missing=missing,
-        ties=ties,
-        metrics=[str(m) for m in metrics],
-        no_answer_queries=len(judgments.no_answer_ids),
-        ignored_queries=ignored_queries,
-        failed_queries=len(info.failed_query_ids),
-        negative_grades=negative,
-        prefer=judgments.prefer,
-        synthetic_queries=len(judgments.synthetic_ids),
-        total_queries=len(judgments),
-        depth_warnings=depth_warnings,
-        system_depth=info.k if info.queries_asked is not None else None,
-    )
 
 
 def mean_decided_policies(

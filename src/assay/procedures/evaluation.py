@@ -19,6 +19,7 @@ from assay.procedures.arguments import prepare
 if TYPE_CHECKING:  # pragma: no cover
     from assay.judgments.models import JudgmentSet
     from assay.metrics.measures import Measure
+    from assay.policies import ScoringPolicy
     from assay.procedures.sources import RunProvenance, Source
     from assay.results import EvaluationResult, NoAnswerRow, QueryRow
     from assay.runs.models import Run
@@ -140,7 +141,6 @@ def score_run(
 
     from assay.metrics.depth import check_depth
     from assay.metrics.engine import compute
-    from assay.metrics.rules import run_policies
     from assay.procedures.sources import RunProvenance
     from assay.results import EvaluationResult, Policy
 
@@ -406,3 +406,39 @@ def _no_answer_rows(
             )
         )
     return rows
+
+
+def run_policies(
+    judgments: JudgmentSet,
+    metrics: Sequence[object],
+    *,
+    missing: str,
+    ties: str,
+    info: RunProvenance,
+    ignored_queries: int = 0,
+    depth_warnings: Sequence[str] = (),
+) -> list[ScoringPolicy]:
+    """:func:`scoring_policies` of one run scored on ``judgments`` (what ``score_run`` records).
+
+    ``info`` is the run's provenance (failed calls; ``k`` of a live system);
+    ``judgments.prefer`` names the label source that won, when a label file
+    had two labels for a pair.
+    """
+    qrels = judgments.qrels
+    negative = int((qrels["grade"] < 0).sum()) if len(qrels) else 0
+    from assay.metrics.rules import scoring_policies
+
+    return scoring_policies(
+        missing=missing,
+        ties=ties,
+        metrics=[str(m) for m in metrics],
+        no_answer_queries=len(judgments.no_answer_ids),
+        ignored_queries=ignored_queries,
+        failed_queries=len(info.failed_query_ids),
+        negative_grades=negative,
+        prefer=judgments.prefer,
+        synthetic_queries=len(judgments.synthetic_ids),
+        total_queries=len(judgments),
+        depth_warnings=depth_warnings,
+        system_depth=info.k if info.queries_asked is not None else None,
+    )

@@ -20,19 +20,21 @@ import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import BaseModel, Field
 
 from assay.errors import UsageError
 from assay.redact import redact_text
-from assay.results import load_result
+from assay.results import ResultModel, load_result
 from assay.textio import parse_json
 
 if TYPE_CHECKING:  # pragma: no cover
     from sqlalchemy import Connection, Engine
 
-    from assay.procedures.gate_result import GateResult
+#: A gate result (``assay.procedures.GateResult``: a result model with ``passed``);
+#: typed by its base so that the store does not import the procedures above it.
+GateResult = TypeVar("GateResult", bound=ResultModel)
 
 #: The store used when neither ``--store`` nor ``$ASSAY_STORE`` is given.
 DEFAULT_URL = "sqlite:///.assay/history.db"
@@ -186,7 +188,7 @@ class Store:
         """
         from assay.store.db import ROLE_GATE_FAILED, ROLE_GATE_PASSED
 
-        role = ROLE_GATE_PASSED if gate.passed else ROLE_GATE_FAILED
+        role = ROLE_GATE_PASSED if getattr(gate, "passed", False) else ROLE_GATE_FAILED
         text = _payload(candidate)
         with self.engine.begin() as conn:
             cand_id = self._insert(conn, text, role)

@@ -135,8 +135,8 @@ def test_small_pool_order_and_errors(tmp_path: Path) -> None:
     write_pool(pool, tmp_path / "p.jsonl")
     assert read_pool(tmp_path / "p.jsonl") == pool
     for kwargs, message in (
-        ({"depth": 0}, "--depth"),
-        ({"budget": 0}, "--budget"),
+        ({"depth": 0}, "`depth` must be a whole number >= 1"),
+        ({"budget": 0}, "`budget` must be a whole number >= 1"),
         ({"strategy": "best"}, "--strategy"),
     ):
         with pytest.raises(UsageError, match=message):

@@ -109,7 +109,8 @@ FAMILY_LIST: tuple[Family, ...] = (
        (("Rprec_mult", "cut"), ("Rprec_mult_avgjg", "cut")), params={"mult": None},
        example="RprecMult(mult=0.5)"),
     _f("Bpref", "Binary preference: (1/R) sum over retrieved relevant r of 1 - min(N_r, R) / "
-       "min(N, R), N_r the judged non-relevant documents above r, N all judged non-relevant.",
+       "min(N, R), N_r the judged non-relevant documents above r, N all judged non-relevant "
+       "(ranx's bpref is NaN when N = 0).",
        "bpref", (), (("bpref", "plain"),), example="Bpref"),
     _f("GMBpref", "Bpref per query; the aggregate is the geometric mean (trec_eval gm_bpref).",
        "bpref", ("gm_bpref",), (("gm_bpref", "plain"),), aggregate="gmean", example="GMBpref"),

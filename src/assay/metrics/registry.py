@@ -179,7 +179,8 @@ FAMILY_LIST: tuple[Family, ...] = (
        "(1 - R_j), R_i = (2^g(i) - 1) / 2^max, max the top grade (param max, default 4 as "
        "gdeval).", "err", (), (), cutoff="optional", takes_rel=False, params={"max": "4"},
        example="ERR@20"),
-    _f("Judged", "Judged documents in the top k over min(k, n) (ir_measures Judged).",
+    _f("Judged", "Judged documents in the top k over min(k, n) (ir_measures Judged; a "
+       "negative grade counts as unjudged, as trec_eval reads it, where ir_measures counts it).",
        "judged", (), (), cutoff="required", takes_rel=False, example="Judged@10"),
     _f("Unjudged", "Unjudged documents in the top k over k (trec_eval unj); 0 for a query "
        "absent from the run.", "unjudged", ("unj",), (("unj", "cut"),), cutoff="required",

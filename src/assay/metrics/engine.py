@@ -35,6 +35,7 @@ from weakref import WeakKeyDictionary
 import numpy as np
 
 from assay.judgments.models import JudgmentSet
+from assay.metrics.annotated import annotated_rows, named_docs
 from assay.metrics.measures import Measure, parse_measure
 from assay.pairs import arrow_text
 from assay.runs.models import Run
@@ -167,14 +168,14 @@ def rank_context(
     ``depth`` cuts every ranking to its first ``depth`` documents (trec_eval
     -M); ``cutoffs`` only serve to count score ties straddling a cutoff;
     ``hole_depth`` > 0 also gathers, down to that rank, the rows whose doc any
-    judgment of the set names (BEIR's Hole@k, :func:`_annotated_rows`).
+    judgment of the set names (BEIR's Hole@k, :mod:`assay.metrics.annotated`).
     """
     from assay.metrics import kernels
 
     qids = judgments.answerable_ids
     nq = len(qids)
     qrels = _qrels_arrays(judgments, qids)
-    named = _named_docs(judgments) if hole_depth > 0 else None
+    named = named_docs(judgments) if hole_depth > 0 else None
     rows = _ranked_rows(run, qids, qrels, ties, list(cutoffs or []), (named, hole_depth))
     ctx = kernels.Context(
         nq=nq,
@@ -354,7 +355,7 @@ def _ranked_rows(
     tied = _tied_pairs(starts, score, cutoffs) if run.has_scores else 0
     named = None
     if holes[0] is not None:
-        named = _annotated_rows(gcodes, d, duniq, gmap, starts, heads, *holes)
+        named = annotated_rows(gcodes, d, duniq, gmap, starts, heads, *holes)
     if not len(qrels.q) or not len(gcodes):
         return _Rows(empty, empty, empty, retrieved, present, ignored, tied, named)
     idx = _maybe_judged(gcodes, dhash[d] if row_hash is None else row_hash, gmap, qrels)
@@ -368,41 +369,6 @@ def _ranked_rows(
     rank = idx - first_row[qcode] + 1
     grade = qrels.grade[judgment]
     return _Rows(gmap[qcode], rank, grade, retrieved, present, ignored, tied, named)
-
-
-def _named_docs(judgments: JudgmentSet) -> Any:
-    """Every doc id a judgment of the set names, for any query and any grade (Arrow)."""
-    import pyarrow.compute as pc
-
-    return pc.unique(arrow_text(judgments.qrels["doc_id"]))
-
-
-def _annotated_rows(
-    g: np.ndarray,
-    d: np.ndarray,
-    duniq: Any,
-    gmap: np.ndarray,
-    starts: np.ndarray,
-    heads: np.ndarray,
-    named: Any,
-    depth: int,
-) -> tuple[np.ndarray, np.ndarray]:
-    """``(query index, rank)`` of the ranked rows down to ``depth`` whose doc is in ``named``.
-
-    Rows are grouped by query in rank order (``starts``/``heads`` their runs);
-    only the rows of evaluated queries are kept (``gmap`` >= 0).
-    """
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    first_row = np.zeros(len(gmap), dtype=np.int64)
-    first_row[heads] = starts
-    rank = np.arange(len(g), dtype=np.int64) - first_row[g] + 1
-    top = np.flatnonzero((rank <= depth) & (gmap[g] >= 0))
-    ids = arrow_text(duniq.take(d[top])).cast(pa.large_string())
-    found = pc.is_in(ids, value_set=named.cast(pa.large_string()))
-    top = top[found.to_numpy(zero_copy_only=False).astype(bool, copy=False)]
-    return gmap[g[top]], rank[top]
 
 
 def _judgments_of(q: np.ndarray, h: np.ndarray, qrels: _Qrels) -> tuple[np.ndarray, np.ndarray]:

@@ -77,7 +77,7 @@ def _assay(qrels: dict, results: dict, names: list[str]) -> dict[str, float]:
     return {name: float(np.mean(table.values[parse_measure(name)])) for name in names}
 
 
-@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(case=beir_cases())
 def test_hole_and_capped_recall_equal_beirs_definitions(case) -> None:
     qrels, results = case

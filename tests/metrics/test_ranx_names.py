@@ -83,7 +83,8 @@ def collections(draw):
     return qrels, run
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@pytest.mark.slow  # ranx's numba kernels load in about 15 s, once per session
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(case=collections())
 def test_every_accepted_ranx_name_gives_ranx_values(case) -> None:
     qrels, run = case
@@ -107,6 +108,7 @@ def test_hits_is_a_count_and_the_level_hint_names_rel() -> None:
     assert m.family == "Hits" and m.aggregate == "mean" and not m.bounded
 
 
+@pytest.mark.slow
 def test_scifact_values_equal_ranx(shared_data) -> None:
     """The seam a user hit: ranx's hits@10 counts relevant documents (0.88 on SciFact BM25)
     where assay once gave Success@10 (0.82). On SciFact's real qrels (several relevant

@@ -175,6 +175,12 @@ def _summary(outcome: Any, output: Path, abstention: Any) -> None:
         console.print(
             f"[red]failed[/red] {escape(f.query_id)} after {f.attempts} attempts: {escape(f.error)}"
         )
+    over = outcome.extra.get("over_depth_queries")
+    if over:
+        console.print(
+            f"[yellow]warning[/yellow] {over} queries returned more than k={outcome.k} "
+            "results; the first k were kept (over_depth_queries in the sidecar)"
+        )
     if len(outcome.failures) > 10:
         console.print(f"... and {len(outcome.failures) - 10} more failures (see the sidecar)")
     if abstention is not None:

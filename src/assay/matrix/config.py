@@ -74,6 +74,7 @@ class Provider:
     kind: str  # "model" | "baseline"
     config: Any = None  # assay.providers.config.ModelConfig
     function: str | None = None
+    timeout: float | None = None  # a baseline's deadline per call (assay.systems.usercode)
 
     def shown(self) -> dict[str, Any]:
         """Settings as written in results (secrets in their ``${VAR}`` form)."""
@@ -229,14 +230,20 @@ def _providers(raw: dict[str, Any], base: Path, where: str) -> tuple[Provider, .
         if (
             not isinstance(t, dict)
             or not isinstance(t.get("function"), str)
-            or set(t) != {"function"}
+            or not set(t) <= {"function", "timeout"}
         ):
             raise UsageError(
-                f'{where}: [baselines.{name}] needs only function = "file.py:function"'
+                f'{where}: [baselines.{name}] needs function = "file.py:function" '
+                "(and optionally timeout = seconds)"
             )
         if any(m.name == name for m in out):
             raise UsageError(f"{where}: {name!r} is both a model and a baseline")
-        out.append(Provider(name, "baseline", function=t["function"]))
+        timeout = t.get("timeout")
+        if timeout is not None:
+            from assay.systems.usercode import check_timeout
+
+            timeout = check_timeout(timeout, f"{where}: [baselines.{name}] timeout")
+        out.append(Provider(name, "baseline", function=t["function"], timeout=timeout))
     return tuple(out)
 
 

@@ -203,8 +203,14 @@ def run_system(
         prepare()
     started = _now()
     calls = _Calls(system, k, concurrency, policy, CircuitBreaker(max_consecutive_failures))
+    over_before = int(getattr(system, "over_depth", 0) or 0)
     _drive(calls, ids, texts, progress, f"{system.name}", on_progress)
     outcome = _outcome(calls, ids, started, cfg, chash, cversion, judgments.version)
+    over = int(getattr(system, "over_depth", 0) or 0) - over_before
+    if over:  # a Python system returned more than k results: cut to k, counted here
+        outcome.extra["over_depth_queries"] = over
+        run = outcome.run
+        run.metadata["over_depth_queries"] = over
     if cacheable and not outcome.failures:
         cache.put(key, outcome)  # type: ignore[union-attr]
     return outcome

@@ -148,11 +148,9 @@ def _build(
 
 
 def _write(run: Any, output: Path, fmt: str | None, sidecar: dict[str, Any], tag: str) -> None:
-    from assay.runs.io import write_run
-    from assay.runs.sidecar import write_sidecar
+    from assay.runs.sidecar import write_run_pair
 
-    write_run(run, output, format=fmt, tag=tag)
-    write_sidecar(output, sidecar)
+    write_run_pair(run, output, sidecar, format=fmt, tag=tag)
 
 
 def _summary(outcome: Any, output: Path, abstention: Any) -> None:

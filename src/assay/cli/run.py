@@ -83,8 +83,10 @@ def run_command(
     from assay.cli.common import check_max_failed_option, exit_if_failed
 
     check_max_failed_option(max_failed)
-    if retries is not None and retries < 0:
-        raise UsageError(f"--retries must be a whole number >= 0, got {retries}")
+    if retries is not None:
+        from assay.systems.limits import retries as checked_retries
+
+        checked_retries(retries, "--retries")
     if max_consecutive_failures < 0:
         raise UsageError(
             "--max-consecutive-failures must be a whole number >= 0, "

@@ -29,20 +29,17 @@ a list of ten million ids costs no more than the asked depth.
 from __future__ import annotations
 
 import itertools
-import math
 import threading
 from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
 
-from assay.errors import UsageError
 from assay.systems.base import SystemError_
+from assay.systems.limits import MAX_TIMEOUT, seconds
 
 T = TypeVar("T")
 
 #: Seconds a user function may take per call unless configured (``timeout``).
 DEFAULT_TIMEOUT = 60.0
-#: The largest ``timeout`` accepted (one day).
-MAX_TIMEOUT = 86_400.0
 #: Abandoned calls (past their deadline, still running) after which calls fail at once.
 MAX_ABANDONED = 8
 
@@ -61,15 +58,9 @@ class UserCodeTimeout(UserCodeFailed):
 def check_timeout(value: Any, where: str) -> float:
     """``value`` as a timeout in seconds: a finite number > 0 and <= :data:`MAX_TIMEOUT`.
 
-    Raises :class:`UsageError` naming ``where`` (a table key or an option) otherwise.
+    Raises :class:`~assay.errors.UsageError` naming ``where`` (a table key or an option).
     """
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise UsageError(f"{where} must be a number of seconds, got {value!r}")
-    if not math.isfinite(value) or value <= 0 or value > MAX_TIMEOUT:
-        raise UsageError(
-            f"{where} must be a finite number of seconds > 0 and <= {MAX_TIMEOUT:g}, got {value!r}"
-        )
-    return float(value)
+    return seconds(value, where, maximum=MAX_TIMEOUT)
 
 
 def abandoned_calls() -> int:

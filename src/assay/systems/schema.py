@@ -16,6 +16,7 @@ their own factory only.
 
 from __future__ import annotations
 
+import difflib
 import re
 from pathlib import Path
 from typing import Any, Literal
@@ -209,7 +210,8 @@ def _problems(
         key = str(loc[0]) if loc else ""
         where = ".".join(str(p) for p in loc)
         if err.get("type") == "extra_forbidden":
-            message = f"unknown key {key!r}"
+            guess = difflib.get_close_matches(key, allowed_keys(type_name), n=1)
+            message = f"unknown key {key!r}" + (f"; did you mean {guess[0]}?" if guess else "")
         elif err.get("type") == "missing":
             message = f"needs {key} = ..."
         else:

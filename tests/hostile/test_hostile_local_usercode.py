@@ -74,7 +74,7 @@ def _cli(project: Path, system: str, *extra: str, limit: float = 60) -> subproce
     )
 
 
-@pytest.mark.parametrize("name", ["sleeps", "loops"])
+@pytest.mark.parametrize("name", ["sleeps", pytest.param("loops", marks=pytest.mark.slow)])
 def test_a_function_that_never_returns_fails_after_its_timeout(project: Path, name: str) -> None:
     start = time.monotonic()
     done = _cli(project, name, "--max-consecutive-failures", "0")
@@ -88,7 +88,7 @@ def test_a_function_that_never_returns_fails_after_its_timeout(project: Path, na
     assert elapsed < 30  # 3 queries x 0.5 s plus start-up; never the function's 3600 s
 
 
-@pytest.mark.parametrize("name", ["exits", "interrupts"])
+@pytest.mark.parametrize("name", ["exits", pytest.param("interrupts", marks=pytest.mark.slow)])
 def test_exit_inside_a_function_is_a_failed_call_not_exit_0(project: Path, name: str) -> None:
     done = _cli(project, name)
     assert done.returncode == 1, done.stderr + done.stdout

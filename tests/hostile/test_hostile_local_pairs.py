@@ -70,6 +70,8 @@ def test_a_run_without_its_sidecar_is_refused(project: Path, capsys) -> None:
     code, text = _main("evaluate", "qrels.jsonl", "x.trec", "--max-failed", "1", capsys=capsys)
     assert code == 2, text
     assert "x.trec.json is missing" in text and "unexpected" not in text
+    code, text = _main("validate", "x.trec", capsys=capsys)
+    assert code == 2 and "x.trec.json is missing" in text, text
 
 
 def test_jsonl_runs_carry_the_same_marker(project: Path, capsys) -> None:

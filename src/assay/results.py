@@ -290,13 +290,21 @@ class RunInfo(BaseModel):
     )
     k: int | None = Field(None, description="depth the system was asked for")
     latency_ms: Latency | None = None
+    identical_ids_dropped: int | None = Field(
+        None,
+        description="retrieved documents dropped because their id is their query's id "
+        "(ignore_identical_ids); None: not asked",
+    )
 
 
 class Policy(BaseModel):
-    """How missing queries and tied scores were handled."""
+    """How missing queries, tied scores and documents carrying their query's id were handled."""
 
     missing: MissingPolicy = "zero"
     ties: TiePolicy = "score"
+    ignore_identical_ids: bool = Field(
+        False, description="documents whose id is their query's id dropped before scoring (BEIR)"
+    )
 
 
 class QueryRow(ItemAccess, BaseModel):
@@ -449,6 +457,7 @@ def evaluation_policies(result: EvaluationResult) -> list[ScoringPolicy]:
         synthetic_queries=j.synthetic_queries,
         total_queries=j.total_queries,
         system_depth=r.k if r.system else None,
+        identical_ids_dropped=r.identical_ids_dropped,
     )
 
 
@@ -461,8 +470,8 @@ def check_pairable(
     """Refuse to pair results scored on other judgment-set versions or with other policies.
 
     Returns warnings (a version mismatch allowed by ``allow_version_mismatch``).
-    Policies (``missing``, ``ties``) change scores, so they must agree: there is
-    no override.
+    Policies (``missing``, ``ties``, ``ignore_identical_ids``) change scores, so
+    they must agree: there is no override.
     """
     from assay.errors import UsageError
 
@@ -480,7 +489,7 @@ def check_pairable(
                 "allow_version_mismatch",
             )
         warnings.append(f"judgment-set versions differ ({detail}); compared anyway on request")
-    for field in ("missing", "ties"):
+    for field in ("missing", "ties", "ignore_identical_ids"):
         seen = {getattr(r.policy, field) for r in results}
         if len(seen) > 1:
             detail = ", ".join(

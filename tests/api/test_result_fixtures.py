@@ -56,6 +56,8 @@ NEW_FIELDS = {
     "label_sources",
     "synthetic_queries",
     "synthetic_overlap",
+    "ignore_identical_ids",
+    "identical_ids_dropped",
 }
 
 

@@ -62,7 +62,7 @@ def test_demo_json_has_the_documented_shape(tmp_path: Path) -> None:
     assert set(data["judgments"]) >= {"path", "version", "queries", "no_answer_queries"}
     assert data["judgments"]["queries"] == 14
     assert data["judgments"]["no_answer_queries"] == 1
-    assert data["policy"] == {"missing": "zero", "ties": "score"}
+    assert data["policy"] == {"missing": "zero", "ties": "score", "ignore_identical_ids": False}
     assert data["metrics"] == ["R@5", "R@10", "RR"]
     assert data["aggregate"]["R@5"] == pytest.approx(8 / 14)
     assert data["groups"]["language"]["en"]["n"] == 10

@@ -37,6 +37,7 @@ def evaluate(
     output: o.Output = None,
     missing: o.Missing = "zero",
     ties: o.Ties = "score",
+    ignore_identical_ids: o.IgnoreIdenticalIds = False,
     judgments_format: o.JudgmentsFormat = None,
     queries: Annotated[
         Path | None,
@@ -155,6 +156,7 @@ def evaluate(
         allow_version_mismatch=allow_version_mismatch,
         max_consecutive_failures=max_consecutive_failures,
         mix_synthetic=mix_synthetic,
+        ignore_identical_ids=ignore_identical_ids,
     )
     if calibrate is not None:  # model labels on every query + people's sample
         from assay.procedures.calibration import attach_calibration

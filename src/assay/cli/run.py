@@ -85,7 +85,9 @@ def run_command(
 
     check_max_failed_option(max_failed)
     if retries is not None:
-        at_least("retries", retries, 0)
+        from assay.systems.limits import retries as checked_retries
+
+        checked_retries(retries, "--retries")
     at_least("max_consecutive_failures", max_consecutive_failures, 0)
     at_least("concurrency", concurrency)
     from assay.cli.common import load_cli_judgments
@@ -144,11 +146,9 @@ def _build(
 
 
 def _write(run: Any, output: Path, fmt: str | None, sidecar: dict[str, Any], tag: str) -> None:
-    from assay.runs.io import write_run
-    from assay.runs.sidecar import write_sidecar
+    from assay.runs.sidecar import write_run_pair
 
-    write_run(run, output, format=fmt, tag=tag)
-    write_sidecar(output, sidecar)
+    write_run_pair(run, output, sidecar, format=fmt, tag=tag)
 
 
 def _summary(outcome: Any, output: Path, abstention: Any) -> None:
@@ -170,6 +170,12 @@ def _summary(outcome: Any, output: Path, abstention: Any) -> None:
     for f in outcome.failures[:10]:
         console.print(
             f"[red]failed[/red] {escape(f.query_id)} after {f.attempts} attempts: {escape(f.error)}"
+        )
+    over = outcome.extra.get("over_depth_queries")
+    if over:
+        console.print(
+            f"[yellow]warning[/yellow] {over} queries returned more than k={outcome.k} "
+            "results; the first k were kept (over_depth_queries in the sidecar)"
         )
     if len(outcome.failures) > 10:
         console.print(f"... and {len(outcome.failures) - 10} more failures (see the sidecar)")

@@ -19,6 +19,12 @@ from assay.policies import ScoringPolicy, chosen_policies, merge_policies
 from assay.policies import policy_rule as _rule
 from assay.words import count
 
+#: What trec_eval does instead of dropping documents that carry their query's id.
+_TREC_IDENTICAL = (
+    "trec_eval scores every retrieved document; BEIR's EvaluateRetrieval.evaluate drops "
+    "these by default (ignore_identical_ids=True)"
+)
+
 
 def _n(number: int, noun: str) -> str:
     return count(number, noun)
@@ -38,6 +44,7 @@ def scoring_policies(
     total_queries: int = 0,
     depth_warnings: Sequence[str] = (),
     system_depth: int | None = None,
+    identical_ids_dropped: int | None = None,
 ) -> list[ScoringPolicy]:
     """Every rule in force on one evaluation, the chosen ones first.
 
@@ -47,9 +54,13 @@ def scoring_policies(
     calls, judgments with a negative grade; ``prefer`` the label source that won
     where a pair had two; ``synthetic_queries`` of ``total_queries`` scored with
     people's; ``depth_warnings`` the cutoffs deeper than a run file;
-    ``system_depth`` the ``k`` a live system was asked for.
+    ``system_depth`` the ``k`` a live system was asked for;
+    ``identical_ids_dropped`` the documents dropped because their id is their
+    query's (``None``: ``ignore_identical_ids`` was off, as trec_eval).
     """
     rules = chosen_policies(missing, ties)
+    if identical_ids_dropped is not None:
+        rules.append(identical_ids_rule(identical_ids_dropped))
     rules += _judgment_rules(no_answer_queries, negative_grades, prefer)
     rules += _measure_rules(metrics)
     rules += _run_rules(missing, ignored_queries, failed_queries, depth_warnings, system_depth)
@@ -63,6 +74,16 @@ def scoring_policies(
             )
         )
     return rules
+
+
+def identical_ids_rule(dropped: int) -> ScoringPolicy:
+    """The ``ignore_identical_ids`` rule: what was dropped, and that trec_eval does not."""
+    return _rule(
+        "ignore_identical_ids",
+        "a retrieved document whose id is its query's id is dropped before scoring and the "
+        f"documents below it move up a rank, as BEIR ({_n(dropped, 'document')} dropped)",
+        _TREC_IDENTICAL,
+    )
 
 
 def _judgment_rules(

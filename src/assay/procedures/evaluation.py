@@ -48,6 +48,7 @@ def evaluate(
     max_consecutive_failures: int | None = None,
     prefer: str | None = None,
     mix_synthetic: bool = False,
+    ignore_identical_ids: bool = False,
 ) -> EvaluationResult:
     """Score a run or a search function on a judgment set (judgments first, like the peers).
 
@@ -72,6 +73,9 @@ def evaluate(
     pairs that a label file grades from both sources (refused otherwise).
     ``mix_synthetic`` scores a set that mixes synthetic (model-written) and
     people's queries, reported apart (refused otherwise: :func:`synthetic_groups`).
+    ``ignore_identical_ids`` drops every retrieved document whose id is its
+    query's id before scoring, as BEIR does by default (off: trec_eval scores
+    them); the documents below move up a rank and the report says how many.
 
     Returns an :class:`~assay.results.EvaluationResult`; ``.per_query_frame()``
     gives the per-query rows as a pandas DataFrame.
@@ -94,7 +98,14 @@ def evaluate(
         max_consecutive_failures=max_consecutive_failures,
     )
     return score(
-        source, js, measures, by_fields, missing=missing, ties=ties, abstain_below=abstain_below
+        source,
+        js,
+        measures,
+        by_fields,
+        missing=missing,
+        ties=ties,
+        abstain_below=abstain_below,
+        ignore_identical_ids=ignore_identical_ids,
     )
 
 
@@ -107,21 +118,34 @@ def score(
     missing: str = "zero",
     ties: str = "score",
     abstain_below: float | None = None,
+    ignore_identical_ids: bool = False,
 ) -> EvaluationResult:
     """Score a loaded :class:`~assay.procedures.sources.Source`; a result file is returned as is."""
     if source.result is not None:
         return source.result
     assert source.run is not None
+    run = source.run
     result = score_run(
-        source.run, judgments, measures, by, missing=missing, ties=ties, info=source.provenance
+        run,
+        judgments,
+        measures,
+        by,
+        missing=missing,
+        ties=ties,
+        info=source.provenance,
+        ignore_identical_ids=ignore_identical_ids,
     )
     if abstain_below is None:
         return result
     from assay.results import Abstention
     from assay.systems.abstain import abstention_report
 
+    if ignore_identical_ids:
+        from assay.runs.identical import drop_identical_ids
+
+        run = drop_identical_ids(run)[0]
     report = abstention_report(
-        source.run, judgments, abstain_below, failed=source.provenance.failed_query_ids
+        run, judgments, abstain_below, failed=source.provenance.failed_query_ids
     )
     return result.model_copy(update={"abstention": Abstention(**report.to_dict())})
 
@@ -135,8 +159,13 @@ def score_run(
     missing: str = "zero",
     ties: str = "score",
     info: RunProvenance | None = None,
+    ignore_identical_ids: bool = False,
 ) -> EvaluationResult:
-    """Score an already loaded run; the building block of :func:`evaluate`."""
+    """Score an already loaded run; the building block of :func:`evaluate`.
+
+    ``ignore_identical_ids`` drops the documents whose id is their query's id
+    first (:func:`~assay.runs.identical.drop_identical_ids`).
+    """
     import numpy as np
 
     from assay.metrics.depth import check_depth
@@ -145,6 +174,11 @@ def score_run(
     from assay.results import EvaluationResult, Policy
 
     info = info or RunProvenance(name=run.name, path=run.path)
+    dropped = None
+    if ignore_identical_ids:
+        from assay.runs.identical import drop_identical_ids
+
+        run, dropped = drop_identical_ids(run)
     live_k = info.k if info.queries_asked is not None else None  # a live system's depth
     shallow = check_depth(measures, asked=live_k, run=run)
     if shallow:
@@ -162,8 +196,10 @@ def score_run(
     # the per-query rows (the JSON output is the same as with validation).
     return EvaluationResult.model_construct(
         judgments=_judgments_info(judgments, len(qids)),
-        run=_run_info(run, info, table, int(np.count_nonzero(~present & ~_failed(table, failed)))),
-        policy=Policy(missing=missing, ties=ties),  # type: ignore[arg-type]
+        run=_run_info(
+            run, info, table, int(np.count_nonzero(~present & ~_failed(table, failed)))
+        ).model_copy(update={"identical_ids_dropped": dropped}),
+        policy=Policy(missing=missing, ties=ties, ignore_identical_ids=ignore_identical_ids),  # type: ignore[arg-type]
         metrics=[m.name for m in measures],
         aggregate={m.name: _mean(values[m.name], m) for m in measures},
         groups=_group_means(judgments, qids, values, measures, by),
@@ -178,6 +214,7 @@ def score_run(
             info=info,
             ignored_queries=table.ignored_queries,
             depth_warnings=shallow,
+            identical_ids_dropped=dropped,
         ),
     )
 
@@ -417,12 +454,14 @@ def run_policies(
     info: RunProvenance,
     ignored_queries: int = 0,
     depth_warnings: Sequence[str] = (),
+    identical_ids_dropped: int | None = None,
 ) -> list[ScoringPolicy]:
     """:func:`scoring_policies` of one run scored on ``judgments`` (what ``score_run`` records).
 
     ``info`` is the run's provenance (failed calls; ``k`` of a live system);
     ``judgments.prefer`` names the label source that won, when a label file
-    had two labels for a pair.
+    had two labels for a pair; ``identical_ids_dropped`` as in
+    :func:`scoring_policies`.
     """
     qrels = judgments.qrels
     negative = int((qrels["grade"] < 0).sum()) if len(qrels) else 0
@@ -441,4 +480,5 @@ def run_policies(
         total_queries=len(judgments),
         depth_warnings=depth_warnings,
         system_depth=info.k if info.queries_asked is not None else None,
+        identical_ids_dropped=identical_ids_dropped,
     )

@@ -24,6 +24,7 @@ _LAZY = {
     "gate": "assay.procedures.gating",
     "verify_suite": "assay.procedures.verification",
     "score_answers": "assay.answers.score",
+    "ScoringOptions": "assay.procedures.options",
     # inputs
     "load_judgments": "assay.judgments.load",
     "load_run": "assay.runs.io",
@@ -85,6 +86,7 @@ __all__ = [
     "ResultModel",
     "Run",
     "RunInfo",
+    "ScoringOptions",
     "Store",
     "System",
     "SystemCallError",
@@ -117,6 +119,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from assay.procedures.evaluation import evaluate
     from assay.procedures.gate_result import GateCheck, GateResult
     from assay.procedures.gating import gate
+    from assay.procedures.options import ScoringOptions
     from assay.procedures.verification import VerifyCheck, VerifyResult, verify_suite
     from assay.results import (
         Abstention,

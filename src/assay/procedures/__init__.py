@@ -12,6 +12,7 @@ __all__, __getattr__, __dir__ = lazy(
         "GateCheck": "assay.procedures.gate_result",
         "GateResult": "assay.procedures.gate_result",
         "RunProvenance": "assay.procedures.sources",
+        "ScoringOptions": "assay.procedures.options",
         "Source": "assay.procedures.sources",
         "VerifyCheck": "assay.procedures.verification",
         "VerifyResult": "assay.procedures.verification",

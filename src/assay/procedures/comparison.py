@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from assay.errors import UsageError
 from assay.policies import check_policies
+from assay.procedures.options import takes_scoring_options
 
 if TYPE_CHECKING:  # pragma: no cover
     from assay.judgments.models import JudgmentSet
@@ -23,6 +24,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from assay.systems.cache import RunCache
 
 
+@takes_scoring_options
 def compare(
     judgments: JudgmentSet | str | Path,
     runs: Sequence[Any] | Mapping[str, Any],

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from assay.procedures.arguments import prepare
+from assay.procedures.options import takes_scoring_options
 
 if TYPE_CHECKING:  # pragma: no cover
     from assay.judgments.models import JudgmentSet
@@ -29,6 +30,7 @@ if TYPE_CHECKING:  # pragma: no cover
 NOT_FOUND = None
 
 
+@takes_scoring_options
 def evaluate(
     judgments: JudgmentSet | str | Path,
     run: Any,

@@ -25,6 +25,7 @@ from assay.bounds import at_least
 from assay.errors import UsageError
 from assay.metrics.rules import mean_decided_policies
 from assay.procedures.gate_result import MODES, GateCheck, GateResult
+from assay.procedures.options import takes_scoring_options
 
 if TYPE_CHECKING:  # pragma: no cover
     from assay.judgments.models import JudgmentSet
@@ -164,6 +165,7 @@ def _validate(
         raise UsageError(f"`seed` must be a whole number from 0 to 2^63 - 1, got {seed}", "seed")
 
 
+@takes_scoring_options
 def gate(
     judgments: JudgmentSet | str | Path,
     candidate: Any,

@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from assay.errors import UsageError
 from assay.metrics.rules import mean_decided_policies
 from assay.policies import ScoringPolicy, check_policies, chosen_policies
+from assay.procedures.options import takes_scoring_options
 from assay.results import MIGRATIONS, Policy, ResultModel
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -117,6 +118,7 @@ def shuffle_run(run: Run, seed: int = 0, *, name: str | None = None) -> Run:
     return Run.from_dict(ranking, name=name or f"{run.name} (shuffled)")
 
 
+@takes_scoring_options
 def verify_suite(
     judgments: JudgmentSet | str | Path,
     system: Any,

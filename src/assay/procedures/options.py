@@ -1,0 +1,106 @@
+"""Scoring options shared by the procedures, defined once.
+
+:class:`ScoringOptions` holds the keywords that :func:`~assay.evaluate`,
+:func:`~assay.compare`, :func:`~assay.gate` and :func:`~assay.verify_suite`
+repeat: how runs are read and scored. Each of them takes one object as
+``options=`` instead of the keywords (the keywords keep working):
+:func:`takes_scoring_options` adds the parameter and refuses a keyword given
+at the same time as ``options``, so one place decides each option.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from assay.errors import UsageError
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+class ScoringOptions(BaseModel):
+    """How runs are read and scored, the same for every procedure."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", arbitrary_types_allowed=True)
+
+    missing: str = Field(
+        "zero", description="judged queries absent from a run: 'zero' (trec_eval -c) or 'skip'"
+    )
+    ties: str = Field(
+        "score",
+        description="tied scores: 'score' (doc id descending, as trec_eval) or 'given' order",
+    )
+    k: int = Field(100, description="documents asked of a live system per query")
+    judgments_format: str | None = Field(
+        None, description="format of a judgments path (None: detected from name and content)"
+    )
+    allow_version_mismatch: bool = Field(
+        False, description="score a run made on another judgment-set version"
+    )
+    ignore_identical_ids: bool = Field(
+        False, description="drop retrieved documents whose id is their query's id (as BEIR)"
+    )
+    retries: int | None = Field(
+        None, description="retries of a failed system call (None: the system's own policy)"
+    )
+    cache: Any = Field(
+        None, description="run cache of a live system: a RunCache, a directory, True or None"
+    )
+
+    def model_post_init(self, context: Any, /) -> None:
+        """Check the values with the keywords' own rules (a UsageError naming the parameter)."""
+        from assay.bounds import at_least
+        from assay.policies import check_policies
+
+        try:
+            check_policies(self.missing, self.ties)
+            at_least("k", self.k)
+            if self.retries is not None:
+                at_least("retries", self.retries, 0)
+        except UsageError as exc:  # as it is, not wrapped in pydantic's ValidationError
+            raise UsageError(str(exc), exc.parameter) from None
+
+
+def takes_scoring_options(function: F) -> F:
+    """Give ``function`` a keyword-only ``options: ScoringOptions | None`` parameter.
+
+    With ``options``, its values are passed as the keywords ``function`` takes;
+    a keyword also given a non-default value is a :class:`UsageError`, and so is
+    an option set away from its default that ``function`` does not take.
+    """
+    signature = inspect.signature(function)
+    taken = [name for name in ScoringOptions.model_fields if name in signature.parameters]
+
+    @functools.wraps(function)
+    def wrapper(*args: Any, options: ScoringOptions | None = None, **kwargs: Any) -> Any:
+        if options is not None:
+            kwargs.update(_option_values(options, taken, kwargs))
+        return function(*args, **kwargs)
+
+    parameter = inspect.Parameter(
+        "options", inspect.Parameter.KEYWORD_ONLY, default=None, annotation="ScoringOptions | None"
+    )
+    params = list(signature.parameters.values())
+    wrapper.__signature__ = signature.replace(parameters=[*params, parameter])  # type: ignore[attr-defined]
+    return wrapper  # type: ignore[return-value]
+
+
+def _option_values(options: Any, taken: list[str], kwargs: dict[str, Any]) -> dict[str, Any]:
+    if not isinstance(options, ScoringOptions):
+        raise UsageError(f"`options` must be a ScoringOptions, got {type(options).__name__}")
+    fields = ScoringOptions.model_fields
+    clashing = [n for n in taken if n in kwargs and kwargs[n] != fields[n].get_default()]
+    unused = [
+        n for n in fields if n not in taken and getattr(options, n) != fields[n].get_default()
+    ]
+    if clashing:
+        names = ", ".join(f"`{n}`" for n in clashing)
+        raise UsageError(f"give {names} either as a keyword or in `options`, not both", clashing[0])
+    if unused:
+        names = ", ".join(f"`{n}`" for n in unused)
+        raise UsageError(f"this procedure takes no {names} (set in `options`)", unused[0])
+    return {n: getattr(options, n) for n in taken}

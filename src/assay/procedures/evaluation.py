@@ -14,13 +14,13 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from assay.policies import ScoringPolicy
 from assay.procedures.arguments import prepare
 from assay.procedures.options import takes_scoring_options
 
 if TYPE_CHECKING:  # pragma: no cover
     from assay.judgments.models import JudgmentSet
     from assay.metrics.measures import Measure
-    from assay.policies import ScoringPolicy
     from assay.procedures.sources import RunProvenance, Source
     from assay.results import EvaluationResult, NoAnswerRow, QueryRow
     from assay.runs.models import Run

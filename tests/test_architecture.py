@@ -144,6 +144,30 @@ def describe(edges: Edges, components: list[list[str]]) -> str:
     return "\n".join(out)
 
 
+#: Bottom modules: every layer may import them, they import only each other.
+FOUNDATION = {
+    "_facade",
+    "_threads",
+    "bounds",
+    "csvout",
+    "environment",
+    "errors",
+    "failures",
+    "fileio",
+    "formats",
+    "hashing",
+    "policies",
+    "progress",
+    "querytext",
+    "redact",
+    "retry",
+    "safejson",
+    "tags",
+    "textio",
+    "words",
+}
+
+
 def test_the_graph_sees_function_level_imports() -> None:
     """The walker counts an import written inside a function (a known one)."""
     edges = import_graph()
@@ -155,3 +179,15 @@ def test_no_import_loop_between_top_level_units() -> None:
     edges = import_graph()
     components = strongly_connected(edges)
     assert not components, "\n" + describe(edges, components)
+
+
+def test_foundation_modules_import_only_foundation_modules() -> None:
+    """Shared small pieces (hashing, bounds, policy types, CSV, words...) sit at the bottom."""
+    edges = import_graph()
+    upward = {
+        f"{a} -> {b}: {', '.join(edges[a][b])}"
+        for a in FOUNDATION
+        for b in edges.get(a, {})
+        if b not in FOUNDATION
+    }
+    assert not upward, "\n".join(sorted(upward))

@@ -313,7 +313,12 @@ def _floats(values: Sequence[Any]) -> Any:
     """A float64 Arrow array; None becomes NaN (a measure has no null)."""
     import numpy as np
 
-    return _pa().array(np.array([np.nan if v is None else v for v in values], dtype=np.float64))
+    pa = _pa()
+    try:
+        data = np.array(values, dtype=np.float64)  # None -> NaN
+    except (TypeError, ValueError):
+        return pa.array(values, pa.float64())  # a value that is no number: Arrow says which
+    return pa.array(data)
 
 
 def _default(name: str, n: int) -> list[Any]:
@@ -323,15 +328,22 @@ def _default(name: str, n: int) -> list[Any]:
 
 
 def _column(name: str, values: Sequence[Any], metric: bool) -> Any:
+    """One column from a JSON array, typed by its field (Arrow converts, no loop here)."""
+    import pyarrow.compute as pc
+
     pa = _pa()
     if name in ("query_id", "text"):
-        if name == "text":
-            values = ["" if v is None else v for v in values]
-        return pa.array([_text(v) for v in values], type=pa.string())
+        try:
+            arr = pa.array(values, type=pa.string())
+        except (pa.ArrowInvalid, pa.ArrowTypeError):  # ids written as numbers
+            arr = pa.array([_text(v) for v in values], type=pa.string())
+        return arr.fill_null("") if name == "text" and arr.null_count else arr
     if name == "first_rel_rank":
-        return pa.array([None if v is None or v <= 0 else int(v) for v in values], pa.int64())
+        arr = pa.array(values, pa.int64())
+        return pc.if_else(pc.greater(arr, 0), arr, pa.scalar(None, pa.int64()))
     if name == "in_run":
-        return pa.array([True if v is None else bool(v) for v in values], pa.bool_())
+        arr = pa.array(values, pa.bool_())
+        return arr.fill_null(True) if arr.null_count else arr
     if metric:
         return _floats(values)
     try:
@@ -411,6 +423,7 @@ def _joined(arr: Any, *, quote: bool) -> bytes:
     pa = _pa()
     if len(arr) == 0:
         return b"[]"
+    arr = arr.cast(pa.large_string())
     if quote:
         buf = arr.buffers()[2]
         data = np.frombuffer(buf, np.uint8) if buf is not None else np.zeros(0, np.uint8)
@@ -421,12 +434,12 @@ def _joined(arr: Any, *, quote: bool) -> bytes:
             arr = pc.replace_substring(arr, '"', '\\"')
     separator, ends = ",", b""
     if quote and arr.null_count:
-        arr = pc.binary_join_element_wise('"', arr, '"', "")
+        mark = pa.scalar('"', pa.large_string())
+        arr = pc.binary_join_element_wise(mark, arr, mark, pa.scalar("", pa.large_string()))
     elif quote:
         separator, ends = '","', b'"'
     if arr.null_count:
         arr = arr.fill_null("null")
-    arr = arr.cast(pa.large_string())
     listed = pa.LargeListArray.from_arrays(pa.array([0, len(arr)], pa.int64()), arr)
     joined = pc.binary_join(listed, pa.scalar(separator, pa.large_string()))
     return b"[" + ends + joined[0].as_buffer().to_pybytes() + ends + b"]"

@@ -264,8 +264,9 @@ def _judgments_info(judgments: JudgmentSet, scored: int) -> Any:
 def _run_info(run: Run, info: RunProvenance, table: Any, missing_count: int) -> Any:
     from assay.results import RunInfo
 
-    run_queries = len(run.query_ids)
     empty = set(info.empty_query_ids)
+    counted = getattr(table, "run_queries", None)  # the engine's count: no id list
+    run_queries = counted if counted is not None and not empty else len(run.query_ids)
     if empty:
         run_queries += len(empty - set(run.query_ids))
     return RunInfo(

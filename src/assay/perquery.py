@@ -244,6 +244,11 @@ class PerQuery:
             for values in zip(*columns.values(), strict=True)
         ]
 
+    def rows_at(self, positions: Sequence[int] | Any) -> list[Any]:
+        """The queries at ``positions`` as :class:`~assay.results.QueryRow` models."""
+        pa = _pa()
+        return PerQuery(self.table.take(pa.array(positions, pa.int64())), self.metrics).rows()
+
     def __iter__(self) -> Iterator[Any]:
         return iter(self.rows())
 

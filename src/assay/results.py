@@ -57,6 +57,22 @@ class ResultModel(BaseModel):
         """Serialise to JSON (the result-file format)."""
         return self.model_dump_json(indent=indent)
 
+    def json_with(self, name: str, fragment: bytes, indent: int | None = 2) -> bytes:
+        """The JSON of this result with field ``name`` written as ``fragment`` (JSON bytes
+        made from columns), in its place among the fields."""
+        import orjson
+
+        from assay.safejson import dumps
+
+        head = self.model_dump(mode="json", exclude={name})
+        ordered: dict[str, Any] = {}
+        for key in (*type(self).model_fields, *head):
+            if key == name:
+                ordered[key] = orjson.Fragment(fragment)
+            elif key in head:
+                ordered[key] = head[key]
+        return dumps(ordered, indent=indent)
+
     @classmethod
     def from_file(cls, path: str | Path) -> Self:
         """Read a result file of this kind; errors name the file and field."""
@@ -500,19 +516,8 @@ class EvaluationResult(ResultModel):
 
     def json_bytes(self, indent: int | None = 2) -> bytes:
         """:meth:`to_json` as UTF-8 bytes (what a result file holds)."""
-        import orjson
-
-        from assay.safejson import dumps
-
-        head = self.model_dump(mode="json", exclude={"per_query"})
-        columns = orjson.Fragment(self.per_query_table().json_fragment(2 if indent else None))
-        ordered: dict[str, Any] = {}
-        for key in (*type(self).model_fields, *head):
-            if key == "per_query":
-                ordered[key] = columns
-            elif key in head:
-                ordered[key] = head[key]
-        return dumps(ordered, indent=indent)
+        fragment = self.per_query_table().json_fragment(2 if indent else None)
+        return self.json_with("per_query", fragment, indent)
 
     def parquet_bytes(self) -> bytes:
         """The per-query table as Parquet, the rest of the result (JSON, secrets scrubbed)

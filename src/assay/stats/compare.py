@@ -20,13 +20,13 @@ from assay.stats.models import (
     WORSE,
     ComparisonResult,
     MetricComparison,
-    PairedQuery,
     PowerEstimate,
     QueryDelta,
     Settings,
     SystemInfo,
     Verdict,
 )
+from assay.stats.paired import PairedColumns
 from assay.stats.slices import slice_comparisons
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -428,27 +428,22 @@ def _paired_queries(
     metric_names: list[str],
     by: list[str],
     slice_values: dict[str, list[str | None]],
-) -> list[PairedQuery]:
-    """Step 4: every paired query with each system's values and each candidate's deltas."""
+) -> PairedColumns:
+    """Step 4: every paired query with each system's values and each candidate's deltas,
+    as columns (views of the paired arrays)."""
     n_met = len(metric_names)
     values, diffs = pairs.values, pairs.diffs
-    return [
-        PairedQuery(
-            query_id=q,
-            text=pairs.texts[j],
-            slices={f: slice_values[f][j] for f in by},
-            values={
-                s: {m: float(values[si, mi, j]) for mi, m in enumerate(metric_names)}
-                for si, s in enumerate(names)
-            },
-            deltas={
-                c: {m: float(diffs[ci * n_met + mi, j]) for mi, m in enumerate(metric_names)}
-                for ci, c in enumerate(names[1:])
-            },
-            first_rel_rank={s: pairs.ranks[si][j] for si, s in enumerate(names)},
-        )
-        for j, q in enumerate(pairs.queries)
-    ]
+    return PairedColumns(
+        pairs.queries,
+        pairs.texts,
+        {f: slice_values[f] for f in by},
+        {s: {m: values[si, mi] for mi, m in enumerate(metric_names)} for si, s in enumerate(names)},
+        {
+            c: {m: diffs[ci * n_met + mi] for mi, m in enumerate(metric_names)}
+            for ci, c in enumerate(names[1:])
+        },
+        {s: pairs.ranks[si] for si, s in enumerate(names)},
+    )
 
 
 def _p_value_method(test: str, n: int, n_permutations: int, n_resamples: int) -> str:

@@ -82,9 +82,9 @@ class PerQuery:
             "first_rel_rank": pa.array(first, mask=first <= 0),
             "in_run": pa.array(np.asarray(in_run, dtype=bool)),
         }
-        columns.update(
-            (k, v if isinstance(v, pa.Array) else pa.array(v)) for k, v in metadata.items()
-        )
+        for key, v in metadata.items():
+            v = v if isinstance(v, pa.Array) else pa.array(v)
+            columns[key] = v.cast(pa.string()) if pa.types.is_large_string(v.type) else v
         for name, v in values.items():
             columns[name] = pa.array(np.ascontiguousarray(v, dtype=np.float64))
         return cls(pa.table(columns), list(values))

@@ -16,13 +16,12 @@ from typing import Any, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from assay.formats import PARQUET_RESULT_KEY as PARQUET_KEY
 from assay.perquery import PerQuery, rows_to_columns
 from assay.policies import MissingPolicy, ScoringPolicy, TiePolicy
 
 #: "2": ``per_query`` is an object of columns (one array per field); "1" held rows.
 SCHEMA_VERSION = "2"
-#: Parquet schema-metadata key holding the rest of an evaluation result (its JSON).
-PARQUET_KEY = b"assay.result"
 
 
 def utc_now() -> str:

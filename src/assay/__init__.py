@@ -41,7 +41,7 @@ _LAZY = {
     # results
     "ResultModel": "assay.results",
     "EvaluationResult": "assay.results",
-    "QueryRow": "assay.results",
+    "QueryRow": "assay.perquery",
     "NoAnswerRow": "assay.results",
     "RunInfo": "assay.results",
     "JudgmentsInfo": "assay.results",
@@ -115,6 +115,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from assay.judgments.load import load_judgments
     from assay.judgments.models import JudgmentSet
     from assay.metrics.measures import Measure, parse_measure
+    from assay.perquery import QueryRow
     from assay.procedures.comparison import compare
     from assay.procedures.evaluation import evaluate
     from assay.procedures.gate_result import GateCheck, GateResult
@@ -129,7 +130,6 @@ if TYPE_CHECKING:  # pragma: no cover
         Latency,
         NoAnswerRow,
         Policy,
-        QueryRow,
         ResultModel,
         RunInfo,
         read_result_file,

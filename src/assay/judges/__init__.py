@@ -9,7 +9,7 @@ __all__, __getattr__, __dir__ = lazy(
     __name__,
     {
         "AgreementResult": "assay.procedures.agreement",
-        "AgreementStats": "assay.procedures.agreement",
+        "AgreementStats": "assay.judges.stats",
         "agreement": "assay.procedures.agreement",
         "CalibrationResult": "assay.procedures.calibration",
         "calibrate": "assay.procedures.calibration",

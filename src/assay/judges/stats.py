@@ -19,6 +19,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from pydantic import BaseModel
+
 #: Disagreement weightings of Cohen's kappa.
 KAPPA_WEIGHTS = ("unweighted", "linear", "quadratic")
 #: Metrics of Krippendorff's alpha.
@@ -153,3 +155,50 @@ def _distances(cats: Any, n_c: Any, level: str) -> Any:
     hi = np.maximum.outer(np.arange(len(cats)), np.arange(len(cats)))
     between = cumulative[hi + 1] - cumulative[lo]
     return (between - (n_c[lo] + n_c[hi]) / 2.0) ** 2
+
+
+class AgreementStats(BaseModel):
+    """The headline figures over one set of paired labels."""
+
+    n: int
+    accuracy: float | None
+    cohen_kappa: float | None
+    weighted_kappa: dict[str, float | None]
+    krippendorff_alpha: dict[str, float | None]
+
+
+def pair_stats(reference: Any, candidate: Any) -> AgreementStats:
+    """Accuracy, kappas and alphas of two aligned grade arrays."""
+    import numpy as np
+
+    r = np.asarray(reference, dtype=np.int64)
+    c = np.asarray(candidate, dtype=np.int64)
+    n = len(r)
+    _, matrix = confusion(r, c)
+    return AgreementStats(
+        n=n,
+        accuracy=float(np.mean(r == c)) if n else None,
+        cohen_kappa=cohen_kappa(matrix) if n else None,
+        weighted_kappa={w: cohen_kappa(matrix, w) if n else None for w in ("linear", "quadratic")},
+        krippendorff_alpha={
+            lv: pairwise_alpha(r, c, lv) if n else None for lv in ("nominal", "ordinal")
+        },
+    )
+
+
+def binary_stats(reference: Any, candidate: Any, threshold: int) -> dict[str, Any]:
+    """Agreement once both sides are binarised at ``grade >= threshold``."""
+    import numpy as np
+
+    r = (np.asarray(reference) >= threshold).astype(np.int64)
+    c = (np.asarray(candidate) >= threshold).astype(np.int64)
+    stats = pair_stats(r, c)
+    return {
+        "threshold": threshold,
+        "n": stats.n,
+        "accuracy": stats.accuracy,
+        "cohen_kappa": stats.cohen_kappa,
+        "krippendorff_alpha": stats.krippendorff_alpha["nominal"],
+        "reference_relevant": int(r.sum()),
+        "candidate_relevant": int(c.sum()),
+    }

@@ -1,6 +1,6 @@
 """Agreement between assessors (Cohen's kappa per pair of people, per query class).
 
-The statistics are those of :mod:`assay.procedures.agreement` (``assay judge agree``).
+The statistics are those of ``assay judge agree`` (:func:`assay.judges.stats.pair_stats`).
 """
 
 from __future__ import annotations
@@ -8,9 +8,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from itertools import combinations
 
+from assay.judges.stats import pair_stats
 from assay.judging.outcome import PairOutcome, outcomes
 from assay.judging.store import JudgingStore
-from assay.procedures.agreement import pair_stats
 from assay.tags import split_tags
 
 

@@ -14,24 +14,15 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from assay.errors import UsageError
 from assay.judges.labels import GROUP_FIELDS, LabelTable, read_labels, to_judgments
+from assay.judges.stats import AgreementStats, binary_stats, pair_stats
 from assay.results import ResultModel
 
 #: Default measure of the system-ranking comparison.
 RANKING_MEASURE = "nDCG@10"
-
-
-class AgreementStats(BaseModel):
-    """The headline figures over one set of paired labels."""
-
-    n: int
-    accuracy: float | None
-    cohen_kappa: float | None
-    weighted_kappa: dict[str, float | None]
-    krippendorff_alpha: dict[str, float | None]
 
 
 class AgreementResult(ResultModel):
@@ -132,45 +123,6 @@ def _clip(joined: Any, max_grade: int | None) -> tuple[Any, int]:
             grade_cand=joined["grade_cand"].clip(upper=max_grade),
         )
     return joined, clipped
-
-
-def pair_stats(reference: Any, candidate: Any) -> AgreementStats:
-    """Accuracy, kappas and alphas of two aligned grade arrays."""
-    import numpy as np
-
-    from assay.judges.stats import cohen_kappa, pairwise_alpha
-
-    r = np.asarray(reference, dtype=np.int64)
-    c = np.asarray(candidate, dtype=np.int64)
-    n = len(r)
-    _, matrix = _confusion(r, c)
-    return AgreementStats(
-        n=n,
-        accuracy=float(np.mean(r == c)) if n else None,
-        cohen_kappa=cohen_kappa(matrix) if n else None,
-        weighted_kappa={w: cohen_kappa(matrix, w) if n else None for w in ("linear", "quadratic")},
-        krippendorff_alpha={
-            lv: pairwise_alpha(r, c, lv) if n else None for lv in ("nominal", "ordinal")
-        },
-    )
-
-
-def binary_stats(reference: Any, candidate: Any, threshold: int) -> dict[str, Any]:
-    """Agreement once both sides are binarised at ``grade >= threshold``."""
-    import numpy as np
-
-    r = (np.asarray(reference) >= threshold).astype(np.int64)
-    c = (np.asarray(candidate) >= threshold).astype(np.int64)
-    stats = pair_stats(r, c)
-    return {
-        "threshold": threshold,
-        "n": stats.n,
-        "accuracy": stats.accuracy,
-        "cohen_kappa": stats.cohen_kappa,
-        "krippendorff_alpha": stats.krippendorff_alpha["nominal"],
-        "reference_relevant": int(r.sum()),
-        "candidate_relevant": int(c.sum()),
-    }
 
 
 def rank_agreement(

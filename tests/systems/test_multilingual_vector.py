@@ -28,12 +28,6 @@ QUESTIONS = EXAMPLE / "questions.csv"
 MEASURES = ["-m", "R@5", "-m", "R@10", "-m", "RR"]
 
 
-@pytest.fixture(scope="session")
-def e5() -> E5Encoder:
-    """One in-process model for the session (loading maps the 72 MB file once)."""
-    return E5Encoder()
-
-
 def _cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
     capsys.readouterr()
     try:

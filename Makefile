@@ -16,7 +16,7 @@ DEMO := examples/statistics
 demo: $(STAMP)
 	$(VENV)/bin/assay evaluate $(DEMO)/questions.csv --config $(DEMO)/assay.toml --system keyword -m R@5 -m R@10 -m RR --by language --no-per-query
 	$(VENV)/bin/assay evaluate $(DEMO)/questions.csv --config $(DEMO)/assay.toml --system multilingual -m R@5 -m R@10 -m RR --by language --no-per-query
-	$(VENV)/bin/assay compare $(DEMO)/questions.csv --config $(DEMO)/assay.toml --system keyword --system multilingual -m R@5 -m RR --by language
+	$(VENV)/bin/assay compare $(DEMO)/questions.csv --config $(DEMO)/assay.toml --system keyword --system multilingual -m R@5 --by language
 
 test: $(STAMP)
 	$(VENV)/bin/ruff check src tests benchmarks

@@ -87,9 +87,7 @@ def _demo_commands() -> list[list[str]]:
     makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
     target = makefile.split("\ndemo:", 1)[1].split("\n\n", 1)[0]
     lines = [line.strip() for line in target.splitlines()[1:] if "/assay " in line]
-    return [
-        line.replace("$(DEMO)", str(EXAMPLE)).split("/assay ", 1)[1].split() for line in lines
-    ]
+    return [line.replace("$(DEMO)", str(EXAMPLE)).split("/assay ", 1)[1].split() for line in lines]
 
 
 def test_makefile_demo_runs_the_two_steps_and_compares() -> None:

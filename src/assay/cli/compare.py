@@ -54,6 +54,8 @@ def compare(
     ] = None,
     config: o.Config = None,
     corpus: o.Corpus = None,
+    id_field: o.IdField = None,
+    text_field: o.TextFields = None,
     k: o.Depth = 100,
     baseline: Annotated[
         str | None, typer.Option("--baseline", help="Baseline system name (default: the first).")
@@ -81,7 +83,7 @@ def compare(
     ] = "percentile",
     top: Annotated[int, typer.Option("--top", help="Largest losses and gains listed.")] = 5,
     fmt: Format = None,
-    output: o.Output = None,
+    output: o.output_option(*FORMATS) = None,  # type: ignore[valid-type]
     allow_version_mismatch: o.AllowVersionMismatch = False,
     judgments_format: o.JudgmentsFormat = None,
     queries: o.Queries = None,
@@ -101,6 +103,7 @@ def compare(
     from assay.cli.common import (
         build_cli_system,
         check_max_failed_option,
+        corpus_options,
         exit_if_failed,
         load_cli_judgments,
         record_result,
@@ -118,7 +121,10 @@ def compare(
     sources: list[Any] = list(runs or [])
     if len(sources) + len(system or []) < 2:
         raise UsageError("compare needs at least two runs, result files or --system options")
-    sources += [build_cli_system(spec, config=config, corpus=corpus) for spec in system or []]
+    corpus_args = corpus_options(judgments, id_field, text_field)
+    sources += [
+        build_cli_system(spec, config=config, corpus=corpus, **corpus_args) for spec in system or []
+    ]
     js: Any = judgments
     if system or not all(is_result_file(Path(r)) for r in runs or []):
         js = load_cli_judgments(judgments, judgments_format, split=split, queries=queries)

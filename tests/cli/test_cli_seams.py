@@ -1,0 +1,263 @@
+"""Seams a new user hit, each checked with the command the user typed."""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from assay.cli.app import _command, _dispatch, _load_commands
+from assay.cli.common import SUFFIX_FORMATS
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLE = ROOT / "examples" / "statistics"
+QUESTIONS = EXAMPLE / "questions.csv"
+CONFIG = EXAMPLE / "assay.toml"
+CASES = ROOT / "examples" / "answers" / "cases.jsonl"
+CMD = [sys.executable, "-c", "from assay.cli import main; main()"]
+
+
+def assay(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """The CLI in a subprocess, on a pipe."""
+    return subprocess.run([*CMD, *args], capture_output=True, text=True, cwd=cwd, timeout=180)
+
+
+def in_process(*args: str) -> int:
+    """The CLI in this process (its output goes to capsys): the exit code."""
+    return _dispatch(list(args))
+
+
+def click_commands() -> list[tuple[str, Any]]:
+    """Every command of the app, with its full name (``judge agree``), groups included."""
+    _load_commands()
+    out: list[tuple[str, Any]] = []
+
+    def walk(name: str, command: Any) -> None:
+        out.append((name, command))
+        for sub_name, sub in getattr(command, "commands", {}).items():
+            walk(f"{name} {sub_name}".strip(), sub)
+
+    walk("", _command())
+    return out
+
+
+def option(command: Any, flag: str) -> Any:
+    """The click option of ``command`` answering to ``flag``, or None."""
+    return next((p for p in command.params if flag in getattr(p, "opts", [])), None)
+
+
+@pytest.fixture
+def beir(tmp_path: Path) -> Path:
+    """A small BEIR folder: corpus.jsonl, queries.jsonl, qrels/test.tsv."""
+    root = tmp_path / "beir"
+    (root / "qrels").mkdir(parents=True)
+    docs = [
+        ("d1", "Unemployment", "The jobless rate measures unemployment in the labour force."),
+        ("d2", "Inflation", "Consumer prices rise over time; inflation is measured by the CPI."),
+        ("d3", "Population", "A census counts the people living in a country."),
+        ("d4", "Trade", "Exports and imports of goods between countries."),
+    ]
+    with (root / "corpus.jsonl").open("w") as f:
+        for doc_id, title, text in docs:
+            f.write(json.dumps({"_id": doc_id, "title": title, "text": text}) + "\n")
+    queries = [("q1", "jobless rate"), ("q2", "consumer prices"), ("q3", "census people")]
+    with (root / "queries.jsonl").open("w") as f:
+        for qid, text in queries:
+            f.write(json.dumps({"_id": qid, "text": text}) + "\n")
+    rows = "query-id\tcorpus-id\tscore\nq1\td1\t1\nq2\td2\t1\nq3\td3\t1\n"
+    (root / "qrels" / "test.tsv").write_text(rows)
+    return root
+
+
+# --- a BEIR folder gives its corpus to every command that takes --system ---------------------
+
+
+def test_beir_folder_gives_its_corpus_to_every_system_command(
+    beir: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
+) -> None:
+    monkeypatch.chdir(beir.parent)
+    assert in_process("run", str(beir), "--system", "bm25", "-o", "bm25.trec", "-q") == 0
+    sidecar = json.loads(Path("bm25.trec.json").read_text())
+    assert sidecar["corpus_version"], sidecar  # the folder's corpus.jsonl was read
+    rc = in_process("evaluate", str(beir), "--system", "bm25", "-o", "base.json", "-q")
+    assert rc == 0, capsys.readouterr().err
+    for args in (
+        ["compare", str(beir), "--system", "bm25", "--system", "keyword", "-q"],
+        ["gate", str(beir), "--system", "bm25", "--baseline", "base.json", "-q"],
+        ["verify-suite", str(beir), "--system", "bm25", "--degraded", "shuffle"],
+    ):
+        rc = in_process(*args, "--no-record")
+        err = capsys.readouterr().err
+        assert "corpus" not in err, (args, err)
+        # verify-suite exits 1 when three queries cannot show the shuffle is worse
+        assert rc in ((0, 1) if args[0] == "verify-suite" else (0,)), (args, err)
+
+
+def test_the_beir_rule_lives_in_the_library(beir: Path, tmp_path: Path) -> None:
+    from assay.judgments.beir import corpus_of
+
+    assert corpus_of(beir) == beir / "corpus.jsonl"
+    assert corpus_of(beir, tmp_path / "other.csv") == tmp_path / "other.csv"
+    assert corpus_of(QUESTIONS) is None
+    source = (ROOT / "src" / "assay" / "cli" / "common.py").read_text()
+    assert "corpus.jsonl" not in source
+
+
+# --- --id-field / --text-field wherever a corpus is read ------------------------------------
+
+
+def test_every_command_reading_a_corpus_takes_id_and_text_fields() -> None:
+    # `answers --corpus` takes a corpus or a plain file of ids: only the ids are read
+    lacking = [
+        name
+        for name, command in click_commands()
+        if option(command, "--corpus") is not None
+        and name != "answers"
+        and (option(command, "--id-field") is None or option(command, "--text-field") is None)
+    ]
+    assert lacking == []
+
+
+def test_validate_takes_the_id_field_its_error_asks_for(tmp_path: Path) -> None:
+    corpus = tmp_path / "catalog.csv"
+    corpus.write_text("code,name\nA1,unemployment rate\nA2,consumer prices\n")
+    proc = assay("validate", str(corpus), cwd=tmp_path)
+    assert proc.returncode == 2
+    assert "--id-field" in proc.stderr
+    proc = assay("validate", str(corpus), "--id-field", "code", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    proc = assay(
+        "validate", str(corpus), "--id-field", "code", "--text-field", "nosuch", cwd=tmp_path
+    )
+    assert proc.returncode == 2 and "nosuch" in proc.stderr
+
+
+# --- exit 141 on a broken pipe ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["evaluate", str(QUESTIONS), "--system", "keyword", "--config", str(CONFIG)],
+        ["evaluate", str(QUESTIONS), "--system", "keyword", "--config", str(CONFIG), "-f", "json"],
+        ["compare", str(QUESTIONS), "--system", "keyword", "--system", "bm25", "--config",
+         str(CONFIG), "--resamples", "200", "--permutations", "200"],
+        ["validate", str(QUESTIONS)],
+    ],
+    ids=["evaluate", "evaluate-json", "compare", "validate"],
+)  # fmt: skip
+def test_broken_pipe_exits_141(args: list[str], tmp_path: Path) -> None:
+    # head has read its line and gone before assay starts writing: a broken pipe every time
+    record = ["--no-record"] if args[0] in ("evaluate", "compare") else []
+    command = shlex.join([*CMD, *args, *record])
+    script = f"{{ echo first; {command}; }} | head -1 >/dev/null; exit ${{PIPESTATUS[0]}}"
+    proc = subprocess.run(
+        ["bash", "-c", script], capture_output=True, text=True, cwd=tmp_path, timeout=180
+    )
+    assert proc.returncode == 141, proc.stderr
+    assert "Traceback" not in proc.stderr and "error" not in proc.stderr
+
+
+# --- help offers what the command accepts, in plain words ------------------------------------
+
+#: A cheap invocation of every command whose -o help lists result suffixes.
+SUFFIX_COMMANDS: dict[str, list[str]] = {
+    "evaluate": [str(QUESTIONS), "--system", "keyword", "--config", str(CONFIG), "--no-record"],
+    "compare": [str(QUESTIONS), "--system", "keyword", "--system", "keyword-names-only",
+                "--config", str(CONFIG), "--resamples", "100", "--permutations", "100",
+                "--no-record"],
+    "verify-suite": [str(QUESTIONS), "--system", "keyword", "--degraded", "keyword-names-only",
+                     "--config", str(CONFIG), "--no-record"],
+    "history": [],
+    "answers": [str(CASES), "--no-record"],
+}  # fmt: skip
+SUFFIX = re.compile(r"(?<![\w/])(\.[a-z]+)\b")
+
+
+def _offered(command: Any) -> set[str]:
+    out = option(command, "--output")
+    return {s for s in SUFFIX.findall(out.help or "") if s in SUFFIX_FORMATS} if out else set()
+
+
+def test_every_command_offering_suffixes_is_checked() -> None:
+    offering = {name for name, command in click_commands() if _offered(command)}
+    assert offering == set(SUFFIX_COMMANDS)
+
+
+@pytest.mark.parametrize("name", sorted(SUFFIX_COMMANDS))
+def test_help_offers_every_suffix_accepted_and_none_refused(
+    name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    command = dict(click_commands())[name]
+    offered = _offered(command)
+    for suffix in SUFFIX_FORMATS:
+        target = tmp_path / f"out{suffix}"
+        rc = in_process(name, *SUFFIX_COMMANDS[name], "-o", str(target))
+        err = capsys.readouterr().err
+        if suffix in offered:
+            assert rc in (0, 1) and target.is_file(), (name, suffix, err)
+        else:
+            assert rc == 2 and "this command" in err and not target.exists(), (name, suffix)
+            assert all(s in err for s in offered)  # the refusal names what is accepted
+
+
+def test_no_help_text_shows_rest_markup() -> None:
+    import click
+
+    marked = []
+    for name, command in click_commands():
+        with click.Context(command, info_name=f"assay {name}".strip()) as ctx:
+            text = command.get_help(ctx)
+        if "``" in text or re.search(r":[a-z]+:`", text):
+            marked.append(name)
+    assert marked == []
+
+
+def test_output_to_a_directory_says_it_is_a_directory(tmp_path: Path) -> None:
+    folder = tmp_path / "reports"
+    folder.mkdir()
+    for extra in ([], ["-f", "json"]):
+        proc = assay(
+            "evaluate", str(QUESTIONS), "--system", "keyword", "--config", str(CONFIG),
+            "-o", str(folder), "--no-record", *extra, cwd=tmp_path,
+        )  # fmt: skip
+        assert proc.returncode == 2
+        assert "is a directory" in proc.stderr and "suffix ''" not in proc.stderr
+        assert list(folder.iterdir()) == []
+
+
+# --- every built-in system records its corpus version ---------------------------------------
+
+
+@pytest.mark.parametrize("system", ["keyword", "bm25", "vector", "hybrid"])
+def test_every_builtin_system_records_its_corpus_version(
+    system: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
+) -> None:
+    from assay.corpora.load import load_corpus
+
+    catalog = EXAMPLE / "catalog.csv"
+    fields = 'id_field = "idno"\ntext_fields = ["name", "definition_long"]\n'
+    config = tmp_path / "assay.toml"
+    config.write_text(
+        f'[systems.keyword]\ntype = "keyword"\ncorpus = "{catalog}"\n{fields}\n'
+        f'[systems.bm25]\ntype = "bm25"\ncorpus = "{catalog}"\n{fields}\n'
+        f'[systems.vector]\ntype = "vector"\nmodel = "wordllama"\ncorpus = "{catalog}"\n{fields}\n'
+        '[systems.hybrid]\ntype = "hybrid"\nsystems = ["bm25", "vector"]\n'
+    )
+    monkeypatch.chdir(tmp_path)
+    expected = load_corpus(catalog, id_field="idno").version
+    run = tmp_path / f"{system}.trec"
+    args = ["--system", system, "--config", str(config), "--no-cache", "--no-progress", "-q"]
+    assert in_process("run", str(QUESTIONS), *args, "-o", str(run)) == 0, capsys.readouterr()
+    assert json.loads(Path(f"{run}.json").read_text())["corpus_version"] == expected
+    result = tmp_path / "result.json"
+    args = [*args[:-2], "-q", "--no-record", "-o", str(result)]
+    assert in_process("evaluate", str(QUESTIONS), *args) == 0, capsys.readouterr()
+    assert f'"corpus_version": "{expected}"' in result.read_text()

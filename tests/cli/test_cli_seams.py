@@ -261,3 +261,117 @@ def test_every_builtin_system_records_its_corpus_version(
     args = [*args[:-2], "-q", "--no-record", "-o", str(result)]
     assert in_process("evaluate", str(QUESTIONS), *args) == 0, capsys.readouterr()
     assert f'"corpus_version": "{expected}"' in result.read_text()
+
+
+# --- CLI warnings name flags, the library names parameters ------------------------------------
+
+
+def test_version_mismatch_warning_names_the_flag_in_the_cli(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    edited = tmp_path / "edited.csv"
+    edited.write_text(QUESTIONS.read_text().replace("jobless rate", "jobless rate today"))
+    args = ["--system", "keyword", "--config", str(CONFIG), "--no-cache", "--no-progress"]
+    assert in_process("run", str(edited), *args, "-q", "-o", "kw.trec") == 0
+    capsys.readouterr()
+    for fmt in ("table", "json"):
+        rc = in_process(
+            "evaluate", str(QUESTIONS), "kw.trec", "--allow-version-mismatch", "-f", fmt,
+            "--no-record",
+        )  # fmt: skip
+        out = capsys.readouterr().out
+        assert rc == 0 and "scored anyway: --allow-version-mismatch" in out, out
+        assert "allow_version_mismatch" not in out
+    import assay
+
+    result = assay.evaluate(QUESTIONS, "kw.trec", allow_version_mismatch=True)
+    assert any("`allow_version_mismatch`" in w for w in result.run.warnings)
+
+
+# --- trec-eval with the run first hints that qrels come first ---------------------------------
+
+
+def test_trec_eval_with_swapped_arguments_says_qrels_come_first(tmp_path: Path) -> None:
+    qrels, run = tmp_path / "test.qrels", tmp_path / "bm25.run"
+    qrels.write_text("".join(f"q{i} 0 d{i} 1\n" for i in range(20)))
+    run.write_text("".join(f"q{i} Q0 d{i} 1 2.5 bm25\n" for i in range(20)))
+    proc = assay("trec-eval", str(run), str(qrels), cwd=tmp_path)
+    assert proc.returncode == 2
+    assert "qrels come first" in proc.stderr
+    assert len(proc.stderr.splitlines()) == 1  # one hint, not one error per line
+    proc = assay("trec-eval", str(qrels), str(run), "-m", "map", cwd=tmp_path)
+    assert proc.returncode == 0 and proc.stdout.split() == ["map", "all", "1.0000"]
+
+
+# --- judge commands: agree with nothing to compare, sample --queries, export --base ----------
+
+
+def _grade_everything(pool: Path, store: Path, grade: str) -> None:
+    """Two assessors give every pooled pair ``grade`` through the judging web app."""
+    from fastapi.testclient import TestClient
+
+    from assay.judging.serve import prepare
+
+    app, links = prepare(pool, str(store), assessors=["alice"], base_url="http://testserver")
+    client = TestClient(app)
+    client.get(links["alice"].removeprefix("http://testserver"))
+    html = client.get("/").text
+    for _ in range(50):  # bounded
+        if 'name="pair"' not in html:
+            break
+        csrf = re.search(r'name="csrf" value="([^"]+)"', html).group(1)  # type: ignore[union-attr]
+        pair = re.search(r'name="pair" value="(\d+)"', html).group(1)  # type: ignore[union-attr]
+        html = client.post(
+            "/act",
+            data={"csrf": csrf, "pair": pair, "value": grade},
+            headers={"HX-Request": "true"},
+        ).text
+    assert 'id="all-done"' in html
+
+
+def test_judge_export_base_keeps_no_answer_questions(tmp_path: Path) -> None:
+    from assay import load_judgments
+
+    pool = tmp_path / "pool.jsonl"
+    pairs = [("q15", "inflation rate", "CPI_INFL_PCT"), ("q01", "how many people go hungry",
+             "PV_HEADCOUNT_NPL_PCT")]  # fmt: skip
+    pool.write_text(
+        "".join(json.dumps({"query_id": q, "query": t, "doc_id": d}) + "\n" for q, t, d in pairs)
+    )
+    _grade_everything(pool, tmp_path / "judging.db", "2")
+    proc = assay(
+        "judge", "export", "--store", "judging.db", "--base", str(QUESTIONS), "-o", "j.jsonl",
+        cwd=tmp_path,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert "kept no-answer" in proc.stderr
+    merged, base = load_judgments(tmp_path / "j.jsonl"), load_judgments(QUESTIONS)
+    no_answer = {q.query_id for q in base if q.no_answer}
+    assert "q15" in no_answer
+    assert {q.query_id for q in merged if q.no_answer} == no_answer
+    assert merged.qrels_dict()["q01"]["PV_HEADCOUNT_NPL_PCT"] == 2  # answerable: merged
+
+
+def test_judge_agree_on_an_unfilled_review_exits_2(tmp_path: Path) -> None:
+    proc = assay("judge", "sample", str(QUESTIONS), "-o", "review.jsonl", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    proc = assay("judge", "agree", "review.jsonl", str(QUESTIONS), cwd=tmp_path)
+    assert proc.returncode == 2
+    assert "nothing to compare" in proc.stderr and "fill reviewer_grade" in proc.stderr
+    assert "n/a" not in proc.stdout
+
+
+def test_judge_sample_on_trec_qrels_takes_queries(tmp_path: Path) -> None:
+    qrels, topics = tmp_path / "test.qrels", tmp_path / "topics.tsv"
+    qrels.write_text("".join(f"q{i} 0 d{i} {i % 2}\n" for i in range(10)))
+    topics.write_text("".join(f"q{i}\tquestion number {i}\n" for i in range(10)))
+    proc = assay("judge", "sample", str(qrels), "-o", "bare.jsonl", cwd=tmp_path)
+    assert proc.returncode == 0
+    assert "no query text" in proc.stderr and "--queries" in proc.stderr
+    proc = assay(
+        "judge", "sample", str(qrels), "--queries", str(topics), "-o", "r.jsonl", cwd=tmp_path
+    )
+    assert proc.returncode == 0 and "no query text" not in proc.stderr
+    lines = [json.loads(x) for x in (tmp_path / "r.jsonl").read_text().splitlines()]
+    assert lines and all(x["query"] == f"question number {x['query_id'][1:]}" for x in lines)

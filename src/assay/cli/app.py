@@ -237,6 +237,30 @@ def flags(message: str) -> str:
     return re.sub(r"`([a-z_]+(?:=True)?)`", flag, message)
 
 
+def flag_warnings(result: Any) -> Any:
+    """Name flags in a result's warnings (in place) before the CLI renders it; returns it.
+
+    The library's warnings name parameters (`allow_version_mismatch`); a user of
+    the command line reads the flag (--allow-version-mismatch), through :func:`flags`.
+    """
+    from pydantic import BaseModel
+
+    if isinstance(result, BaseModel):
+        for name in type(result).model_fields:
+            value = getattr(result, name, None)
+            if name == "warnings" and isinstance(value, list):
+                value[:] = [flags(w) if isinstance(w, str) else w for w in value]
+            else:
+                flag_warnings(value)
+    elif isinstance(result, list | tuple):
+        for item in result:
+            flag_warnings(item)
+    elif isinstance(result, dict):
+        for item in result.values():
+            flag_warnings(item)
+    return result
+
+
 def _report(exc: Exception) -> int:
     from rich.console import Console
     from rich.markup import escape

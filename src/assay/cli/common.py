@@ -232,8 +232,10 @@ def emit_report(
     per_query: bool | None = None,
 ) -> None:
     """Render an evaluation result in ``fmt`` to stdout or to each ``-o`` file (atomically)."""
+    from assay.cli.app import flag_warnings
     from assay.report import evaluation as rep
 
+    flag_warnings(result)
     renderers = {
         "json": rep.render_json,
         "csv": rep.render_csv,

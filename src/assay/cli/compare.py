@@ -17,8 +17,11 @@ TESTS = ("randomization", "t", "wilcoxon", "bootstrap")
 
 def _emit(result: Any, fmt: str, output: Any) -> None:
     """Render ``result`` in ``fmt`` to stdout or to each ``-o`` file."""
+    from assay.cli.app import flag_warnings
     from assay.cli.common import emit
     from assay.report.compare_terminal import render_terminal
+
+    flag_warnings(result)
 
     def text(f: str) -> str:
         if f == "json":

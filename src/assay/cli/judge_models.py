@@ -252,6 +252,7 @@ def sample(
     ] = None,
     id_field: o.IdField = None,
     text_field: o.TextFields = None,
+    queries: o.Queries = None,
 ) -> None:
     """Pick a stratified, reproducible sample of labels for a person to check."""
     from assay.judges.sample import review_sample, write_review
@@ -268,8 +269,15 @@ def sample(
         seed=seed,
         show_grades=show_grades,
         corpus=docs,
+        queries=queries,
     )
     write_review(lines, output)
+    from assay.cli.app import flags
+    from assay.judges.sample import missing_query_texts
+
+    warning = missing_query_texts(lines)
+    if warning:
+        typer.echo(f"warning: {flags(warning)}", err=True)
     typer.echo(
         f"wrote {len(lines)} pairs to review to {output} "
         f"(fraction {fraction}, stratified by {stratify}, seed {seed}; "

@@ -375,3 +375,49 @@ def test_judge_sample_on_trec_qrels_takes_queries(tmp_path: Path) -> None:
     assert proc.returncode == 0 and "no query text" not in proc.stderr
     lines = [json.loads(x) for x in (tmp_path / "r.jsonl").read_text().splitlines()]
     assert lines and all(x["query"] == f"question number {x['query_id'][1:]}" for x in lines)
+
+
+# --- matrix --gate-against checks its baseline before any model call -------------------------
+
+
+def test_matrix_refuses_a_wrong_baseline_before_any_model_call(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
+) -> None:
+    import shutil
+
+    from llm_stub import StubServer
+
+    example = ROOT / "examples" / "matrix"
+    for name in ("cases.jsonl", "answerer.py"):
+        shutil.copy(example / name, tmp_path / name)
+    monkeypatch.chdir(tmp_path)
+    # a baseline of other variants (the offline example's) and one on other cases
+    assert in_process("matrix", str(example / "matrix.toml"), "-o", "offline.json") == 0
+    (tmp_path / "few.jsonl").write_text((example / "cases.jsonl").read_text().splitlines()[0])
+    (tmp_path / "few.toml").write_text(
+        (example / "matrix.toml").read_text().replace('"cases.jsonl"', '"few.jsonl"')
+    )
+    shutil.copytree(example / "prompts", tmp_path / "prompts")
+    assert in_process("matrix", "few.toml", "-o", "few.json", "--no-record") == 0
+    capsys.readouterr()
+    with StubServer() as stub:
+        (tmp_path / "models.toml").write_text(
+            f'[matrix]\ncases = "cases.jsonl"\nrepeats = 1\n[prompts.p]\ntext = "answer"\n'
+            f'[models.stub]\nbase_url = "{stub.base_url}"\nmodel = "stub-small"\n'
+            'api_key = "sk-test"\ninput_price = 1.0\noutput_price = 1.0\n'
+            '[baselines.extractive]\nfunction = "answerer.py:answer"\n'
+        )
+        for baseline, says in (
+            ("few.json", "same fixed evidence"),
+            ("offline.json", "share no variant"),
+            (str(QUESTIONS), str(QUESTIONS)),
+        ):
+            if baseline == "offline.json":  # same cases, other variants
+                text = (tmp_path / "models.toml").read_text()
+                (tmp_path / "models.toml").write_text(text.replace("extractive]", "mine]"))
+            rc = in_process("matrix", "models.toml", "--gate-against", baseline, "--no-cache")
+            err = capsys.readouterr().err
+            assert rc == 2 and says in err, (baseline, err)
+        assert stub.state.requests == []  # refused before the first call
+        rc = in_process("matrix", "models.toml", "--no-cache", "--no-record")
+        assert rc == 0 and len(stub.state.requests) > 0  # the same config does call the model

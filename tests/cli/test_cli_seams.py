@@ -275,7 +275,7 @@ def test_version_mismatch_warning_names_the_flag_in_the_cli(
     args = ["--system", "keyword", "--config", str(CONFIG), "--no-cache", "--no-progress"]
     assert in_process("run", str(edited), *args, "-q", "-o", "kw.trec") == 0
     capsys.readouterr()
-    for fmt in ("table", "json"):
+    for fmt in ("table", "plain"):
         rc = in_process(
             "evaluate", str(QUESTIONS), "kw.trec", "--allow-version-mismatch", "-f", fmt,
             "--no-record",
@@ -283,6 +283,10 @@ def test_version_mismatch_warning_names_the_flag_in_the_cli(
         out = capsys.readouterr().out
         assert rc == 0 and "scored anyway: --allow-version-mismatch" in out, out
         assert "allow_version_mismatch" not in out
+    # the result file is the library's, the same through every door: it names the parameter
+    assert in_process("evaluate", str(QUESTIONS), "kw.trec", "--allow-version-mismatch",
+                      "-o", "r.json", "--no-record") == 0  # fmt: skip
+    assert "`allow_version_mismatch`" in Path("r.json").read_text()
     import assay
 
     result = assay.evaluate(QUESTIONS, "kw.trec", allow_version_mismatch=True)

@@ -238,11 +238,22 @@ def flags(message: str) -> str:
 
 
 def flag_warnings(result: Any) -> Any:
-    """Name flags in a result's warnings (in place) before the CLI renders it; returns it.
+    """A copy of ``result`` whose warnings name flags, for the table the CLI prints.
 
-    The library's warnings name parameters (`allow_version_mismatch`); a user of
-    the command line reads the flag (--allow-version-mismatch), through :func:`flags`.
+    The library's warnings name parameters (`allow_version_mismatch`), and so do
+    result files (the same through every door); the table a user of the command
+    line reads names the flag (--allow-version-mismatch), through :func:`flags`.
     """
+    from pydantic import BaseModel
+
+    if isinstance(result, BaseModel):
+        copy = result.model_copy(deep=True)
+        _flag_in_place(copy)
+        return copy
+    return result
+
+
+def _flag_in_place(result: Any) -> None:
     from pydantic import BaseModel
 
     if isinstance(result, BaseModel):
@@ -251,14 +262,13 @@ def flag_warnings(result: Any) -> Any:
             if name == "warnings" and isinstance(value, list):
                 value[:] = [flags(w) if isinstance(w, str) else w for w in value]
             else:
-                flag_warnings(value)
+                _flag_in_place(value)
     elif isinstance(result, list | tuple):
         for item in result:
-            flag_warnings(item)
+            _flag_in_place(item)
     elif isinstance(result, dict):
         for item in result.values():
-            flag_warnings(item)
-    return result
+            _flag_in_place(item)
 
 
 def _report(exc: Exception) -> int:

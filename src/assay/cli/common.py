@@ -235,7 +235,6 @@ def emit_report(
     from assay.cli.app import flag_warnings
     from assay.report import evaluation as rep
 
-    flag_warnings(result)
     renderers = {
         "json": rep.render_json,
         "csv": rep.render_csv,
@@ -245,7 +244,9 @@ def emit_report(
         fmt,
         output,
         text=lambda f: renderers[f](result),
-        table=lambda c: rep.render_terminal(result, c, digits=digits, per_query=per_query),
+        table=lambda c: rep.render_terminal(
+            flag_warnings(result), c, digits=digits, per_query=per_query
+        ),
         choices=(*TABLE_FORMATS, *renderers),
     )
 

@@ -21,8 +21,6 @@ def _emit(result: Any, fmt: str, output: Any) -> None:
     from assay.cli.common import emit
     from assay.report.compare_terminal import render_terminal
 
-    flag_warnings(result)
-
     def text(f: str) -> str:
         if f == "json":
             from assay.report.compare_json import render_json as render
@@ -34,7 +32,13 @@ def _emit(result: Any, fmt: str, output: Any) -> None:
             from assay.report.compare_csv import render_csv as render
         return render(result)
 
-    emit(fmt, output, text=text, table=lambda c: render_terminal(result, c), choices=FORMATS)
+    emit(
+        fmt,
+        output,
+        text=text,
+        table=lambda c: render_terminal(flag_warnings(result), c),
+        choices=FORMATS,
+    )
 
 
 @app.command()

@@ -124,18 +124,17 @@ def test_every_command_reading_a_corpus_takes_id_and_text_fields() -> None:
     assert lacking == []
 
 
-def test_validate_takes_the_id_field_its_error_asks_for(tmp_path: Path) -> None:
+def test_validate_takes_the_id_field_its_error_asks_for(
+    tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
     corpus = tmp_path / "catalog.csv"
     corpus.write_text("code,name\nA1,unemployment rate\nA2,consumer prices\n")
-    proc = assay("validate", str(corpus), cwd=tmp_path)
-    assert proc.returncode == 2
-    assert "--id-field" in proc.stderr
-    proc = assay("validate", str(corpus), "--id-field", "code", cwd=tmp_path)
-    assert proc.returncode == 0, proc.stderr
-    proc = assay(
-        "validate", str(corpus), "--id-field", "code", "--text-field", "nosuch", cwd=tmp_path
-    )
-    assert proc.returncode == 2 and "nosuch" in proc.stderr
+    assert in_process("validate", str(corpus)) == 2
+    assert "--id-field" in capsys.readouterr().err
+    assert in_process("validate", str(corpus), "--id-field", "code") == 0
+    capsys.readouterr()
+    rc = in_process("validate", str(corpus), "--id-field", "code", "--text-field", "nosuch")
+    assert rc == 2 and "nosuch" in capsys.readouterr().err
 
 
 # --- exit 141 on a broken pipe ---------------------------------------------------------------
@@ -296,16 +295,18 @@ def test_version_mismatch_warning_names_the_flag_in_the_cli(
 # --- trec-eval with the run first hints that qrels come first ---------------------------------
 
 
-def test_trec_eval_with_swapped_arguments_says_qrels_come_first(tmp_path: Path) -> None:
+def test_trec_eval_with_swapped_arguments_says_qrels_come_first(
+    tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
     qrels, run = tmp_path / "test.qrels", tmp_path / "bm25.run"
     qrels.write_text("".join(f"q{i} 0 d{i} 1\n" for i in range(20)))
     run.write_text("".join(f"q{i} Q0 d{i} 1 2.5 bm25\n" for i in range(20)))
-    proc = assay("trec-eval", str(run), str(qrels), cwd=tmp_path)
-    assert proc.returncode == 2
-    assert "qrels come first" in proc.stderr
-    assert len(proc.stderr.splitlines()) == 1  # one hint, not one error per line
-    proc = assay("trec-eval", str(qrels), str(run), "-m", "map", cwd=tmp_path)
-    assert proc.returncode == 0 and proc.stdout.split() == ["map", "all", "1.0000"]
+    assert in_process("trec-eval", str(run), str(qrels)) == 2
+    err = capsys.readouterr().err
+    assert "qrels come first" in err
+    assert len(err.strip().splitlines()) == 1  # one hint, not one error per line
+    assert in_process("trec-eval", str(qrels), str(run), "-m", "map") == 0
+    assert capsys.readouterr().out.split() == ["map", "all", "1.0000"]
 
 
 # --- judge commands: agree with nothing to compare, sample --queries, export --base ----------
@@ -357,26 +358,30 @@ def test_judge_export_base_keeps_no_answer_questions(tmp_path: Path) -> None:
     assert merged.qrels_dict()["q01"]["PV_HEADCOUNT_NPL_PCT"] == 2  # answerable: merged
 
 
-def test_judge_agree_on_an_unfilled_review_exits_2(tmp_path: Path) -> None:
-    proc = assay("judge", "sample", str(QUESTIONS), "-o", "review.jsonl", cwd=tmp_path)
-    assert proc.returncode == 0, proc.stderr
-    proc = assay("judge", "agree", "review.jsonl", str(QUESTIONS), cwd=tmp_path)
-    assert proc.returncode == 2
-    assert "nothing to compare" in proc.stderr and "fill reviewer_grade" in proc.stderr
-    assert "n/a" not in proc.stdout
+def test_judge_agree_on_an_unfilled_review_exits_2(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert in_process("judge", "sample", str(QUESTIONS), "-o", "review.jsonl") == 0
+    capsys.readouterr()
+    assert in_process("judge", "agree", "review.jsonl", str(QUESTIONS)) == 2
+    out, err = capsys.readouterr()
+    assert "nothing to compare" in err and "fill reviewer_grade" in err
+    assert "n/a" not in out
 
 
-def test_judge_sample_on_trec_qrels_takes_queries(tmp_path: Path) -> None:
+def test_judge_sample_on_trec_qrels_takes_queries(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
+) -> None:
+    monkeypatch.chdir(tmp_path)
     qrels, topics = tmp_path / "test.qrels", tmp_path / "topics.tsv"
     qrels.write_text("".join(f"q{i} 0 d{i} {i % 2}\n" for i in range(10)))
     topics.write_text("".join(f"q{i}\tquestion number {i}\n" for i in range(10)))
-    proc = assay("judge", "sample", str(qrels), "-o", "bare.jsonl", cwd=tmp_path)
-    assert proc.returncode == 0
-    assert "no query text" in proc.stderr and "--queries" in proc.stderr
-    proc = assay(
-        "judge", "sample", str(qrels), "--queries", str(topics), "-o", "r.jsonl", cwd=tmp_path
-    )
-    assert proc.returncode == 0 and "no query text" not in proc.stderr
+    assert in_process("judge", "sample", str(qrels), "-o", "bare.jsonl") == 0
+    err = capsys.readouterr().err
+    assert "no query text" in err and "--queries" in err
+    rc = in_process("judge", "sample", str(qrels), "--queries", str(topics), "-o", "r.jsonl")
+    assert rc == 0 and "no query text" not in capsys.readouterr().err
     lines = [json.loads(x) for x in (tmp_path / "r.jsonl").read_text().splitlines()]
     assert lines and all(x["query"] == f"question number {x['query_id'][1:]}" for x in lines)
 

@@ -12,14 +12,14 @@ from hypothesis import strategies as st
 
 from assay.errors import UsageError
 from assay.matrix.config import MATRIX_CONFIG_MODELS
-from assay.providers.config import (
+from assay.systems.http_transport import MAX_RESPONSE_BYTES
+from assay.systems.model_config import (
     DEFAULT_MAX_RESPONSE_BYTES,
     MAX_TIMEOUT,
     MODEL_CONFIG_MODELS,
     ModelConfig,
     model_from_table,
 )
-from assay.systems.http_transport import MAX_RESPONSE_BYTES
 
 SRC = Path(__file__).resolve().parents[2] / "src" / "assay"
 BASE = {"base_url": "http://127.0.0.1:9/v1", "model": "m"}
@@ -124,7 +124,7 @@ def test_schema_lets_numbers_come_from_the_environment() -> None:
     """Editors validating assay.toml accept input_price = "${PRICE}" as the loader does."""
     import tomllib
 
-    from assay.providers.config import ENV_TEMPLATE, ModelTable
+    from assay.systems.model_config import ENV_TEMPLATE, ModelTable
 
     props = ModelTable.model_json_schema()["properties"]
     table = tomllib.loads((Path(__file__).resolve().parents[2] / "examples" / "matrix" /

@@ -10,10 +10,10 @@ import pytest
 
 from assay.errors import UsageError
 from assay.judges.graders import RELEVANCE
-from assay.providers.cache import CallCache
 from assay.providers.client import ChatClient, OfflineMiss, ProviderError, parse_json_answer
-from assay.providers.config import get_model, model_from_table
 from assay.retry import RetryPolicy
+from assay.systems.call_cache import CallCache
+from assay.systems.model_config import get_model, model_from_table
 
 FAST = RetryPolicy(retries=2, backoff=0.0, jitter=0.0)
 

@@ -40,7 +40,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from assay.errors import InputError, Problem, UsageError
 from assay.hashing import content_version
-from assay.providers.config import Number, Whole
+from assay.systems.model_config import Number, Whole
 
 #: Most repeats of one cell, and most attempts (prompts x providers x cases x repeats) of a run.
 MAX_REPEATS = 1000
@@ -143,7 +143,7 @@ MATRIX_CONFIG_MODELS: dict[str, type[BaseModel]] = {
 
 def _checked(model: type[BaseModel], value: Any, where: str) -> Any:
     """``model`` validated from ``value``; errors name file, table, key, value and allowed keys."""
-    from assay.providers.config import config_error
+    from assay.systems.model_config import config_error
 
     if not isinstance(value, dict):
         raise UsageError(f"{where}: must be a table; allowed keys: {', '.join(model.model_fields)}")
@@ -173,7 +173,7 @@ class Provider:
 
     name: str
     kind: str  # "model" | "baseline"
-    config: Any = None  # assay.providers.config.ModelConfig
+    config: Any = None  # assay.systems.model_config.ModelConfig
     function: str | None = None
     timeout: float | None = None  # a baseline's deadline per call (assay.systems.usercode)
 
@@ -312,7 +312,7 @@ def _prompts(tables: dict[str, Any], base: Path, where: str) -> tuple[Prompt, ..
 
 
 def _providers(raw: dict[str, Any], base: Path, where: str) -> tuple[Provider, ...]:
-    from assay.providers.config import model_from_table
+    from assay.systems.model_config import model_from_table
 
     out: list[Provider] = []
     for name, t in (raw.get("models") or {}).items():

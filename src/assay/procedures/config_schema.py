@@ -2,7 +2,7 @@
 
 The ``[systems.NAME]`` tables come from :mod:`assay.systems.schema`; the
 ``[models.NAME]`` tables from the typed model configuration of
-:mod:`assay.providers.config` when it defines one (see :func:`models_schema`:
+:mod:`assay.systems.model_config` when it defines one (see :func:`models_schema`:
 the one place that plugs it in).
 """
 
@@ -39,12 +39,12 @@ def models_schema() -> dict[str, Any] | None:
     """The JSON Schema of one ``[models.NAME]`` table, or None while it is not typed.
 
     THE ONE PLACE where the typed model configuration is plugged in: the first
-    pydantic model found in :mod:`assay.providers.config` under one of the names
+    pydantic model found in :mod:`assay.systems.model_config` under one of the names
     below (add the name its module uses if it is another).
     """
     from pydantic import BaseModel
 
-    from assay.providers import config as providers
+    from assay.systems import model_config as providers
 
     for name in ("ModelTable", "ModelSettings", "ModelConfig"):
         model = getattr(providers, name, None)

@@ -12,14 +12,14 @@ __all__, __getattr__, __dir__ = lazy(
     {
         "Budget": "assay.providers.accounting",
         "Usage": "assay.providers.accounting",
-        "CallCache": "assay.providers.cache",
+        "CallCache": "assay.systems.call_cache",
         "ChatAnswer": "assay.providers.client",
         "ChatClient": "assay.providers.client",
         "OfflineMiss": "assay.providers.client",
         "ProviderError": "assay.providers.client",
-        "ModelConfig": "assay.providers.config",
-        "get_model": "assay.providers.config",
-        "model_from_table": "assay.providers.config",
+        "ModelConfig": "assay.systems.model_config",
+        "get_model": "assay.systems.model_config",
+        "model_from_table": "assay.systems.model_config",
     },
     globals(),
 )

@@ -11,7 +11,7 @@ with the schema beside it (llama.cpp's server refuses the JSON-schema mode of
 
 Transient failures (timeouts, connection errors, 408, 429, 5xx) go through the
 one retry rule, :func:`assay.retry.call_with_retries`, which honours
-``Retry-After``. Answers are cached (:mod:`assay.providers.cache`); errors never.
+``Retry-After``. Answers are cached (:mod:`assay.systems.call_cache`); errors never.
 """
 
 from __future__ import annotations
@@ -25,10 +25,10 @@ from typing import Any
 
 from assay.errors import AssayError
 from assay.providers.accounting import CallRecord
-from assay.providers.cache import CallCache, call_key
-from assay.providers.config import ModelConfig
 from assay.redact import redact_text
 from assay.retry import RetryPolicy, Transient, call_with_retries
+from assay.systems.call_cache import CallCache, call_key
+from assay.systems.model_config import ModelConfig
 from assay.textio import parse_json, parse_json_at
 
 _RETRY_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
@@ -336,7 +336,7 @@ def open_client(
     replays the cache only, so it cannot go with ``no_cache``.
     """
     from assay.errors import UsageError
-    from assay.providers.config import get_model
+    from assay.systems.model_config import get_model
 
     if offline and no_cache:
         raise UsageError("--offline replays the model-call cache: drop --no-cache")

@@ -23,7 +23,7 @@ a total deadline of the model's ``timeout`` and a response-size cap) and
 retried by the one retry rule (:func:`assay.retry.call_with_retries`) on
 timeouts, connection errors, 408, 429 (``Retry-After`` honoured) and 5xx.
 Every vector is cached per text in the model-call cache
-(:class:`assay.providers.cache.CallCache`), keyed by endpoint (its ``${VAR}``
+(:class:`assay.systems.call_cache.CallCache`), keyed by endpoint (its ``${VAR}``
 form), model, text and parameters (prefix, input type); offline
 (``set_offline``, ``--offline``) only the cache is read and a miss is an error.
 Error messages pass through :func:`assay.redact.redact_text`.
@@ -43,8 +43,8 @@ from assay.retry import RetryPolicy, Transient, call_with_retries
 if TYPE_CHECKING:
     import numpy as np
 
-    from assay.providers.cache import CallCache
-    from assay.providers.config import ModelConfig
+    from assay.systems.call_cache import CallCache
+    from assay.systems.model_config import ModelConfig
 
 #: ``model = "endpoint:NAME"`` names a ``[models.NAME]`` table.
 ENDPOINT_PREFIX = "endpoint:"
@@ -158,7 +158,7 @@ class EndpointEncoder:
         return _unit_rows(matrix)
 
     def _key(self, text: str, query: bool) -> str:
-        from assay.providers.cache import call_key
+        from assay.systems.call_cache import call_key
 
         return call_key(
             endpoint=self.endpoint_shown,
@@ -299,8 +299,8 @@ def endpoint_encoder(
     The models table is read from the system's config file (``config_path``,
     set by :func:`assay.systems.config.build_system`), else ``base_dir/assay.toml``.
     """
-    from assay.providers.cache import CallCache
-    from assay.providers.config import get_model
+    from assay.systems.call_cache import CallCache
+    from assay.systems.model_config import get_model
 
     where = f"[systems.{system}]"
     name = model[len(ENDPOINT_PREFIX) :].strip()

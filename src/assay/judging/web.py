@@ -25,6 +25,7 @@ from starlette.requests import Request  # at run time: FastAPI reads the route a
 from assay.errors import UsageError
 from assay.judging.limits import MAX_REASON_CHARS, BodyLimit, parse_id, same_origin
 from assay.judging.store import GRADES, LATER, UNRATEABLE, JudgingStore
+from assay.web.shared import HEADERS, secure, template_env
 
 if TYPE_CHECKING:  # pragma: no cover
     from fastapi import FastAPI
@@ -40,29 +41,12 @@ RUBRIC = (
     ("3", "Highly relevant: answers the query fully and directly."),
 )
 KEYS = (*GRADES, UNRATEABLE, "l", "a")
-_HEADERS = {
-    "Content-Security-Policy": (
-        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; "
-        "connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
-    ),
-    "X-Content-Type-Options": "nosniff",
-    "X-Frame-Options": "DENY",
-    # same-origin, not no-referrer: with no-referrer Chromium sends ``Origin: null`` on the
-    # page's own form posts; other sites still get no referrer (the login token stays here)
-    "Referrer-Policy": "same-origin",
-    "Cache-Control": "no-store",
-}
+_HEADERS = HEADERS  # assay.web.shared: one policy for every assay page
 
 
 def templates() -> Any:
     """The Jinja2 environment of the judging pages (autoescape on for every template)."""
-    import jinja2
-
-    return jinja2.Environment(
-        loader=jinja2.FileSystemLoader(HERE / "templates"),
-        autoescape=True,
-        undefined=jinja2.StrictUndefined,
-    )
+    return template_env(HERE / "templates")
 
 
 def login_links(store: JudgingStore, base_url: str) -> dict[str, str]:
@@ -93,13 +77,7 @@ def create_app(
     env = templates()
     ctx = _Context(store, env, guidelines, documents)
 
-    @app.middleware("http")
-    async def _headers(request: Request, call_next: Any) -> Response:
-        response = await call_next(request)
-        for key, value in _HEADERS.items():
-            response.headers.setdefault(key, value)
-        return response
-
+    secure(app, _HEADERS)  # the shared CSS and htmx at /shared; the headers
     app.add_middleware(BodyLimit)  # added last: runs first, before any route or login check
     app.add_api_route("/login", ctx.login, methods=["GET"])
     app.add_api_route("/", ctx.page, methods=["GET"])

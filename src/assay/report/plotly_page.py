@@ -20,11 +20,28 @@ CONFIG: dict[str, Any] = {
 }
 
 
-def plotly_script() -> str:
-    """A ``<script>`` element holding the whole plotly.js library (no CDN)."""
+def plotly_js() -> str:
+    """The whole plotly.js library (served by ``assay view`` from its own address)."""
     from plotly.offline import get_plotlyjs
 
-    return f"<script type='text/javascript'>{get_plotlyjs()}</script>"
+    return str(get_plotlyjs())
+
+
+def plotly_script() -> str:
+    """A ``<script>`` element holding the whole plotly.js library (no CDN)."""
+    return f"<script type='text/javascript'>{plotly_js()}</script>"
+
+
+def chart_spec(figure: Any) -> str:
+    """``figure`` as JSON ``{"data", "layout", "config"}`` (:data:`CONFIG`), safe inside a
+    ``<script type="application/json">`` element (no ``<`` left to close it)."""
+    import json
+
+    from plotly.utils import PlotlyJSONEncoder
+
+    spec = figure.to_plotly_json()
+    spec["config"] = dict(CONFIG, responsive=True)
+    return json.dumps(spec, cls=PlotlyJSONEncoder).replace("<", "\\u003c")
 
 
 def chart_html(figure: Any, div_id: str | None = None) -> str:

@@ -42,7 +42,12 @@ def report(
 
         print_terminal(result, Console())
         return
-    text = render(result, fmt)
+    if fmt == "html":  # the page `assay view` serves, as one self-contained file
+        from assay.report.html.export import render_html
+
+        text = render_html(result, folders=[result_file.resolve().parent])
+    else:
+        text = render(result, fmt)
     if output is None:
         typer.echo(text, nl=not text.endswith("\n"))
     else:

@@ -52,3 +52,43 @@ def chart_html(figure: Any, div_id: str | None = None) -> str:
     return str(
         figure.to_html(full_html=False, include_plotlyjs=False, div_id=div_id, config=dict(CONFIG))
     )
+
+
+def plotly_css() -> str:
+    """The style rules plotly.js injects at run time, as a stylesheet.
+
+    A page whose Content-Security-Policy refuses inline styles (``assay view``)
+    blocks that injection, leaving the mode bar unstyled; serving the same rules
+    from the page's own address keeps the policy strict. Read from the bundled
+    plotly.js itself (``""`` when its layout is not recognised).
+    """
+    import re
+
+    text = plotly_js()
+    start = text.find('{"X,X div":')
+    if start < 0:
+        return ""
+    string = r"\"(?:[^\"\\]|\\.)*\"|'(?:[^'\\]|\\.)*'"
+    pair = re.compile(rf"\s*({string})\s*:\s*({string})\s*([,}}])")
+    rules, pos = [], start + 1
+    while True:
+        m = pair.match(text, pos)
+        if m is None:
+            break
+        key, value = (_js_string(s) for s in m.group(1, 2))
+        selector = key.replace("X", ".js-plotly-plot .plotly").replace("Y", ".plotly-notifier")
+        rules.append(f"{selector}{{{value}}}")
+        pos = m.end()
+        if m.group(3) == "}":
+            break
+    return "\n".join(rules) + "\n" if rules else ""
+
+
+def _js_string(literal: str) -> str:
+    """The value of a JavaScript string literal in single or double quotes."""
+    from assay.textio import parse_json
+
+    body = literal[1:-1]
+    if literal[0] == "'":
+        body = body.replace('\\"', '"').replace('"', '\\"').replace("\\'", "'")
+    return str(parse_json(f'"{body}"'))

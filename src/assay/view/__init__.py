@@ -12,8 +12,8 @@ __all__, __getattr__, __dir__ = lazy(
     {
         "Catalog": "assay.view.catalog",
         "make_app": "assay.view.app",
-        "render_html": "assay.view.export",
-        "render_history_html": "assay.view.export",
+        "render_history_html": "assay.report.html.export",
+        "render_html": "assay.report.html.export",
     },
     globals(),
 )

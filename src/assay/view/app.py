@@ -18,14 +18,15 @@ from typing import TYPE_CHECKING, Any
 from starlette.requests import Request  # at run time: FastAPI reads the route annotations
 
 from assay.errors import AssayError, UsageError
+from assay.report.html.pages import Links, Page
 from assay.view.catalog import Catalog, Summary
-from assay.view.pages import Links, Page
 
 if TYPE_CHECKING:  # pragma: no cover
     from fastapi import FastAPI
     from fastapi.responses import Response
 
-HERE = Path(__file__).parent
+#: The pages' own CSS and script (shared with the files ``assay report`` writes).
+STATIC = Path(__file__).parents[1] / "report" / "html" / "static"
 
 
 def make_app(
@@ -55,7 +56,7 @@ def _build(catalog: Catalog, corpus: Any, id_field: Any, hosts: Any) -> FastAPI:
     from assay.web.shared import secure
 
     app = FastAPI(docs_url=None, redoc_url=None, openapi_url=None)
-    app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
+    app.mount("/static", StaticFiles(directory=STATIC), name="static")
     secure(app)
     if hosts:
         from starlette.middleware.trustedhost import TrustedHostMiddleware
@@ -68,6 +69,8 @@ def _build(catalog: Catalog, corpus: Any, id_field: Any, hosts: Any) -> FastAPI:
         ("/", routes.home),
         ("/history", routes.history),
         ("/plotly.js", routes.plotly),
+        ("/plotly.css", routes.plotly_css),
+        ("/favicon.ico", routes.favicon),
         ("/api/results", routes.api_list),
         ("/api/results/{rid}", routes.api_one),
         ("/r/{rid}", routes.result),
@@ -91,7 +94,7 @@ class _Routes:
     def _html(self, page: Page, status: int = 200) -> Response:
         from fastapi.responses import HTMLResponse
 
-        from assay.view.render import render_page
+        from assay.report.html.render import render_page
 
         return HTMLResponse(render_page(page, served=True), status)
 
@@ -130,7 +133,7 @@ class _Routes:
 
     def history(self) -> Response:
         """The store's results over time."""
-        from assay.view.history_pages import history_page
+        from assay.report.html.history_pages import history_page
 
         return self._html(history_page(self.catalog.history(), Links(None, served=True)))
 
@@ -144,10 +147,24 @@ class _Routes:
             plotly_js(), media_type="text/javascript", headers={"Cache-Control": "max-age=3600"}
         )
 
+    def plotly_css(self) -> Response:
+        """plotly.js's own style rules as a stylesheet (the CSP refuses injected styles)."""
+        from fastapi.responses import Response as Plain
+
+        from assay.report.plotly_page import plotly_css
+
+        return Plain(plotly_css(), media_type="text/css", headers={"Cache-Control": "max-age=3600"})
+
+    def favicon(self) -> Response:
+        """No icon (answered, so the browser does not log a missing file)."""
+        from fastapi.responses import Response as Plain
+
+        return Plain(status_code=204)
+
     def result(self, rid: str) -> Response:
         """A result's page (by its kind)."""
-        from assay.view.matrix_pages import matrix_page
-        from assay.view.pages import page_for
+        from assay.report.html.matrix_pages import matrix_page
+        from assay.report.html.pages import page_for
 
         result = self._get(rid)
         if result is None:
@@ -159,9 +176,9 @@ class _Routes:
 
     def query(self, rid: str, qid: str, request: Request) -> Response:
         """A query of an evaluation or comparison, with its ranked lists."""
-        from assay.view.compare_pages import comparison_query_page
-        from assay.view.evidence import ranked_list
-        from assay.view.pages import evaluation_query_page
+        from assay.report.html.compare_pages import comparison_query_page
+        from assay.report.html.evidence import ranked_list
+        from assay.report.html.pages import evaluation_query_page
 
         result = self._get(rid)
         if result is None or result.kind not in ("evaluation", "comparison"):
@@ -198,7 +215,7 @@ class _Routes:
         """The query's unjudged documents as a judging pool (``assay judge serve POOL``)."""
         from fastapi.responses import Response as Plain
 
-        from assay.view.evidence import ranked_list
+        from assay.report.html.evidence import ranked_list
 
         result = self._get(rid)
         if result is None or result.kind != "evaluation":
@@ -245,7 +262,7 @@ class _Routes:
 
     def cell(self, rid: str, vi: int, ci: int) -> Response:
         """A matrix cell: its repeats and its case."""
-        from assay.view.matrix_pages import cell_page, read_cases
+        from assay.report.html.matrix_pages import cell_page, read_cases
 
         result = self._get(rid)
         if result is None or result.kind != "matrix":
@@ -282,7 +299,7 @@ def _matches(s: Summary, kind: str, system: str, text: str) -> bool:
 
 def _safe(load: Any, system: str) -> Any:
     """A ranked list, or an empty one saying why it could not be read."""
-    from assay.view.evidence import RankedList
+    from assay.report.html.evidence import RankedList
 
     try:
         return load()

@@ -11,7 +11,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from assay.view.pages import Page
+from assay.report.html.pages import Page
 
 HERE = Path(__file__).parent
 

@@ -14,9 +14,9 @@ from typing import Any
 
 def render_html(result: Any, *, folders: list[Path] | None = None) -> str:
     """The page of ``result`` (any registered result kind) as one HTML document."""
-    from assay.view.matrix_pages import matrix_page, read_cases
-    from assay.view.pages import Links, page_for
-    from assay.view.render import render_page
+    from assay.report.html.matrix_pages import matrix_page, read_cases
+    from assay.report.html.pages import Links, page_for
+    from assay.report.html.render import render_page
 
     links = Links(None, served=False)
     if getattr(result, "kind", None) == "matrix":
@@ -28,8 +28,8 @@ def render_html(result: Any, *, folders: list[Path] | None = None) -> str:
 
 def render_history_html(report: Any) -> str:
     """A history report (:class:`assay.store.history.HistoryReport`) as one HTML document."""
-    from assay.view.history_pages import history_page
-    from assay.view.pages import Links
-    from assay.view.render import render_page
+    from assay.report.html.history_pages import history_page
+    from assay.report.html.pages import Links
+    from assay.report.html.render import render_page
 
     return render_page(history_page(report, Links(None, served=False)), served=False)

@@ -2,7 +2,7 @@
 
 A page is a :class:`Page`: its template, title, values and charts. The same
 page is served by :func:`assay.view.app.make_app` and written to one file by
-:func:`assay.view.export.render_html`; ``served`` says which, so links to other
+:func:`assay.report.html.export.render_html`; ``served`` says which, so links to other
 pages (queries, cells, results) exist only where there is a server to answer.
 
 Per-query values are read through public accessors only: an evaluation's
@@ -182,7 +182,12 @@ def gate_page(result: Any, links: Links) -> Page:
     return Page(
         template="gate.html",
         title=f"Gate {verdict}: {result.candidate} vs {result.baseline}",
-        values={"r": result, "checks": checks, "verdict": verdict},
+        values={
+            "r": result,
+            "checks": checks,
+            "verdict": verdict,
+            "policies": _policy_lines(result),
+        },
     )
 
 
@@ -197,8 +202,8 @@ def generic_page(result: Any, links: Links) -> Page:
 
 def page_for(result: Any, links: Links) -> Page:
     """The main page of ``result`` (by its kind)."""
-    from assay.view.compare_pages import comparison_page
-    from assay.view.matrix_pages import matrix_page
+    from assay.report.html.compare_pages import comparison_page
+    from assay.report.html.matrix_pages import matrix_page
 
     builders: dict[str, Callable[[Any, Links], Page]] = {
         "evaluation": evaluation_page,

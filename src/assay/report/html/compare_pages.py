@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from assay.view.pages import Links, Page, number, sort_key
+from assay.report.html.pages import Links, Page, number, sort_key
 
 #: At most this many sorted-delta charts (candidate x measure).
 MAX_DELTA_CHARTS = 8
@@ -13,14 +13,16 @@ _CLASS = {"better": "better", "worse": "worse", "no detectable difference": "nod
 
 
 def _line(s: Any) -> dict[str, Any]:
+    from assay.report.compare_common import interval, pval, signed
+
     return {
         "candidate": s.candidate,
         "metric": s.metric,
         "verdict": s.verdict,
         "cls": _CLASS.get(s.verdict, "nodiff"),
-        "delta": f"{s.delta:+.4f}",
-        "ci": f"[{s.ci_low:+.4f}, {s.ci_high:+.4f}]",
-        "p": f"{s.p_adjusted:.4f}",
+        "delta": signed(s.delta, metric=s.metric),
+        "ci": interval(s),
+        "p": pval(s.p_adjusted),
         "wlt": f"{s.wins}/{s.losses}/{s.ties}",
         "n": s.n,
         "base": number(s.baseline_mean, s.metric),
@@ -30,9 +32,9 @@ def _line(s: Any) -> dict[str, Any]:
 
 def comparison_page(result: Any, links: Links) -> Page:
     """Verdict lines, slices, forest and sorted-delta plots, the per-query delta table."""
-    from assay.report.compare_common import settings_line
+    from assay.report.compare_common import power_cells, settings_line
+    from assay.report.html import charts
     from assay.report.plotly_page import chart_spec
-    from assay.view import charts
 
     systems = [s.name for s in result.systems]
     cols = [(m, c) for m in result.metrics for c in result.candidates]
@@ -67,10 +69,47 @@ def comparison_page(result: Any, links: Links) -> Page:
             "systems": systems,
             "rows": rows,
             "settings": settings_line(result),
+            "power": [(p.candidate, p.metric, p.n, *power_cells(p)) for p in result.power],
+            "changes": _changes(result, links),
             "policies": _policies(result),
         },
         charts=charts_out,
     )
+
+
+def _changes(result: Any, links: Links) -> list[dict[str, Any]]:
+    """Per candidate and measure: the queries that lost and gained most."""
+    out = []
+    for c in result.comparisons:
+        items = [("loss", "worse", q) for q in c.top_losses]
+        items += [("gain", "better", q) for q in c.top_gains]
+        if not items:
+            continue
+        rows = [
+            {
+                "label": label,
+                "cls": cls,
+                "query_id": q.query_id,
+                "href": links.query(q.query_id),
+                "text": q.text,
+                "base": number(q.baseline, c.metric),
+                "cand": number(q.candidate, c.metric),
+                "delta": f"{q.delta:+.4f}",
+                "ranks": (q.baseline_rank, q.candidate_rank),
+            }
+            for label, cls, q in items
+        ]
+        out.append(
+            {
+                "candidate": c.candidate,
+                "metric": c.metric,
+                "rows": rows,
+                "open": c.verdict != "no detectable difference" or len(result.comparisons) <= 6,
+                "losses": len(c.top_losses),
+                "gains": len(c.top_gains),
+            }
+        )
+    return out
 
 
 def _policies(result: Any) -> list[str]:

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from assay.view.pages import Links, Page, number
+from assay.report.html.pages import Links, Page, number
 
 
 def history_page(report: Any, links: Links) -> Page:
     """Trend charts (one per measure; a point opens its result) and the table of results."""
+    from assay.report.html import charts
     from assay.report.plotly_page import chart_spec
-    from assay.view import charts
 
     def link(run_id: int) -> str | None:
         return links.result(f"s{run_id}")

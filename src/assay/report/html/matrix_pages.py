@@ -3,11 +3,10 @@ each assertion's result and reason, tokens, latency, cost) and the case's questi
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
-from assay.view.pages import Links, Page, number
+from assay.report.html.pages import Links, Page, number
 
 
 def state(cell: Any) -> str:
@@ -19,8 +18,8 @@ def state(cell: Any) -> str:
 
 def matrix_page(result: Any, links: Links, cases: dict[str, Any] | None = None) -> Page:
     """The grid, the variants, the comparisons; in a file, every cell's repeats too."""
+    from assay.report.html import charts
     from assay.report.plotly_page import chart_spec
-    from assay.view import charts
 
     names = [v.variant for v in result.variants]
     grid = []
@@ -125,7 +124,8 @@ def _assertions(outcomes: dict[str, bool | None], reasons: list[str]) -> list[tu
 
 def read_cases(result: Any, folders: list[Path]) -> dict[str, Any] | None:
     """The matrix's cases by id, from ``cases_path`` when the file is here."""
-    from assay.view.evidence import locate
+    from assay.report.html.evidence import locate
+    from assay.textio import parse_json
 
     if result.config_path:
         folders = [*folders, Path(result.config_path).parent]
@@ -136,8 +136,8 @@ def read_cases(result: Any, folders: list[Path]) -> dict[str, Any] | None:
     for line in path.read_text(encoding="utf-8").splitlines():
         if line.strip():
             try:
-                record = json.loads(line)
-            except json.JSONDecodeError:
+                record = parse_json(line)
+            except ValueError:  # JSONDecodeError and the bounded parser's errors
                 continue
             if isinstance(record, dict) and "case_id" in record:
                 out[str(record["case_id"])] = record

@@ -203,12 +203,14 @@ class _Routes:
         if cand not in result.candidates:
             return self._missing(f"{cand[:40]!r} is not a candidate of this comparison.")
         paths = {s.name: s.path for s in result.systems}
-        lists = tuple(
-            _safe(
-                lambda n=name: ranked_list(n, paths.get(n), qid, folders, corpus=self.corpus), name
+        judged = self.catalog.judgments_for(result.judgments_version)
+
+        def one(name: str) -> Any:
+            return ranked_list(
+                name, paths.get(name), qid, folders, judgments=judged, corpus=self.corpus
             )
-            for name in (result.baseline, cand)
-        )
+
+        lists = tuple(_safe(lambda n=name: one(n), name) for name in (result.baseline, cand))
         return self._html(comparison_query_page(result, qid, cand, links, lists))
 
     def pool(self, rid: str, qid: str) -> Response:

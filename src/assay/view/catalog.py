@@ -141,6 +141,20 @@ class Catalog:
             where.insert(0, self.files[rid][0].resolve().parent)
         return where
 
+    def judgments_for(self, version: str) -> tuple[str | None, str | None]:
+        """``(path, format)`` of the judgment set of ``version``, from an evaluation that
+        names it (result files first, then the store's newest); ``(None, None)`` if none."""
+        for _, result in self.files.values():
+            j = getattr(result, "judgments", None)
+            if getattr(result, "kind", "") == "evaluation" and j.version == version and j.path:
+                return j.path, j.format
+        if self.store is not None:
+            found = self.store.last_id(judgments=version, kind="evaluation", include_failed=True)
+            if found is not None:
+                j = self.get(f"s{found}").judgments
+                return j.path, j.format
+        return None, None
+
     def history(self) -> Any:
         """The store's results over time (:class:`assay.store.history.HistoryReport`)."""
         from assay.store.history import build_history

@@ -24,6 +24,7 @@ from _viewdata import make
 CHROMIUM = Path("/usr/bin/chromium")
 pytestmark = [
     pytest.mark.browser,
+    pytest.mark.slow,
     pytest.mark.skipif(not CHROMIUM.exists(), reason="Chromium is not at /usr/bin/chromium"),
 ]
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
@@ -93,16 +94,29 @@ def browser():
         b.close()
 
 
-@pytest.fixture(params=WIDTHS, ids=lambda w: f"{w}px")
-def page(request, browser, server):
-    guard = _Guard(server)
-    context = browser.new_context(viewport={"width": request.param, "height": 900})
+def _context(browser, base: str, width: int):
+    guard = _Guard(base)
+    context = browser.new_context(viewport={"width": width, "height": 900})
     context.route("**/*", guard.route)
     p = context.new_page()
     p.on("pageerror", lambda exc: guard.errors.append(str(exc)))
-    p.base, p.guard = server, guard
+    p.base, p.guard = base, guard
+    return context, p
+
+
+@pytest.fixture(scope="module", params=WIDTHS, ids=lambda w: f"{w}px")
+def shared_page(request, browser, server):
+    """One context per width for the module (plotly.js is fetched and compiled once)."""
+    context, p = _context(browser, server, request.param)
     yield p
     context.close()
+
+
+@pytest.fixture
+def page(shared_page):
+    """The width's page; after each test: no request left the host, no script failed."""
+    yield shared_page
+    guard = shared_page.guard
     assert guard.outside == [], guard.outside
     assert guard.errors == [], guard.errors
 
@@ -200,9 +214,11 @@ def test_history_links_to_a_result(page) -> None:
     assert page.locator("h1").count() == 1
 
 
-def test_exported_file_holds_the_served_content(page, data, tmp_path: Path) -> None:
-    """``assay report X.json -o x.html`` and the served page: the same text."""
+def test_exported_file_holds_the_served_content(browser, server, data, tmp_path: Path) -> None:
+    """``assay report X.json -o x.html`` and the served page: the same text (at 390 px)."""
     from assay.report.html.export import render_html
+
+    context, page = _context(browser, server, 390)
 
     script = (
         "() => { const m = document.querySelector('main').cloneNode(true);"
@@ -218,3 +234,5 @@ def test_exported_file_holds_the_served_content(page, data, tmp_path: Path) -> N
         page.wait_for_load_state("load")
         _fits(page)
         assert page.evaluate(script) == served, key
+    context.close()
+    assert page.guard.outside == [] and page.guard.errors == []

@@ -93,3 +93,30 @@ def test_cli_refuses_an_unreadable_result_file(tmp_path: Path, capsys) -> None:
     err = capsys.readouterr().err
     assert "bad.json" in err and "--port must be between 1 and 65535" in err
     assert "Traceback" not in err
+
+
+def test_history_draws_the_intervals_results_carry(client: TestClient, data: dict) -> None:
+    """A comparison's Δ and its 95% interval, as the comparison holds them, on its point."""
+    import re
+
+    page = client.get("/history?").text
+    specs = [
+        json.loads(s)
+        for s in re.findall(
+            r'<script type="application/json" id="trend-\d+-spec">(.*?)</script>', page, re.S
+        )
+    ]
+    c = data["comparison"].comparisons[0]
+    bars = [
+        (t["y"][i], t["error_y"]["array"][i], t["error_y"]["arrayminus"][i])
+        for spec in specs
+        if spec["layout"]["title"]["text"] == f"delta {c.metric}"
+        for t in spec["data"]
+        if t.get("error_y")
+        for i in range(len(t["y"]))
+        if t["customdata"][i] == "/r/s3"
+    ]
+    assert bars, "no interval drawn for the comparison"
+    y, up, down = bars[0]
+    assert y == pytest.approx(c.delta)
+    assert y + up == pytest.approx(c.ci_high) and y - down == pytest.approx(c.ci_low)

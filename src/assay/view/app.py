@@ -135,7 +135,8 @@ class _Routes:
         """The store's results over time."""
         from assay.report.html.history_pages import history_page
 
-        return self._html(history_page(self.catalog.history(), Links(None, served=True)))
+        report, spans = self.catalog.history()
+        return self._html(history_page(report, Links(None, served=True), spans))
 
     def plotly(self) -> Response:
         """plotly.js, from this app (no CDN)."""

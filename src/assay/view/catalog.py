@@ -155,9 +155,33 @@ class Catalog:
                 return j.path, j.format
         return None, None
 
-    def history(self) -> Any:
-        """The store's results over time (:class:`assay.store.history.HistoryReport`)."""
+    def history(self) -> tuple[Any, dict[int, dict[str, tuple[float, float]]]]:
+        """The store's results over time (:class:`assay.store.history.HistoryReport`) and
+        the intervals the comparisons and gates among them carry (run id -> measure ->
+        ``(low, high)``; at most :data:`MAX_INTERVALS` results are read for them)."""
         from assay.store.history import build_history
 
         entries = self.store.list() if self.store is not None else []
-        return build_history(entries, store=self.store_name or "no store")
+        report = build_history(entries, store=self.store_name or "no store")
+        wanted = [e.run_id for e in entries if e.kind in ("comparison", "gate")]
+        spans = {rid: intervals(self.get(f"s{rid}")) for rid in wanted[-MAX_INTERVALS:]}
+        return report, spans
+
+
+#: Comparisons and gates whose intervals the history page reads (the newest).
+MAX_INTERVALS = 200
+
+
+def intervals(result: Any) -> dict[str, tuple[float, float]]:
+    """``{measure as the store names it: (low, high)}`` of a comparison's or gate's deltas."""
+    out: dict[str, tuple[float, float]] = {}
+    if result.kind == "comparison":
+        several = len(set(result.candidates)) > 1
+        for c in result.comparisons:
+            key = f"delta {c.metric}" + (f" ({c.candidate})" if several else "")
+            out[key] = (c.ci_low, c.ci_high)
+    elif result.kind == "gate":
+        for check in result.checks:
+            if check.slice_field is None:
+                out[f"delta {check.metric}"] = (check.ci_low, check.ci_high)
+    return out

@@ -101,8 +101,9 @@ def pass_rates(result: Any) -> Any:
     return _layout(fig, barmode="group", yaxis={"range": [0, 1]}, height=340, title="Pass rates")
 
 
-def history(report: Any, metric: str, link: Any) -> Any:
-    """One measure over time: a line per series and judgment-set version; points open results."""
+def history(report: Any, metric: str, link: Any, spans: dict | None = None) -> Any:
+    """One measure over time: a line per series and judgment-set version; points open results;
+    error bars where ``spans`` (run id -> measure -> ``(low, high)``) holds an interval."""
     import plotly.graph_objects as go
 
     fig = go.Figure()
@@ -111,6 +112,21 @@ def history(report: Any, metric: str, link: Any) -> Any:
         for segment in dict.fromkeys(r.segment for r in rows):
             part = [r for r in rows if r.segment == segment]
             version = (part[0].judgments_version or "?").removeprefix("sha256:")[:10]
+            found = [(spans or {}).get(r.run_id, {}).get(metric) for r in part]
+            bars = None
+            if any(found):
+                bars = {
+                    "type": "data",
+                    "symmetric": False,
+                    "array": [
+                        s[1] - r.metrics[metric] if s else 0
+                        for s, r in zip(found, part, strict=True)
+                    ],
+                    "arrayminus": [
+                        r.metrics[metric] - s[0] if s else 0
+                        for s, r in zip(found, part, strict=True)
+                    ],
+                }
             fig.add_trace(
                 go.Scatter(
                     x=[r.created_at for r in part],
@@ -118,6 +134,7 @@ def history(report: Any, metric: str, link: Any) -> Any:
                     customdata=[link(r.run_id) for r in part],
                     text=[f"run {r.run_id}" for r in part],
                     mode="lines+markers",
+                    error_y=bars,
                     name=f"{series} [{version}]",
                     hovertemplate="%{x}<br>%{y:.4f}<br>%{text}<extra></extra>",
                 )

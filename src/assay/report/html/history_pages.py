@@ -7,8 +7,9 @@ from typing import Any
 from assay.report.html.pages import Links, Page, number
 
 
-def history_page(report: Any, links: Links) -> Page:
-    """Trend charts (one per measure; a point opens its result) and the table of results."""
+def history_page(report: Any, links: Links, spans: dict | None = None) -> Page:
+    """Trend charts (one per measure; a point opens its result, with its interval where
+    ``spans`` has one: run id -> measure -> ``(low, high)``) and the table of results."""
     from assay.report.html import charts
     from assay.report.plotly_page import chart_spec
 
@@ -39,7 +40,8 @@ def history_page(report: Any, links: Links) -> Page:
             }
         )
     specs = {
-        f"trend-{i}": chart_spec(charts.history(report, m, link)) for i, m in enumerate(metrics)
+        f"trend-{i}": chart_spec(charts.history(report, m, link, spans or {}))
+        for i, m in enumerate(metrics)
     }
     return Page(
         template="history.html",

@@ -127,8 +127,35 @@ def _open(page, path: str) -> None:
     _fits(page)
 
 
+#: Every element with its own text: its colour against the first opaque background behind
+#: it; those under WCAG AA (4.5:1, 3:1 for large text) are returned. Charts' SVG is left out.
+CONTRAST = """() => {
+  const rgb = s => (s.match(/[\\d.]+/g) || []).map(Number);
+  const lum = c => { const v = c.slice(0, 3).map(x => { x /= 255;
+    return x <= 0.03928 ? x / 12.92 : Math.pow((x + 0.055) / 1.055, 2.4); });
+    return 0.2126 * v[0] + 0.7152 * v[1] + 0.0722 * v[2]; };
+  const bg = e => { for (; e; e = e.parentElement) {
+    const c = rgb(getComputedStyle(e).backgroundColor);
+    if (c.length === 3 || (c.length === 4 && c[3] > 0.9)) { return c; } }
+    return [255, 255, 255]; };
+  const bad = [];
+  for (const e of document.querySelectorAll('body *')) {
+    if (e.closest('svg, script, style, .skip') || !e.offsetParent) { continue; }
+    const own = [...e.childNodes].some(n => n.nodeType === 3 && n.textContent.trim());
+    if (!own) { continue; }
+    const st = getComputedStyle(e), a = lum(rgb(st.color)), b = lum(bg(e));
+    const ratio = (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
+    const px = parseFloat(st.fontSize);
+    const large = px >= 24 || (px >= 18.66 && Number(st.fontWeight) >= 700);
+    if (!(ratio >= (large ? 3 : 4.5))) { bad.push(e.tagName + '.' + e.className + ' ' + ratio); }
+  }
+  return bad;
+}"""
+
+
 def _fits(page) -> None:
-    """No horizontal scroll outside scrollable tables; every control has a label."""
+    """No horizontal scroll outside scrollable tables; every control has a label; text
+    meets WCAG AA contrast."""
     width, inner = page.evaluate("[document.scrollingElement.scrollWidth, window.innerWidth]")
     assert width <= inner, (page.url, width, inner)
     unlabelled = page.evaluate(
@@ -138,6 +165,8 @@ def _fits(page) -> None:
     )
     assert unlabelled == [], unlabelled
     assert page.evaluate("document.documentElement.lang") == "en"
+    low = page.evaluate(CONTRAST)
+    assert low == [], low[:10]
 
 
 def test_home_lists_every_result_and_filters(page, data) -> None:

@@ -120,3 +120,15 @@ def test_history_draws_the_intervals_results_carry(client: TestClient, data: dic
     y, up, down = bars[0]
     assert y == pytest.approx(c.delta)
     assert y + up == pytest.approx(c.ci_high) and y - down == pytest.approx(c.ci_low)
+
+
+def test_long_per_query_tables_are_capped_and_say_so(data: dict, monkeypatch) -> None:
+    from assay.report.html import pages
+    from assay.report.html.export import render_html
+
+    monkeypatch.setattr(pages, "MAX_ROWS", 3)
+    n = len(data["evaluation"].per_query_frame())
+    page = render_html(data["evaluation"])
+    assert f"Showing the first 3 of {n} queries" in page
+    body = page.split('<table id="per-query"', 1)[1].split("</tbody>", 1)[0]
+    assert body.count("<tr>") == 3 + 1  # the header row and three queries

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from assay.report.html.pages import Links, Page, number, sort_key
+from assay.report.html.pages import MAX_ROWS, Links, Page, number, sort_key
 
 #: At most this many sorted-delta charts (candidate x measure).
 MAX_DELTA_CHARTS = 8
@@ -39,7 +39,7 @@ def comparison_page(result: Any, links: Links) -> Page:
     systems = [s.name for s in result.systems]
     cols = [(m, c) for m in result.metrics for c in result.candidates]
     rows = []
-    for q in result.per_query:
+    for q in result.per_query[:MAX_ROWS]:
         deltas = [q.deltas.get(c, {}).get(m) for m, c in cols]
         rows.append(
             {
@@ -68,6 +68,7 @@ def comparison_page(result: Any, links: Links) -> Page:
             "cols": cols,
             "systems": systems,
             "rows": rows,
+            "total": len(result.per_query),
             "settings": settings_line(result),
             "power": [(p.candidate, p.metric, p.n, *power_cells(p)) for p in result.power],
             "changes": _changes(result, links),

@@ -19,6 +19,9 @@ from urllib.parse import quote
 
 from pydantic import BaseModel, ConfigDict, Field
 
+#: Per-query rows a page lists at most (the JSON API and the result file hold every row).
+MAX_ROWS = 5000
+
 
 class Page(BaseModel):
     """A page to render: template, title, values and Plotly charts (id -> JSON spec)."""
@@ -87,6 +90,8 @@ def evaluation_page(result: Any, links: Links) -> Page:
     """Aggregate, groups and the per-query table of an evaluation."""
     metrics = list(result.metrics)
     rows = _query_rows(result)
+    total = len(rows)
+    rows = rows[:MAX_ROWS]
     meta = [
         k
         for k in (rows[0].keys() if rows else [])
@@ -124,6 +129,7 @@ def evaluation_page(result: Any, links: Links) -> Page:
             "groups": groups,
             "meta": meta,
             "rows": table,
+            "total": total,
             "policies": _policy_lines(result),
         },
     )

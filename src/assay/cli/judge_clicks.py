@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from assay.cli.judge import judge_app
+from assay.cli.options import Executor
 
 
 def _weights(specs: list[str] | None) -> dict[str, float] | None:
@@ -88,6 +89,7 @@ def clicks(
         str | None,
         typer.Option("--layout", help="Log layout: bulk | jsonl | tsv (default: detected)."),
     ] = None,
+    executor: Executor = None,
 ) -> None:
     """Fit a click model on UBI logs and write graded implicit judgments (source = behavior)."""
     from rich.console import Console

@@ -12,6 +12,7 @@ from typing import Annotated
 import typer
 
 from assay.cli.judge import judge_app
+from assay.cli.options import Executor
 
 _FORMATS = ("text", "json")
 TextOrJson = Annotated[str, typer.Option("--format", "-f", help="Output format: text or json.")]
@@ -178,6 +179,7 @@ def llm(
     config: ConfigOpt = None,
     progress: ProgressOpt = False,
     fmt: TextOrJson = "text",
+    executor: Executor = None,
 ) -> None:
     """Grade the relevance of every pair with a model (0-3, mapped onto the set's scale)."""
     from assay.cli.common import validate_choice
@@ -302,6 +304,7 @@ def claims(
     no_cache: NoCacheOpt = False,
     config: ConfigOpt = None,
     fmt: TextOrJson = "text",
+    executor: Executor = None,
 ) -> None:
     """Fill each missing claim-citation support judgment with the model's verdict."""
     import json
@@ -346,6 +349,7 @@ def answers(
     config: ConfigOpt = None,
     fmt: TextOrJson = "text",
     output: Annotated[Path | None, typer.Option("-o", "--output", help="Write here.")] = None,
+    executor: Executor = None,
 ) -> None:
     """Grade each answer with the seed-003 rubric; report the model-graded hallucination rate."""
     from assay.cli.common import validate_choice

@@ -63,6 +63,7 @@ def run_command(
     max_failed: o.MaxFailed = 0,
     name: o.Name = None,
     quiet: o.Quiet = False,
+    executor: o.Executor = None,
 ) -> None:
     """Run every query through a system; write the run and a ``.json`` sidecar.
 

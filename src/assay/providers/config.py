@@ -46,6 +46,7 @@ _KEYS = {
     "structured",
     "retries",
     "headers",
+    "rate_limit",
 }
 #: Keys whose resolved values are secrets.
 SECRET_KEYS = ("base_url", "api_key", "headers")
@@ -68,6 +69,8 @@ class ModelConfig:
     structured: str = "json_schema"
     retries: int = 2
     headers: dict[str, str] = field(default_factory=dict)
+    #: Requests per minute to this model across every worker (``None``: no limit).
+    rate_limit: float | None = None
     secrets: dict[str, str] = field(default_factory=dict, repr=False)
 
     @property
@@ -133,6 +136,9 @@ def model_from_table(name: str, table: dict[str, Any]) -> ModelConfig:
         structured=structured,
         retries=int(_number(resolved, "retries", 2, where, whole=True)),
         headers=dict(headers),
+        rate_limit=_number(resolved, "rate_limit", 0, where, low=0.001)
+        if "rate_limit" in resolved
+        else None,
         secrets=secrets,
     )
 

@@ -32,17 +32,19 @@ class TwoNodes:
     def __init__(self, cluster: Any, second: Any, dashboard: str) -> None:
         self.cluster, self.second, self.dashboard = cluster, second, dashboard
 
-    def nodes_of(self, function_name: str) -> set[str]:
-        """Node ids where finished tasks named ``function_name`` ran (Ray's state API)."""
+    def nodes_of(self, task_name: str, since_ms: int = 0) -> set[str]:
+        """Node ids where tasks named ``task_name`` created after ``since_ms`` ran, as Ray's
+        state API lists them."""
         from ray.util.state import list_tasks
 
         tasks = list_tasks(
             address=self.dashboard,
-            filters=[("func_or_class_name", "=", function_name)],
+            filters=[("name", "=", task_name)],
             limit=10_000,
+            detail=True,
             raise_on_missing_output=False,
         )
-        return {t.node_id for t in tasks if t.node_id}
+        return {t.node_id for t in tasks if t.node_id and (t.creation_time_ms or 0) >= since_ms}
 
 
 @pytest.fixture(scope="session")

@@ -7,8 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
-from assay.cli import main
+from helpers_ray import cli, now_ms
 
 pytestmark = pytest.mark.ray
 
@@ -33,10 +32,7 @@ def _result(path: Path) -> dict:
 
 
 def _cli(*args: str) -> None:
-    """Run the command in this process (so that it joins the test cluster)."""
-    with pytest.raises(SystemExit) as done:
-        main([*args, "--no-record"])
-    assert done.value.code == 0
+    cli(*args, "--no-record")
 
 
 def _shards(lines: list[str], folder: Path, n: int, kind: str) -> Path:
@@ -90,6 +86,7 @@ def test_sharded_evaluate_and_compare_equal_the_local_files(
     runs: dict[str, Path], executor: str, request: pytest.FixtureRequest
 ) -> None:
     cluster = request.getfixturevalue("ray_cluster") if executor == "ray" else None
+    since = now_ms()
     out = runs["base"] / executor
     out.mkdir()
     qrels = str(runs["qrels"])
@@ -98,7 +95,8 @@ def test_sharded_evaluate_and_compare_equal_the_local_files(
         ("a", runs["a"], runs["a_shards"]),
         ("b", runs["b"], runs["b_shards"]),
     ):
-        _cli("evaluate", qrels, str(whole), *metrics, "--name", name, "-o", str(out / f"{name}.json"))
+        local = str(out / f"{name}.json")
+        _cli("evaluate", qrels, str(whole), *metrics, "--name", name, "-o", local)
         _cli(
             "evaluate", qrels, str(sharded), *metrics, "--name", name,
             "-o", str(out / f"{name}-sharded.json"), "--executor", executor,
@@ -111,4 +109,4 @@ def test_sharded_evaluate_and_compare_equal_the_local_files(
     )  # fmt: skip
     assert _result(out / "c-sharded.json") == _result(out / "c.json")
     if cluster is not None:  # the shards were read on both nodes
-        assert len(cluster.nodes_of("_apply")) == 2
+        assert len(cluster.nodes_of("assay:read_shard", since)) == 2

@@ -135,6 +135,7 @@ class RayExecutor:
         """``fn(shared, item)`` as one task per item, yielded in the items' order."""
         ray = self.ray()
         task = ray.remote(_apply).options(
+            name=f"assay:{getattr(fn, '__name__', 'task')}",  # as the dashboard lists it
             max_retries=self.options.max_retries,
             retry_exceptions=False,
             scheduling_strategy="SPREAD",

@@ -19,22 +19,28 @@ from assay.executors.ray_backend import RayExecutor, cause
 
 
 class _Caller:
-    """Actor body: one model client (no cache) that waits for a slot before each call."""
+    """Actor body: one model client (no cache) whose every request waits for a slot of the
+    cluster-wide bucket."""
 
     def __init__(self, config: Any, policy: Any, bucket: Any) -> None:
+        from assay.executors.ratelimit import limited_transport
         from assay.providers.client import ChatClient
 
-        self.client = ChatClient(config, policy=policy)
         self.bucket = bucket
+        transport = None
+        if bucket is not None:
+            transport = limited_transport(self._take, int(config.concurrency))
+        self.client = ChatClient(config, policy=policy, transport=transport)
+
+    def _take(self) -> None:
+        import ray
+
+        wait = ray.get(self.bucket.reserve.remote())
+        if wait > 0:
+            time.sleep(wait)
 
     def complete(self, messages: list[dict[str, str]], schema: Any, sample: int) -> Any:
-        """One call to the server (after the cluster-wide rate limit lets it go)."""
-        if self.bucket is not None:
-            import ray
-
-            wait = ray.get(self.bucket.reserve.remote())
-            if wait > 0:
-                time.sleep(wait)
+        """One call to the server (retries included), the answer back to the driver."""
         return self.client.complete(messages, schema, sample, look_up=False)
 
 

@@ -1,16 +1,19 @@
 """A requests-per-minute limit on model calls (``rate_limit`` in ``[models.NAME]``).
 
-One rule for both executors: :class:`TokenBucket` hands out call slots spaced
-``60 / rate_limit`` seconds apart (a bucket of one token, so there is no
-burst: no window of a minute ever holds more than ``rate_limit`` starts plus
-the one at its edge). Locally the bucket lives in this process; on Ray one
-actor holds it for every worker of the cluster (:mod:`assay.executors.models`).
+One rule for both executors: :class:`TokenBucket` hands out request slots
+spaced ``60 / rate_limit`` seconds apart (a bucket of one token, so there is no
+burst: no window of a minute ever holds more than ``rate_limit`` requests plus
+the one at its edge). Every HTTP request takes a slot, retries included (the
+client's transport waits for it). Locally the bucket lives in this process; on
+Ray one actor holds it for every worker of the cluster (:mod:`assay.executors.models`).
 """
 
 from __future__ import annotations
 
 import threading
 import time
+import weakref
+from collections.abc import Callable
 from typing import Any
 
 
@@ -45,35 +48,47 @@ def rate_of(client: Any) -> float | None:
     return float(rate) if rate else None
 
 
-class LimitedClient:
-    """A chat client whose calls to the server wait for a slot of a :class:`TokenBucket`;
-    answers from the cache never wait. Everything else is the wrapped client's."""
+def limited_transport(take: Callable[[], None], connections: int) -> Any:
+    """An httpx transport that calls ``take()`` (wait for a slot) before every request:
+    retries and ``Retry-After`` waits included, so the server never sees more."""
+    import httpx
 
-    def __init__(self, client: Any, bucket: TokenBucket) -> None:
-        self._inner = client
-        self._bucket = bucket
+    class _Limited(httpx.BaseTransport):
+        def __init__(self) -> None:
+            limits = httpx.Limits(
+                max_connections=connections, max_keepalive_connections=connections
+            )
+            self.inner = httpx.HTTPTransport(limits=limits)
 
-    def complete(
-        self,
-        messages: list[dict[str, str]],
-        schema: dict | None = None,
-        sample: int = 0,
-        *,
-        look_up: bool = True,
-    ) -> Any:
-        """One completion; a slot is waited for only when the server is called."""
-        hit = self._inner.cached(messages, schema, sample) if look_up else None
-        if hit is not None:
-            return hit
-        if not self._inner.offline:
-            self._bucket.acquire()
-        return self._inner.complete(messages, schema, sample, look_up=False)
+        def handle_request(self, request: httpx.Request) -> httpx.Response:
+            take()
+            return self.inner.handle_request(request)
 
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._inner, name)
+        def close(self) -> None:
+            self.inner.close()
+
+    return _Limited()
+
+
+_LIMITED: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
 
 
 def limited(client: Any) -> Any:
-    """``client`` behind a token bucket when its model has a ``rate_limit``, else itself."""
+    """``client`` when its model has no ``rate_limit``; else a client of the same model,
+    cache and retry policy whose every request waits for a slot of one bucket (made once
+    per client, so that every grading pass over it shares the limit)."""
     rate = rate_of(client)
-    return client if rate is None else LimitedClient(client, TokenBucket(rate))
+    if rate is None:
+        return client
+    if client not in _LIMITED:
+        from assay.providers.client import ChatClient
+
+        bucket = TokenBucket(rate)
+        _LIMITED[client] = ChatClient(
+            client.config,
+            cache=client.cache,
+            offline=client.offline,
+            policy=client.policy,
+            transport=limited_transport(bucket.acquire, int(client.config.concurrency)),
+        )
+    return _LIMITED[client]

@@ -15,6 +15,7 @@ from __future__ import annotations
 import logging
 import os
 import threading
+import weakref
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TypeVar
@@ -111,6 +112,7 @@ class RayExecutor:
 
     def __init__(self, options: ExecutorOptions) -> None:
         self.options = options
+        self._clients: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
 
     def ray(self) -> Any:
         """The connected ``ray`` module."""
@@ -187,4 +189,6 @@ class RayExecutor:
         """Model calls made by actors on the cluster, under one cluster-wide rate limit."""
         from assay.executors.models import RemoteChatClient
 
-        return RemoteChatClient(client, self)
+        if client not in self._clients:  # one set of actors (and one bucket) per client
+            self._clients[client] = RemoteChatClient(client, self)
+        return self._clients[client]

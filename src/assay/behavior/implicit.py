@@ -115,7 +115,7 @@ def judge_clicks(
     continuation probability (default: fitted).
     """
     from assay.behavior import clickmodels as cm
-    from assay.behavior.read import read_ubi
+    from assay.behavior.sharded import read_logs as read_ubi  # one task per file on Ray
     from assay.behavior.table import build_click_table
 
     if model not in cm.MODELS:

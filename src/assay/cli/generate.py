@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from assay.cli.app import app
+from assay.cli.options import Executor
 
 generate_app = typer.Typer(
     help="Generate test material with a model (always marked source = model).",
@@ -40,6 +41,7 @@ def queries(
     json_report: Annotated[
         Path | None, typer.Option("--report", help="Also write the full result (JSON).")
     ] = None,
+    executor: Executor = None,
 ) -> None:
     """Ask a model for one query per sampled passage; dedupe; compare with human queries."""
     import json

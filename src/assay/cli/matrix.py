@@ -51,6 +51,7 @@ def matrix(
     ] = 0.05,
     store: o.Store = None,
     record: o.Record = True,
+    executor: o.Executor = None,
 ) -> None:
     """Ask every prompt x model x case N times, check the assertions, compare the variants.
 

@@ -57,11 +57,17 @@ class ExecutorOptions(BaseModel):
         ge=0,
         description="Times Ray runs a task again when its worker process or node dies.",
     )
+    io_task_cpus: float = Field(
+        0.25,
+        gt=0,
+        description="CPUs a task that mostly waits on the network (system calls) reserves: "
+        "0.25 lets four run per CPU.",
+    )
     in_flight: int | None = Field(
         None,
         ge=1,
-        description="Tasks submitted ahead of the one being gathered (default: twice the "
-        "cluster's CPUs, at least 4).",
+        description="Tasks submitted ahead of the one being gathered (default: twice as many "
+        "as the cluster's CPUs can run at once, at least 4).",
     )
 
 

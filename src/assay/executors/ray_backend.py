@@ -20,13 +20,14 @@ from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TypeVar
 
-from assay.errors import AssayError
+from assay.errors import AssayError, UsageError
 from assay.executors import ExecutorOptions
 
 T = TypeVar("T")
 R = TypeVar("R")
 
 _connect_lock = threading.Lock()
+_registered: list[bool] = []  # the serializers below, registered once per process
 
 
 class WorkLost(AssayError):
@@ -62,8 +63,6 @@ def connect(options: ExecutorOptions) -> Any:
     try:
         import ray
     except ImportError:
-        from assay.errors import UsageError
-
         raise UsageError("`executor` ray needs Ray: pip install 'assay[ray]'", "executor") from None
     with _connect_lock:
         if not ray.is_initialized():
@@ -78,7 +77,9 @@ def connect(options: ExecutorOptions) -> Any:
                 ray.init(**kwargs)  # Ray reads RAY_ADDRESS itself
             else:
                 ray.init(num_cpus=options.num_cpus, **kwargs)
-        _register_serializers(ray)
+        if not _registered:
+            _register_serializers(ray)
+            _registered.append(True)
     return ray
 
 
@@ -91,10 +92,8 @@ def _register_serializers(ray: Any) -> None:
     ray.util.register_serializer(
         type(threading.RLock()), serializer=_no_state, deserializer=_new_rlock
     )
-    try:
-        import httpx
-    except ImportError:  # pragma: no cover - httpx is a dependency
-        return
+    import httpx
+
     for cls in (httpx.Client, httpx.AsyncClient):
         ray.util.register_serializer(cls, serializer=_no_state, deserializer=_nothing)
 
@@ -118,12 +117,13 @@ class RayExecutor:
         """The connected ``ray`` module."""
         return connect(self.options)
 
-    def window(self) -> int:
-        """Tasks in flight at once: ``in_flight``, else twice the cluster's CPUs (>= 4)."""
+    def window(self, num_cpus: float = 1.0) -> int:
+        """Tasks in flight at once: ``in_flight``, else twice as many tasks of ``num_cpus``
+        CPUs as the cluster can run at once (at least 4)."""
         if self.options.in_flight:
             return self.options.in_flight
-        cpus = int(self.ray().cluster_resources().get("CPU", 1))
-        return max(4, 2 * cpus)
+        cpus = float(self.ray().cluster_resources().get("CPU", 1))
+        return max(4, int(2 * cpus / num_cpus))
 
     def map(
         self,
@@ -144,7 +144,7 @@ class RayExecutor:
             num_cpus=num_cpus,
         )
         shared_ref = ray.put(shared)
-        window = self.window()
+        window = self.window(num_cpus)
         refs: deque[Any] = deque()
         submitted = 0
         try:
@@ -152,8 +152,9 @@ class RayExecutor:
                 while submitted < len(items) and len(refs) < window:
                     refs.append(task.remote(fn, shared_ref, items[submitted]))
                     submitted += 1
-                ref = refs.popleft()
-                yield self._gather(ray, ref, item, on_lost)
+                result = self._gather(ray, refs[0], item, on_lost)
+                refs.popleft()
+                yield result
         finally:
             for ref in refs:  # a stop, an error or Ctrl-C: nothing keeps running
                 ray.cancel(ref)
@@ -180,7 +181,13 @@ class RayExecutor:
         from assay.executors.systems import ask_chunk, lost_chunk, portable
 
         self.ray()
-        results = self.map(ask_chunk, chunks, shared=(portable(calls), texts), on_lost=lost_chunk)
+        results = self.map(
+            ask_chunk,
+            chunks,
+            shared=(portable(calls), texts),
+            on_lost=lost_chunk,
+            num_cpus=self.options.io_task_cpus,
+        )
         for chunk, (answers, latencies) in zip(chunks, results, strict=True):
             calls.latencies.extend(latencies)
             yield chunk, answers

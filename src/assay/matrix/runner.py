@@ -129,6 +129,7 @@ def run_matrix(
 def _clients(
     config: MatrixConfig, cache_dir: str | None, offline: bool, no_cache: bool
 ) -> dict[str, Any]:
+    from assay.executors import current
     from assay.providers.cache import CallCache
     from assay.providers.client import ChatClient
 
@@ -136,7 +137,8 @@ def _clients(
     for provider in config.providers:
         if provider.kind == "model":
             cache = None if no_cache else CallCache(cache_dir)
-            out[provider.name] = ChatClient(provider.config, cache=cache, offline=offline)
+            client = ChatClient(provider.config, cache=cache, offline=offline)
+            out[provider.name] = current().chat_client(client)  # rate limit; actors on Ray
     return out
 
 

@@ -99,3 +99,33 @@ def test_killed_worker_is_retried_and_no_query_is_lost(on_ray, tmp_path: Path) -
     sidecar = json.loads((tmp_path / "ray.trec.json").read_text())
     assert sidecar["failures"] == [] and sidecar["succeeded"] == 40
     assert len(on_ray.nodes_of("assay:ask_chunk", since)) == 2
+
+
+DIES = '''
+import os, signal
+
+
+def search(query, k):
+    """Kills the worker asking "ok 13", every time."""
+    if query == "ok 13":
+        os.kill(os.getpid(), signal.SIGKILL)
+    return [("d1", 1.0)]
+'''
+
+
+def test_a_worker_that_never_comes_back_fails_its_queries(ray_cluster, tmp_path: Path) -> None:
+    """Every attempt of a task loses its worker: its queries are reported as failed (as for a
+    server that never answers); the others are scored."""
+    from assay.executors import ExecutorOptions, use
+    from assay.judgments import load_judgments
+    from assay.systems.python import PythonSystem, load_function
+    from assay.systems.runner import run_system
+
+    (tmp_path / "dies.py").write_text(DIES)
+    system = PythonSystem(load_function(f"{tmp_path / 'dies.py'}:search"), name="dies")
+    js = load_judgments(_judgments(tmp_path))
+    with use(ExecutorOptions(executor="ray", max_retries=1)):
+        outcome = run_system(system, js, k=5, progress=False)
+    assert [f.query_id for f in outcome.failures] == ["q13"]
+    assert "Ray worker" in outcome.failures[0].error
+    assert len(outcome.run.query_ids) == 39

@@ -27,7 +27,7 @@ T = TypeVar("T")
 R = TypeVar("R")
 
 _connect_lock = threading.Lock()
-_registered: list[bool] = []  # the serializers below, registered once per process
+_registered: set[str] = set()  # Ray jobs (connections) the serializers are registered for
 
 
 class WorkLost(AssayError):
@@ -77,9 +77,10 @@ def connect(options: ExecutorOptions) -> Any:
                 ray.init(**kwargs)  # Ray reads RAY_ADDRESS itself
             else:
                 ray.init(num_cpus=options.num_cpus, **kwargs)
-        if not _registered:
+        job = ray.get_runtime_context().get_job_id()
+        if job not in _registered:  # a new connection has a new serialization context
             _register_serializers(ray)
-            _registered.append(True)
+            _registered.add(job)
     return ray
 
 

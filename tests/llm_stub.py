@@ -25,6 +25,11 @@ Query-writing prompts (``Document:``) get a query made of the passage's first
 eight long words (a copier, as models often are); a passage holding
 ``DUPLICATE`` always gets the same query.
 
+An echoing model (a model id containing ``echo``) repeats the request's
+``Authorization`` header in every text it writes (rationale, answer, claims,
+query), as a careless or hostile endpoint might; ``ECHO400`` in a prompt gets
+HTTP 400 whose body repeats it.
+
 :class:`StubServer` runs it with uvicorn on 127.0.0.1 and a free port, in a thread.
 """
 
@@ -76,6 +81,9 @@ def make_app(state: StubState) -> FastAPI:
             state.headers.append(dict(request.headers))
             state.calls[text] += 1
             seen = state.calls[text]
+        auth = request.headers.get("authorization", "")
+        if "ECHO400" in text:
+            return PlainTextResponse(f"bad request; you sent {auth}", status_code=400)
         if "ERROR500" in text:
             return PlainTextResponse("boom", status_code=500)
         if "RATE429" in text and seen == 1:
@@ -97,6 +105,8 @@ def make_app(state: StubState) -> FastAPI:
             message["content"] = json.dumps(reply)
         else:
             message["content"] = json.dumps(_answer(text, seen))
+        if "echo" in str(body.get("model", "")) and message["content"]:
+            message["content"] = json.dumps(_echo(json.loads(message["content"]), auth))
         if body.get("response_format") is None and message["content"]:
             message["content"] = "Here is my verdict:\n```json\n" + message["content"] + "\n```"
         words = sum(len(str(m.get("content", "")).split()) for m in body["messages"])
@@ -133,6 +143,20 @@ def _answer(text: str, seen: int) -> dict[str, Any]:
     if "FLIP" in text:
         grade = (grade + seen) % 4
     return {"grade": grade, "rationale": f"{grade} query words found"}
+
+
+def _echo(value: Any, auth: str) -> Any:
+    """Every text field with the Authorization header (and the bare key) appended."""
+    key = auth.split()[-1] if auth.split() else ""
+    if isinstance(value, dict):
+        return {
+            k: (_echo(v, auth) if k not in ("status", "citations") else v) for k, v in value.items()
+        }
+    if isinstance(value, list):
+        return [_echo(v, auth) for v in value]
+    if isinstance(value, str):
+        return f"{value} (you sent Authorization: {auth}; key {key})"
+    return value
 
 
 _INJECTED = re.compile(r"ignore\b[^.]*?\breply with (\w+)", re.I)

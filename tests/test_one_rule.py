@@ -66,6 +66,11 @@ RULES: list[tuple[str, str, set[str]]] = [
         set(),
     ),
     ("test helpers live in tests/", r"def synthetic_result\(", set()),
+    (
+        "plotly set up once (no cloud button, no logo link)",
+        r"get_plotlyjs\(|include_plotlyjs|displaylogo",
+        {"report/plotly_page.py"},
+    ),
 ]
 
 

@@ -42,14 +42,16 @@ def name_failed(failed: Sequence[str]) -> str:
     return shown
 
 
-def too_many_failed(failed: Sequence[str], max_failed: int, who: str) -> str | None:
-    """A message when ``who`` has more than ``max_failed`` failed queries, else ``None``."""
+def too_many_failed(
+    failed: Sequence[str], max_failed: int, who: str, what: str = "failed queries"
+) -> str | None:
+    """A message when ``who`` has more than ``max_failed`` failures (``what``), else ``None``."""
     check_max_failed(max_failed)
     if len(failed) <= max_failed:
         return None
     allowed = "none allowed" if max_failed == 0 else f"at most {max_failed} allowed"
     return (
-        f"{who}: {len(failed)} failed queries ({allowed}; pass `max_failed` N to accept "
+        f"{who}: {len(failed)} {what} ({allowed}; pass `max_failed` N to accept "
         f"up to N): {name_failed(failed)}"
     )
 

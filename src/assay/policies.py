@@ -42,6 +42,12 @@ TIES: dict[str, str] = {
 MISSING_POLICIES: tuple[str, ...] = tuple(MISSING)
 TIE_POLICIES: tuple[str, ...] = tuple(TIES)
 
+#: What trec_eval does instead of dropping documents that carry their query's id.
+_TREC_IDENTICAL = (
+    "trec_eval scores every retrieved document; BEIR's EvaluateRetrieval.evaluate drops "
+    "these by default (ignore_identical_ids=True)"
+)
+
 #: What trec_eval does instead, for each ``missing`` and ``ties`` value that differs.
 _TREC_MISSING = {"zero": "trec_eval's default skips them (it scores them 0 only with -c)"}
 _TREC_TIES = {"given": "trec_eval orders tied scores by doc id descending, whatever the file order"}
@@ -102,6 +108,7 @@ def scoring_policies(
     total_queries: int = 0,
     depth_warnings: Sequence[str] = (),
     system_depth: int | None = None,
+    identical_ids_dropped: int | None = None,
 ) -> list[ScoringPolicy]:
     """Every rule in force on one evaluation, the chosen ones first.
 
@@ -111,9 +118,13 @@ def scoring_policies(
     calls, judgments with a negative grade; ``prefer`` the label source that won
     where a pair had two; ``synthetic_queries`` of ``total_queries`` scored with
     people's; ``depth_warnings`` the cutoffs deeper than a run file;
-    ``system_depth`` the ``k`` a live system was asked for.
+    ``system_depth`` the ``k`` a live system was asked for;
+    ``identical_ids_dropped`` the documents dropped because their id is their
+    query's (``None``: ``ignore_identical_ids`` was off, as trec_eval).
     """
     rules = chosen_policies(missing, ties)
+    if identical_ids_dropped is not None:
+        rules.append(identical_ids_rule(identical_ids_dropped))
     rules += _judgment_rules(no_answer_queries, negative_grades, prefer)
     rules += _measure_rules(metrics)
     rules += _run_rules(missing, ignored_queries, failed_queries, depth_warnings, system_depth)
@@ -127,6 +138,16 @@ def scoring_policies(
             )
         )
     return rules
+
+
+def identical_ids_rule(dropped: int) -> ScoringPolicy:
+    """The ``ignore_identical_ids`` rule: what was dropped, and that trec_eval does not."""
+    return _rule(
+        "ignore_identical_ids",
+        "a retrieved document whose id is its query's id is dropped before scoring and the "
+        f"documents below it move up a rank, as BEIR ({_n(dropped, 'document')} dropped)",
+        _TREC_IDENTICAL,
+    )
 
 
 def _judgment_rules(
@@ -284,12 +305,14 @@ def run_policies(
     info: RunProvenance,
     ignored_queries: int = 0,
     depth_warnings: Sequence[str] = (),
+    identical_ids_dropped: int | None = None,
 ) -> list[ScoringPolicy]:
     """:func:`scoring_policies` of one run scored on ``judgments`` (what ``score_run`` records).
 
     ``info`` is the run's provenance (failed calls; ``k`` of a live system);
     ``judgments.prefer`` names the label source that won, when a label file
-    had two labels for a pair.
+    had two labels for a pair; ``identical_ids_dropped`` as in
+    :func:`scoring_policies`.
     """
     qrels = judgments.qrels
     negative = int((qrels["grade"] < 0).sum()) if len(qrels) else 0
@@ -306,6 +329,7 @@ def run_policies(
         total_queries=len(judgments),
         depth_warnings=depth_warnings,
         system_depth=info.k if info.queries_asked is not None else None,
+        identical_ids_dropped=identical_ids_dropped,
     )
 
 

@@ -12,6 +12,13 @@ record, report and ``assay serve`` response:
    (``?api_key=abc``), headers (``Authorization: Bearer abc``), JSON
    (``"token": "abc"``) and ``key=value`` text. A ``${VAR}`` template is kept:
    it names the secret without holding it.
+3. *Shapes*: text that looks like a credential wherever it stands (a ``Bearer``
+   token, the password of ``https://user:password@host``, ``sk-...`` API keys,
+   GitHub, Slack, AWS and Google key formats).
+
+Model content (answers, rationales, generated queries) goes through
+:func:`redact_text` when it is received, before it is cached, written or
+printed: a model that echoes its request cannot leak the key it was sent.
 """
 
 from __future__ import annotations
@@ -41,6 +48,18 @@ _JSON_PAIR = re.compile(rf"""(\\*["']{_NAME}\\*["']\s*:\s*\\*["'])([^"'\\]*)""",
 _KV_PAIR = re.compile(rf"""(\b{_NAME}\s*=\s*)([^&#\s"',;]+)""", re.I)
 # Authorization: Bearer value  /  X-Api-Key: value (header lines)
 _HEADER = re.compile(rf"""(\b{_NAME}\s*:\s*)((?:Bearer|Basic|Token)\s+)?([^\s"',;]+)""", re.I)
+
+# credentials recognised by their shape alone
+_SHAPES = re.compile(
+    r"\b(?:sk-(?:proj-|ant-|live-|test-)?[A-Za-z0-9_\-]{16,}"
+    r"|gh[pousr]_[A-Za-z0-9]{30,}"
+    r"|xox[abprs]-[A-Za-z0-9\-]{10,}"
+    r"|AKIA[0-9A-Z]{16}"
+    r"|AIza[0-9A-Za-z_\-]{35})"
+)
+# https://user:password@host: the password part of a URL's user information
+_USERINFO = re.compile(r"\b([a-z][a-z0-9+.\-]*://[^/\s:@]+:)([^/\s@]+)(@)", re.I)
+_BEARER = re.compile(r"\b(Bearer\s+)([A-Za-z0-9._~+/\-]{12,}=*)")
 
 _lock = threading.Lock()
 _secrets: set[str] = set()
@@ -83,10 +102,15 @@ def redact_text(text: str) -> str:
         lambda m: m.group(0) if _keep(m.group(2)) else m.group(1) + REDACTED, text
     )
     text = _KV_PAIR.sub(lambda m: m.group(0) if _keep(m.group(2)) else m.group(1) + REDACTED, text)
-    return _HEADER.sub(
+    text = _HEADER.sub(
         lambda m: m.group(0) if _keep(m.group(3)) else m.group(1) + (m.group(2) or "") + REDACTED,
         text,
     )
+    text = _USERINFO.sub(
+        lambda m: m.group(0) if _keep(m.group(2)) else m.group(1) + REDACTED + m.group(3), text
+    )
+    text = _BEARER.sub(lambda m: m.group(0) if _keep(m.group(2)) else m.group(1) + REDACTED, text)
+    return _SHAPES.sub(REDACTED, text)
 
 
 def redact(value: Any) -> Any:

@@ -105,7 +105,7 @@ def test_config_errors(tmp_path: Path) -> None:
     with pytest.raises(UsageError, match="repeats"):
         load_matrix(tmp_path / "m.toml")
     (tmp_path / "m.toml").write_text(base.format('assertions = ["vibes"]'), encoding="utf-8")
-    with pytest.raises(UsageError, match="assertions must be a list of contract"):
+    with pytest.raises(UsageError, match="assertions: must be a list of contract"):
         load_matrix(tmp_path / "m.toml")
 
 

@@ -40,7 +40,7 @@ def test_config_errors_are_usage_errors(monkeypatch: pytest.MonkeyPatch, model_t
     with pytest.raises(UsageError, match="NOT_SET_ANYWHERE"):
         model_from_table("m", {"base_url": "http://x", "model": "${NOT_SET_ANYWHERE}"})
     monkeypatch.setenv("PRICE", "abc")
-    with pytest.raises(UsageError, match="input_price must be a number"):
+    with pytest.raises(UsageError, match="input_price: must be a number"):
         model_from_table("m", {"base_url": "http://x", "model": "m", "input_price": "${PRICE}"})
     monkeypatch.setenv("PRICE", "0.25")
     cfg = model_from_table("m", {"base_url": "http://x", "model": "m", "input_price": "${PRICE}"})
@@ -172,7 +172,7 @@ def test_timeouts_are_transient_and_retried(model_toml: Path) -> None:
 
     with (
         ChatClient(cfg, transport=httpx.MockTransport(handler), policy=FAST) as client,
-        pytest.raises(ProviderError, match=r"timed out.*3 attempts"),
+        pytest.raises(ProviderError, match=r"within timeout.*attempts"),
     ):
         client.complete([{"role": "user", "content": "x"}])
 

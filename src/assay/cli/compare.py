@@ -88,6 +88,7 @@ def compare(
     split: o.Split = "test",
     missing: o.Missing = "zero",
     ties: o.Ties = "score",
+    ignore_identical_ids: o.IgnoreIdenticalIds = False,
     store: o.Store = None,
     record: o.Record = True,
     retries: o.Retries = None,
@@ -144,6 +145,7 @@ def compare(
         cache=run_cache(no_cache, cache_dir),
         allow_version_mismatch=allow_version_mismatch,
         mix_synthetic=mix_synthetic,
+        ignore_identical_ids=ignore_identical_ids,
     )
     if record:
         record_result(result, store)

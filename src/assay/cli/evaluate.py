@@ -10,7 +10,7 @@ import typer
 from assay.cli import options as o
 from assay.cli.app import app
 
-FORMATS = ("table", "plain", "json", "csv", "markdown")
+FORMATS = ("table", "plain", "json", "csv", "markdown", "parquet")
 Format = o.format_option(*FORMATS)
 
 
@@ -18,7 +18,12 @@ Format = o.format_option(*FORMATS)
 def evaluate(
     judgments: o.Judgments,
     run: Annotated[
-        Path | None, typer.Argument(help="Run file (TREC or JSONL). Omit with --system.")
+        Path | None,
+        typer.Argument(
+            help="Run file (TREC or JSONL), read strictly: a blank or '#' line or a rank that "
+            "is not a number is an error (assay trec-eval skips them, as trec_eval does). "
+            "Omit with --system."
+        ),
     ] = None,
     system: o.SystemSpec = None,
     config: o.Config = None,
@@ -32,6 +37,7 @@ def evaluate(
     output: o.Output = None,
     missing: o.Missing = "zero",
     ties: o.Ties = "score",
+    ignore_identical_ids: o.IgnoreIdenticalIds = False,
     judgments_format: o.JudgmentsFormat = None,
     queries: Annotated[
         Path | None,
@@ -151,6 +157,7 @@ def evaluate(
         allow_version_mismatch=allow_version_mismatch,
         max_consecutive_failures=max_consecutive_failures,
         mix_synthetic=mix_synthetic,
+        ignore_identical_ids=ignore_identical_ids,
     )
     if calibrate is not None:  # model labels on every query + people's sample
         from assay.judges.calibrate import attach_calibration

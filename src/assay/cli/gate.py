@@ -90,6 +90,7 @@ def gate(
     split: o.Split = "test",
     missing: o.Missing = "zero",
     ties: o.Ties = "score",
+    ignore_identical_ids: o.IgnoreIdenticalIds = False,
     retries: o.Retries = None,
     no_cache: o.NoCache = False,
     cache_dir: o.CacheDir = None,
@@ -140,6 +141,7 @@ def gate(
         allow_version_mismatch=allow_version_mismatch,
         store=store,
         max_failed=max_failed,
+        ignore_identical_ids=ignore_identical_ids,
     )
     evaluation = result.candidate_evaluation
     if record:

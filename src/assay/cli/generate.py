@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from assay.cli.app import app
+from assay.cli.model_options import CostOpt, MaxFailedCalls, check_model_options
 from assay.cli.options import Executor
 
 generate_app = typer.Typer(
@@ -35,30 +36,33 @@ def queries(
         Path | None, typer.Option("--cache-dir", help="Folder of the model-call cache.")
     ] = None,
     offline: Annotated[bool, typer.Option("--offline", help="Replay the cache only.")] = False,
-    max_cost: Annotated[
-        float | None, typer.Option("--max-cost", help="USD budget for the calls.")
-    ] = None,
+    max_cost: CostOpt = None,
     json_report: Annotated[
         Path | None, typer.Option("--report", help="Also write the full result (JSON).")
     ] = None,
+    max_failed: MaxFailedCalls = 0,
     executor: Executor = None,
 ) -> None:
-    """Ask a model for one query per sampled passage; dedupe; compare with human queries."""
+    """Ask a model for one query per sampled passage; dedupe; compare with human queries.
+
+    Exit 1 when the budget stopped the run, more calls failed than --max-failed,
+    or no query could be written.
+    """
     import json
 
+    from assay.cli.model_options import exit_if_calls_failed
     from assay.corpora.load import load_corpus
     from assay.fileio import write_text_atomic
     from assay.generate.queries import generate_queries
-    from assay.providers.cache import CallCache
-    from assay.providers.client import ChatClient
-    from assay.providers.config import get_model
+    from assay.providers.client import open_client
 
+    check_model_options(max_cost, max_failed)
     judgments = None
     if human is not None:
         from assay.judgments.load import load_judgments
 
         judgments = load_judgments(human)
-    client = ChatClient(get_model(model, config), cache=CallCache(cache_dir), offline=offline)
+    client = open_client(model, config_path=config, cache_dir=cache_dir, offline=offline)
     with client:
         result = generate_queries(
             load_corpus(corpus), client, n=n, seed=seed, human=judgments, max_cost=max_cost
@@ -70,3 +74,14 @@ def queries(
     from assay.report.generate_text import render_queries
 
     typer.echo(render_queries(result, str(output)))
+    if result.stopped_at_budget:
+        raise typer.Exit(1)
+    if result.circuit_open is not None:
+        typer.echo(f"generate queries: {result.circuit_open}", err=True)
+        raise typer.Exit(1)
+    exit_if_calls_failed(
+        result.failed_calls,
+        max_failed,
+        f"generate queries --model {model}",
+        nothing_scored=result.requested > 0 and not result.rows,
+    )

@@ -63,7 +63,7 @@ def history(
 
     fmt = resolve_format(fmt, output, FORMATS)
     metrics = [_metric_name(m) for m in dict.fromkeys(metric)] if metric else None
-    with open_store(store) as st:
+    with open_store(store, read_only=True) as st:
         entries = st.list(system=system, judgments=judgments, kind=None if kind == "all" else kind)
         where = repr(st)
     if metrics:

@@ -12,6 +12,17 @@ from typing import Annotated
 import typer
 
 from assay.cli.judge import judge_app
+from assay.cli.model_options import (
+    CacheDirOpt,
+    ConfigOpt,
+    CostOpt,
+    MaxFailedCalls,
+    ModelOpt,
+    NoCacheOpt,
+    OfflineOpt,
+    check_model_options,
+    exit_if_calls_failed,
+)
 from assay.cli.options import Executor
 
 _FORMATS = ("text", "json")
@@ -99,17 +110,24 @@ def agree(
 
 # ----------------------------------------------------------------- model graders
 def _client(model: str, config: Path | None, cache_dir: Path | None, offline: bool, no_cache: bool):
-    from assay.providers.cache import CallCache
-    from assay.providers.client import ChatClient
-    from assay.providers.config import get_model
+    from assay.providers.client import open_client
 
-    cfg = get_model(model, config)
-    cache = None if no_cache else CallCache(cache_dir)
-    if offline and cache is None:
-        from assay.errors import UsageError
+    return open_client(
+        model, config_path=config, cache_dir=cache_dir, offline=offline, no_cache=no_cache
+    )
 
-        raise UsageError("--offline replays the model-call cache: drop --no-cache")
-    return ChatClient(cfg, cache=cache, offline=offline)
+
+def _exit(run, max_failed: int, who: str) -> None:
+    """Exit 1 at a spent budget, more failed calls than ``--max-failed``, or nothing scored."""
+    if run.stopped_at_budget:
+        raise typer.Exit(1)
+    if run.circuit_open is not None:
+        typer.echo(f"{who}: {run.circuit_open}", err=True)
+        raise typer.Exit(1)
+    asked = any(i.graded for i in run.items)
+    exit_if_calls_failed(
+        run.failed_calls(), max_failed, who, nothing_scored=asked and not run.scored
+    )
 
 
 def _progress(total: int, show: bool):
@@ -137,21 +155,10 @@ def _progress(total: int, show: bool):
     return on_call, progress
 
 
-ModelOpt = Annotated[str, typer.Option("--model", help="A [models.NAME] of assay.toml.")]
-ConfigOpt = Annotated[Path | None, typer.Option("--config", help="The assay.toml to read.")]
 SamplesOpt = Annotated[
-    int, typer.Option("--samples", help="Ask N times; report the majority and the flip rate.")
+    int,
+    typer.Option("--samples", help="Ask N times (1 to 100); report the majority and flip rate."),
 ]
-CostOpt = Annotated[
-    float | None, typer.Option("--max-cost", help="Stop before spending more than USD.")
-]
-OfflineOpt = Annotated[
-    bool, typer.Option("--offline", help="Make no call: replay the cache, exit 2 on a miss.")
-]
-CacheDirOpt = Annotated[
-    Path | None, typer.Option("--cache-dir", help="Model-call cache folder (default .assay/cache).")
-]
-NoCacheOpt = Annotated[bool, typer.Option("--no-cache", help="Neither read nor write the cache.")]
 ProgressOpt = Annotated[bool, typer.Option("--progress/--no-progress", help="Progress bar.")]
 
 
@@ -179,14 +186,20 @@ def llm(
     config: ConfigOpt = None,
     progress: ProgressOpt = False,
     fmt: TextOrJson = "text",
+    max_failed: MaxFailedCalls = 0,
     executor: Executor = None,
 ) -> None:
-    """Grade the relevance of every pair with a model (0-3, mapped onto the set's scale)."""
+    """Grade the relevance of every pair with a model (0-3, mapped onto the set's scale).
+
+    Exit 1 when the budget stopped the run, more calls failed than --max-failed,
+    or no pair could be graded.
+    """
     from assay.cli.common import validate_choice
     from assay.corpora.load import load_corpus
     from assay.judges.relevance import read_pairs, run_relevance_job
 
     validate_choice("--format", fmt, _FORMATS)
+    check_model_options(max_cost, max_failed)
     client = _client(model, config, cache_dir, offline, no_cache)
     docs = load_corpus(corpus, id_field=id_field)
     todo, top = read_pairs(pairs, queries=queries)
@@ -205,6 +218,7 @@ def llm(
             on_call=on_call,
         )
     _render_job(job, fmt, str(output))
+    _exit(job.run, max_failed, f"judge llm --model {model}")
 
 
 def _render_job(job, fmt: str, wrote: str) -> None:
@@ -214,8 +228,6 @@ def _render_job(job, fmt: str, wrote: str) -> None:
         from assay.report.judges_text import render_grading
 
         typer.echo(render_grading(job.run, wrote))
-    if job.run.stopped_at_budget:
-        raise typer.Exit(1)
 
 
 # ----------------------------------------------------------------- review and calibration
@@ -304,6 +316,7 @@ def claims(
     no_cache: NoCacheOpt = False,
     config: ConfigOpt = None,
     fmt: TextOrJson = "text",
+    max_failed: MaxFailedCalls = 0,
     executor: Executor = None,
 ) -> None:
     """Fill each missing claim-citation support judgment with the model's verdict."""
@@ -315,6 +328,7 @@ def claims(
     from assay.judges.cases import grade_claims, read_case_lines
 
     validate_choice("--format", fmt, _FORMATS)
+    check_model_options(max_cost, max_failed)
     raw = read_case_lines(cases)
     docs = load_corpus(corpus)
     with _client(model, config, cache_dir, offline, no_cache) as client:
@@ -330,8 +344,7 @@ def claims(
         typer.echo(f"support judgments filled by the model: {result.filled}")
         for line in result.left_for_people:
             typer.echo(f"  left for people: {line}")
-    if result.run.stopped_at_budget:
-        raise typer.Exit(1)
+    _exit(result.run, max_failed, f"judge claims --model {model}")
 
 
 @judge_app.command("answers")
@@ -349,6 +362,7 @@ def answers(
     config: ConfigOpt = None,
     fmt: TextOrJson = "text",
     output: Annotated[Path | None, typer.Option("-o", "--output", help="Write here.")] = None,
+    max_failed: MaxFailedCalls = 0,
     executor: Executor = None,
 ) -> None:
     """Grade each answer with the seed-003 rubric; report the model-graded hallucination rate."""
@@ -356,6 +370,7 @@ def answers(
     from assay.judges.cases import grade_answers, read_case_lines, rubric_grader
 
     validate_choice("--format", fmt, _FORMATS)
+    check_model_options(max_cost, max_failed)
     raw = read_case_lines(cases)
     grader = rubric_grader(rubric)
     with _client(model, config, cache_dir, offline, no_cache) as client:
@@ -366,5 +381,4 @@ def answers(
         from assay.report.judges_text import render_answer_grades
 
         _emit(render_answer_grades(result), output)
-    if result.run.stopped_at_budget:
-        raise typer.Exit(1)
+    _exit(result.run, max_failed, f"judge answers --model {model}")

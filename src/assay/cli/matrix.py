@@ -11,6 +11,7 @@ import typer
 
 from assay.cli import options as o
 from assay.cli.app import app
+from assay.cli.model_options import MaxFailedCalls
 
 _FORMATS = ("table", "plain", "json", "markdown", "html")
 _SUFFIX = {
@@ -51,19 +52,22 @@ def matrix(
     ] = 0.05,
     store: o.Store = None,
     record: o.Record = True,
+    max_failed: MaxFailedCalls = 0,
     executor: o.Executor = None,
 ) -> None:
     """Ask every prompt x model x case N times, check the assertions, compare the variants.
 
     The grid shows passing repeats per cell and the first reason a cell failed;
-    gate on the result with the pass rates it records.
+    gate on the result with the pass rates it records. Exit 1 when the budget
+    stopped the run or more calls failed than --max-failed.
     """
     from rich.console import Console
 
-    from assay.cli.common import validate_choice
+    from assay.cli.common import check_max_failed_option, validate_choice
     from assay.matrix import load_matrix, run_matrix
 
     validate_choice("--format", fmt, _FORMATS)
+    check_max_failed_option(max_failed)
     cfg = load_matrix(config)
     total = len(cfg.prompts) * len(cfg.providers) * len(cfg.cases) * cfg.repeats
     with _progress(total) as advance:
@@ -108,6 +112,17 @@ def matrix(
         typer.echo(f"gate {'passed' if gate.passed else 'failed'}: {gate.rule}")
         if not gate.passed:
             raise typer.Exit(1)
+    _exit(result, max_failed)
+
+
+def _exit(result: Any, max_failed: int) -> None:
+    """Exit 1 at a spent budget or more failed calls than ``--max-failed``."""
+    from assay.cli.model_options import exit_if_calls_failed
+
+    if result.stopped_at_budget:
+        typer.echo("stopped at the budget (max_cost): some repeats were not asked", err=True)
+        raise typer.Exit(1)
+    exit_if_calls_failed(result.failed_calls(), max_failed, f"matrix {result.name}")
 
 
 @contextlib.contextmanager

@@ -73,6 +73,14 @@ Ties = Annotated[
         "the file order.",
     ),
 ]
+IgnoreIdenticalIds = Annotated[
+    bool,
+    typer.Option(
+        "--ignore-identical-ids",
+        help="Drop a retrieved document whose id is its query's id before scoring, as BEIR "
+        "does by default (ArguAna, Quora); off by default, as trec_eval scores it.",
+    ),
+]
 JudgmentsFormat = Annotated[
     str | None,
     typer.Option(

@@ -29,9 +29,10 @@ def report(
     ] = None,
 ) -> None:
     """Render an evaluation, comparison, answers, gate, verify or matrix result file."""
-    from assay.cli.common import resolve_format
-    from assay.fileio import write_text_atomic
-    from assay.report.render import FORMATS_BY_KIND, print_terminal, render
+    from assay.cli.common import BINARY_FORMATS, resolve_format
+    from assay.errors import UsageError
+    from assay.fileio import write_bytes_atomic, write_text_atomic
+    from assay.report.render import FORMATS_BY_KIND, print_terminal, render, render_bytes
     from assay.results import read_result_file
 
     result = read_result_file(result_file)
@@ -41,6 +42,11 @@ def report(
         from rich.console import Console
 
         print_terminal(result, Console())
+        return
+    if fmt in BINARY_FORMATS:
+        if output is None:
+            raise UsageError(f"--format {fmt} is written to a file: add -o FILE.{fmt}")
+        write_bytes_atomic(output, render_bytes(result, fmt))
         return
     text = render(result, fmt)
     if output is None:

@@ -15,7 +15,13 @@ def trec_eval(
     qrels: Annotated[
         Path, typer.Argument(help="TREC qrels (query iteration doc grade), or the -R format.")
     ],
-    run: Annotated[Path, typer.Argument(help="TREC run (query Q0 doc rank score tag).")],
+    run: Annotated[
+        Path,
+        typer.Argument(
+            help="TREC run (query Q0 doc rank score tag), read as trec_eval 10 reads it: '#' "
+            "and blank lines skipped, the rank not read, runid from the last line's tag."
+        ),
+    ],
     measures: Annotated[
         list[str] | None,
         typer.Option(

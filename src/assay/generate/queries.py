@@ -66,6 +66,13 @@ class SyntheticQueries(ResultModel):
     human: QueryStats | None = None
     findings: list[str] = Field(default_factory=list)
     usage: Usage = Field(default_factory=Usage)
+    failed_calls: list[str] = Field(
+        default_factory=list, description="passage id: error, for every call that failed"
+    )
+    stopped_at_budget: bool = Field(False, description="the budget stopped the calls")
+    circuit_open: str | None = Field(
+        None, description="why calls stopped after too many failed in a row"
+    )
 
 
 def words(text: str) -> set[str]:
@@ -139,6 +146,9 @@ def generate_queries(
         duplicates_removed=dupes,
         unscored=len(run.unscored_items()),
         usage=run.usage,
+        failed_calls=run.failed_calls(),
+        stopped_at_budget=run.stopped_at_budget,
+        circuit_open=run.circuit_open,
     )
     return _measure(result, corpus, texts, human)
 

@@ -15,7 +15,6 @@ from __future__ import annotations
 import threading
 from collections import Counter
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -31,9 +30,13 @@ from assay.providers.client import (
     ProviderError,
     parse_json_answer,
 )
+from assay.providers.pool import for_each
+from assay.retry import CircuitBreaker, CircuitOpen
 
 #: How many offline misses an error message lists.
 MAX_LISTED = 20
+#: Most samples of one item (``--samples``).
+MAX_SAMPLES = 100
 
 
 @dataclass(frozen=True)
@@ -69,6 +72,9 @@ class GradingRun(BaseModel):
     usage: Usage
     max_cost: float | None = None
     stopped_at_budget: bool = False
+    circuit_open: str | None = Field(
+        None, description="why calls stopped after too many failed in a row (items left unasked)"
+    )
 
     @property
     def scored(self) -> list[ItemGrade]:
@@ -82,6 +88,14 @@ class GradingRun(BaseModel):
             for i in self.items
             if i.graded and i.verdict is None
         ]
+
+    def failed_calls(self) -> list[str]:
+        """``item id: error`` for every item with a call that failed (after its retries)."""
+        out = []
+        for item in self.items:
+            errors = [r for r in item.unscored if r.startswith("error: ")]
+            out.extend(f"{item.id}: {r.removeprefix('error: ')}" for r in errors)
+        return out
 
     def flip_rate(self) -> float | None:
         """Share of items with two or more scored samples that were not unanimous."""
@@ -97,6 +111,7 @@ class GradingRun(BaseModel):
             "not_graded": sum(not i.graded for i in self.items),
             "flip_rate": self.flip_rate(),
             "stopped_at_budget": self.stopped_at_budget,
+            "circuit_open": self.circuit_open,
             "max_cost": self.max_cost,
             **self.usage.model_dump(),
         }
@@ -116,10 +131,7 @@ def grade_items(
     Raises :class:`OfflineMiss` listing the missing calls when the client is
     offline and some answers are not cached (nothing is returned then).
     """
-    if samples < 1:
-        from assay.errors import UsageError
-
-        raise UsageError(f"--samples must be 1 or more, got {samples}")
+    check_samples(samples)
     budget = Budget(max_cost)
     from assay.executors import current  # where the calls go: here, or actors on Ray
 
@@ -128,6 +140,7 @@ def grade_items(
     misses: list[tuple[int, int, str]] = []
     lock = threading.Lock()
     stop = threading.Event()
+    breaker = CircuitBreaker(client.config.max_consecutive_failures)
 
     def one(task: tuple[int, int]) -> None:
         i, s = task
@@ -140,13 +153,13 @@ def grade_items(
             return
         with lock:
             slots[task] = outcome
+        _count(breaker, outcome[0], stop)
         if on_call is not None:
             on_call(outcome[0], budget)
 
-    tasks = [(i, s) for i in range(len(items)) for s in range(samples)]
-    workers = max(1, min(client.config.concurrency, len(tasks) or 1))
-    with ThreadPoolExecutor(max_workers=workers) as pool:
-        list(pool.map(one, tasks))
+    tasks = ((i, s) for i in range(len(items)) for s in range(samples))
+    workers = max(1, min(client.config.concurrency, len(items) * samples or 1))
+    for_each(tasks, one, workers, stop)
     if misses:
         misses.sort()
         shown = "\n".join(f"  {m}" for _, _, m in misses[:MAX_LISTED])
@@ -166,7 +179,40 @@ def grade_items(
         usage=Usage.total(r for r, _, _ in slots.values()),
         max_cost=max_cost,
         stopped_at_budget=budget.exhausted,
+        circuit_open=circuit_message(breaker),
     )
+
+
+def _count(breaker: CircuitBreaker, record: CallRecord, stop: threading.Event) -> None:
+    """Feed the breaker one call's outcome; an open breaker stops the run."""
+    if record.error is None:
+        breaker.success()
+        return
+    breaker.failure(record.error)
+    if breaker.is_open:
+        stop.set()
+
+
+def circuit_message(breaker: CircuitBreaker) -> str | None:
+    """Why calls stopped (``None`` while the breaker is closed)."""
+    try:
+        breaker.check()
+    except CircuitOpen as exc:
+        return f"stopped calling the model after {exc}"
+    return None
+
+
+def check_samples(samples: object) -> int:
+    """``samples`` must be a whole number from 1 to :data:`MAX_SAMPLES`."""
+    from assay.errors import UsageError
+
+    ok = isinstance(samples, int) and not isinstance(samples, bool)
+    if not ok or not 1 <= samples <= MAX_SAMPLES:
+        raise UsageError(
+            f"`samples` must be a whole number from 1 to {MAX_SAMPLES}, got {samples!r}",
+            "samples",
+        )
+    return samples
 
 
 def _ask(

@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, Any
 
 from assay.errors import UsageError
 from assay.judging._schema import tables
+from assay.judging.limits import MAX_REASON_CHARS
 from assay.judging.pool import PoolPair
 from assay.textio import parse_json
 
@@ -102,13 +103,21 @@ def replay(events: Iterable[Event]) -> tuple[dict[int, Event], list[Event]]:
     return current, stack
 
 
+def _check_reason(reason: str | None) -> None:
+    """Refuse a reason longer than :data:`~assay.judging.limits.MAX_REASON_CHARS`."""
+    if reason is not None and len(reason) > MAX_REASON_CHARS:
+        raise UsageError(
+            f"a reason is at most {MAX_REASON_CHARS} characters; this one has {len(reason)}"
+        )
+
+
 class JudgingStore:
     """A judging store at ``url`` (a path or SQLAlchemy URL; tables created if missing)."""
 
     def __init__(self, url: str) -> None:
-        from assay.store.db import create_engine_for
+        from assay.store.db import create_engine_for, store_url
 
-        self.url = url if "://" in url else f"sqlite:///{url}"
+        self.url = store_url(url)
         self.engine: Engine = create_engine_for(self.url)
         self.t = tables()
         self.t["md"].create_all(self.engine)  # type: ignore[attr-defined]
@@ -267,8 +276,12 @@ class JudgingStore:
         return digest.hexdigest()[:32]
 
     def check(self, purpose: str, name: str, token: str) -> bool:
-        """True when ``token`` is :meth:`sign` of ``purpose`` and ``name`` (constant time)."""
-        return hmac.compare_digest(self.sign(purpose, name), token or "")
+        """True when ``token`` is :meth:`sign` of ``purpose`` and ``name`` (constant time).
+
+        Compared as bytes: any text a request carries (``²``, emoji) is simply wrong.
+        """
+        given = (token or "").encode("utf-8", errors="replace")
+        return hmac.compare_digest(self.sign(purpose, name).encode(), given)
 
     def people(self) -> dict[str, str]:
         """``{name: role}`` of everyone who may log in."""
@@ -359,7 +372,8 @@ class JudgingStore:
     def act(self, assessor: str, pair_id: int, value: str, reason: str | None = None) -> Event:
         """Record a grade (``0``-``3``), ``u`` or ``later`` by ``assessor`` on a pair of theirs."""
         if value not in (*GRADES, UNRATEABLE, LATER):
-            raise UsageError(f"value must be one of 0, 1, 2, 3, u or later; got {value!r}")
+            raise UsageError(f"value must be one of 0, 1, 2, 3, u or later; got {value[:20]!r}")
+        _check_reason(reason)
         kind = "later" if value == LATER else "grade"
         with self.engine.begin() as conn:
             self._lock(conn, assessor)
@@ -384,12 +398,19 @@ class JudgingStore:
 
     def adjudicate(self, adjudicator: str, pair_id: int, value: str, reason: str) -> Event:
         """Set the final grade of a pair with a reason (an ``adjudicate`` event)."""
+        from sqlalchemy import select
+
         if value not in GRADES:
-            raise UsageError(f"an adjudicated grade is 0, 1, 2 or 3; got {value!r}")
+            raise UsageError(f"an adjudicated grade is 0, 1, 2 or 3; got {value[:20]!r}")
         if not reason.strip():
             raise UsageError("an adjudication needs a reason")
+        _check_reason(reason)
         with self.engine.begin() as conn:
             self._lock(conn, adjudicator)
+            if not conn.execute(
+                select(self.t["pairs"].c.id).where(self.t["pairs"].c.id == pair_id)
+            ).first():
+                raise UsageError(f"no pair {pair_id} in this store")
             before = [
                 e
                 for e in self.events(None, conn)

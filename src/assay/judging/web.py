@@ -3,10 +3,13 @@
 Security: each person logs in with a link carrying a token signed by the
 store's secret; the session cookie is ``HttpOnly`` and ``SameSite=Strict``;
 every form carries a CSRF token checked on POST (and a foreign ``Origin`` is
-refused); templates escape every value; a Content-Security-Policy allows only
-the page's own scripts, so even a document that slipped through escaping could
-run nothing. A person sees only their own grades; the adjudication page shows
-a pair's grades only once every assessor of that pair has graded it.
+refused, see :func:`assay.judging.limits.same_origin`); request bodies are capped
+before they are read or the login is checked (:class:`assay.judging.limits.BodyLimit`);
+ids are parsed strictly (:func:`assay.judging.limits.parse_id`); templates escape
+every value; a Content-Security-Policy allows only the page's own scripts, so
+even a document that slipped through escaping could run nothing. A person sees
+only their own grades; the adjudication page shows a pair's grades only once
+every assessor of that pair has graded it.
 """
 
 from __future__ import annotations
@@ -14,12 +17,13 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request  # at run time: FastAPI reads the route annotations
 
 from assay.errors import UsageError
+from assay.judging.limits import MAX_REASON_CHARS, BodyLimit, parse_id, same_origin
 from assay.judging.store import GRADES, LATER, UNRATEABLE, JudgingStore
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -43,7 +47,9 @@ _HEADERS = {
     ),
     "X-Content-Type-Options": "nosniff",
     "X-Frame-Options": "DENY",
-    "Referrer-Policy": "no-referrer",
+    # same-origin, not no-referrer: with no-referrer Chromium sends ``Origin: null`` on the
+    # page's own form posts; other sites still get no referrer (the login token stays here)
+    "Referrer-Policy": "same-origin",
     "Cache-Control": "no-store",
 }
 
@@ -94,6 +100,7 @@ def create_app(
             response.headers.setdefault(key, value)
         return response
 
+    app.add_middleware(BodyLimit)  # added last: runs first, before any route or login check
     app.add_api_route("/login", ctx.login, methods=["GET"])
     app.add_api_route("/", ctx.page, methods=["GET"])
     app.add_api_route("/act", ctx.act, methods=["POST"])
@@ -140,14 +147,13 @@ class _Context:
         """The user and the fields of a POSTed form, or the refusal (403)."""
         from fastapi.responses import HTMLResponse
 
-        user = self.user(request)
-        origin = request.headers.get("origin")
-        if origin and urlsplit(origin).netloc != request.headers.get("host"):
+        if not same_origin(request.headers):
             return HTMLResponse(self._render("denied.html", reason="foreign origin"), 403)
-        body = (await request.body()).decode("utf-8", errors="replace")
-        form = {k: v[-1] for k, v in parse_qs(body, keep_blank_values=True).items()}
+        user = self.user(request)
         if user is None:
             return HTMLResponse(self._render("denied.html", reason="not logged in"), 403)
+        body = (await request.body()).decode("utf-8", errors="replace")  # capped by BodyLimit
+        form = {k: v[-1] for k, v in parse_qs(body, keep_blank_values=True).items()}
         if not self.store.check("csrf", user, form.get("csrf", "")):
             return HTMLResponse(self._render("denied.html", reason="bad CSRF token"), 403)
         return user, form
@@ -161,8 +167,21 @@ class _Context:
         if user is None:
             return HTMLResponse(self._render("denied.html", reason="not logged in"), 401)
         shown = request.query_params.get("pair")
-        pid = int(shown) if shown and shown.isdigit() else None
+        pid = parse_id(shown)
+        if shown is not None and pid is None:
+            return self._refusal(400, f"pair {shown[:20]!r} is not a pair id", user)
+        if pid is not None and pid not in self.store.state(user):
+            return self._refusal(404, f"pair {pid} is not one of yours", user)
         return HTMLResponse(self._render("judge.html", **self.card(user, pid)))
+
+    def _refusal(self, status: int, reason: str, user: str | None = None) -> Response:
+        """The "not allowed" page with ``reason`` and an HTTP ``status``."""
+        from fastapi.responses import HTMLResponse
+
+        role = self.roles.get(user) if user is not None else None
+        return HTMLResponse(
+            self._render("denied.html", reason=reason, user=user, role=role), status
+        )
 
     async def act(self, request: Request) -> Response:
         """POST a grade, ``u`` or ``later`` for a pair; answer with the next pair's card."""
@@ -178,7 +197,11 @@ class _Context:
         value = form.get("value", "")
         value = LATER if value == "l" else value
         reason = form.get("reason", "")
-        pid = int(form["pair"]) if form.get("pair", "").isdigit() else -1
+        pid = parse_id(form.get("pair"))
+        if pid is None:
+            return self._refusal(400, "the form names no valid pair", user)
+        if pid not in self.store.state(user):
+            return self._refusal(404, f"pair {pid} is not one of yours", user)
         try:
             check_answer(self.review.get(pid, (None, None))[1], self.shown, value, reason)
             event = self.store.act(user, pid, value, reason.strip() or None)
@@ -285,15 +308,18 @@ class _Context:
 
         if self.roles.get(user) != "adjudicator":
             return HTMLResponse(self._render("denied.html", reason="adjudicators only"), 403)
+        pid = parse_id(form.get("pair"))
+        if pid is None:
+            return self._refusal(400, "the form names no valid pair", user)
+        if not self.store.pairs([pid]):
+            return self._refusal(404, f"no pair {pid} in this store", user)
         try:
-            self.store.adjudicate(
-                user, int(form.get("pair", "-1")), form.get("grade", ""), form.get("reason", "")
-            )
-        except (UsageError, ValueError) as exc:
-            return HTMLResponse(self._render("denied.html", reason=str(exc)), 400)
+            self.store.adjudicate(user, pid, form.get("grade", ""), form.get("reason", ""))
+        except UsageError as exc:
+            return self._refusal(400, str(exc), user)
         return RedirectResponse("/agreement", status_code=303)
 
     def _render(self, name: str, **values: Any) -> str:
         values.setdefault("user", None)
         values.setdefault("role", None)
-        return self.env.get_template(name).render(keys=KEYS, **values)
+        return self.env.get_template(name).render(keys=KEYS, max_reason=MAX_REASON_CHARS, **values)

@@ -38,9 +38,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from assay.errors import InputError, Problem, UsageError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-_MATRIX_KEYS = {"name", "cases", "repeats", "baseline", "alpha", "max_cost", "judge", "assertions"}
+from assay.errors import InputError, Problem, UsageError
+from assay.providers.config import Number, Whole
+
+#: Most repeats of one cell, and most attempts (prompts x providers x cases x repeats) of a run.
+MAX_REPEATS = 1000
+MAX_ATTEMPTS = 1_000_000
+
 _CASE_KEYS = {
     "case_id",
     "question",
@@ -50,6 +56,102 @@ _CASE_KEYS = {
     "must_cite",
     "must_not_contain",
 }
+
+
+class MatrixTable(BaseModel):
+    """The ``[matrix]`` table of a matrix file."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str | None = Field(None, description="Name of the matrix (default: the file's stem).")
+    cases: str = Field(description="Cases file (JSONL), relative to the matrix file.")
+    repeats: Whole = Field(
+        1, ge=1, le=MAX_REPEATS, description="How many times each cell is asked."
+    )
+    baseline: str | None = Field(
+        None, description="The prompt/provider variant others are compared with."
+    )
+    alpha: Number = Field(0.05, gt=0, lt=1, description="Significance level of comparisons.")
+    max_cost: Number | None = Field(
+        None, ge=0, description="USD budget; calls that could pass it are not made."
+    )
+    judge: str | None = Field(
+        None, description="A [models.NAME] that grades claim support (the rubric assertion)."
+    )
+    assertions: list[str] | None = Field(None, description="Assertions to check (default: all).")
+
+    @field_validator("assertions")
+    @classmethod
+    def _known(cls, value: list[str] | None) -> list[str] | None:
+        from assay.matrix.assertions import ASSERTIONS
+
+        if value is not None and any(v not in ASSERTIONS for v in value):
+            raise ValueError(f"must be a list of {', '.join(ASSERTIONS)}")
+        return value
+
+
+class PromptTable(BaseModel):
+    """A ``[prompts.NAME]`` table: the system prompt's text, inline or in a file."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    file: str | None = Field(None, description="Text file of the prompt, relative to the matrix.")
+    text: str | None = Field(None, description="The prompt itself.")
+
+
+class BaselineTable(BaseModel):
+    """A ``[baselines.NAME]`` table: a Python function answering like a model."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    function: str = Field(
+        description='"file.py:function" or "module:function", called with system_prompt, '
+        "question and documents."
+    )
+    timeout: float | None = Field(
+        default=None,
+        gt=0,
+        le=86400,
+        allow_inf_nan=False,
+        description="Seconds one call may take before it counts as failed (default 60; "
+        "at most one day).",
+    )
+
+
+class MatrixFile(BaseModel):
+    """The tables a matrix file may hold (each ``[models.NAME]`` is a ModelTable)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    matrix: dict[str, Any] = Field(description="The [matrix] table (MatrixTable).")
+    prompts: dict[str, Any] = Field(description="[prompts.NAME] tables (PromptTable).")
+    models: dict[str, Any] = Field(
+        default_factory=dict, description="[models.NAME] tables (ModelTable)."
+    )
+    baselines: dict[str, Any] = Field(
+        default_factory=dict, description="[baselines.NAME] tables (BaselineTable)."
+    )
+
+
+#: The typed configuration of matrix files, for JSON Schema generation.
+MATRIX_CONFIG_MODELS: dict[str, type[BaseModel]] = {
+    "file": MatrixFile,
+    "matrix": MatrixTable,
+    "prompts.NAME": PromptTable,
+    "baselines.NAME": BaselineTable,
+}
+
+
+def _checked(model: type[BaseModel], value: Any, where: str) -> Any:
+    """``model`` validated from ``value``; errors name file, table, key, value and allowed keys."""
+    from assay.providers.config import config_error
+
+    if not isinstance(value, dict):
+        raise UsageError(f"{where}: must be a table; allowed keys: {', '.join(model.model_fields)}")
+    try:
+        return model.model_validate(value)
+    except ValidationError as exc:
+        raise config_error(exc, where, sorted(model.model_fields)) from None
 
 
 @dataclass(frozen=True)
@@ -74,6 +176,7 @@ class Provider:
     kind: str  # "model" | "baseline"
     config: Any = None  # assay.providers.config.ModelConfig
     function: str | None = None
+    timeout: float | None = None  # a baseline's deadline per call (assay.systems.usercode)
 
     def shown(self) -> dict[str, Any]:
         """Settings as written in results (secrets in their ``${VAR}`` form)."""
@@ -141,79 +244,71 @@ def load_matrix(path: str | Path) -> MatrixConfig:
         raise UsageError(f"matrix file not found: {p}")
     raw = load_config(p)
     base = p.parent
-    where = p.name
-    unknown = sorted(set(raw) - {"matrix", "prompts", "models", "baselines"})
-    if unknown:
-        raise UsageError(f"{where}: unknown table(s) {', '.join(unknown)}")
-    table = _table(raw, "matrix", where)
-    bad = sorted(set(table) - _MATRIX_KEYS)
-    if bad:
-        raise UsageError(f"{where}: [matrix] unknown key(s) {', '.join(bad)}")
-    prompts = _prompts(_table(raw, "prompts", where), base, where)
+    where = str(p)
+    for key in ("matrix", "prompts"):
+        if not isinstance(raw.get(key), dict) or not raw[key]:
+            raise UsageError(f"{where}: a [{key}] table is required")
+    _checked(MatrixFile, raw, where)
+    table: MatrixTable = _checked(MatrixTable, raw["matrix"], f"{where} [matrix]")
+    prompts = _prompts(raw["prompts"], base, where)
     providers = _providers(raw, base, where)
     judge = None
-    if table.get("judge") is not None:
-        judge = next((m for m in providers if m.name == table["judge"]), None)
+    if table.judge is not None:
+        judge = next((m for m in providers if m.name == table.judge), None)
         if judge is None or judge.kind != "model":
-            raise UsageError(f"{where}: judge {table['judge']!r} is not a [models.NAME] table")
+            raise UsageError(
+                f"{where} [matrix] judge: {table.judge!r} is not a [models.NAME] table"
+            )
         providers = tuple(m for m in providers if m.name != judge.name)
     if not providers:
         raise UsageError(f"{where}: declare at least one [models.NAME] or [baselines.NAME]")
-    if "cases" not in table:
-        raise UsageError(f'{where}: [matrix] cases is required (cases = "cases.jsonl")')
-    cases_path = base / str(table["cases"])
+    cases_path = base / table.cases
     cases, version = load_matrix_cases(cases_path)
-    repeats = table.get("repeats", 1)
-    if not isinstance(repeats, int) or isinstance(repeats, bool) or repeats < 1:
-        raise UsageError(f"{where}: [matrix] repeats must be a whole number >= 1")
-    alpha = float(table.get("alpha", 0.05))
-    if not 0 < alpha < 1:
-        raise UsageError(f"{where}: [matrix] alpha must be between 0 and 1")
-    max_cost = table.get("max_cost")
+    attempts = len(prompts) * len(providers) * len(cases) * table.repeats
+    if attempts > MAX_ATTEMPTS:
+        raise UsageError(
+            f"{where} [matrix] repeats: {len(prompts)} prompts x {len(providers)} providers x "
+            f"{len(cases)} cases x {table.repeats} repeats = {attempts:,} attempts, more than "
+            f"{MAX_ATTEMPTS:,}; lower repeats or split the cases"
+        )
     cfg = MatrixConfig(
-        name=str(table.get("name") or p.stem),
+        name=table.name or p.stem,
         path=str(p),
         prompts=prompts,
         providers=providers,
         cases=cases,
         cases_path=str(cases_path),
         cases_version=version,
-        repeats=repeats,
-        baseline=table.get("baseline"),
-        alpha=alpha,
-        max_cost=None if max_cost is None else float(max_cost),
+        repeats=table.repeats,
+        baseline=table.baseline,
+        alpha=table.alpha,
+        max_cost=table.max_cost,
         judge=judge,
-        assertions=_assertion_names(table.get("assertions"), where),
+        assertions=None if table.assertions is None else tuple(table.assertions),
         base_dir=str(base),
         config_hash=_hash(raw, prompts),
     )
     if cfg.baseline is not None and cfg.baseline not in cfg.variants():
         raise UsageError(
-            f"{where}: baseline {cfg.baseline!r} is not a variant; use one of "
+            f"{where} [matrix] baseline {cfg.baseline!r} is not a variant; use one of "
             + ", ".join(cfg.variants())
         )
     return cfg
 
 
-def _table(raw: dict[str, Any], key: str, where: str) -> dict[str, Any]:
-    value = raw.get(key)
-    if not isinstance(value, dict) or not value:
-        raise UsageError(f"{where}: a [{key}] table is required")
-    return value
-
-
 def _prompts(tables: dict[str, Any], base: Path, where: str) -> tuple[Prompt, ...]:
     out = []
     for name, t in tables.items():
-        if not isinstance(t, dict) or ("file" in t) == ("text" in t):
-            raise UsageError(f"{where}: [prompts.{name}] needs exactly one of file or text")
-        if "file" in t:
-            f = base / str(t["file"])
+        table: PromptTable = _checked(PromptTable, t, f"{where} [prompts.{name}]")
+        if (table.file is None) == (table.text is None):
+            raise UsageError(f"{where} [prompts.{name}]: needs exactly one of file or text")
+        if table.file is not None:
+            f = base / table.file
             if not f.is_file():
-                raise UsageError(f"{where}: [prompts.{name}] file not found: {f}")
-            out.append(Prompt(name, f.read_text(encoding="utf-8").strip(), str(t["file"])))
+                raise UsageError(f"{where} [prompts.{name}] file: not found: {f}")
+            out.append(Prompt(name, f.read_text(encoding="utf-8").strip(), table.file))
         else:
-            out.append(Prompt(name, str(t["text"]).strip()))
+            out.append(Prompt(name, str(table.text).strip()))
     return tuple(out)
 
 
@@ -224,30 +319,13 @@ def _providers(raw: dict[str, Any], base: Path, where: str) -> tuple[Provider, .
     for name, t in (raw.get("models") or {}).items():
         if not isinstance(t, dict):
             raise UsageError(f"{where}: models must be tables: [models.NAME]")
-        out.append(Provider(name, "model", config=model_from_table(name, t)))
+        out.append(Provider(name, "model", config=model_from_table(name, t, source=where)))
     for name, t in (raw.get("baselines") or {}).items():
-        if (
-            not isinstance(t, dict)
-            or not isinstance(t.get("function"), str)
-            or set(t) != {"function"}
-        ):
-            raise UsageError(
-                f'{where}: [baselines.{name}] needs only function = "file.py:function"'
-            )
+        table: BaselineTable = _checked(BaselineTable, t, f"{where} [baselines.{name}]")
         if any(m.name == name for m in out):
             raise UsageError(f"{where}: {name!r} is both a model and a baseline")
-        out.append(Provider(name, "baseline", function=t["function"]))
+        out.append(Provider(name, "baseline", function=table.function, timeout=table.timeout))
     return tuple(out)
-
-
-def _assertion_names(value: Any, where: str) -> tuple[str, ...] | None:
-    from assay.matrix.assertions import ASSERTIONS
-
-    if value is None:
-        return None
-    if not isinstance(value, list) or not all(v in ASSERTIONS for v in value):
-        raise UsageError(f"{where}: [matrix] assertions must be a list of {', '.join(ASSERTIONS)}")
-    return tuple(value)
 
 
 def _hash(raw: dict[str, Any], prompts: tuple[Prompt, ...]) -> str:

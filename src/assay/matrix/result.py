@@ -35,6 +35,11 @@ class Attempt(BaseModel):
     cost: float = 0.0
     cached: bool = False
 
+    @property
+    def is_failed_call(self) -> bool:
+        """The call failed (an error, not a refusal: a refusal is the model's answer)."""
+        return self.error is not None and not self.error.startswith("refused: ")
+
 
 class Cell(BaseModel):
     """One prompt x provider x case, asked ``n`` times."""
@@ -123,6 +128,18 @@ class MatrixResult(ResultModel):
     def cell(self, variant: str, case_id: str) -> Cell | None:
         """The cell of ``variant`` on ``case_id``."""
         return next((c for c in self.cells if c.variant == variant and c.case_id == case_id), None)
+
+    def failed_calls(self) -> list[str]:
+        """``variant case (repeat n): error`` for every model or baseline call that failed,
+        then one entry per failed call of the rubric judge."""
+        failed = [
+            f"{c.variant} {c.case_id} (repeat {a.repeat + 1}): {a.error}"
+            for c in self.cells
+            for a in c.attempts
+            if a.is_failed_call
+        ]
+        errors = self.judge_usage.errors if self.judge_usage is not None else 0
+        return failed + [f"rubric judge call {i + 1} of {errors}" for i in range(errors)]
 
     def variant(self, name: str) -> VariantSummary:
         """The summary of one variant (``KeyError`` when unknown)."""

@@ -9,17 +9,17 @@ every call. Python baselines are called directly and cost nothing.
 
 from __future__ import annotations
 
-import json
 import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from assay.matrix.assertions import ASSERTIONS, check, passed
 from assay.matrix.config import Case, MatrixConfig, Prompt, Provider, variant_name
 from assay.matrix.result import Attempt, MatrixResult
-from assay.providers.accounting import Budget, CallRecord, Usage
+from assay.providers.accounting import Budget, CallRecord, Usage, check_max_cost
+from assay.providers.pool import for_each
+from assay.retry import CircuitBreaker
 
 #: The JSON schema of the answer (the grounded-response contract, strict form).
 RESPONSE_SCHEMA: dict[str, Any] = {
@@ -79,23 +79,32 @@ def run_matrix(
 
     if offline and no_cache:
         raise UsageError("--offline replays the model-call cache: drop --no-cache")
+    check_max_cost(config.max_cost)
     clients = _clients(config, cache_dir, offline, no_cache)
     budget = Budget(config.max_cost)
     slots: dict[tuple[int, int, int, int], Attempt] = {}
     misses: list[str] = []
     lock = threading.Lock()
-    tasks = [
+    tasks = (  # taken lazily: never the whole list at once
         (pi, mi, ci, r)
         for pi in range(len(config.prompts))
         for mi in range(len(config.providers))
         for ci in range(len(config.cases))
         for r in range(config.repeats)
-    ]
+    )
+
+    breakers = {
+        name: CircuitBreaker(client.config.max_consecutive_failures)
+        for name, client in clients.items()
+    }
 
     def one(task: tuple[int, int, int, int]) -> None:
         pi, mi, ci, r = task
         prompt, provider, case = config.prompts[pi], config.providers[mi], config.cases[ci]
-        attempt = _attempt(config, prompt, provider, case, r, clients, budget)
+        breaker = breakers.get(provider.name)
+        attempt = _guarded(
+            breaker, lambda: _attempt(config, prompt, provider, case, r, clients, budget), r
+        )
         if attempt is None:
             if offline and provider.kind == "model":
                 with lock:
@@ -111,8 +120,7 @@ def run_matrix(
 
     workers = max(1, min(8, max((c.config.concurrency for c in clients.values()), default=1)))
     try:
-        with ThreadPoolExecutor(max_workers=workers) as pool:
-            list(pool.map(one, tasks))
+        for_each(tasks, one, workers)
         if misses:
             _raise_misses(misses)
         judge_usage = None
@@ -121,25 +129,40 @@ def run_matrix(
     finally:
         for client in clients.values():
             client.close()
-            if client.cache is not None:
-                client.cache.close()
     return build_result(config, slots, budget, judge_usage)
+
+
+def _guarded(
+    breaker: CircuitBreaker | None, ask: Callable[[], Attempt | None], repeat: int
+) -> Attempt | None:
+    """``ask()`` unless the model's breaker is open (then a failed attempt, not asked)."""
+    from assay.judges.grading import circuit_message
+
+    why = None if breaker is None else circuit_message(breaker)
+    if why is not None:  # this model failed too often in a row
+        return _failed(repeat, f"not asked: {why}", CallRecord(error=why))
+    attempt = ask()
+    if breaker is not None and attempt is not None:
+        if attempt.is_failed_call:
+            breaker.failure(str(attempt.error))
+        else:
+            breaker.success()
+    return attempt
 
 
 def _clients(
     config: MatrixConfig, cache_dir: str | None, offline: bool, no_cache: bool
 ) -> dict[str, Any]:
     from assay.executors import current
-    from assay.providers.cache import CallCache
-    from assay.providers.client import ChatClient
+    from assay.providers.client import open_client
 
-    out = {}
-    for provider in config.providers:
-        if provider.kind == "model":
-            cache = None if no_cache else CallCache(cache_dir)
-            client = ChatClient(provider.config, cache=cache, offline=offline)
-            out[provider.name] = current().chat_client(client)  # rate limit; actors on Ray
-    return out
+    return {
+        provider.name: current().chat_client(  # the rate limit; actors on Ray
+            open_client(provider.config, cache_dir=cache_dir, offline=offline, no_cache=no_cache)
+        )
+        for provider in config.providers
+        if provider.kind == "model"
+    }
 
 
 def _attempt(
@@ -153,6 +176,8 @@ def _attempt(
 ) -> Attempt | None:
     if provider.kind == "baseline":
         content, record = _call_baseline(config, provider, prompt, case)
+        if record.error is not None:
+            return _failed(repeat, record.error, record)
     else:
         from assay.judges.grading import call_within_budget
 
@@ -214,6 +239,7 @@ def _call_baseline(
 ) -> tuple[str | None, CallRecord]:
     """Call a Python baseline: ``function(system_prompt, question, documents)``."""
     from assay.systems.python import load_function
+    from assay.systems.usercode import call_baseline
 
     key = (config.base_dir, str(provider.function))
     with _FUNCTIONS_LOCK:
@@ -222,13 +248,11 @@ def _call_baseline(
         function = _FUNCTIONS[key]
     docs = [{"id": d, "text": t} for d, t in case.documents]
     start = time.monotonic()
-    try:
-        out = function(system_prompt=prompt.text, question=case.question, documents=docs)
+    try:  # bounded in time and size: assay.systems.usercode
+        content = call_baseline(function, provider, prompt.text, case.question, docs)
     except Exception as exc:  # a baseline's bug is that cell's failure, not the run's
         return None, CallRecord(error=f"{type(exc).__name__}: {exc}")
-    latency = time.monotonic() - start
-    content = out if isinstance(out, str) else json.dumps(out, ensure_ascii=False, default=str)
-    return content, CallRecord(latency=latency)
+    return content, CallRecord(latency=time.monotonic() - start)
 
 
 def _raise_misses(misses: list[str]) -> None:
@@ -255,8 +279,7 @@ def _judge(
     """Fill the ``rubric`` assertion: every claim supported by a cited document."""
     from assay.judges.graders import CLAIM_SUPPORT
     from assay.judges.grading import Item, grade_items
-    from assay.providers.cache import CallCache
-    from assay.providers.client import ChatClient
+    from assay.providers.client import open_client
 
     assert config.judge is not None
     items: list[Item] = []
@@ -274,12 +297,11 @@ def _judge(
                         items.append(Item(f"{key}|{ci}|{doc}", fields, {"key": key, "claim": ci}))
     if not items:
         return Usage()
-    cache = None if no_cache else CallCache(cache_dir)
     left = None if budget.limit is None else max(0.0, budget.limit - budget.spent)
-    with ChatClient(config.judge.config, cache=cache, offline=offline) as client:
+    with open_client(
+        config.judge.config, cache_dir=cache_dir, offline=offline, no_cache=no_cache
+    ) as client:
         run = grade_items(items, CLAIM_SUPPORT, client, max_cost=left)
-    if cache is not None:
-        cache.close()
     supported: dict[tuple[Any, int], bool] = {}
     graded: set[Any] = set()
     for item, grade in zip(items, run.items, strict=True):

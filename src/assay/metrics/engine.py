@@ -35,6 +35,7 @@ from weakref import WeakKeyDictionary
 import numpy as np
 
 from assay.judgments.models import JudgmentSet
+from assay.metrics.annotated import annotated_rows, named_docs
 from assay.metrics.measures import Measure, parse_measure
 from assay.pairs import arrow_text
 from assay.runs.models import Run
@@ -58,6 +59,7 @@ class ScoreTable:
     ignored_queries: int = 0
     missing_queries: int = 0
     tied_pairs_at_cutoff: int = 0
+    run_queries: int | None = None  # distinct queries in the run (None: not counted)
 
     def aggregate(self) -> dict[Measure, float]:
         """Each measure over the evaluated queries, as its family aggregates.
@@ -117,7 +119,10 @@ def compute(
     ms = list(dict.fromkeys(parse_measure(m) for m in measures))
 
     cutoffs = sorted({m.cutoff for m in ms if m.cutoff is not None})
-    ranked = rank_context(judgments, run, ties=ties, depth=depth, cutoffs=cutoffs)
+    holes = [m.cutoff for m in ms if m.family == "Hole" and m.cutoff is not None]
+    ranked = rank_context(
+        judgments, run, ties=ties, depth=depth, cutoffs=cutoffs, hole_depth=max(holes, default=0)
+    )
     qids, ctx, in_run, rows = ranked.query_ids, ranked.ctx, ranked.in_run, ranked.rows
     nq = len(qids)
     values = {m: _with_missing(m, kernels.evaluate(m, ctx), in_run) for m in ms}
@@ -137,6 +142,7 @@ def compute(
         ignored_queries=rows.ignored,
         missing_queries=int(nq - len(rows.present)),
         tied_pairs_at_cutoff=rows.tied,
+        run_queries=int(len(rows.present) + rows.ignored),
     )
 
 
@@ -157,18 +163,22 @@ def rank_context(
     ties: str = "score",
     depth: int | None = None,
     cutoffs: list[int] | None = None,
+    hole_depth: int = 0,
 ) -> Ranked:
     """Map, order and grade the run's rows once (steps 1-4 of the module docstring).
 
     ``depth`` cuts every ranking to its first ``depth`` documents (trec_eval
-    -M); ``cutoffs`` only serve to count score ties straddling a cutoff.
+    -M); ``cutoffs`` only serve to count score ties straddling a cutoff;
+    ``hole_depth`` > 0 also gathers, down to that rank, the rows whose doc any
+    judgment of the set names (BEIR's Hole@k, :mod:`assay.metrics.annotated`).
     """
     from assay.metrics import kernels
 
     qids = judgments.answerable_ids
     nq = len(qids)
     qrels = _qrels_arrays(judgments, qids)
-    rows = _ranked_rows(run, qids, qrels, ties, list(cutoffs or []))
+    named = named_docs(judgments) if hole_depth > 0 else None
+    rows = _ranked_rows(run, qids, qrels, ties, list(cutoffs or []), (named, hole_depth))
     ctx = kernels.Context(
         nq=nq,
         q=rows.q,
@@ -177,6 +187,7 @@ def rank_context(
         qrels_q=qrels.q,
         qrels_grade=qrels.grade,
         retrieved=rows.retrieved,
+        annotated=rows.annotated,
     )
     if depth is not None:
         ctx = ctx.truncated(depth)
@@ -212,6 +223,7 @@ class _Rows:
     present: np.ndarray  # evaluated-query indices present in the run
     ignored: int  # run queries that are not answerable in the judgments
     tied: int  # (query, cutoff) pairs whose k-th and (k+1)-th rows tie on score
+    annotated: tuple[np.ndarray, np.ndarray] | None = None  # see kernels.Context
 
 
 @dataclass
@@ -293,12 +305,19 @@ def _qrels_codes(judgments: JudgmentSet) -> tuple[Any, ...]:
     return found[1]
 
 
-def _ranked_rows(run: Run, qids: list[str], qrels: _Qrels, ties: str, cutoffs: list[int]) -> _Rows:
+def _ranked_rows(
+    run: Run,
+    qids: list[str],
+    qrels: _Qrels,
+    ties: str,
+    cutoffs: list[int],
+    holes: tuple[Any, int] = (None, 0),
+) -> _Rows:
     frame = run.frame
     nq = len(qids)
     empty = np.zeros(0, dtype=np.int64)
     if len(frame) == 0:
-        return _Rows(empty, empty, empty, np.zeros(nq), empty, 0, 0)
+        return _Rows(empty, empty, empty, np.zeros(nq), empty, 0, 0, (empty, empty))
     gcodes, guniq = _codes(frame["query_id"])
     gmap = _lookup(guniq, qids) if qids else np.full(len(guniq), -1, dtype=np.int64)
     starts, heads = run_starts(gcodes)
@@ -336,8 +355,11 @@ def _ranked_rows(run: Run, qids: list[str], qrels: _Qrels, ties: str, cutoffs: l
             row_hash[moved[0]] = row_hash[moved[1]]
 
     tied = _tied_pairs(starts, score, cutoffs) if run.has_scores else 0
+    named = None
+    if holes[0] is not None:
+        named = annotated_rows(gcodes, d, duniq, gmap, starts, heads, *holes)
     if not len(qrels.q) or not len(gcodes):
-        return _Rows(empty, empty, empty, retrieved, present, ignored, tied)
+        return _Rows(empty, empty, empty, retrieved, present, ignored, tied, named)
     idx = _maybe_judged(gcodes, dhash[d] if row_hash is None else row_hash, gmap, qrels)
     q = gmap[gcodes[idx]]
     at, judgment = _judgments_of(q, dhash[d[idx]], qrels)
@@ -347,7 +369,8 @@ def _ranked_rows(run: Run, qids: list[str], qrels: _Qrels, ties: str, cutoffs: l
     first_row = np.zeros(len(guniq), dtype=np.int64)
     first_row[heads] = starts  # rows are grouped now: one run of rows per query
     rank = idx - first_row[qcode] + 1
-    return _Rows(gmap[qcode], rank, qrels.grade[judgment], retrieved, present, ignored, tied)
+    grade = qrels.grade[judgment]
+    return _Rows(gmap[qcode], rank, grade, retrieved, present, ignored, tied, named)
 
 
 def _judgments_of(q: np.ndarray, h: np.ndarray, qrels: _Qrels) -> tuple[np.ndarray, np.ndarray]:

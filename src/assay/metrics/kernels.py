@@ -44,6 +44,9 @@ class Context:
     #: float64 retrieved rows per query when ``q`` holds only some of them (the
     #: engine keeps just the rows of judged documents); ``None``: ``q`` holds all
     retrieved: np.ndarray | None = None
+    #: ``(query index, rank)`` of the rows whose doc any judgment of the set names (for
+    #: any query, any grade), down to the deepest Hole@k cutoff; ``None``: not gathered
+    annotated: tuple[np.ndarray, np.ndarray] | None = None
     _cache: dict = field(default_factory=dict)
 
     def count(self, mask: np.ndarray | None = None) -> np.ndarray:
@@ -82,18 +85,24 @@ class Context:
         if "condensed" not in self._cache:
             keep = self.grade >= 0
             q = self.q[keep]
+            rank = running(q)  # every row left is judged: none is a hole
             self._cache["condensed"] = Context(
-                self.nq, q, running(q), self.grade[keep], self.qrels_q, self.qrels_grade
-            )
+                self.nq, q, rank, self.grade[keep], self.qrels_q, self.qrels_grade,
+                annotated=(q, rank),
+            )  # fmt: skip
         return self._cache["condensed"]
 
     def truncated(self, depth: int) -> Context:
         """The context cut to the first ``depth`` ranks of every query (trec_eval ``-M``)."""
         keep = self.rank <= depth
         retrieved = np.minimum(self.count(), float(depth))
+        annotated = self.annotated
+        if annotated is not None:
+            top = annotated[1] <= depth
+            annotated = (annotated[0][top], annotated[1][top])
         return Context(
             self.nq, self.q[keep], self.rank[keep], self.grade[keep], self.qrels_q,
-            self.qrels_grade, retrieved,
+            self.qrels_grade, retrieved, annotated,
         )  # fmt: skip
 
 
@@ -242,6 +251,28 @@ def success(ctx: Context, m: Measure) -> np.ndarray:
     return (hits_at(ctx, m.rel, m.cutoff) > 0).astype(np.float64)
 
 
+def hits(ctx: Context, m: Measure) -> np.ndarray:
+    """Relevant rows in the top k, all rows without a cutoff (ranx hits)."""
+    if m.cutoff is None:
+        return ctx.count(ctx.relevant(m.rel))
+    return hits_at(ctx, m.rel, m.cutoff)
+
+
+def f1(ctx: Context, m: Measure) -> np.ndarray:
+    """ranx f1@k: 2 hits@k / (k + R), k the number retrieved without a cutoff."""
+    depth = ctx.count() if m.cutoff is None else np.full(ctx.nq, float(m.cutoff))
+    return ratio(2.0 * hits(ctx, m), depth + ctx.num_rel(m.rel))
+
+
+def hole(ctx: Context, m: Measure) -> np.ndarray:
+    """BEIR Hole@k: rows in the top k whose doc no judgment names, over k."""
+    if ctx.annotated is None:
+        raise ValueError("Hole@k needs the annotated rows (Context.annotated)")
+    q, rank = ctx.annotated
+    named = np.bincount(q[rank <= m.cutoff], minlength=ctx.nq).astype(np.float64)
+    return (np.minimum(ctx.count(), float(m.cutoff)) - named) / float(m.cutoff)
+
+
 def relative_p(ctx: Context, m: Measure) -> np.ndarray:
     """Relative precision at k."""
     num_rel = ctx.num_rel(m.rel)
@@ -302,8 +333,12 @@ def set_rel_p(ctx: Context, m: Measure) -> np.ndarray:
 
 
 def set_ap(ctx: Context, m: Measure) -> np.ndarray:
-    """SetP * SetR."""
-    return set_p(ctx, m) * set_r(ctx, m)
+    """SetP * SetR, computed as trec_eval's set_map: NumRelRet^2 / (NumRet * NumRel).
+
+    The product of the two ratios can differ from it in the last bit.
+    """
+    rr_ = num_rel_ret(ctx, m)
+    return ratio(rr_ * rr_, ctx.count() * ctx.num_rel(m.rel))
 
 
 def set_f(ctx: Context, m: Measure) -> np.ndarray:

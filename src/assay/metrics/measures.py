@@ -20,7 +20,14 @@ from dataclasses import dataclass
 from typing import Literal
 
 from assay.errors import UsageError
-from assay.metrics.registry import ALIASES, FAMILY_LIST, REGISTRY, TREC_NAMES, usage_list
+from assay.metrics.registry import (
+    ALIASES,
+    FAMILY_LIST,
+    PRESETS,
+    REGISTRY,
+    TREC_NAMES,
+    usage_list,
+)
 
 #: trec_eval names written with a cutoff (``P_5``, ``ndcg_cut.10``), from the registry
 _TREC_CUTS = "|".join(n for n, (_, form) in TREC_NAMES.items() if form == "cut")
@@ -37,7 +44,7 @@ FAMILIES: dict[str, tuple[bool, bool, bool, bool]] = {
 BOUNDED = frozenset(f.name for f in FAMILY_LIST if f.bounded)
 
 _PATTERN = re.compile(
-    r"^\s*(?P<family>[A-Za-z_0-9]+?)\s*(?:\((?P<params>[^)]*)\))?\s*(?:@\s*(?P<cutoff>[^\s]+))?\s*$"
+    r"^\s*(?P<family>[A-Za-z_0-9-]+?)\s*(?:\((?P<params>[^)]*)\))?\s*(?:@\s*(?P<cutoff>[^\s]+))?\s*$"
 )
 #: parameters every family may take
 _COMMON = ("judged_only",)
@@ -178,10 +185,11 @@ def parse_measure(text: str | Measure) -> Measure:
     m = _PATTERN.match(raw)
     if not m:
         raise UsageError(_unknown(raw))
-    family = ALIASES.get(m.group("family").lower())
+    spelled = m.group("family").lower()
+    family, preset = PRESETS.get(spelled, (ALIASES.get(spelled), {}))
     if family is None:
         raise UsageError(_unknown(raw))
-    rel, gain, params = 1, "linear", _params(m.group("params") or "", raw)
+    rel, gain, params = 1, "linear", {**preset, **_params(m.group("params") or "", raw)}
     if family == "NumRet" and "rel" in params:  # ir_measures spells NumRelRet so
         family = "NumRelRet"
     if "rel" in params:
@@ -267,4 +275,6 @@ DEFAULT_MEASURES = ("R@5", "R@10", "RR", "nDCG@10")
 
 
 def _unknown(raw: str) -> str:
-    return f"unknown measure {raw!r}; use one of {usage_list()} (e.g. nDCG@10, P(rel=2)@5)"
+    level = re.search(r"-l(\d+)", raw)
+    hint = f" (ranx's -l{level.group(1)} is written rel={level.group(1)})" if level else ""
+    return f"unknown measure {raw!r}{hint}; use one of {usage_list()} (e.g. nDCG@10, P(rel=2)@5)"

@@ -92,7 +92,8 @@ FAMILY_LIST: tuple[Family, ...] = (
        example="RR@10"),
     _f("nDCG", "Normalised DCG: sum_i g(i) / log2(i + 1) over the same sum for the ideal "
        "ranking of all judged documents (top k). gain=exp uses 2^g - 1; gains=1:3,2:9 maps "
-       "grades to gains (unlisted grades gain their grade), as trec_eval's ndcg.1=3,2=9.",
+       "grades to gains (unlisted grades gain their grade), as trec_eval's ndcg.1=3,2=9; "
+       "ranx's ndcg_burges is nDCG(gain=exp).",
        "ndcg", (), (("ndcg", "gains"), ("ndcg_cut", "cut")), cutoff="optional",
        takes_rel=False, params={"gain": "linear", "gains": ""}, example="nDCG@10"),
     _f("AP", "Average precision: sum_{i<=k} rel(i) * P@i / R.", "ap", ("map",),
@@ -101,14 +102,15 @@ FAMILY_LIST: tuple[Family, ...] = (
     _f("GMAP", "AP per query; the aggregate is the geometric mean exp(mean(log(max(AP, "
        "1e-5)))) (trec_eval gm_map).", "ap", ("gm_map",), (("gm_map", "plain"),),
        aggregate="gmean", example="GMAP"),
-    _f("Rprec", "Precision at rank R: sum_{i<=R} rel(i) / R.", "rprec", ("r_prec",),
-       (("Rprec", "plain"),), example="Rprec"),
+    _f("Rprec", "Precision at rank R: sum_{i<=R} rel(i) / R (ranx r-precision).", "rprec",
+       ("r_prec", "r-precision"), (("Rprec", "plain"),), example="Rprec"),
     _f("RprecMult", "Precision at rank ceil-ish(mult * R) (trec_eval: (long)(mult * R + 0.9)); "
        "past the end of the run, num_rel_ret / cutoff.", "rprec_mult", ("rprec_mult",),
        (("Rprec_mult", "cut"), ("Rprec_mult_avgjg", "cut")), params={"mult": None},
        example="RprecMult(mult=0.5)"),
     _f("Bpref", "Binary preference: (1/R) sum over retrieved relevant r of 1 - min(N_r, R) / "
-       "min(N, R), N_r the judged non-relevant documents above r, N all judged non-relevant.",
+       "min(N, R), N_r the judged non-relevant documents above r, N all judged non-relevant "
+       "(ranx's bpref is NaN when N = 0).",
        "bpref", (), (("bpref", "plain"),), example="Bpref"),
     _f("GMBpref", "Bpref per query; the aggregate is the geometric mean (trec_eval gm_bpref).",
        "bpref", ("gm_bpref",), (("gm_bpref", "plain"),), aggregate="gmean", example="GMBpref"),
@@ -121,10 +123,24 @@ FAMILY_LIST: tuple[Family, ...] = (
     _f("IPrecAvg", "Mean of IPrec over the recall levels at= (default the 11 points 0, 0.1, ..., "
        "1: trec_eval 11pt_avg).", "iprec_avg", ("11pt_avg", "11pt"), (("11pt_avg", "param"),),
        params={"at": "0.0,0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9,1.0"}, example="IPrecAvg"),
-    _f("Success", "1 when a relevant document is in the top k, else 0.", "success",
-       ("hit", "hits"), (("success", "cut"),), cutoff="required", example="Success@10"),
-    _f("RelP", "Relative precision at k: sum_{i<=k} rel(i) / min(k, R).", "relative_p",
-       ("relative_p",), (("relative_P", "cut"),), cutoff="required", example="RelP@10"),
+    _f("Success", "1 when a relevant document is in the top k, else 0 (ranx hit_rate@k; "
+       "ranx's hits@k is Hits@k).", "success", ("hit", "hit_rate"), (("success", "cut"),),
+       cutoff="required", example="Success@10"),
+    _f("Hits", "Relevant documents in the top k: sum_{i<=k} rel(i), all n retrieved without "
+       "k; averaged over queries (ranx hits@k; NumRelRet is the count without k, summed).",
+       "hits", ("hits",), (), cutoff="optional", bounds=(0.0, None), example="Hits@10"),
+    _f("F1", "F1 at k (ranx f1@k): 2 P@k R@k / (P@k + R@k) = 2 sum_{i<=k} rel(i) / (k + R), "
+       "k = n without a cutoff; 0 when no relevant document is retrieved.", "f1", ("f1",), (),
+       cutoff="optional", example="F1@10"),
+    _f("RelP", "Relative precision at k: sum_{i<=k} rel(i) / min(k, R); BEIR's capped recall "
+       "R_cap@k is the same value (BEIR averages over the queries of the run: --missing skip).",
+       "relative_p", ("relative_p", "r_cap", "recall_cap"), (("relative_P", "cut"),),
+       cutoff="required", example="RelP@10"),
+    _f("Hole", "BEIR Hole@k: share of the top k that no judgment of the set names, for any "
+       "query and with any grade: |{i<=k: doc(i) judged for no query}| / k; 0 for a query "
+       "absent from the run. Unlike Unjudged@k, a document judged for another query is "
+       "not a hole.", "hole", (), (), cutoff="required", takes_rel=False, missing=0.0,
+       example="Hole@10"),
     _f("SetP", "Precision of the whole retrieved set: NumRelRet / n.", "set_p", ("set_p",),
        (("set_P", "plain"),), example="SetP"),
     _f("SetR", "Recall of the whole retrieved set: NumRelRet / R.", "set_r",
@@ -133,7 +149,8 @@ FAMILY_LIST: tuple[Family, ...] = (
        (("set_relative_P", "plain"),), example="SetRelP"),
     _f("SetAP", "SetP * SetR (trec_eval set_map).", "set_ap", ("set_map",),
        (("set_map", "plain"),), example="SetAP"),
-    _f("SetF", "F-measure of the retrieved set: (1 + beta^2) P R / (beta^2 P + R).", "set_f",
+    _f("SetF", "F-measure of the retrieved set: (1 + beta) P R / (beta P + R), beta not squared "
+       "(trec_eval set_F).", "set_f",
        ("set_f",), (("set_F", "plain"),), params={"beta": "1"}, example="SetF"),
     _f("Utility", "a*NumRelRet + b*(n - NumRelRet) + c*(R - NumRelRet) (+ d * docs neither "
        "retrieved nor relevant, 0 here), coefficients coef=a,b,c,d (default 1,-1,0,0); 0 for a "
@@ -151,7 +168,8 @@ FAMILY_LIST: tuple[Family, ...] = (
        "rndcg", ("rndcg",), (("Rndcg", "gains"),), params={"gains": ""},
        example="RnDCG"),
     _f("RBP", "Rank-biased precision (Moffat and Zobel): (1 - p) sum_i g'(i) p^(i-1), gains "
-       "scaled to [0, 1] when the grades exceed 1.", "rbp", (), (("rbp", "gains"),),
+       "scaled to [0, 1] when the grades exceed 1; p defaults to 0.9 as trec_eval's rbp "
+       "(ir_measures' RBP defaults to p=0.8: write RBP(p=0.8)).", "rbp", (), (("rbp", "gains"),),
        takes_rel=False, params={"p": "0.9"}, example="RBP(p=0.8)"),
     _f("RBPResid", "Residual of RBP: the most it could rise if every unjudged document "
        "retrieved were fully relevant: p^n + (1 - p) sum_{unjudged i} p^(i-1); 0 without "
@@ -162,7 +180,8 @@ FAMILY_LIST: tuple[Family, ...] = (
        "(1 - R_j), R_i = (2^g(i) - 1) / 2^max, max the top grade (param max, default 4 as "
        "gdeval).", "err", (), (), cutoff="optional", takes_rel=False, params={"max": "4"},
        example="ERR@20"),
-    _f("Judged", "Judged documents in the top k over min(k, n) (ir_measures Judged).",
+    _f("Judged", "Judged documents in the top k over min(k, n) (ir_measures Judged; a "
+       "negative grade counts as unjudged, as trec_eval reads it, where ir_measures counts it).",
        "judged", (), (), cutoff="required", takes_rel=False, example="Judged@10"),
     _f("Unjudged", "Unjudged documents in the top k over k (trec_eval unj); 0 for a query "
        "absent from the run.", "unjudged", ("unj",), (("unj", "cut"),), cutoff="required",
@@ -180,6 +199,9 @@ FAMILY_LIST: tuple[Family, ...] = (
        "num_nonrel_judged_ret", ("num_nonrel_judged_ret",),
        (("num_nonrel_judged_ret", "plain"),), **_COUNT, example="NumNonrelJudgedRet"),
 )  # fmt: skip
+
+#: Other tools' names that stand for a family with parameters set (name -> family, params)
+PRESETS: dict[str, tuple[str, dict[str, str]]] = {"ndcg_burges": ("nDCG", {"gain": "exp"})}
 
 #: canonical family name -> family
 REGISTRY: dict[str, Family] = {f.name: f for f in FAMILY_LIST}

@@ -276,14 +276,17 @@ def trec_eval_files(
     """trec_eval on files (``assay trec-eval``): (printed lines, warnings about the judgments).
 
     ``rel_format`` is ``-R`` (see :func:`read_rel_info`), ``zscore_file``
-    ``-Z``; ``options`` are those of :func:`trec_eval_lines`.
+    ``-Z``; ``options`` are those of :func:`trec_eval_lines`. The run is read
+    as trec_eval 10 reads it (:func:`~assay.runs.io.load_trec_eval_run`:
+    comment and blank lines skipped, rank field ignored, ``runid`` from the
+    last line).
     """
     from assay.metrics.zscores import load_zscores
-    from assay.runs.io import load_run
+    from assay.runs.io import load_trec_eval_run
 
     judgments = read_rel_info(qrels, rel_format)
     zscores = load_zscores(zscore_file) if zscore_file is not None else None
-    ranked = load_run(run, format="trec")
+    ranked = load_trec_eval_run(run)  # comments and blank lines skipped, as trec_eval 10
     lines = trec_eval_lines(judgments, ranked, specs, zscores=zscores, **options)
     return lines, list(getattr(judgments, "warnings", []))
 

@@ -8,6 +8,7 @@ queries sorted. It decides nothing about the values themselves.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -79,7 +80,7 @@ def _zscored(o: Output, values: Any, qids: list[str], zscores: ZScores) -> Any:
     if o.kind not in ("long", "double", "summary") or _is_num_q(o):
         return values
     if o.measure is not None and o.measure.aggregate == "gmean":
-        values = np.log(np.maximum(values, MIN_GEO_MEAN))
+        values = c_log(np.maximum(values, MIN_GEO_MEAN))
     return zscores.convert(qids, o.name, values)
 
 
@@ -88,24 +89,51 @@ def _is_num_q(o: Output) -> bool:
 
 
 def _summary(o: Output, values: Any, z: bool) -> float:
-    """The summary value; with -Z a geometric mean is exp of the mean z-score of the logs.
+    """The summary value, computed as trec_eval computes it.
 
-    Preference measures (no registry family) add up counts and average the rest.
+    trec_eval adds each query's value to a double, in its query order, then
+    divides by the number of queries: a sequential sum (not numpy's pairwise
+    one, which can move the 4th printed decimal at an exact .5). Counts stay
+    sums; geometric means (``gm_map``, ``gm_bpref``) sum ``log(max(v, 1e-5))``
+    and print ``exp`` of their mean (with ``-Z`` the values are already
+    z-scores of those logs). Preference measures (no registry family) add up
+    counts and average the rest.
     """
-    from assay.metrics.engine import aggregate
+    from assay.metrics.registry import MIN_GEO_MEAN
 
     m = o.measure
-    if m is None:
-        v = np.asarray(values, dtype=np.float64)
-        return 0.0 if not v.size else float(v.sum() if o.kind == "long" else v.mean())
-    if z and m.aggregate == "gmean":
-        return float(np.exp(np.mean(values))) if len(values) else 0.0
-    return aggregate(m, values)
+    v = np.asarray(values, dtype=np.float64)
+    if not v.size:
+        return 0.0
+    counts = m.aggregate == "sum" if m is not None else o.kind == "long"
+    gmean = m is not None and m.aggregate == "gmean"
+    if gmean and not z:
+        v = c_log(np.maximum(v, MIN_GEO_MEAN))
+    total = sequential_sum(v)
+    if counts:
+        return total
+    mean = total / len(v)
+    return math.exp(mean) if gmean else mean
+
+
+def sequential_sum(values: Any) -> float:
+    """``values`` added one after the other in double precision, as C's ``s += v`` loop.
+
+    ``np.cumsum`` accumulates strictly in order (``np.sum`` sums pairwise).
+    """
+    v = np.asarray(values, dtype=np.float64)
+    return float(np.cumsum(v)[-1]) if v.size else 0.0
+
+
+def c_log(values: Any) -> Any:
+    """Natural logs by the C library's ``log`` (as trec_eval), element by element.
+
+    numpy's vectorised ``log`` may differ from libm's in the last bit.
+    """
+    return np.fromiter(map(math.log, np.asarray(values, dtype=np.float64).tolist()), np.float64)
 
 
 def _line(o: Output, qid: str, value: float, z: bool = False) -> str:
-    import math
-
     if z:
         text = f"{'-nan':>6}" if math.isnan(value) else f"{value:6.4f}"
         return f"Z{o.name:<22}\t{qid}\t{text}"

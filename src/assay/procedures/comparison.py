@@ -46,13 +46,15 @@ def compare(
     judgments_format: str | None = None,
     allow_version_mismatch: bool = False,
     mix_synthetic: bool = False,
+    ignore_identical_ids: bool = False,
 ) -> ComparisonResult:
     """Compare runs with a baseline on one judgment set: deltas, CIs, paired tests, Holm.
 
     ``runs`` is a list of sources, or a ``{name: source}`` mapping naming them;
     a source is anything :func:`assay.evaluate` takes, or an evaluation result
     file. Every run is scored with ``missing`` and ``ties``; result files must
-    have been scored with the same policy and judgment-set version. ``baseline``
+    have been scored with the same policy and judgment-set version (and
+    ``ignore_identical_ids``, see :func:`assay.evaluate`). ``baseline``
     is a name or an index (default: the first). The statistics' parameters are
     those of :func:`assay.stats.compare.compare`.
     """
@@ -75,6 +77,7 @@ def compare(
         judgments_format=judgments_format,
         allow_version_mismatch=allow_version_mismatch,
         mix_synthetic=mix_synthetic,
+        ignore_identical_ids=ignore_identical_ids,
     )
     slices = [by] if isinstance(by, str) else list(by)
     if "synthetic" in results[0].groups and "synthetic" not in slices:
@@ -110,6 +113,7 @@ def evaluate_sources(
     judgments_format: str | None = None,
     allow_version_mismatch: bool = False,
     mix_synthetic: bool = False,
+    ignore_identical_ids: bool = False,
 ) -> list[EvaluationResult]:
     """One evaluation result per source, in order, all scored with one policy.
 
@@ -143,7 +147,15 @@ def evaluate_sources(
             allow_version_mismatch=allow_version_mismatch,
             allow_results=True,
         )
-        result = score(source, js, measures, by_fields, missing=missing, ties=ties)  # type: ignore[arg-type]
+        result = score(
+            source,
+            js,  # type: ignore[arg-type]
+            measures,
+            by_fields,
+            missing=missing,
+            ties=ties,
+            ignore_identical_ids=ignore_identical_ids,
+        )
         if label is not None and result.run.name != label:
             result = result.model_copy(
                 update={"run": result.run.model_copy(update={"name": label})}

@@ -187,6 +187,7 @@ def gate(
     allow_version_mismatch: bool = False,
     store: str | None = None,
     max_failed: int = 0,
+    ignore_identical_ids: bool = False,
 ) -> GateResult:
     """Gate a candidate (any source :func:`assay.evaluate` takes) against a baseline.
 
@@ -200,6 +201,8 @@ def gate(
     failed queries fails the gate whatever its scores (:mod:`assay.failures`).
     The candidate's evaluation travels with the result as
     :attr:`GateResult.candidate_evaluation` (not in its file).
+    ``ignore_identical_ids`` as in :func:`assay.evaluate` (a baseline result must
+    have been scored the same way).
     """
     from assay.metrics.measures import parse_measures
     from assay.procedures.comparison import evaluate_sources
@@ -217,6 +220,7 @@ def gate(
         cache=cache,
         judgments_format=judgments_format,
         allow_version_mismatch=allow_version_mismatch,
+        ignore_identical_ids=ignore_identical_ids,
     )
     sources = [candidate] if given else [candidate, baseline]
     scored = evaluate_sources(judgments, sources, measures, **kwargs)

@@ -229,7 +229,7 @@ def read_run_file(
     """
     from assay.executors.shards import is_sharded, load_sharded_run
     from assay.runs.io import load_run
-    from assay.runs.sidecar import read_sidecar, sidecar_path
+    from assay.runs.sidecar import missing_sidecar, read_sidecar, sidecar_path
 
     sharded = is_sharded(path)  # a directory or glob of shards, read on the executor
     if not path.exists() and not sharded:
@@ -239,6 +239,8 @@ def read_run_file(
         run = pending.result()
     else:
         run = load_sharded_run(path) if sharded else load_run(path)
+    if not sharded and (lost := missing_sidecar(run, path)) is not None:
+        raise lost
     warnings: list[str] = []
     made_on = data.get("judgments_version")
     if made_on and made_on != judgments.version:

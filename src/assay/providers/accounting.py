@@ -8,6 +8,7 @@ A call whose reservation does not fit is not made.
 
 from __future__ import annotations
 
+import math
 import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -56,11 +57,26 @@ class CallRecord:
     error: str | None = None
 
 
+def check_max_cost(value: object) -> float | None:
+    """``max_cost`` must be ``None`` or a finite number of USD >= 0 (NaN and inf switch
+    a budget off, so they are refused)."""
+    if value is None:
+        return None
+    ok = isinstance(value, int | float) and not isinstance(value, bool)
+    if not ok or not math.isfinite(value) or value < 0:
+        from assay.errors import UsageError
+
+        raise UsageError(
+            f"`max_cost` must be a finite number of USD >= 0, got {value!r}", "max_cost"
+        )
+    return float(value)
+
+
 class Budget:
     """A spending limit in USD shared by concurrent calls (``None``: no limit)."""
 
     def __init__(self, limit: float | None) -> None:
-        self.limit = limit
+        self.limit = check_max_cost(limit)
         self.spent = 0.0
         self.reserved = 0.0
         self.refused = 0

@@ -20,13 +20,15 @@ import json
 import threading
 import time
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from assay.errors import AssayError
 from assay.providers.accounting import CallRecord
 from assay.providers.cache import CallCache, call_key
 from assay.providers.config import ModelConfig
-from assay.retry import RetryPolicy, Transient, call_with_retries, parse_retry_after
+from assay.redact import redact_text
+from assay.retry import RetryPolicy, Transient, call_with_retries
 from assay.textio import parse_json, parse_json_at
 
 _RETRY_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
@@ -125,8 +127,11 @@ class ChatClient:
             raise OfflineMiss("not in the model-call cache and --offline forbids calls")
         body = self._body(messages, schema)
         start = time.monotonic()
+        deadline = start + self.config.timeout  # the whole call, retries included
         try:
-            data, attempts = call_with_retries(lambda: self._post(body), self.policy)
+            data, attempts = call_with_retries(
+                lambda: self._post(body, deadline), self.policy, deadline=deadline
+            )
         except Transient as exc:
             raise ProviderError(f"{exc} (after {exc.attempts} attempts)") from None
         latency = time.monotonic() - start
@@ -152,32 +157,40 @@ class ChatClient:
             body["response_format"] = {"type": "json_object", "schema": schema}
         return body
 
-    def _post(self, body: dict[str, Any]) -> Any:
-        import httpx
+    def _post(self, body: dict[str, Any], deadline: float) -> Any:
+        """One attempt, bounded by ``deadline`` and ``max_response_bytes`` (the HTTP systems'
+        exchange: the same deadline and size rule)."""
+        from assay.safejson import loads
+        from assay.systems.base import SystemError_
+        from assay.systems.http_transport import exchange
 
-        headers = {"Content-Type": "application/json", **self.config.headers}
-        if self.config.api_key:
-            headers["Authorization"] = f"Bearer {self.config.api_key}"
+        c = self.config
+        headers = {"Content-Type": "application/json", **c.headers}
+        if c.api_key:
+            headers["Authorization"] = f"Bearer {c.api_key}"
+        where = f"model {c.name!r}"
+        if time.monotonic() >= deadline:
+            raise Transient(f"{where}: no complete answer within timeout {c.timeout:g} s")
         try:
-            response = self._http().post(self.config.endpoint, json=body, headers=headers)
-        except httpx.TimeoutException:
-            raise Transient(f"model {self.config.name!r}: timed out") from None
-        except httpx.TransportError as exc:
-            raise Transient(f"model {self.config.name!r}: {type(exc).__name__}") from None
-        status = response.status_code
+            status, _, wait, content = exchange(
+                self._http(), "POST", c.endpoint, headers, body, deadline,
+                c.max_response_bytes, where, c.timeout,
+            )  # fmt: skip
+        except Transient:
+            raise
+        except SystemError_ as exc:  # too large, or another final failure
+            raise ProviderError(redact_text(str(exc))) from None
+        text = content.decode("utf-8", "replace")
         if status in _RETRY_STATUS:
-            wait = parse_retry_after(response.headers.get("retry-after"))
-            raise Transient(f"model {self.config.name!r}: HTTP {status}", retry_after=wait)
+            raise Transient(f"{where}: HTTP {status}: {_snippet(text)}", retry_after=wait)
         if status >= 400:
-            raise ProviderError(
-                f"model {self.config.name!r}: HTTP {status}: {_snippet(response.text)}"
-            )
+            raise ProviderError(f"{where}: HTTP {status}: {_snippet(text)}")
+        if status >= 300:
+            raise ProviderError(f"{where}: HTTP {status} (redirects are not followed)")
         try:
-            return response.json()
+            return loads(content)
         except ValueError:
-            raise ProviderError(
-                f"model {self.config.name!r}: the answer is not JSON: {_snippet(response.text)}"
-            ) from None
+            raise ProviderError(f"{where}: the answer is not JSON: {_snippet(text)}") from None
 
     def _http(self) -> Any:
         import httpx
@@ -189,6 +202,7 @@ class ChatClient:
                     timeout=self.config.timeout,
                     limits=httpx.Limits(max_connections=n, max_keepalive_connections=n),
                     transport=self._transport,
+                    follow_redirects=False,
                 )
             return self._client
 
@@ -197,6 +211,8 @@ class ChatClient:
         if self._client is not None:
             self._client.close()
             self._client = None
+        if self.cache is not None:
+            self.cache.close()
 
     def __enter__(self) -> ChatClient:
         return self
@@ -226,12 +242,17 @@ def _answer(data: Any, config: ModelConfig, latency: float, attempts: int) -> Ch
         attempts=attempts,
     )
     return ChatAnswer(
-        content if isinstance(content, str) else None,
-        refusal if isinstance(refusal, str) else None,
-        choice.get("finish_reason"),
-        data.get("model") if isinstance(data.get("model"), str) else None,
+        _text(content),
+        _text(refusal),
+        _text(choice.get("finish_reason")),
+        _text(data.get("model")),
         record,
     )
+
+
+def _text(value: Any) -> str | None:
+    """Model content as stored and shown: text, credentials redacted (:mod:`assay.redact`)."""
+    return redact_text(value) if isinstance(value, str) else None
 
 
 def _to_store(answer: ChatAnswer) -> dict[str, Any]:
@@ -256,11 +277,11 @@ def _from_store(stored: dict[str, Any]) -> ChatAnswer:
         cost=float(stored.get("cost") or 0.0),
         cached=True,
     )
-    return ChatAnswer(
-        stored.get("content"),
-        stored.get("refusal"),
-        stored.get("finish_reason"),
-        stored.get("model"),
+    return ChatAnswer(  # redacted again: a cache written before redaction holds no secret out
+        _text(stored.get("content")),
+        _text(stored.get("refusal")),
+        _text(stored.get("finish_reason")),
+        _text(stored.get("model")),
         record,
     )
 
@@ -270,8 +291,8 @@ def _int(value: Any) -> int:
 
 
 def _snippet(text: str, limit: int = 200) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[:limit] + "..."
+    text = " ".join(text[: limit * 8].split())
+    return redact_text(text if len(text) <= limit else text[:limit] + "...")
 
 
 def parse_json_answer(content: str | None) -> Any:
@@ -295,3 +316,30 @@ def parse_json_answer(content: str | None) -> Any:
         except json.JSONDecodeError:
             start = text.find("{", start + 1)
     raise ValueError("no JSON object in the answer")
+
+
+def open_client(
+    model: str | ModelConfig,
+    *,
+    config_path: str | Path | None = None,
+    cache_dir: str | Path | None = None,
+    offline: bool = False,
+    no_cache: bool = False,
+    policy: RetryPolicy | None = None,
+    transport: Any = None,
+) -> ChatClient:
+    """The one factory of model clients (judges, ``generate``, the matrix and its judge).
+
+    ``model`` is a ``[models.NAME]`` of ``assay.toml`` (``config_path`` or
+    ``./assay.toml``) or a resolved :class:`ModelConfig`. The client reads and
+    writes the model-call cache in ``cache_dir`` unless ``no_cache``; ``offline``
+    replays the cache only, so it cannot go with ``no_cache``.
+    """
+    from assay.errors import UsageError
+    from assay.providers.config import get_model
+
+    if offline and no_cache:
+        raise UsageError("--offline replays the model-call cache: drop --no-cache")
+    config = model if isinstance(model, ModelConfig) else get_model(model, config_path)
+    cache = None if no_cache else CallCache(cache_dir)
+    return ChatClient(config, cache=cache, offline=offline, policy=policy, transport=transport)

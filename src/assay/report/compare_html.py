@@ -262,20 +262,12 @@ def _rank(rank: int | None) -> str:
 
 def render_html(result: ComparisonResult) -> str:
     """The whole report as one HTML document with plotly.js inline."""
-    from plotly.offline import get_plotlyjs
+    from assay.report.plotly_page import chart_html, plotly_script
 
     figures = [_forest(result, m) for m in result.metrics]
     pairs = [(c, m) for c in result.candidates for m in result.metrics][:MAX_DELTA_CHARTS]
     figures += [_sorted_deltas(result, c, m) for c, m in pairs]
-    divs = [
-        fig.to_html(
-            full_html=False,
-            include_plotlyjs=False,
-            div_id=f"chart-{i}",
-            config={"displaylogo": False},
-        )
-        for i, fig in enumerate(figures)
-    ]
+    divs = [chart_html(fig, f"chart-{i}") for i, fig in enumerate(figures)]
     n_forest = len(result.metrics)
     warnings = "".join(f"<p class=warn>⚠ {_e(w)}</p>" for w in result.warnings)
     policies = "".join(f"<li>{_e(line)}</li>" for line in policy_lines(result.policies))
@@ -283,8 +275,7 @@ def render_html(result: ComparisonResult) -> str:
     return (
         "<!DOCTYPE html><html><head><meta charset='utf-8'>"
         f"<title>{_e(title)}</title><style>{_CSS}</style>"
-        f"<script type='text/javascript'>{get_plotlyjs()}</script>"
-        f"<script>{_FILTER_JS}</script></head><body>"
+        f"{plotly_script()}<script>{_FILTER_JS}</script></head><body>"
         f"<h1>{_e(title)}</h1>"
         f"<p>Judgments {_e(result.judgments_name)} version <code>{_e(result.judgments_version)}"
         f"</code>; systems: {_e(', '.join(s.name for s in result.systems))}.</p>"

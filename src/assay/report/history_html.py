@@ -31,6 +31,8 @@ def render_html(report: HistoryReport) -> str:
     import plotly.graph_objects as go
     from plotly.subplots import make_subplots
 
+    from assay.report.plotly_page import chart_html, plotly_script
+
     metrics = report.metrics or []
     figure = make_subplots(
         rows=max(1, len(metrics)),
@@ -67,7 +69,7 @@ def render_html(report: HistoryReport) -> str:
         title="assay history (dashed line: judgment-set version changed)",
         template="plotly_white",
     )
-    chart = figure.to_html(full_html=False, include_plotlyjs=True)
+    chart = chart_html(figure, "chart-history")
     head = "".join(
         f"<th>{html.escape(h)}</th>"
         for h in ["run", "created", "kind", "system", "judgments", "version", "git", *metrics]
@@ -96,7 +98,8 @@ def render_html(report: HistoryReport) -> str:
     return (
         "<!DOCTYPE html>\n<html><head><meta charset='utf-8'><title>assay history</title>"
         "<style>body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}"
-        "td,th{border:1px solid #ccc;padding:2px 6px;font-size:90%}</style></head><body>"
+        "td,th{border:1px solid #ccc;padding:2px 6px;font-size:90%}</style>"
+        f"{plotly_script()}</head><body>"
         f"<h1>assay history</h1><p>store: {html.escape(report.store)}</p>{chart}{note}"
         f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
         "</body></html>\n"

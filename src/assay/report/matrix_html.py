@@ -115,21 +115,21 @@ def _chart(result: MatrixResult) -> str:
         ]
     )
     fig.update_layout(barmode="group", yaxis={"range": [0, 1]}, height=360)
-    return fig.to_html(
-        full_html=False, include_plotlyjs=False, div_id="chart-pass", config={"displaylogo": False}
-    )
+    from assay.report.plotly_page import chart_html
+
+    return chart_html(fig, "chart-pass")
 
 
 def render_html(result: MatrixResult) -> str:
     """The whole matrix report as one HTML document with plotly.js inline."""
-    from plotly.offline import get_plotlyjs
+    from assay.report.plotly_page import plotly_script
 
     title = f"assay matrix: {result.name}"
     notes = "".join(f"<p class=note>{_e(line)}</p>" for line in footer(result))
     return (
         "<!DOCTYPE html><html><head><meta charset='utf-8'>"
         f"<title>{_e(title)}</title><style>{_CSS}</style>"
-        f"<script type='text/javascript'>{get_plotlyjs()}</script></head><body>"
+        f"{plotly_script()}</head><body>"
         f"<h1>{_e(title)}</h1><p>{len(result.case_ids)} cases x {len(result.variants)} "
         f"variants x {result.repeats} repeats; cases <code>{_e(result.cases_version)}</code>. "
         "A cell shows passing repeats / repeats.</p>"

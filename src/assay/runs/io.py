@@ -33,6 +33,11 @@ from assay.runs.models import Run
 from assay.textio import BOM, UTF8_HINT, read_bytes, undecodable_message
 
 FORMATS = ("trec", "jsonl")
+#: The first line of a TREC run written by ``assay run`` (trec_eval 10 skips ``#`` lines):
+#: such a run must have its sidecar beside it (:mod:`assay.procedures.sources`).
+TREC_MARKER = b"# assay run:"
+#: The key of the first object of a JSONL run written by ``assay run`` (the same marker).
+JSONL_MARKER = "assay_run"
 _TREC_HINT = "each line must be 'query_id Q0 doc_id rank score tag' (6 fields)"
 
 
@@ -93,17 +98,23 @@ def _load_trec(p: Path, name: str | None) -> Run:
 
     with open(p, "rb") as fh:
         head = fh.read(65536)
+    skip = 1 if head.startswith(TREC_MARKER) and b"\n" in head else 0
+    if skip:
+        head = head[head.index(b"\n") + 1 :]
     if not head.startswith((BOM, b"\x1f\x8b")) and re.search(rb"\S", head):
         # Fastest path: pyarrow reads the file itself, block by block, so the
         # whole file is never held in memory. Any failure (or an unusual file)
         # falls back to the byte-level paths below, which decide what is wrong.
         try:
-            columns = parse_columns(str(p))
+            columns = parse_columns(str(p), skip)
         except (pa.ArrowInvalid, pa.ArrowTypeError):
             columns = None
         if columns is not None and len(columns[0]):
-            return _columns_to_run(p, columns, name, _first_tag(head))
+            return _columns_to_run(p, columns, name, _first_tag(head), skip)
     data = read_bytes(p)  # BOM dropped, gzip opened
+    skip = 1 if data.startswith(TREC_MARKER) else 0
+    if skip:  # the marker line is not a result; line numbers below count it
+        data = data[data.index(b"\n") + 1 :] if b"\n" in data else b""
     if b"\r" in data:
         data = data.replace(b"\r\n", b"\n")
     if re.search(rb"\S", data[:4096]) is None and re.search(rb"\S", data) is None:
@@ -120,11 +131,11 @@ def _load_trec(p: Path, name: str | None) -> Run:
         # Slow path: names bad lines and raises, or returns the lines cut to
         # 6 fields when the only deviation is trailing text after the tag
         # (trec_eval ignores it; its own test/results.trunc has some).
-        data = _check_trec_lines(p, data)
+        data = _check_trec_lines(p, data, skip)
         columns = parse_columns(data)
     tag = _first_tag(data)
     del data  # the parsed columns no longer need the raw bytes: free them early
-    return _columns_to_run(p, columns, name, tag)
+    return _columns_to_run(p, columns, name, tag, skip)
 
 
 def _first_tag(data: bytes) -> str | None:
@@ -134,7 +145,10 @@ def _first_tag(data: bytes) -> str | None:
     return fields[5].decode("utf-8", "replace") if len(fields) >= 6 else None
 
 
-def _columns_to_run(p: Path, columns: Columns, name: str | None, tag: str | None) -> Run:
+def _columns_to_run(
+    p: Path, columns: Columns, name: str | None, tag: str | None, skip: int = 0
+) -> Run:
+    """``skip`` lines (the marker of :data:`TREC_MARKER`) came before the first row."""
     qcodes, qcats, doc_ids, scores = columns
     docs = arrow_column(doc_ids)  # the pandas array's own Arrow column (hashes known)
     with collecting(p) as log:
@@ -142,21 +156,16 @@ def _columns_to_run(p: Path, columns: Columns, name: str | None, tag: str | None
             doc = docs[int(row)].as_py()
             fault = score_fault(doc, float(scores[row]))
             assert fault is not None  # a non-finite score always breaks the rule
-            log.add(int(row) + 1, fault.message, field=fault.field, hint=fault.hint)
-    _check_duplicates(p, qcodes, qcats, docs)
+            log.add(int(row) + 1 + skip, fault.message, field=fault.field, hint=fault.hint)
+    _check_duplicates(p, qcodes, qcats, docs, skip)
     run_name = name or tag or p.stem
-    return _make_run(
-        categorical(qcodes, qcats),
-        doc_ids,
-        scores,
-        run_name,
-        p,
-        True,
-        {"format": "trec", "warnings": []},
-    )
+    metadata: dict[str, Any] = {"format": "trec", "warnings": []}
+    if skip:
+        metadata[JSONL_MARKER] = True
+    return _make_run(categorical(qcodes, qcats), doc_ids, scores, run_name, p, True, metadata)
 
 
-def _check_duplicates(p: Path, qcodes: np.ndarray, qcats: Any, docs: Any) -> None:
+def _check_duplicates(p: Path, qcodes: np.ndarray, qcats: Any, docs: Any, skip: int = 0) -> None:
     """Raise naming every repeated (query, doc) pair with the line of its first use."""
     rows, firsts = repeated_ids(qcodes, docs)
     if not len(rows):
@@ -164,11 +173,11 @@ def _check_duplicates(p: Path, qcodes: np.ndarray, qcats: Any, docs: Any) -> Non
     with collecting(p) as log:
         for row, first in zip(rows.tolist(), firsts.tolist(), strict=True):
             doc, query = docs[row].as_py(), qcats[int(qcodes[row])].as_py()
-            fault = duplicate_doc(doc, query, first + 1)
-            log.add(row + 1, fault.message, field=fault.field, hint=fault.hint)
+            fault = duplicate_doc(doc, query, first + 1 + skip)
+            log.add(row + 1 + skip, fault.message, field=fault.field, hint=fault.hint)
 
 
-def _check_trec_lines(p: Path, data: bytes) -> bytes:
+def _check_trec_lines(p: Path, data: bytes, skip: int = 0) -> bytes:
     """Slow path: name every bad line of a TREC run and raise, else return clean bytes.
 
     More than 6 fields is accepted (trec_eval ignores text after the tag); the
@@ -177,7 +186,7 @@ def _check_trec_lines(p: Path, data: bytes) -> bytes:
     out: list[bytes] = []
     check = RankingCheck()
     with collecting(p) as log:
-        for lineno, raw in enumerate(data.split(b"\n"), start=1):
+        for lineno, raw in enumerate(data.split(b"\n"), start=1 + skip):
             out.append(b" ".join(raw.split(b" ")[:6]))
             try:
                 line = raw.decode("utf-8")
@@ -210,6 +219,114 @@ def _check_trec_lines(p: Path, data: bytes) -> bytes:
     return b"\n".join(out)
 
 
+# ------------------------------------------------------- as trec_eval reads it
+def load_trec_eval_run(path: str | Path) -> Run:
+    """A TREC run read as trec_eval 10 reads it (``assay trec-eval``).
+
+    Unlike :func:`load_run`: lines starting with ``#`` (after blanks) and
+    blank lines are skipped, the rank field is not read (any token will do),
+    and the run is named by the tag of the last line read, which trec_eval
+    prints as ``runid``. Fields after the tag are ignored, as in
+    :func:`load_run`. Scores and repeated documents are checked as there:
+    raises :class:`InputError` naming each bad line.
+    """
+    from dataclasses import replace
+
+    from assay.fileio import check_input
+
+    p = Path(path)
+    check_input(p)
+    if not p.is_file():
+        raise UsageError(f"run file not found: {p}")
+    try:
+        run: Run | None = load_run(p, format="trec")
+    except InputError:  # a comment, a blank line, a rank that is not a number...
+        run = None
+    if run is not None and not _comment_queries(run):
+        return replace(run, name=_last_tag(p) or run.name)
+    data = read_bytes(p)  # BOM dropped, gzip opened
+    kept, tag = _trec_eval_lines(p, data)
+    del data
+    return _columns_to_run(p, parse_columns(b"\n".join(kept)), None, tag)
+
+
+def _comment_queries(run: Run) -> bool:
+    """True when a query id starts with ``#``: a comment line that happened to have 6 fields."""
+    import pandas as pd
+
+    column = run.frame["query_id"]
+    ids = column.cat.categories if isinstance(column.dtype, pd.CategoricalDtype) else column
+    return bool(pd.Index(ids).astype("string").str.startswith("#").any())
+
+
+def _last_tag(p: Path) -> str | None:
+    """The tag (6th field) of the last line that is neither blank nor a comment."""
+    with open(p, "rb") as fh:
+        gzipped = fh.read(2) == b"\x1f\x8b"
+    if gzipped:
+        return _tag_of_last(read_bytes(p).split(b"\n"))
+    size, span = p.stat().st_size, 1 << 16
+    with open(p, "rb") as fh:
+        while True:  # read the end of the file, more of it while it holds no data line
+            start = max(0, size - span)
+            fh.seek(start)
+            lines = fh.read().removeprefix(BOM).split(b"\n")
+            found = _tag_of_last(lines[1:] if start else lines)
+            if found is not None or start == 0:
+                return found or None
+            span *= 8
+
+
+def _tag_of_last(lines: list[bytes]) -> str | None:
+    """The tag of the last data line of ``lines`` ("" when it has no 6th field)."""
+    for line in reversed(lines):
+        fields = line.split()
+        if fields and not fields[0].startswith(b"#"):
+            return fields[5].decode("utf-8", "replace") if len(fields) >= 6 else ""
+    return None
+
+
+#: a score pyarrow reads as a double (trec_eval's atof reads more, as 0)
+_SCORE = re.compile(rb"[+-]?((\d+\.?\d*|\.\d+)([eE][+-]?\d+)?|(?i:nan|inf|infinity))")
+
+
+def _trec_eval_lines(p: Path, data: bytes) -> tuple[list[bytes], str | None]:
+    """The lines trec_eval reads, as 6 clean fields (rank 0), and the last line's tag.
+
+    Names (with its line in the file) every line with fewer than 6 fields, not
+    UTF-8, whose score is not a finite number or whose document repeats.
+    """
+    out: list[bytes] = []
+    tag: bytes | None = None
+    check = RankingCheck()
+    with collecting(p) as log:
+        for lineno, raw in enumerate(data.split(b"\n"), start=1):
+            fields = raw.split()
+            if not fields or fields[0].startswith(b"#"):
+                continue
+            try:
+                raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                log.add(lineno, undecodable_message(raw, exc), hint=UTF8_HINT)
+                continue
+            if len(fields) < 6:
+                log.add(lineno, f"expected 6 fields, found {len(fields)}", hint=_TREC_HINT)
+                continue
+            qid, doc, score, tag = fields[0], fields[2], fields[4], fields[5]
+            if not _SCORE.fullmatch(score):
+                message = f"score {score.decode()!r} is not a number"
+                log.add(lineno, message, field="score", hint=_TREC_HINT)
+                continue
+            fault = check.add(qid.decode(), doc.decode(), float(score), lineno)
+            if fault is not None:
+                log.add(lineno, fault.message, field=fault.field, hint=fault.hint)
+                continue
+            out.append(b" ".join((qid, b"Q0", doc, b"0", score, tag)))
+        if not out and not log:
+            log.add(None, "no results: every line is blank or a comment", hint=_TREC_HINT)
+    return out, None if tag is None else tag.decode()
+
+
 # ---------------------------------------------------------------------- JSONL
 _JSONL_HINT = (
     'each line must be {"query_id": "...", "results": [doc_id, ...]} '
@@ -230,13 +347,20 @@ def _load_jsonl(p: Path, name: str | None) -> Run:
     with collecting(p) as log:
         text = read_text(p, log)
         objects = () if text is None else json_lines(text, log, what="query", plural="queries")
+        marked = False
         for lineno, obj in objects:
+            if lineno == 1 and JSONL_MARKER in obj and "query_id" not in obj:
+                marked = True  # written by `assay run`: a header, not a query
+                continue
             _parse_jsonl_record(log, lineno, obj, seen_q, check, qids, docs, scores)
     has_scores = check.has_scores
     arr = np.asarray(scores, dtype=np.float64) if has_scores else np.full(len(docs), np.nan)
     qcat = pd.Categorical(qids, categories=pd.unique(pd.Series(qids, dtype=object)))
     dcat = pd.Categorical(docs)
-    return _make_run(qcat, dcat, arr, name or p.stem, p, has_scores, {"format": "jsonl"})
+    metadata: dict[str, Any] = {"format": "jsonl"}
+    if marked:
+        metadata[JSONL_MARKER] = True
+    return _make_run(qcat, dcat, arr, name or p.stem, p, has_scores, metadata)
 
 
 def _parse_jsonl_record(
@@ -314,15 +438,37 @@ def write_run(
     without scores gets TREC scores ``n - rank + 1`` so that trec_eval keeps
     its order; in JSONL it is written as bare doc ids.
     """
+    from assay.fileio import write_bytes_atomic
+
+    write_bytes_atomic(path, run_bytes(run, path, format, tag, ties))
+
+
+def run_bytes(
+    run: Run,
+    path: str | Path,
+    format: str | None = None,
+    tag: str | None = None,
+    ties: str = "score",
+    sidecar: str | None = None,
+) -> bytes:
+    """The bytes :func:`write_run` writes to ``path`` (format from its suffix).
+
+    ``sidecar`` (the sidecar's file name) starts the file with the marker of a
+    run written by ``assay run`` (:data:`TREC_MARKER`, :data:`JSONL_MARKER`).
+    """
     p = Path(path)
     fmt = format or format_from_name(p, "run") or "trec"
     if fmt not in FORMATS:
         raise UsageError(f"unknown run format {fmt!r}; use one of {', '.join(FORMATS)}")
     ranked = run.ranked(ties)  # type: ignore[arg-type]
     payload = _trec_bytes(ranked, run, tag) if fmt == "trec" else _jsonl_bytes(ranked, run)
-    from assay.fileio import write_bytes_atomic
-
-    write_bytes_atomic(p, payload)
+    if sidecar is None:
+        return payload
+    if fmt == "trec":
+        note = f" sidecar {sidecar}; keep the two files together\n"
+        return TREC_MARKER + note.replace("\n", " ").rstrip().encode() + b"\n" + payload
+    header = {JSONL_MARKER: {"sidecar": sidecar, "note": "keep the two files together"}}
+    return (json.dumps(header, ensure_ascii=False) + "\n").encode() + payload
 
 
 def _ranks(qids: Any) -> np.ndarray:

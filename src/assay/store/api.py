@@ -18,6 +18,7 @@ import contextlib
 import json
 import os
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -63,12 +64,15 @@ class HistoryEntry(BaseModel):
 def resolve_url(url: str | None = None) -> str:
     """The store URL: ``url``, else ``$ASSAY_STORE``, else :data:`DEFAULT_URL`.
 
-    A value without ``://`` is taken as the path of a SQLite file.
+    A value without ``://`` is taken as the path of a SQLite file; a mistyped
+    or unknown URL is refused (:func:`assay.store.db.store_url`).
     """
-    chosen = url or os.environ.get(ENV_VAR) or DEFAULT_URL
-    if "://" not in chosen:
-        chosen = f"sqlite:///{chosen}"
-    return chosen
+    from assay.store.db import store_url
+
+    if url:
+        return store_url(url)
+    env = os.environ.get(ENV_VAR)
+    return store_url(env, f"${ENV_VAR}") if env else DEFAULT_URL
 
 
 def _sqlite_file(url: str) -> Path | None:
@@ -111,7 +115,25 @@ class Store:
         self.url = url
 
     def __repr__(self) -> str:
-        return f"Store({self.engine.url.render_as_string(hide_password=True)!r})"
+        return f"Store({_safe_url(self.url)!r})"
+
+    @contextlib.contextmanager
+    def _reading(self) -> Iterator[None]:
+        """Turn a database failure while reading into a :class:`UsageError` naming the store.
+
+        A damaged file ("database disk image is malformed"), a lost server or
+        a row that no longer makes sense is the store's problem, not a bug.
+        """
+        from sqlalchemy.exc import DatabaseError
+
+        try:
+            yield
+        except (DatabaseError, ValueError) as exc:  # bad text and bad rows are ValueErrors
+            raise UsageError(
+                f"cannot read the store {_safe_url(self.url)}: {_first_line(exc)} "
+                "(a damaged file or a lost server: restore the store from a backup "
+                "or use another --store)"
+            ) from None
 
     def close(self) -> None:
         """Release the store's connections."""
@@ -210,12 +232,18 @@ class Store:
     ) -> list[HistoryEntry]:
         """Recorded results, oldest first, filtered by system name, judgment set
         (name or version), metric present, and kind."""
-        from sqlalchemy import select
-
-        from assay.store.db import METRICS, RESULTS
+        from assay.store.db import RESULTS
 
         stmt = self._query(system=system, judgments=judgments, metric=metric, kind=kind)
         stmt = stmt.order_by(RESULTS.c.created_at, RESULTS.c.id)
+        with self._reading():
+            return self._list(stmt)
+
+    def _list(self, stmt: Any) -> list[HistoryEntry]:
+        from sqlalchemy import select
+
+        from assay.store.db import METRICS
+
         with self.engine.connect() as conn:
             rows = conn.execute(stmt).mappings().all()
             ids = [r["id"] for r in rows]
@@ -244,7 +272,7 @@ class Store:
             key = int(run_id)
         except (TypeError, ValueError):
             raise UsageError(f"a run id is a whole number, got {run_id!r}") from None
-        with self.engine.connect() as conn:
+        with self._reading(), self.engine.connect() as conn:
             payload = conn.execute(
                 select(RESULTS.c.payload).where(RESULTS.c.id == key)
             ).scalar_one_or_none()
@@ -252,7 +280,7 @@ class Store:
             raise UsageError(f"no run {key} in the store {self!r}")
         try:
             return load_result(payload)
-        except ValueError as exc:
+        except (ValueError, TypeError) as exc:
             raise UsageError(f"run {key} in the store is not a readable result: {exc}") from None
 
     def _last_stmt(
@@ -295,7 +323,7 @@ class Store:
     ) -> int | None:
         """The run id of :meth:`last`, or ``None``."""
         stmt = self._last_stmt(system, judgments, kind, include_failed)
-        with self.engine.connect() as conn:
+        with self._reading(), self.engine.connect() as conn:
             row = conn.execute(stmt).mappings().first()
         return None if row is None else int(row["id"])
 
@@ -305,7 +333,7 @@ class Store:
 
         from assay.store.db import RESULTS
 
-        with self.engine.connect() as conn:
+        with self._reading(), self.engine.connect() as conn:
             return int(conn.execute(select(func.count()).select_from(RESULTS)).scalar_one())
 
 
@@ -315,23 +343,45 @@ def _ignore_folder(folder: Path) -> None:
         (folder / ".gitignore").write_text("# created by assay: the local history store\n*\n")
 
 
-def open_store(url: str | None = None) -> Store:
+def _bad_url(resolved: str, exc: BaseException) -> UsageError:
+    return UsageError(
+        f"--store {redact_text(resolved)!r} is not a usable database URL ({exc}); "
+        "write sqlite:///path/history.db or postgresql://..."
+    )
+
+
+def open_store(url: str | None = None, *, read_only: bool = False) -> Store:
     """Open the history store at ``url`` (see :func:`resolve_url`), creating or
     migrating its schema; a SQLite file's folder is created (the default
     ``.assay`` folder with a ``.gitignore``, so the store is not committed by
-    accident)."""
-    from sqlalchemy.exc import ArgumentError, DatabaseError, NoSuchModuleError
+    accident).
 
-    from assay.store.db import create_engine_for, migrate
+    ``read_only`` (for readers such as ``assay history``) opens an existing
+    SQLite store of the current schema without writing to it, so a store in a
+    read-only file or folder can be read. A file or server that is not a
+    usable store raises :class:`UsageError` naming the store.
+    """
+    from sqlalchemy.exc import ArgumentError
 
     resolved = resolve_url(url)
     try:
         path = _sqlite_file(resolved)
     except ArgumentError as exc:
-        raise UsageError(
-            f"--store {redact_text(resolved)!r} is not a usable database URL ({exc}); "
-            "write sqlite:///path/history.db or postgresql://..."
-        ) from None
+        raise _bad_url(resolved, exc) from None
+    if read_only and path is not None and path.is_file():
+        from sqlalchemy.exc import DatabaseError
+
+        from assay.store.db import reader_engine
+
+        try:
+            engine = reader_engine(path)
+        except (DatabaseError, ValueError) as exc:
+            raise UsageError(
+                f"cannot read the store {_safe_url(resolved)}: {_first_line(exc)} "
+                "(is it an assay history store?)"
+            ) from None
+        if engine is not None:  # else it needs creating or migrating: the writer's path
+            return Store(engine, resolved)
     if path is not None and not path.parent.is_dir():
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -339,20 +389,25 @@ def open_store(url: str | None = None) -> Store:
             raise UsageError(f"cannot create the store folder {path.parent}: {exc}") from None
         if path.parent.name == ".assay":
             _ignore_folder(path.parent)
+    return _open_writer(resolved)
+
+
+def _open_writer(resolved: str) -> Store:
+    from sqlalchemy.exc import ArgumentError, DatabaseError, NoSuchModuleError
+
+    from assay.store.db import create_engine_for, migrate
+
     try:
         engine = create_engine_for(resolved)
     except (ValueError, ArgumentError, NoSuchModuleError) as exc:
-        raise UsageError(
-            f"--store {redact_text(resolved)!r} is not a usable database URL ({exc}); "
-            "write sqlite:///path/history.db or postgresql://..."
-        ) from None
+        raise _bad_url(resolved, exc) from None
     try:
         migrate(engine)
-    except DatabaseError as exc:  # OperationalError, or a file that is not a database
+    except (DatabaseError, ValueError) as exc:  # OperationalError, not a database, bad text
         engine.dispose()
-        where = engine.url.render_as_string(hide_password=True)
         raise UsageError(
-            f"cannot open the store {where}: {exc.orig} (is it an assay history store?)"
+            f"cannot open the store {_safe_url(resolved)}: {_first_line(exc)} "
+            "(is it an assay history store?)"
         ) from None
     return Store(engine, resolved)
 
@@ -373,12 +428,16 @@ def _safe_url(url: str | None) -> str:
         return "the history store"
 
 
+def _first_line(exc: BaseException | None) -> str:
+    """The first line of a (database) error, at most 200 characters."""
+    reason = str(getattr(exc, "orig", None) or exc or "").strip().splitlines()
+    text = reason[0] if reason else type(exc).__name__
+    return text if len(text) <= 200 else text[:197] + "..."
+
+
 def _warn(url: str | None, exc: BaseException) -> None:
     """One line on stderr: the store failed, the report is unaffected."""
-    reason = str(getattr(exc, "orig", None) or exc).strip().splitlines()
-    text = reason[0] if reason else type(exc).__name__
-    if len(text) > 200:
-        text = text[:197] + "..."
+    text = _first_line(exc)
     sys.stderr.write(
         f"assay: warning: the result was not recorded in {_safe_url(url)}: {text} "
         "(the report is complete; --no-record skips recording)\n"

@@ -17,8 +17,10 @@ from the stored gate results. A failed gate's candidate is never a baseline.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from assay.errors import UsageError
@@ -96,14 +98,67 @@ def _tables() -> tuple[MetaData, Table, Table, Table]:
 METADATA, RESULTS, METRICS, VERSIONS = _tables()
 
 
-def _sqlite_setup(engine: Engine) -> None:
+#: Database backends a store may live on.
+BACKENDS = ("sqlite", "postgresql")
+
+
+def _shown(text: str) -> str:
+    """``text`` fit for a message: a URL's password hidden, ``user:pw@`` before a host masked."""
+    from assay.redact import redact_text
+
+    if "://" in text:
+        from sqlalchemy.engine import make_url
+        from sqlalchemy.exc import ArgumentError
+
+        try:
+            return make_url(text).render_as_string(hide_password=True)
+        except (ArgumentError, ValueError):
+            pass
+    shown = redact_text(text)
+    return f"***@{shown.rsplit('@', 1)[1]}" if "@" in shown else shown
+
+
+def store_url(text: str, option: str = "--store") -> str:
+    """The SQLAlchemy URL of a store given as ``text``: a URL, or the path of a SQLite file.
+
+    A URL must name a known backend (:data:`BACKENDS`); a value without
+    ``://`` is a file path, but one holding a ``:`` (``::::``, ``sqlite:x``)
+    is refused as a mistyped URL instead of becoming a file of that name
+    (write ``sqlite:///path`` to mean it); on Windows a drive letter is
+    allowed. Raises :class:`UsageError` naming ``option`` (and no password).
+    """
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import ArgumentError
+
+    hint = "write a file path, sqlite:///path/history.db or postgresql://user@host/db"
+    if not text.strip():
+        raise UsageError(f"{option} is empty; {hint}")
+    if "://" not in text:
+        drive = os.name == "nt" and len(text) > 2 and text[1] == ":" and text[2] in "\\/"
+        if ":" in (text[2:] if drive else text):
+            raise UsageError(
+                f"{option} {_shown(text)!r} is neither a store URL nor a plain path; {hint}"
+            )
+        return f"sqlite:///{text}"
+    try:
+        backend = make_url(text).get_backend_name()
+    except (ArgumentError, ValueError):
+        backend = None
+    if backend not in BACKENDS:
+        raise UsageError(f"{option} {_shown(text)!r} is not a known store URL; {hint}")
+    return text
+
+
+def _sqlite_setup(engine: Engine, *, read_only: bool = False) -> None:
     """WAL journal, busy timeout, foreign keys; transactions begin IMMEDIATE.
 
     pysqlite's own transaction handling is switched off (``isolation_level =
     None``) and SQLAlchemy's ``begin`` event emits ``BEGIN IMMEDIATE``, the
     recipe of the SQLAlchemy SQLite dialect documentation: a writer takes the
     write lock up front, so concurrent writers wait (busy timeout) rather than
-    failing with "database is locked" on a lock upgrade.
+    failing with "database is locked" on a lock upgrade. A reader
+    (``read_only``) keeps the file's journal mode and begins plain deferred
+    transactions, which need no write access.
     """
     from sqlalchemy import event
 
@@ -112,14 +167,15 @@ def _sqlite_setup(engine: Engine) -> None:
         dbapi_connection.isolation_level = None
         cur = dbapi_connection.cursor()
         cur.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-        cur.execute("PRAGMA journal_mode = WAL")
-        cur.execute("PRAGMA synchronous = FULL")
+        if not read_only:
+            cur.execute("PRAGMA journal_mode = WAL")
+            cur.execute("PRAGMA synchronous = FULL")
         cur.execute("PRAGMA foreign_keys = ON")
         cur.close()
 
     @event.listens_for(engine, "begin")
     def _on_begin(conn: Connection) -> None:
-        conn.exec_driver_sql("BEGIN IMMEDIATE")
+        conn.exec_driver_sql("BEGIN" if read_only else "BEGIN IMMEDIATE")
 
 
 def create_engine_for(url: str) -> Engine:
@@ -146,8 +202,62 @@ def create_engine_for(url: str) -> Engine:
         ) from None
 
 
+def sqlite_reader(path: Path, *, immutable: bool = False) -> Engine:
+    """A read-only engine on the SQLite file ``path`` (``mode=ro``; see :func:`_sqlite_setup`).
+
+    ``immutable`` also tells SQLite that nobody writes the file, so it needs no
+    ``-shm`` file beside it: the way to read a WAL store in a folder the
+    reader cannot write.
+    """
+    import sqlite3
+    from urllib.parse import quote
+
+    from sqlalchemy import create_engine
+    from sqlalchemy.pool import NullPool
+
+    uri = f"file:{quote(str(path.resolve()))}?mode=ro" + ("&immutable=1" if immutable else "")
+
+    def connect() -> sqlite3.Connection:
+        return sqlite3.connect(
+            uri, uri=True, timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False
+        )
+
+    engine = create_engine("sqlite://", creator=connect, poolclass=NullPool)
+    _sqlite_setup(engine, read_only=True)
+    return engine
+
+
+def reader_engine(path: Path) -> Engine | None:
+    """A read-only engine on the SQLite store ``path`` when it has the current schema.
+
+    ``None`` when the file needs creating or migrating (which needs a writer).
+    Tries ``mode=ro`` first, then ``immutable`` (a WAL store in a folder the
+    reader cannot write, where SQLite cannot create its ``-shm`` file); raises
+    the database error when neither opens it.
+    """
+    from sqlalchemy.exc import DatabaseError
+
+    failure: Exception | None = None
+    for immutable in (False, True):
+        engine = sqlite_reader(path, immutable=immutable)
+        try:
+            with engine.connect() as conn:
+                found = current_version(conn)
+        except (DatabaseError, ValueError) as exc:  # ValueError: undecodable text
+            engine.dispose()
+            failure = exc
+            continue
+        if found == SCHEMA_VERSION:
+            return engine
+        engine.dispose()
+        return None
+    assert failure is not None
+    raise failure
+
+
 # --------------------------------------------------------------------------- migrations
-def _current_version(conn: Connection) -> int | None:
+def current_version(conn: Connection) -> int | None:
+    """The schema version of the store on ``conn``; 0: not assay's; None: no tables."""
     from sqlalchemy import func, inspect, select
 
     insp = inspect(conn)
@@ -227,7 +337,7 @@ def migrate(engine: Engine) -> int:
     with engine.begin() as conn:
         if conn.dialect.name == "postgresql":
             conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": _PG_LOCK_KEY})
-        found = _current_version(conn)
+        found = current_version(conn)
         if found is None:
             METADATA.create_all(conn)
             conn.execute(insert(VERSIONS).values(version=SCHEMA_VERSION, applied_at=now))

@@ -32,19 +32,30 @@ class TwoNodes:
     def __init__(self, cluster: Any, second: Any, dashboard: str) -> None:
         self.cluster, self.second, self.dashboard = cluster, second, dashboard
 
-    def nodes_of(self, task_name: str, since_ms: int = 0) -> set[str]:
+    def nodes_of(self, task_name: str, since_ms: int = 0, want: int = 2) -> set[str]:
         """Node ids where tasks named ``task_name`` created after ``since_ms`` ran, as Ray's
-        state API lists them."""
+        state API lists them; asked again (up to 20 times, 0.5 s apart) until ``want`` nodes
+        show, since task events reach the API a moment after the tasks end."""
+        import time
+
         from ray.util.state import list_tasks
 
-        tasks = list_tasks(
-            address=self.dashboard,
-            filters=[("name", "=", task_name)],
-            limit=10_000,
-            detail=True,
-            raise_on_missing_output=False,
-        )
-        return {t.node_id for t in tasks if t.node_id and (t.creation_time_ms or 0) >= since_ms}
+        found: set[str] = set()
+        for _ in range(20):
+            tasks = list_tasks(
+                address=self.dashboard,
+                filters=[("name", "=", task_name)],
+                limit=10_000,
+                detail=True,
+                raise_on_missing_output=False,
+            )
+            found = {
+                t.node_id for t in tasks if t.node_id and (t.creation_time_ms or 0) >= since_ms
+            }
+            if len(found) >= want:
+                break
+            time.sleep(0.5)
+        return found
 
 
 @pytest.fixture(scope="session")

@@ -32,12 +32,15 @@ def _judgments(folder: Path, n: int = 40) -> Path:
 def _both(tmp: Path, judgments: Path, *args: str, before_ray: object = None) -> None:
     """The same ``assay run`` locally and on Ray; the run files and sidecars must agree."""
     common = ["run", str(judgments), *args, "--no-cache", "--max-failed", "100", "-q"]
-    cli(*common, "-o", str(tmp / "local.trec"))
+    (tmp / "local").mkdir()
+    (tmp / "ray").mkdir()
+    cli(*common, "-o", str(tmp / "local" / "run.trec"))
     if callable(before_ray):
         before_ray()
-    cli(*common, "-o", str(tmp / "ray.trec"), "--executor", "ray")
-    assert (tmp / "ray.trec").read_bytes() == (tmp / "local.trec").read_bytes()
-    same_json(tmp / "ray.trec.json", tmp / "local.trec.json", TIMING)
+    cli(*common, "-o", str(tmp / "ray" / "run.trec"), "--executor", "ray")
+    local, ray = (tmp / "local" / "run.trec").read_text(), (tmp / "ray" / "run.trec").read_text()
+    assert ray.replace(str(tmp / "ray"), "") == local.replace(str(tmp / "local"), "")
+    same_json(tmp / "ray" / "run.trec.json", tmp / "local" / "run.trec.json", TIMING)
 
 
 def test_http_system_run_on_two_nodes_equals_local(on_ray, tmp_path: Path) -> None:
@@ -50,7 +53,7 @@ def test_http_system_run_on_two_nodes_equals_local(on_ray, tmp_path: Path) -> No
         )
         _both(tmp_path, judgments, "--system", "svc", "--config", str(config), "--retries", "0")
         asked = stub.calls["echo500"]
-    sidecar = json.loads((tmp_path / "ray.trec.json").read_text())
+    sidecar = json.loads((tmp_path / "ray" / "run.trec.json").read_text())
     assert [f["query_id"] for f in sidecar["failures"]] == [
         "q03",
         "q10",
@@ -96,7 +99,7 @@ def test_killed_worker_is_retried_and_no_query_is_lost(on_ray, tmp_path: Path) -
     )
     killed = int(mark.read_text())  # the worker that asked "ok 13" first was killed
     assert killed != os.getpid()
-    sidecar = json.loads((tmp_path / "ray.trec.json").read_text())
+    sidecar = json.loads((tmp_path / "ray" / "run.trec.json").read_text())
     assert sidecar["failures"] == [] and sidecar["succeeded"] == 40
     assert len(on_ray.nodes_of("assay:ask_chunk", since)) == 2
 

@@ -17,23 +17,30 @@ from typing import Any
 from assay.behavior.models import UbiLog
 
 
-def _read_one(layout: str | None, path: str) -> UbiLog:
+def _read_one(shared: tuple[str | None, int], path: str) -> UbiLog:
     from assay.behavior.read import read_ubi
 
-    return read_ubi(path, layout=layout)
+    layout, max_bytes = shared
+    return read_ubi(path, layout=layout, max_bytes=max_bytes)
 
 
-def read_logs(paths: str | Path | Sequence[str | Path], layout: str | None = None) -> UbiLog:
+def read_logs(
+    paths: str | Path | Sequence[str | Path],
+    layout: str | None = None,
+    max_bytes: int | None = None,
+) -> UbiLog:
     """The UBI records of ``paths`` (see :func:`~assay.behavior.read.read_ubi`), each file read
-    by one task of the executor in force."""
-    from assay.behavior.read import LAYOUTS, read_ubi
+    by one task of the executor in force. On Ray, ``max_bytes`` bounds each file's
+    uncompressed bytes (each task's memory), not all files together."""
+    from assay.behavior.read import DEFAULT_MAX_BYTES, LAYOUTS, read_ubi
     from assay.executors import current
 
     items = [paths] if isinstance(paths, str | Path) else list(paths)
     executor = current()
+    limit = DEFAULT_MAX_BYTES if max_bytes is None else max_bytes
     if executor.name == "local" or len(items) < 2 or (layout and layout not in LAYOUTS):
-        return read_ubi(items, layout=layout)
-    logs = list(executor.map(_read_one, [str(p) for p in items], shared=layout))
+        return read_ubi(items, layout=layout, max_bytes=limit)
+    logs = list(executor.map(_read_one, [str(p) for p in items], shared=(layout, limit)))
     merged = UbiLog(
         tuple(q for one in logs for q in one.queries),
         tuple(e for one in logs for e in one.events),

@@ -24,13 +24,13 @@ class _Caller:
 
     def __init__(self, config: Any, policy: Any, bucket: Any) -> None:
         from assay.executors.ratelimit import limited_transport
-        from assay.providers.client import ChatClient
+        from assay.providers.client import open_client
 
         self.bucket = bucket
         transport = None
         if bucket is not None:
             transport = limited_transport(self._take, int(config.concurrency))
-        self.client = ChatClient(config, policy=policy, transport=transport)
+        self.client = open_client(config, no_cache=True, policy=policy, transport=transport)
 
     def _take(self) -> None:
         import ray

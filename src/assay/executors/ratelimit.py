@@ -81,14 +81,15 @@ def limited(client: Any) -> Any:
     if rate is None:
         return client
     if client not in _LIMITED:
-        from assay.providers.client import ChatClient
+        from assay.providers.client import open_client
 
         bucket = TokenBucket(rate)
-        _LIMITED[client] = ChatClient(
+        twin = open_client(
             client.config,
-            cache=client.cache,
-            offline=client.offline,
+            no_cache=True,
             policy=client.policy,
             transport=limited_transport(bucket.acquire, int(client.config.concurrency)),
         )
+        twin.cache, twin.offline = client.cache, client.offline  # the same cache, shared
+        _LIMITED[client] = twin
     return _LIMITED[client]

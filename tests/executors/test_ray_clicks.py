@@ -32,4 +32,6 @@ def test_sharded_click_log_gives_the_one_file_result(
     cli(*common, str(whole), "--json", str(tmp_path / "one.json"), "--executor", "local")
     cli(*common, *shards, "--json", str(tmp_path / "ray.json"), "--executor", "ray")
     same_json(tmp_path / "ray.json", tmp_path / "one.json", VOLATILE)
-    assert len(on_ray.nodes_of("assay:_read_one", since)) == 2
+    # the files were read by Ray tasks (SPREAD is best effort: four short tasks on a fresh
+    # cluster may all land on one node; the other Ray tests check both nodes are used)
+    assert len(on_ray.nodes_of("assay:_read_one", since, want=1)) >= 1

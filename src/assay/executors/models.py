@@ -65,6 +65,8 @@ class RemoteChatClient:
         n = max(1, int(client.config.concurrency))
         self._actors = [actor.remote(client.config, client.policy, bucket) for _ in range(n)]
         self._bucket = bucket
+        # wait until every actor is up: a model's timeout must not run while a worker starts
+        ray.get([a.__ray_ready__.remote() for a in [*self._actors, *([bucket] if bucket else [])]])
         self._free: queue.Queue[Any] = queue.Queue()
         for a in self._actors:
             self._free.put(a)

@@ -71,7 +71,7 @@ def test_judge_llm_on_two_nodes_equals_local_under_one_rate_limit(
     config = tmp_path / "assay.toml"
     config.write_text(
         '[models.stub]\nbase_url = "${STUB_URL}"\nmodel = "stub-small"\n'
-        "input_price = 1.0\noutput_price = 2.0\nconcurrency = 4\ntimeout = 5\n"
+        "input_price = 1.0\noutput_price = 2.0\nconcurrency = 4\ntimeout = 60\n"
         f"rate_limit = {RATE}\n"
     )
     pool = _pool(tmp_path)
@@ -92,7 +92,10 @@ def test_judge_llm_on_two_nodes_equals_local_under_one_rate_limit(
         gaps = [b - a for a, b in zip(arrivals, arrivals[RATE // 60 + 1 :], strict=False)]
         assert min(gaps) >= 1.0  # never more than RATE/60 + 1 requests in any second
     assert asked["ray"] == asked["local"] == 33  # 30 pairs, 3 asked again after a 429
-    assert jobs["ray"] == jobs["local"]  # the same labels, counts and cost
+    # the same labels, counts and cost (a generous timeout: on a loaded machine a slot's wait
+    # through the bucket actor counts toward it)
+    assert jobs["ray"]["summary"] == jobs["local"]["summary"]
+    assert jobs["ray"] == jobs["local"]
     assert _labels(tmp_path / "ray.jsonl") == _labels(tmp_path / "local.jsonl")
     assert _cache(tmp_path / "cache-ray") == _cache(tmp_path / "cache-local")
     assert len(_cache(tmp_path / "cache-ray")) == 30  # every answer cached once, by the driver

@@ -39,13 +39,32 @@ def _paths(output: Path | Sequence[Path] | None) -> list[Path]:
     return [Path(output)] if isinstance(output, str | Path) else [Path(p) for p in output]
 
 
-def suffix_format(path: Path, choices: Sequence[str]) -> str:
-    """The format the suffix of ``-o path`` names; refused when the command cannot write it."""
-    implied = SUFFIX_FORMATS.get(path.suffix.lower())
+def _suffix_means(suffix: str, choices: Sequence[str]) -> str | None:
+    """The format ``suffix`` names for a command writing ``choices`` (.txt is the table)."""
+    implied = SUFFIX_FORMATS.get(suffix.lower())
     if implied == "plain" and "plain" not in choices and "table" in choices:
         implied = "table"
+    return implied
+
+
+def accepted_suffixes(choices: Sequence[str]) -> list[str]:
+    """Every ``-o`` suffix a command writing ``choices`` accepts (what its help lists)."""
+    return [s for s in SUFFIX_FORMATS if _suffix_means(s, choices) in choices]
+
+
+def refuse_directory(path: Path, choices: Sequence[str]) -> None:
+    """Refuse ``-o DIR``: say it is a directory and show a file name that would do."""
+    if path.is_dir():
+        example = path / ("result" + (accepted_suffixes(choices) or [".json"])[0])
+        raise UsageError(f"-o {path}: is a directory; give a file name, such as {example}")
+
+
+def suffix_format(path: Path, choices: Sequence[str]) -> str:
+    """The format the suffix of ``-o path`` names; refused when the command cannot write it."""
+    refuse_directory(path, choices)
+    implied = _suffix_means(path.suffix, choices)
     if implied is None or implied not in choices:
-        known = sorted(s for s, f in SUFFIX_FORMATS.items() if f in choices or f == "plain")
+        known = accepted_suffixes(choices)
         what = f"cannot write {implied}" if implied else f"does not know the suffix {path.suffix!r}"
         raise UsageError(
             f"-o {path}: this command {what}; use a suffix among {', '.join(known)} "
@@ -65,6 +84,8 @@ def resolve_format(
     paths = _paths(output)
     if fmt is not None:
         validate_choice("--format", fmt, choices)
+        for path in paths:
+            refuse_directory(path, choices)
         if len(paths) > 1:
             raise UsageError(
                 "with several -o files, each is written in the format its suffix names; "
@@ -167,31 +188,48 @@ def build_cli_system(
     id_field: str | None = None,
     text_fields: Sequence[str] | None = None,
     judgments: Path | None = None,
+    offline: bool = False,
 ) -> Any:
-    """Build a system from ``--system`` and the corpus options.
+    """Build a system from ``--system`` and the corpus options (``offline``: ``--offline``).
 
-    When the judgments are a BEIR folder and no ``--corpus`` is given, its
-    ``corpus.jsonl`` is the corpus.
+    When the judgments are a BEIR folder and no ``--corpus`` is given, the
+    folder's corpus is the corpus (:func:`assay.judgments.beir.corpus_of`).
     """
+    from assay.judgments.beir import corpus_of
     from assay.systems.config import build_system
 
-    if corpus is None and judgments is not None and Path(judgments).is_dir():
-        for name in ("corpus.jsonl", "corpus.jsonl.gz"):
-            if (Path(judgments) / name).is_file():
-                corpus = Path(judgments) / name
-                break
+    corpus = corpus_of(judgments, corpus)
 
     overrides: dict[str, Any] = {}
     if id_field:
         overrides["id_field"] = id_field
     if text_fields:
         overrides["text_fields"] = list(text_fields)
-    return build_system(
-        spec,
-        config_path=config,
-        corpus=str(corpus) if corpus is not None else None,
-        overrides=overrides or None,
+    from assay.systems.cache import deferred_system
+
+    def build() -> Any:
+        return build_system(
+            spec,
+            config_path=config,
+            corpus=str(corpus) if corpus is not None else None,
+            overrides=overrides or None,
+        )
+
+    # built on first use: a run found in the cache loads no corpus, model or index
+    system = deferred_system(
+        spec, build, config_path=config, corpus=corpus, overrides=overrides or None
     )
+    setter = getattr(system, "set_offline", None)
+    if offline and callable(setter):
+        setter(True)  # endpoint embeddings replay their cache; other systems call nothing
+    return system
+
+
+def corpus_options(
+    judgments: Path | None, id_field: str | None, text_fields: Sequence[str] | None
+) -> dict[str, Any]:
+    """The corpus keywords of :func:`build_cli_system` from a command's shared options."""
+    return {"judgments": judgments, "id_field": id_field, "text_fields": text_fields}
 
 
 def record_result(result: Any, store: str | None) -> None:
@@ -218,6 +256,7 @@ def emit_report(
 ) -> None:
     """Render an evaluation result in ``fmt`` to stdout or to each ``-o`` file (atomically);
     ``parquet`` writes the per-query table with the rest of the result in its metadata."""
+    from assay.cli.app import flag_warnings
     from assay.report import evaluation as rep
 
     renderers = {
@@ -229,7 +268,9 @@ def emit_report(
         fmt,
         output,
         text=lambda f: renderers[f](result),
-        table=lambda c: rep.render_terminal(result, c, digits=digits, per_query=per_query),
+        table=lambda c: rep.render_terminal(
+            flag_warnings(result), c, digits=digits, per_query=per_query
+        ),
         choices=(*TABLE_FORMATS, *renderers, "parquet"),
         binary=lambda f: rep.render_parquet(result),
     )

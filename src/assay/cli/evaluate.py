@@ -34,7 +34,7 @@ def evaluate(
     metric: o.Metrics = None,
     by: o.By = None,
     fmt: Format = None,
-    output: o.Output = None,
+    output: o.output_option(*FORMATS) = None,  # type: ignore[valid-type]
     missing: o.Missing = "zero",
     ties: o.Ties = "score",
     ignore_identical_ids: o.IgnoreIdenticalIds = False,
@@ -76,6 +76,12 @@ def evaluate(
     quiet: o.Quiet = False,
     executor: o.Executor = None,
     mix_synthetic: o.MixSynthetic = False,
+    offline: Annotated[
+        bool,
+        typer.Option(
+            "--offline", help="Make no model calls: endpoint embeddings replay their cache."
+        ),
+    ] = False,
 ) -> None:
     """Score a run (or a live system) on a judgment set, overall and per group."""
     from assay.cli.common import (
@@ -125,6 +131,7 @@ def evaluate(
             id_field=id_field,
             text_fields=text_field,
             judgments=judgments,
+            offline=offline,
         )
     cache = run_cache(no_cache, cache_dir)
     if calibrate is not None:  # calibration needs the run itself: load it once, here

@@ -36,6 +36,8 @@ def gate(
     ] = None,
     config: o.Config = None,
     corpus: o.Corpus = None,
+    id_field: o.IdField = None,
+    text_field: o.TextFields = None,
     k: o.Depth = 100,
     metric: Annotated[
         list[str] | None, typer.Option("--metric", "-m", help="Gated metric (repeatable).")
@@ -104,6 +106,7 @@ def gate(
     from assay.cli.common import (
         build_cli_system,
         check_max_failed_option,
+        corpus_options,
         load_cli_judgments,
         run_cache,
     )
@@ -120,7 +123,12 @@ def gate(
     if (run is None) == (system is None):
         raise UsageError("give either a RUN file or --system NAME (not both)")
     js = load_cli_judgments(judgments, judgments_format, split=split, queries=queries)
-    candidate = run if run is not None else build_cli_system(system, config=config, corpus=corpus)
+    corpus_args = corpus_options(judgments, id_field, text_field)
+    candidate = (
+        run
+        if run is not None
+        else build_cli_system(system, config=config, corpus=corpus, **corpus_args)
+    )
     result = run_gate(
         js,
         candidate,

@@ -7,6 +7,7 @@ from typing import Annotated
 
 import typer
 
+from assay.cli import options as o
 from assay.cli.app import app
 from assay.cli.model_options import CostOpt, MaxFailedCalls, check_model_options
 from assay.cli.options import Executor
@@ -23,6 +24,8 @@ def queries(
     corpus: Annotated[Path, typer.Option("--corpus", help="Corpus to sample passages from.")],
     model: Annotated[str, typer.Option("--model", help="A [models.NAME] of assay.toml.")],
     output: Annotated[Path, typer.Option("-o", "--output", help="Write the queries (JSONL).")],
+    id_field: o.IdField = None,
+    text_field: o.TextFields = None,
     n: Annotated[int, typer.Option("-n", help="Passages to sample.")] = 50,
     seed: Annotated[int, typer.Option("--seed", help="Sampling seed.")] = 0,
     human: Annotated[
@@ -65,7 +68,12 @@ def queries(
     client = open_client(model, config_path=config, cache_dir=cache_dir, offline=offline)
     with client:
         result = generate_queries(
-            load_corpus(corpus), client, n=n, seed=seed, human=judgments, max_cost=max_cost
+            load_corpus(corpus, id_field=id_field, text_fields=text_field),
+            client,
+            n=n,
+            seed=seed,
+            human=judgments,
+            max_cost=max_cost,
         )
     lines = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in result.rows)
     write_text_atomic(output, lines)

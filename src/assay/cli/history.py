@@ -53,7 +53,7 @@ def history(
         ),
     ] = "evaluation",
     fmt: o.format_option(*FORMATS) = None,  # type: ignore[valid-type]
-    output: o.Output = None,
+    output: o.output_option(*FORMATS) = None,  # type: ignore[valid-type]
 ) -> None:
     """List recorded results over time; --format html adds a trend chart."""
 
@@ -79,8 +79,8 @@ def history(
     def text(f: str) -> str:
         if f == "json":
             return report.to_json()
-        from assay.report.history_html import render_html
+        from assay.report.html.export import render_history_html
 
-        return render_html(report)
+        return render_history_html(report)
 
     emit(fmt, output, text=text, table=lambda c: render_terminal(report, c), choices=FORMATS)

@@ -11,6 +11,7 @@ from typing import Annotated
 
 import typer
 
+from assay.cli import options as o
 from assay.cli.judge import judge_app
 from assay.cli.model_options import (
     CacheDirOpt,
@@ -170,7 +171,8 @@ def llm(
     corpus: Annotated[Path, typer.Option("--corpus", help="Corpus holding the documents.")],
     model: ModelOpt,
     output: Annotated[Path, typer.Option("-o", "--output", help="Model labels (JSONL).")],
-    id_field: Annotated[str | None, typer.Option("--id-field", help="Corpus id field.")] = None,
+    id_field: o.IdField = None,
+    text_field: o.TextFields = None,
     queries: Annotated[
         Path | None, typer.Option("--queries", help="Queries file of TREC qrels (id<TAB>text).")
     ] = None,
@@ -201,7 +203,7 @@ def llm(
     validate_choice("--format", fmt, _FORMATS)
     check_model_options(max_cost, max_failed)
     client = _client(model, config, cache_dir, offline, no_cache)
-    docs = load_corpus(corpus, id_field=id_field)
+    docs = load_corpus(corpus, id_field=id_field, text_fields=text_field)
     todo, top = read_pairs(pairs, queries=queries)
     on_call, bar = _progress(len(todo) * max(samples, 1), progress)
     with client, bar:
@@ -250,6 +252,9 @@ def sample(
     corpus: Annotated[
         Path | None, typer.Option("--corpus", help="Corpus: put each document's text in the file.")
     ] = None,
+    id_field: o.IdField = None,
+    text_field: o.TextFields = None,
+    queries: o.Queries = None,
 ) -> None:
     """Pick a stratified, reproducible sample of labels for a person to check."""
     from assay.judges.sample import review_sample, write_review
@@ -258,7 +263,7 @@ def sample(
     if corpus is not None:
         from assay.corpora.load import load_corpus
 
-        docs = load_corpus(corpus)
+        docs = load_corpus(corpus, id_field=id_field, text_fields=text_field)
     lines = review_sample(
         labels,
         fraction=fraction,
@@ -266,8 +271,15 @@ def sample(
         seed=seed,
         show_grades=show_grades,
         corpus=docs,
+        queries=queries,
     )
     write_review(lines, output)
+    from assay.cli.app import flags
+    from assay.judges.sample import missing_query_texts
+
+    warning = missing_query_texts(lines)
+    if warning:
+        typer.echo(f"warning: {flags(warning)}", err=True)
     typer.echo(
         f"wrote {len(lines)} pairs to review to {output} "
         f"(fraction {fraction}, stratified by {stratify}, seed {seed}; "
@@ -309,6 +321,8 @@ def claims(
     corpus: Annotated[Path, typer.Option("--corpus", help="Corpus holding the cited documents.")],
     model: ModelOpt,
     output: Annotated[Path, typer.Option("-o", "--output", help="Cases file to write.")],
+    id_field: o.IdField = None,
+    text_field: o.TextFields = None,
     samples: SamplesOpt = 1,
     max_cost: CostOpt = None,
     offline: OfflineOpt = False,
@@ -330,7 +344,7 @@ def claims(
     validate_choice("--format", fmt, _FORMATS)
     check_model_options(max_cost, max_failed)
     raw = read_case_lines(cases)
-    docs = load_corpus(corpus)
+    docs = load_corpus(corpus, id_field=id_field, text_fields=text_field)
     with _client(model, config, cache_dir, offline, no_cache) as client:
         filled, result = grade_claims(raw, docs, client, samples=samples, max_cost=max_cost)
     write_text_atomic(output, "".join(json.dumps(c, ensure_ascii=False) + "\n" for c in filled))

@@ -69,6 +69,13 @@ def matrix(
     validate_choice("--format", fmt, _FORMATS)
     check_max_failed_option(max_failed)
     cfg = load_matrix(config)
+    baseline = None
+    if gate_against is not None:  # checked before the first model call
+        from assay.matrix.gate import check_baseline
+        from assay.matrix.result import MatrixResult
+
+        baseline = MatrixResult.from_file(gate_against)
+        check_baseline(baseline, cfg.cases_version, cfg.variants(), margin=margin)
     total = len(cfg.prompts) * len(cfg.providers) * len(cfg.cases) * cfg.repeats
     with _progress(total) as advance:
         result = run_matrix(
@@ -97,11 +104,10 @@ def matrix(
         from assay.cli.common import record_result
 
         record_result(result, store)
-    if gate_against is not None:
+    if baseline is not None:
         from assay.matrix.gate import gate_matrix
-        from assay.matrix.result import MatrixResult
 
-        gate = gate_matrix(result, MatrixResult.from_file(gate_against), margin=margin)
+        gate = gate_matrix(result, baseline, margin=margin)
         for check in gate.checks:
             mark = "pass" if check.passed else "FAIL"
             typer.echo(

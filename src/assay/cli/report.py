@@ -48,7 +48,12 @@ def report(
             raise UsageError(f"--format {fmt} is written to a file: add -o FILE.{fmt}")
         write_bytes_atomic(output, render_bytes(result, fmt))
         return
-    text = render(result, fmt)
+    if fmt == "html":  # the page `assay view` serves, as one self-contained file
+        from assay.report.html.export import render_html
+
+        text = render_html(result, folders=[result_file.resolve().parent])
+    else:
+        text = render(result, fmt)
     if output is None:
         typer.echo(text, nl=not text.endswith("\n"))
     else:

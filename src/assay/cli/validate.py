@@ -8,6 +8,7 @@ from typing import Annotated, Any
 
 import typer
 
+from assay.cli import options as o
 from assay.cli.app import app
 
 OUTPUT_FORMATS = ("table", "json")
@@ -37,6 +38,8 @@ def validate(
         Path | None,
         typer.Option("--corpus", help="Corpus (JSONL or BEIR folder): judged doc ids must exist."),
     ] = None,
+    id_field: o.IdField = None,
+    text_field: o.TextFields = None,
     kind: Annotated[
         str | None,
         typer.Option(
@@ -60,7 +63,7 @@ def validate(
         validate_choice("--kind", kind, KINDS)
     if judgments_format is not None:
         validate_choice("--judgments-format", judgments_format, FORMATS)
-    ids = read_corpus_ids(corpus) if corpus is not None else None
+    ids = read_corpus_ids(corpus, id_field=id_field) if corpus is not None else None
     reports = [
         validate_path(
             f,
@@ -69,6 +72,8 @@ def validate(
             queries=queries,
             split=split,
             corpus_ids=ids,
+            id_field=id_field,
+            text_fields=text_field,
         )
         for f in files
     ]

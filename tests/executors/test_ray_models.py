@@ -89,8 +89,11 @@ def test_judge_llm_on_two_nodes_equals_local_under_one_rate_limit(
             )  # fmt: skip
         jobs[executor] = stripped(json.loads(capsys.readouterr().out), VOLATILE)
         asked[executor] = len(arrivals)
-        gaps = [b - a for a, b in zip(arrivals, arrivals[RATE // 60 + 1 :], strict=False)]
-        assert min(gaps) >= 1.0  # never more than RATE/60 + 1 requests in any second
+        # slots are 60/RATE s apart when sent; arrivals at the stub jitter by the machine's
+        # load, so any second may hold one arrival more than the RATE/60 + 1 slots it spans
+        gaps = [b - a for a, b in zip(arrivals, arrivals[RATE // 60 + 2 :], strict=False)]
+        assert min(gaps) >= 1.0
+        assert arrivals[-1] - arrivals[0] >= (len(arrivals) - 1) * 60 / RATE - 0.2
     assert asked["ray"] == asked["local"] == 33  # 30 pairs, 3 asked again after a 429
     # the same labels, counts and cost (a generous timeout: on a loaded machine a slot's wait
     # through the bucket actor counts toward it)

@@ -189,6 +189,16 @@ EXPECTED = {
         "read_pool",
         "write_pool",
     ],
+    "assay.executors": [
+        "EXECUTORS",
+        "Executor",
+        "ExecutorOptions",
+        "current",
+        "current_options",
+        "options_from",
+        "set_executor",
+        "use",
+    ],
     "assay.generate": ["QUERY_WRITER", "SyntheticQueries", "generate_queries"],
     "assay.matrix": ["ASSERTIONS", "MatrixConfig", "MatrixResult", "load_matrix", "run_matrix"],
     "assay.providers": [

@@ -105,6 +105,7 @@ def compare(
     cache_dir: o.CacheDir = None,
     max_failed: o.MaxFailed = 0,
     quiet: o.Quiet = False,
+    executor: o.Executor = None,
     mix_synthetic: o.MixSynthetic = False,
 ) -> None:
     """Compare systems with a baseline: deltas, CIs, paired tests, Holm, slices, power."""

@@ -10,6 +10,7 @@ import typer
 from assay.cli import options as o
 from assay.cli.app import app
 from assay.cli.model_options import CostOpt, MaxFailedCalls, check_model_options
+from assay.cli.options import Executor
 
 generate_app = typer.Typer(
     help="Generate test material with a model (always marked source = model).",
@@ -43,6 +44,7 @@ def queries(
         Path | None, typer.Option("--report", help="Also write the full result (JSON).")
     ] = None,
     max_failed: MaxFailedCalls = 0,
+    executor: Executor = None,
 ) -> None:
     """Ask a model for one query per sampled passage; dedupe; compare with human queries.
 

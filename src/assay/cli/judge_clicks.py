@@ -9,6 +9,7 @@ from typing import Annotated
 import typer
 
 from assay.cli.judge import judge_app
+from assay.cli.options import Executor
 
 
 def _weights(specs: list[str] | None) -> dict[str, float] | None:
@@ -99,6 +100,7 @@ def clicks(
             "(default 1073741824 = 1 GiB); lines are limited to 4 MiB.",
         ),
     ] = 1 << 30,
+    executor: Executor = None,
 ) -> None:
     """Fit a click model on UBI logs and write graded implicit judgments (source = behavior)."""
     from rich.console import Console

@@ -24,6 +24,7 @@ from assay.cli.model_options import (
     check_model_options,
     exit_if_calls_failed,
 )
+from assay.cli.options import Executor
 
 _FORMATS = ("text", "json")
 TextOrJson = Annotated[str, typer.Option("--format", "-f", help="Output format: text or json.")]
@@ -188,6 +189,7 @@ def llm(
     progress: ProgressOpt = False,
     fmt: TextOrJson = "text",
     max_failed: MaxFailedCalls = 0,
+    executor: Executor = None,
 ) -> None:
     """Grade the relevance of every pair with a model (0-3, mapped onto the set's scale).
 
@@ -329,6 +331,7 @@ def claims(
     config: ConfigOpt = None,
     fmt: TextOrJson = "text",
     max_failed: MaxFailedCalls = 0,
+    executor: Executor = None,
 ) -> None:
     """Fill each missing claim-citation support judgment with the model's verdict."""
     import json
@@ -374,6 +377,7 @@ def answers(
     fmt: TextOrJson = "text",
     output: Annotated[Path | None, typer.Option("-o", "--output", help="Write here.")] = None,
     max_failed: MaxFailedCalls = 0,
+    executor: Executor = None,
 ) -> None:
     """Grade each answer with the seed-003 rubric; report the model-graded hallucination rate."""
     from assay.cli.common import validate_choice

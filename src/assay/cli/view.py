@@ -18,13 +18,9 @@ def view(
         typer.Argument(help="Result files (JSON) to show besides the store's results."),
     ] = None,
     store: o.Store = None,
-    corpus: Annotated[
-        Path | None,
-        typer.Option("--corpus", help="Corpus for documents' text when a run names none."),
-    ] = None,
-    id_field: Annotated[
-        str | None, typer.Option("--id-field", help="Document id field of --corpus.")
-    ] = None,
+    corpus: o.Corpus = None,
+    id_field: o.IdField = None,
+    text_field: o.TextFields = None,
     host: Annotated[str, typer.Option("--host", help="Address to listen on.")] = "127.0.0.1",
     port: Annotated[int, typer.Option("--port", help="Port to listen on.")] = 8766,
 ) -> None:
@@ -39,7 +35,12 @@ def view(
         raise UsageError(f"--port must be between 1 and 65535; got {port}")
     hosts = ["127.0.0.1", "localhost", "[::1]", "::1"] if _is_loopback(host) else None
     web = make_app(
-        results or [], store=store, corpus=corpus, id_field=id_field, allowed_hosts=hosts
+        results or [],
+        store=store,
+        corpus=corpus,
+        id_field=id_field,
+        text_fields=text_field,
+        allowed_hosts=hosts,
     )
     if hosts is None:
         typer.echo(

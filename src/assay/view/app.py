@@ -35,20 +35,22 @@ def make_app(
     store: str | None = None,
     corpus: str | Path | None = None,
     id_field: str | None = None,
+    text_fields: Sequence[str] | None = None,
     allowed_hosts: Sequence[str] | None = None,
 ) -> FastAPI:
     """The viewer over result ``files`` and the history ``store`` (read-only).
 
     Without files the store is read (``store`` or the default, see
     :func:`assay.store.api.resolve_url`); with files, the store only when
-    ``store`` is given. ``corpus`` (with its ``id_field``) gives documents' text
+    ``store`` is given. ``corpus`` (with ``id_field`` and ``text_fields``) gives documents' text
     where a run's provenance names no corpus. Raises :class:`UsageError` /
     :class:`InputError` for a file or store that cannot be read.
     """
-    return _build(Catalog(files, store), corpus, id_field, allowed_hosts)
+    fields = tuple(text_fields) if text_fields else None
+    return _build(Catalog(files, store), (corpus, id_field, fields), allowed_hosts)
 
 
-def _build(catalog: Catalog, corpus: Any, id_field: Any, hosts: Any) -> FastAPI:
+def _build(catalog: Catalog, corpus: tuple[Any, Any, Any], hosts: Any) -> FastAPI:
     from fastapi import FastAPI
     from fastapi.staticfiles import StaticFiles
 
@@ -63,7 +65,7 @@ def _build(catalog: Catalog, corpus: Any, id_field: Any, hosts: Any) -> FastAPI:
 
         app.add_middleware(TrustedHostMiddleware, allowed_hosts=list(hosts))
     app.add_middleware(BodyLimit)
-    routes = _Routes(catalog, corpus, id_field)
+    routes = _Routes(catalog, corpus)
     app.state.catalog = catalog
     for path, handler in (
         ("/", routes.home),
@@ -86,9 +88,10 @@ def _build(catalog: Catalog, corpus: Any, id_field: Any, hosts: Any) -> FastAPI:
 class _Routes:
     """The page and API handlers over one catalog."""
 
-    def __init__(self, catalog: Catalog, corpus: Any, id_field: Any) -> None:
+    def __init__(self, catalog: Catalog, corpus: tuple[Any, Any, Any]) -> None:
         self.catalog = catalog
-        self.corpus = (str(corpus) if corpus else None, id_field)
+        path, id_field, fields = corpus
+        self.corpus = (str(path) if path else None, id_field, fields)
 
     # ------------------------------------------------------------------ helpers
     def _html(self, page: Page, status: int = 200) -> Response:

@@ -89,17 +89,18 @@ def _judgments(path: str, fmt: str | None) -> tuple[dict[tuple[str, str], int], 
 
 
 @lru_cache(maxsize=2)
-def _corpus(path: str, id_field: str | None) -> Any:
+def _corpus(path: str, id_field: str | None, text_fields: tuple[str, ...] | None = None) -> Any:
     from assay.corpora.load import load_corpus
 
-    return load_corpus(path, id_field=id_field)
+    return load_corpus(path, id_field=id_field, text_fields=text_fields)
 
 
-def _doc_text(corpus: Any, doc_id: str) -> str | None:
+def _doc_text(corpus: Any, doc_id: str, fields: Sequence[str] | None = None) -> str | None:
     record = corpus.get(doc_id)
     if record is None:
         return None
-    parts = [str(v) for k, v in record.items() if k != corpus.id_field and v not in (None, "")]
+    keys = fields or [k for k in record if k != corpus.id_field]
+    parts = [str(record[k]) for k in keys if record.get(k) not in (None, "")]
     text = " · ".join(parts)
     return text if len(text) <= TEXT_CHARS else text[: TEXT_CHARS - 1] + "…"
 
@@ -170,7 +171,8 @@ def ranked_list(
         )
     else:
         id_field = prov["id_field"] if prov["corpus"] is not None else corpus[1]
-        loaded = _corpus(str(cpath), id_field or prov["id_field"])
+        fields = corpus[2] if prov["corpus"] is None and len(corpus) > 2 else None
+        loaded = _corpus(str(cpath), id_field or prov["id_field"], fields)
         for doc in out.docs:
-            doc.text = _doc_text(loaded, doc.doc_id)
+            doc.text = _doc_text(loaded, doc.doc_id, fields)
     return out

@@ -22,15 +22,14 @@ class _Caller:
     """Actor body: one model client (no cache) whose every request waits for a slot of the
     cluster-wide bucket."""
 
-    def __init__(self, config: Any, policy: Any, bucket: Any) -> None:
+    def __init__(self, reopen: Any, config: Any, policy: Any, bucket: Any) -> None:
         from assay.executors.ratelimit import limited_transport
-        from assay.providers.client import open_client
 
         self.bucket = bucket
         transport = None
         if bucket is not None:
             transport = limited_transport(self._take, int(config.concurrency))
-        self.client = open_client(config, no_cache=True, policy=policy, transport=transport)
+        self.client = reopen(config, policy, transport)
 
     def _take(self) -> None:
         import ray
@@ -63,7 +62,10 @@ class RemoteChatClient:
             max_task_retries=executor.options.max_retries,
         )
         n = max(1, int(client.config.concurrency))
-        self._actors = [actor.remote(client.config, client.policy, bucket) for _ in range(n)]
+        reopen = type(client).reopen  # the client's own factory: executors import no provider
+        self._actors = [
+            actor.remote(reopen, client.config, client.policy, bucket) for _ in range(n)
+        ]
         self._bucket = bucket
         # wait until every actor is up: a model's timeout must not run while a worker starts
         ray.get([a.__ray_ready__.remote() for a in [*self._actors, *([bucket] if bucket else [])]])
@@ -92,18 +94,11 @@ class RemoteChatClient:
         except self._ray.exceptions.RayTaskError as exc:
             raise cause(exc) from None
         except self._ray.exceptions.RayError as exc:
-            from assay.providers.client import ProviderError
-
-            raise ProviderError(
-                f"model {inner.config.name!r}: the Ray actor calling it was lost "
-                f"({type(exc).__name__})"
-            ) from None
+            reason = f"the Ray actor calling it was lost ({type(exc).__name__})"
+            raise inner.failure(reason) from None
         finally:
             self._free.put(actor)
-        if inner.cache is not None:
-            from assay.providers.client import _to_store
-
-            inner.cache.put(inner.key(messages, schema, sample), _to_store(answer))
+        inner.remember(messages, schema, sample, answer)
         return answer
 
     def close(self) -> None:

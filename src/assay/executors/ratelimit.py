@@ -81,15 +81,9 @@ def limited(client: Any) -> Any:
     if rate is None:
         return client
     if client not in _LIMITED:
-        from assay.providers.client import open_client
-
         bucket = TokenBucket(rate)
-        twin = open_client(
-            client.config,
-            no_cache=True,
-            policy=client.policy,
-            transport=limited_transport(bucket.acquire, int(client.config.concurrency)),
-        )
+        transport = limited_transport(bucket.acquire, int(client.config.concurrency))
+        twin = type(client).reopen(client.config, client.policy, transport)
         twin.cache, twin.offline = client.cache, client.offline  # the same cache, shared
         _LIMITED[client] = twin
     return _LIMITED[client]

@@ -206,6 +206,26 @@ class ChatClient:
                 )
             return self._client
 
+    @staticmethod
+    def reopen(config: Any, policy: Any, transport: Any = None) -> ChatClient:
+        """A client of ``config`` under ``policy``, without a cache, over ``transport``.
+
+        The executors make their rate-limited and remote twins of a client with it
+        (they sit below the providers and do not import them).
+        """
+        return open_client(config, no_cache=True, policy=policy, transport=transport)
+
+    def remember(
+        self, messages: list[dict[str, str]], schema: dict | None, sample: int, answer: ChatAnswer
+    ) -> None:
+        """Cache ``answer``, the answer of a call made elsewhere (an actor on a cluster)."""
+        if self.cache is not None:
+            self.cache.put(self.key(messages, schema, sample), _to_store(answer))
+
+    def failure(self, reason: str) -> ProviderError:
+        """The error of a call of this model that failed for good, saying why."""
+        return ProviderError(f"model {self.config.name!r}: {reason}")
+
     def close(self) -> None:
         """Close the HTTP client and the cache."""
         if self._client is not None:

@@ -75,6 +75,13 @@ RESULT_MODELS: dict[str, str] = {
     "gate": "assay.procedures.gate_result:GateResult",
     "verify": "assay.procedures.verification:VerifyResult",
     "matrix": "assay.matrix.result:MatrixResult",
+    "history": "assay.store.history:HistoryReport",
+    "agreement": "assay.judges.agree:AgreementResult",
+    "calibration": "assay.judges.calibrate:CalibrationResult",
+    "model_judgments": "assay.judges.relevance:JudgeJob",
+    "model_claims": "assay.judges.cases:ClaimsResult",
+    "model_answers": "assay.judges.cases:AnswersGradeResult",
+    "implicit_judgments": "assay.behavior.implicit:ImplicitJudgments",
 }
 
 #: (kind, schema_version) -> a function upgrading a payload by one version. A reader

@@ -106,8 +106,6 @@ def _score(
     system_name: str | None = None,
 ) -> Any:
     """Load, score and render a cases file; return the :class:`AnswersResult`."""
-    from rich.console import Console
-
     from assay.answers import score_answers
     from assay.cli.common import emit, suffix_format
     from assay.report.answers_terminal import print_answers
@@ -119,12 +117,17 @@ def _score(
 
     if fmt in ("table", "plain") or not outputs:  # the report on stdout as well
         emit(fmt, None, text=lambda f: _render(result, f), table=table, choices=FORMATS)
-    stderr = Console(stderr=True, highlight=False, soft_wrap=True)
     for path in outputs:
         keep = fmt not in ("table", "plain") and len(outputs) == 1
         file_fmt = fmt if keep else suffix_format(path, FORMATS)
-        emit(file_fmt, path, text=lambda f: _render(result, f), table=table, choices=FORMATS)
-        stderr.print(f"wrote {file_fmt} result to {path}")
+        emit(
+            file_fmt,
+            path,
+            text=lambda f: _render(result, f),
+            table=table,
+            choices=FORMATS,
+            kind=result.kind,
+        )
     return result
 
 

@@ -25,6 +25,7 @@ SUFFIX_FORMATS = {
     ".htm": "html",
     ".txt": "plain",
     ".xml": "junit",
+    ".jsonl": "jsonl",
 }
 #: Formats that are the table: on a terminal sized to it, elsewhere (a file) plain text.
 TABLE_FORMATS = ("table", "plain")
@@ -79,12 +80,14 @@ def emit(
     text: Callable[[str], str],
     table: Callable[[Any], None],
     choices: Sequence[str],
+    kind: str = "result",
 ) -> None:
     """Write a result to stdout or to each ``-o`` file (atomically), once per format.
 
     ``text(format)`` renders a text format; ``table(console)`` prints the table.
     The table goes to a terminal sized to it, and as plain text to a pipe, to a
-    file and with ``--format plain`` (see :mod:`assay.report.table`).
+    file and with ``--format plain`` (see :mod:`assay.report.table`). Each file
+    written is said on stderr (:func:`say_wrote`, naming ``kind``).
     """
     import sys
 
@@ -102,6 +105,42 @@ def emit(
     for path in paths:
         file_fmt = fmt if len(paths) == 1 else suffix_format(path, choices)
         write_text_atomic(path, _ensure_newline(_render(file_fmt, text, table)))
+        say_wrote(path, kind, file_fmt)
+
+
+def say_wrote(path: Path | str, kind: str, fmt: str) -> None:
+    """``wrote FILE (kind, format)`` on stderr: the one line every ``-o`` file gets."""
+    import sys
+
+    name = "text" if fmt in TABLE_FORMATS else fmt
+    sys.stderr.write(f"wrote {path} ({kind}, {name})\n")
+
+
+def emit_result(
+    result: Any,
+    fmt: str,
+    output: Path | Sequence[Path] | None,
+    *,
+    choices: Sequence[str] | None = None,
+) -> None:
+    """:func:`emit` for a registered result kind, rendered by :mod:`assay.report.render`."""
+    from assay.report.render import FORMATS_BY_KIND, print_terminal, render
+
+    emit(
+        fmt,
+        output,
+        text=lambda f: render(result, f),
+        table=lambda c: print_terminal(result, c),
+        choices=choices or FORMATS_BY_KIND[result.kind],
+        kind=result.kind,
+    )
+
+
+def deprecated_flag(old: str, new: str) -> None:
+    """Warn on stderr that ``old`` is an alias kept for one release: use ``new``."""
+    import sys
+
+    sys.stderr.write(f"warning: {old} is deprecated and will be removed; use {new}\n")
 
 
 def _render(fmt: str, text: Callable[[str], str], table: Callable[[Any], None]) -> str:
@@ -220,6 +259,7 @@ def emit_report(
         text=lambda f: renderers[f](result),
         table=lambda c: rep.render_terminal(result, c, digits=digits, per_query=per_query),
         choices=(*TABLE_FORMATS, *renderers),
+        kind=result.kind,
     )
 
 

@@ -31,7 +31,14 @@ def _emit(result: Any, fmt: str, output: Any) -> None:
             from assay.report.compare_csv import render_csv as render
         return render(result)
 
-    emit(fmt, output, text=text, table=lambda c: render_terminal(result, c), choices=FORMATS)
+    emit(
+        fmt,
+        output,
+        text=text,
+        table=lambda c: render_terminal(result, c),
+        choices=FORMATS,
+        kind=result.kind,
+    )
 
 
 @app.command()

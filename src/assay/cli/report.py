@@ -7,43 +7,32 @@ from typing import Annotated
 
 import typer
 
+from assay.cli import options as o
 from assay.cli.app import app
 
 
 @app.command()
 def report(
     result_file: Annotated[
-        Path, typer.Argument(help="A result file written with --format json -o FILE.json.")
+        Path, typer.Argument(help="A result file written with -o FILE.json by any command.")
     ],
     fmt: Annotated[
         str | None,
         typer.Option(
             "--format",
             "-f",
-            help="Output format: table, plain, json, csv, markdown, html or junit (default: "
-            "from the -o suffix, else table).",
+            help="Output format: table, plain, json, csv, jsonl, markdown, html or junit, as "
+            "the result's kind allows (default: from the -o suffix, else table).",
         ),
     ] = None,
-    output: Annotated[
-        Path | None, typer.Option("--output", "-o", help="Write the report here.")
-    ] = None,
+    output: o.Output = None,
 ) -> None:
-    """Render an evaluation, comparison, answers, gate, verify or matrix result file."""
-    from assay.cli.common import resolve_format
-    from assay.fileio import write_text_atomic
-    from assay.report.render import FORMATS_BY_KIND, print_terminal, render
+    """Render any result file again (evaluation, comparison, answers, gate, verify, matrix,
+    history, judge and implicit-judgment results), in every format its command writes."""
+    from assay.cli.common import emit_result, resolve_format
+    from assay.report.render import FORMATS_BY_KIND
     from assay.results import read_result_file
 
     result = read_result_file(result_file)
-    choices = FORMATS_BY_KIND[result.kind]
-    fmt = resolve_format(fmt, output, choices)
-    if fmt == "table" and output is None:
-        from rich.console import Console
-
-        print_terminal(result, Console())
-        return
-    text = render(result, fmt)
-    if output is None:
-        typer.echo(text, nl=not text.endswith("\n"))
-    else:
-        write_text_atomic(output, text)
+    fmt = resolve_format(fmt, output, FORMATS_BY_KIND[result.kind])
+    emit_result(result, fmt, output)

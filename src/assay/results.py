@@ -82,6 +82,7 @@ RESULT_MODELS: dict[str, str] = {
     "model_claims": "assay.judges.cases:ClaimsResult",
     "model_answers": "assay.judges.cases:AnswersGradeResult",
     "implicit_judgments": "assay.behavior.implicit:ImplicitJudgments",
+    "synthetic-queries": "assay.generate.queries:SyntheticQueries",
 }
 
 #: (kind, schema_version) -> a function upgrading a payload by one version. A reader

@@ -153,6 +153,7 @@ def _collect(system: str, judgments: Path, output: Path) -> int:
     from rich.markup import escape
 
     from assay.answers.collect import collect_cases, load_function, write_cases
+    from assay.cli.common import say_wrote
     from assay.judgments.load import load_judgments
     from assay.progress import progress
     from assay.report.words import count
@@ -167,6 +168,7 @@ def _collect(system: str, judgments: Path, output: Path) -> int:
         stderr.print(f"[bold red]failed:[/bold red] {escape(str(failure))}")
     if cases:
         write_cases(cases, output)
+        say_wrote(output, "cases", "jsonl")
         pending = sum(len(s["judgments"]) for c in cases for s in c["support"].values())
         stderr.print(
             f"wrote {len(cases)} cases to {escape(str(output))}; "

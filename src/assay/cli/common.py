@@ -136,6 +136,22 @@ def emit_result(
     )
 
 
+def data_file(output: Sequence[Path], what: str) -> tuple[Path, list[Path]]:
+    """The one ``-o`` file that is ``what`` (JSONL, or a suffix no result format has), and
+    the result files beside it (``judge llm -o labels.jsonl -o job.json``)."""
+    data = [p for p in output if SUFFIX_FORMATS.get(p.suffix.lower(), "jsonl") == "jsonl"]
+    if len(data) != 1:
+        raise UsageError(f"give one -o FILE.jsonl for the {what} (other -o files get the result)")
+    return data[0], [p for p in output if p != data[0]]
+
+
+def emit_beside(result: Any, fmt: str, results: Sequence[Path]) -> None:
+    """The result to its ``-o`` files, and to stdout (the table when files were written)."""
+    if results:
+        emit_result(result, fmt, results)
+    emit_result(result, "table" if results else fmt, None)
+
+
 def deprecated_flag(old: str, new: str) -> None:
     """Warn on stderr that ``old`` is an alias kept for one release: use ``new``."""
     import sys

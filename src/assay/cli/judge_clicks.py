@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
 from assay.cli.judge import judge_app
+
+#: What ``judge clicks -o``/``-f`` writes: .jsonl qrels, .csv pair statistics, .json result.
+CLICKS_FORMATS = ("table", "plain", "json", "csv", "jsonl")
 
 
 def _weights(specs: list[str] | None) -> dict[str, float] | None:
@@ -53,14 +56,29 @@ def clicks(
         str, typer.Option("--model", help="Click model: ctr | coec | pbm | dbn.")
     ] = "pbm",
     output: Annotated[
-        Path | None,
-        typer.Option("--output", "-o", help="Write the implicit judgments (JSONL qrels)."),
+        list[Path] | None,
+        typer.Option(
+            "--output",
+            "-o",
+            help="Write the result, in the format its suffix names: .jsonl the implicit "
+            "judgments (qrels), .csv the per-pair statistics, .json the result file, .txt "
+            "the summary. Repeatable.",
+        ),
+    ] = None,
+    fmt: Annotated[
+        str | None,
+        typer.Option(
+            "--format",
+            "-f",
+            help="Output format: table, plain, json, csv or jsonl (default: from the -o "
+            "suffix, else table).",
+        ),
     ] = None,
     stats: Annotated[
-        Path | None, typer.Option("--stats", help="Write per-pair statistics (CSV).")
+        Path | None, typer.Option("--stats", hidden=True, help="Deprecated: -o FILE.csv.")
     ] = None,
     result_json: Annotated[
-        Path | None, typer.Option("--json", help="Write the whole result (JSON).")
+        Path | None, typer.Option("--json", hidden=True, help="Deprecated: -o FILE.json.")
     ] = None,
     application: Annotated[
         str | None, typer.Option("--application", help="Keep one application's records.")
@@ -90,12 +108,14 @@ def clicks(
     ] = None,
 ) -> None:
     """Fit a click model on UBI logs and write graded implicit judgments (source = behavior)."""
-    from rich.console import Console
+    from assay.behavior.implicit import judge_clicks
+    from assay.cli.common import deprecated_flag, resolve_format
 
-    from assay.behavior.implicit import implicit_jsonl, judge_clicks, stats_csv
-    from assay.fileio import write_text_atomic
-    from assay.report.implicit_terminal import render_implicit
-
+    files = list(output or [])
+    for flag, path, suffix in (("--stats", stats, ".csv"), ("--json", result_json, ".json")):
+        if path is not None:
+            deprecated_flag(flag, f"-o FILE{suffix}")
+    fmt = resolve_format(fmt, files, CLICKS_FORMATS)
     result = judge_clicks(
         events,
         model=model,
@@ -108,18 +128,26 @@ def clicks(
         gamma=gamma,
         layout=layout,
     )
-    console = Console(highlight=False, soft_wrap=True)
-    render_implicit(result, console)
-    if output is not None:
-        text, dropped = implicit_jsonl(result)
-        write_text_atomic(output, text)
-        console.print(f"wrote {output} ({dropped} queries with no pair graded >= 1 left out)")
-    if stats is not None:
-        write_text_atomic(stats, stats_csv(result))
-        console.print(f"wrote {stats}")
-    if result_json is not None:
-        write_text_atomic(result_json, result.to_json())
-        console.print(f"wrote {result_json}")
+    _write_clicks(result, fmt, files, {"csv": stats, "json": result_json})
+
+
+def _write_clicks(result: Any, fmt: str, files: list[Path], old: dict[str, Path | None]) -> None:
+    """``-o`` files (and the deprecated flags' files) in their formats; stdout the table."""
+    from assay.behavior.implicit import implicit_jsonl
+    from assay.cli.common import emit_result, say_wrote
+    from assay.fileio import write_text_atomic
+    from assay.report.render import render
+
+    if files:
+        emit_result(result, fmt, files)
+    for old_fmt, path in old.items():
+        if path is not None:
+            write_text_atomic(path, render(result, old_fmt))
+            say_wrote(path, result.kind, old_fmt)
+    wrote_jsonl = fmt == "jsonl" or any(p.suffix.lower() == ".jsonl" for p in files)
+    if wrote_jsonl and (dropped := implicit_jsonl(result)[1]):
+        typer.echo(f"note: {dropped} queries with no pair graded >= 1 left out", err=True)
+    emit_result(result, "table" if files or any(old.values()) else fmt, None)
 
 
 @judge_app.command("sample-queries")
@@ -144,6 +172,7 @@ def sample(
     from rich.console import Console
 
     from assay.behavior.sample import query_set_json, sample_queries
+    from assay.cli.common import say_wrote
     from assay.fileio import write_text_atomic
     from assay.report.implicit_terminal import render_sample
 
@@ -152,7 +181,7 @@ def sample(
     render_sample(rows, strategy, console)
     if output is not None:
         write_text_atomic(output, query_set_json(rows, name=output.stem, strategy=strategy))
-        console.print(f"wrote {output}")
+        say_wrote(output, "query set", "json")
 
 
 @judge_app.command("import")
@@ -179,6 +208,9 @@ def import_judgments(
     fmt = judgments_format or ("graded-csv" if mapping else None)
     js = load_judgments(source, fmt, columns=mapping)
     write_text_atomic(output, to_jsonl(js))
-    typer.echo(f"wrote {output}: {len(js)} queries, {len(js.qrels)} judgments ({js.format})")
+    from assay.cli.common import say_wrote
+
+    say_wrote(output, "judgments", "jsonl")
+    typer.echo(f"{output}: {len(js)} queries, {len(js.qrels)} judgments ({js.format})")
     for warning in js.warnings:
         typer.echo(f"warning: {warning}")

@@ -11,6 +11,7 @@ from typing import Annotated
 
 import typer
 
+from assay.cli import options as o
 from assay.cli.judge import judge_app
 from assay.cli.model_options import (
     CacheDirOpt,
@@ -24,18 +25,27 @@ from assay.cli.model_options import (
     exit_if_calls_failed,
 )
 
-_FORMATS = ("text", "json")
-TextOrJson = Annotated[str, typer.Option("--format", "-f", help="Output format: text or json.")]
+#: What a judge command writes (``text``, the old name of ``plain``, still accepted).
+_FORMATS = ("table", "plain", "json")
+TextOrJson = Annotated[
+    str | None,
+    typer.Option(
+        "--format",
+        "-f",
+        help="Output format: table, plain or json (default: from the -o suffix, else table).",
+    ),
+]
+Outputs = o.Output
 
 
-def _emit(text: str, output: Path | None) -> None:
-    if output is None:
-        typer.echo(text)
-    else:
-        from assay.fileio import write_text_atomic
+def _format(fmt: str | None, output: list[Path] | None) -> str:
+    """``-f``/``-o`` resolved as everywhere; ``--format text`` warns and means ``plain``."""
+    from assay.cli.common import deprecated_flag, resolve_format
 
-        write_text_atomic(output, text + "\n")
-        typer.echo(f"wrote {output}", err=True)
+    if fmt == "text":
+        deprecated_flag("--format text", "--format plain")
+        fmt = "plain"
+    return resolve_format(fmt, output, _FORMATS)
 
 
 @judge_app.command("agree")
@@ -70,14 +80,14 @@ def agree(
             help="Which labels win where a pair has both: human or model.",
         ),
     ] = None,
-    fmt: TextOrJson = "text",
-    output: Annotated[Path | None, typer.Option("-o", "--output", help="Write here.")] = None,
+    fmt: TextOrJson = None,
+    output: Outputs = None,
 ) -> None:
     """Agreement of CANDIDATE with REFERENCE: accuracy, confusion, kappa, alpha."""
-    from assay.cli.common import validate_choice
+    from assay.cli.common import emit_result
     from assay.judges.agree import agreement
 
-    validate_choice("--format", fmt, _FORMATS)
+    fmt = _format(fmt, output)
     result = agreement(
         reference,
         candidate,
@@ -99,12 +109,7 @@ def agree(
             disagreements, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
         )
         typer.echo(f"wrote {len(rows)} disagreements to {disagreements}", err=True)
-    if fmt == "json":
-        _emit(result.to_json(), output)
-    else:
-        from assay.report.judges_text import render_agreement
-
-        _emit(render_agreement(result), output)
+    emit_result(result, fmt, output)
 
 
 # ----------------------------------------------------------------- model graders
@@ -168,7 +173,14 @@ def llm(
     ],
     corpus: Annotated[Path, typer.Option("--corpus", help="Corpus holding the documents.")],
     model: ModelOpt,
-    output: Annotated[Path, typer.Option("-o", "--output", help="Model labels (JSONL).")],
+    output: Annotated[
+        list[Path],
+        typer.Option(
+            "-o",
+            "--output",
+            help="Model labels: FILE.jsonl; repeatable: .json, .txt write the result too.",
+        ),
+    ],
     id_field: Annotated[str | None, typer.Option("--id-field", help="Corpus id field.")] = None,
     queries: Annotated[
         Path | None, typer.Option("--queries", help="Queries file of TREC qrels (id<TAB>text).")
@@ -184,7 +196,7 @@ def llm(
     no_cache: NoCacheOpt = False,
     config: ConfigOpt = None,
     progress: ProgressOpt = False,
-    fmt: TextOrJson = "text",
+    fmt: TextOrJson = None,
     max_failed: MaxFailedCalls = 0,
 ) -> None:
     """Grade the relevance of every pair with a model (0-3, mapped onto the set's scale).
@@ -192,11 +204,12 @@ def llm(
     Exit 1 when the budget stopped the run, more calls failed than --max-failed,
     or no pair could be graded.
     """
-    from assay.cli.common import validate_choice
+    from assay.cli.common import data_file, emit_beside, say_wrote
     from assay.corpora.load import load_corpus
     from assay.judges.relevance import read_pairs, run_relevance_job
 
-    validate_choice("--format", fmt, _FORMATS)
+    labels, results = data_file(output, "model labels")
+    fmt = _format(fmt, results)
     check_model_options(max_cost, max_failed)
     client = _client(model, config, cache_dir, offline, no_cache)
     docs = load_corpus(corpus, id_field=id_field)
@@ -207,7 +220,7 @@ def llm(
             todo,
             docs,
             client,
-            output,
+            labels,
             set_top=top,
             scale_max=scale_max,
             samples=samples,
@@ -215,17 +228,9 @@ def llm(
             rationale=rationale,
             on_call=on_call,
         )
-    _render_job(job, fmt, str(output))
+    say_wrote(labels, "model labels", "jsonl")
+    emit_beside(job, fmt, results)
     _exit(job.run, max_failed, f"judge llm --model {model}")
-
-
-def _render_job(job, fmt: str, wrote: str) -> None:
-    if fmt == "json":
-        typer.echo(job.to_json())
-    else:
-        from assay.report.judges_text import render_grading
-
-        typer.echo(render_grading(job.run, wrote))
 
 
 # ----------------------------------------------------------------- review and calibration
@@ -250,6 +255,7 @@ def sample(
     ] = None,
 ) -> None:
     """Pick a stratified, reproducible sample of labels for a person to check."""
+    from assay.cli.common import say_wrote
     from assay.judges.sample import review_sample, write_review
 
     docs = None
@@ -266,8 +272,9 @@ def sample(
         corpus=docs,
     )
     write_review(lines, output)
+    say_wrote(output, "review", "jsonl")
     typer.echo(
-        f"wrote {len(lines)} pairs to review to {output} "
+        f"{len(lines)} pairs to review in {output} "
         f"(fraction {fraction}, stratified by {stratify}, seed {seed}; "
         f"grades {'shown' if show_grades else 'hidden'}); fill reviewer_grade and reason, "
         f"then run: assay judge agree {output} {labels}"
@@ -283,21 +290,16 @@ def calibrate_cmd(
         list[str] | None, typer.Option("-m", "--metric", help="Metric (repeatable).")
     ] = None,
     alpha: Annotated[float, typer.Option("--alpha", help="1 - confidence level.")] = 0.05,
-    fmt: TextOrJson = "text",
-    output: Annotated[Path | None, typer.Option("-o", "--output", help="Write here.")] = None,
+    fmt: TextOrJson = None,
+    output: Outputs = None,
 ) -> None:
     """Metric intervals from people's sample alone, the model alone, and both (PPI++)."""
-    from assay.cli.common import validate_choice
+    from assay.cli.common import emit_result
     from assay.judges.calibrate import calibrate
 
-    validate_choice("--format", fmt, _FORMATS)
+    fmt = _format(fmt, output)
     result = calibrate(model_judgments, run, human, metrics=metric, alpha=alpha)
-    if fmt == "json":
-        _emit(result.to_json(), output)
-    else:
-        from assay.report.judges_text import render_calibration
-
-        _emit(render_calibration(result), output)
+    emit_result(result, fmt, output)
 
 
 # ----------------------------------------------------------------- answer cases
@@ -306,41 +308,43 @@ def claims(
     cases: Annotated[Path, typer.Argument(help="Cases file (JSONL) with claims to judge.")],
     corpus: Annotated[Path, typer.Option("--corpus", help="Corpus holding the cited documents.")],
     model: ModelOpt,
-    output: Annotated[Path, typer.Option("-o", "--output", help="Cases file to write.")],
+    output: Annotated[
+        list[Path],
+        typer.Option(
+            "-o",
+            "--output",
+            help="Cases file to write: FILE.jsonl; repeatable: .json, .txt write the result too.",
+        ),
+    ],
     samples: SamplesOpt = 1,
     max_cost: CostOpt = None,
     offline: OfflineOpt = False,
     cache_dir: CacheDirOpt = None,
     no_cache: NoCacheOpt = False,
     config: ConfigOpt = None,
-    fmt: TextOrJson = "text",
+    fmt: TextOrJson = None,
     max_failed: MaxFailedCalls = 0,
 ) -> None:
     """Fill each missing claim-citation support judgment with the model's verdict."""
     import json
 
-    from assay.cli.common import validate_choice
+    from assay.cli.common import data_file, emit_beside, say_wrote
     from assay.corpora.load import load_corpus
     from assay.fileio import write_text_atomic
     from assay.judges.cases import grade_claims, read_case_lines
 
-    validate_choice("--format", fmt, _FORMATS)
+    filled_file, results = data_file(output, "filled cases")
+    fmt = _format(fmt, results)
     check_model_options(max_cost, max_failed)
     raw = read_case_lines(cases)
     docs = load_corpus(corpus)
     with _client(model, config, cache_dir, offline, no_cache) as client:
         filled, result = grade_claims(raw, docs, client, samples=samples, max_cost=max_cost)
-    write_text_atomic(output, "".join(json.dumps(c, ensure_ascii=False) + "\n" for c in filled))
-    result.output = str(output)
-    if fmt == "json":
-        typer.echo(result.to_json())
-    else:
-        from assay.report.judges_text import render_grading
-
-        typer.echo(render_grading(result.run, str(output)))
-        typer.echo(f"support judgments filled by the model: {result.filled}")
-        for line in result.left_for_people:
-            typer.echo(f"  left for people: {line}")
+    text = "".join(json.dumps(c, ensure_ascii=False) + "\n" for c in filled)
+    write_text_atomic(filled_file, text)
+    say_wrote(filled_file, "cases", "jsonl")
+    result.output = str(filled_file)
+    emit_beside(result, fmt, results)
     _exit(result.run, max_failed, f"judge claims --model {model}")
 
 
@@ -357,24 +361,19 @@ def answers(
     cache_dir: CacheDirOpt = None,
     no_cache: NoCacheOpt = False,
     config: ConfigOpt = None,
-    fmt: TextOrJson = "text",
-    output: Annotated[Path | None, typer.Option("-o", "--output", help="Write here.")] = None,
+    fmt: TextOrJson = None,
+    output: Outputs = None,
     max_failed: MaxFailedCalls = 0,
 ) -> None:
     """Grade each answer with the seed-003 rubric; report the model-graded hallucination rate."""
-    from assay.cli.common import validate_choice
+    from assay.cli.common import emit_result
     from assay.judges.cases import grade_answers, read_case_lines, rubric_grader
 
-    validate_choice("--format", fmt, _FORMATS)
+    fmt = _format(fmt, output)
     check_model_options(max_cost, max_failed)
     raw = read_case_lines(cases)
     grader = rubric_grader(rubric)
     with _client(model, config, cache_dir, offline, no_cache) as client:
         result = grade_answers(raw, client, grader=grader, samples=samples, max_cost=max_cost)
-    if fmt == "json":
-        _emit(result.to_json(), output)
-    else:
-        from assay.report.judges_text import render_answer_grades
-
-        _emit(render_answer_grades(result), output)
+    emit_result(result, fmt, output)
     _exit(result.run, max_failed, f"judge answers --model {model}")

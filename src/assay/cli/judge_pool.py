@@ -35,7 +35,7 @@ def pool(
     split: o.Split = "test",
 ) -> None:
     """Write the unjudged (query, doc) pairs in the top --depth of any run (TREC depth pooling)."""
-    from assay.cli.common import load_cli_judgments
+    from assay.cli.common import load_cli_judgments, say_wrote
     from assay.judging.pool import build_pool, write_pool
     from assay.runs.io import load_run
 
@@ -44,8 +44,9 @@ def pool(
     pairs = build_pool(js, loaded, depth, strategy=strategy, budget=budget)
     write_pool(pairs, output)
     nq = len({p.query_id for p in pairs})
+    say_wrote(output, "pool", "jsonl")
     typer.echo(
-        f"wrote {output}: {len(pairs)} unjudged pairs over {nq} queries "
+        f"pool: {len(pairs)} unjudged pairs over {nq} queries "
         f"(top {depth} of {len(loaded)} runs, strategy {strategy}"
         + (f", budget {budget}" if budget is not None else "")
         + ")",

@@ -169,6 +169,16 @@ Quiet = Annotated[
 ]
 
 
+RunFormat = Annotated[
+    str | None,
+    typer.Option(
+        "--format",
+        "-f",
+        help="Run format: trec or jsonl (default: from the -o suffix, else trec).",
+    ),
+]
+
+
 def format_option(*choices: str) -> Any:
     """The ``-f/--format`` option of a command that writes ``choices``."""
     return Annotated[

@@ -17,6 +17,7 @@ FORMATS: dict[str, tuple[str, ...]] = {
     "model_claims": ("table", "plain", "json"),
     "model_answers": ("table", "plain", "json"),
     "implicit_judgments": ("table", "plain", "json", "csv", "jsonl"),
+    "synthetic-queries": ("table", "plain", "json"),
 }
 
 
@@ -33,6 +34,10 @@ def plain_text(result: Any) -> str | None:
         return jt.render_answer_grades(result)
     if kind == "model_judgments":
         return jt.render_grading(result.run, result.output)
+    if kind == "synthetic-queries":
+        from assay.report.generate_text import render_queries
+
+        return render_queries(result)
     if kind == "model_claims":
         lines = [jt.render_grading(result.run, result.output)]
         lines.append(f"support judgments filled by the model: {result.filled}")

@@ -199,13 +199,11 @@ def _write_gate(result: Any, fmt: str, files: list[tuple[Path, str]]) -> None:
     """Each file in its format; on stdout the verdict table (``fmt`` without ``-o``)."""
     from rich.console import Console
 
-    from assay.cli.common import emit_result, say_wrote
-    from assay.fileio import write_text_atomic
-    from assay.report.render import print_terminal, render
+    from assay.cli.common import emit_result
+    from assay.report.render import print_terminal
 
     for path, file_fmt in files:
-        write_text_atomic(path, render(result, file_fmt))
-        say_wrote(path, result.kind, file_fmt)
+        emit_result(result, file_fmt, [path])
     if files or fmt == "table":
         console = Console(highlight=False, soft_wrap=True)
         if not console.is_terminal:

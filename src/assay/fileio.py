@@ -88,22 +88,101 @@ def _mode_for(target: Path) -> int:
 
 
 def write_bytes_atomic(path: str | Path, data: bytes) -> Path:
-    """Write ``data`` to ``path`` atomically (see the module docstring); return the file."""
-    target = output_target(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    """Write ``data`` to ``path`` atomically (see the module docstring); return the file.
+
+    An I/O error (a full disk, a read-only folder) is an :class:`OSError` whose
+    ``filename`` is the target, so every message names the file; the target is
+    left as it was.
+    """
+    return write_files_atomic([(path, data)])[0]
+
+
+def write_files_atomic(items: list[tuple[str | Path, bytes]]) -> list[Path]:
+    """Write several files so that they land together or not at all; return the files.
+
+    Every file goes to a temporary file beside its target first (written,
+    flushed, ``fsync``-ed); only when all are on disk are they renamed over
+    their targets, in order. If a rename fails, the files renamed before it
+    are put back as they were (an old file is kept through a hard link until
+    the end), so readers see the old set or the new set. Errors are
+    :class:`OSError` naming the file at fault.
+    """
+    targets = [output_target(path) for path, _ in items]
+    temps: list[str] = []
+    try:
+        for target, (_, data) in zip(targets, items, strict=True):
+            temps.append(_write_temp(target, data))
+        _rename_all(targets, temps)
+    finally:
+        for tmp in temps:
+            Path(tmp).unlink(missing_ok=True)
+    for folder in dict.fromkeys(t.parent for t in targets):
+        _sync_dir(folder)
+    return targets
+
+
+def _write_temp(target: Path, data: bytes) -> str:
+    """``data`` in a synced temporary file beside ``target``; OSError names ``target``."""
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    except OSError as exc:
+        raise _named(exc, target) from None
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
         os.chmod(tmp, _mode_for(target))
-        os.replace(tmp, target)
-    except BaseException:
+    except BaseException as exc:
         Path(tmp).unlink(missing_ok=True)
+        if isinstance(exc, OSError):
+            raise _named(exc, target) from None
         raise
-    _sync_dir(target.parent)
-    return target
+    return tmp
+
+
+def _rename_all(targets: list[Path], temps: list[str]) -> None:
+    """Rename each temp over its target; on a failure put the earlier targets back."""
+    done: list[tuple[Path, str | None]] = []
+    try:
+        for target, tmp in zip(targets, temps, strict=True):
+            backup = _keep(target) if len(targets) > 1 else None
+            try:
+                os.replace(tmp, target)
+            except OSError as exc:
+                if backup is not None:
+                    Path(backup).unlink(missing_ok=True)
+                raise _named(exc, target) from None
+            done.append((target, backup))
+    except BaseException:
+        for target, backup in reversed(done):
+            if backup is not None:
+                os.replace(backup, target)
+            else:
+                target.unlink(missing_ok=True)
+        raise
+    for _, backup in done:
+        if backup is not None:
+            Path(backup).unlink(missing_ok=True)
+
+
+def _keep(target: Path) -> str | None:
+    """A hard link to the current ``target`` (None when there is none): the way back."""
+    if not target.exists():
+        return None
+    backup = target.with_name(f".{target.name}.{os.getpid()}.old")
+    backup.unlink(missing_ok=True)
+    try:
+        os.link(target, backup)
+    except OSError as exc:
+        raise _named(exc, target) from None
+    return str(backup)
+
+
+def _named(exc: OSError, target: Path) -> OSError:
+    """``exc`` with ``target`` as its file name (a full disk's ENOSPC names no file)."""
+    return OSError(exc.errno, exc.strerror or str(exc), str(target))
 
 
 def write_text_atomic(path: str | Path, text: str) -> Path:

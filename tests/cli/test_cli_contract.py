@@ -242,8 +242,8 @@ def test_user_mistakes_get_clear_errors(runs: Path, tmp_path: Path) -> None:
         cwd=tmp_path,
     )  # fmt: skip
     assert typo.returncode == 2
-    assert f"{toml} [systems.x]: unknown key(s) text_field" in typo.stderr
-    assert "did you mean text_field -> text_fields" in typo.stderr
+    assert f"{toml}:5: [systems.x.text_field] unknown key 'text_field'" in typo.stderr
+    assert "did you mean text_fields?" in typo.stderr
 
 
 def test_trec_qrels_need_query_texts_before_a_system_runs(tmp_path: Path) -> None:
@@ -265,7 +265,7 @@ def test_trec_qrels_need_query_texts_before_a_system_runs(tmp_path: Path) -> Non
         "--config", str(CONFIG), "-o", str(out), "--no-cache", cwd=tmp_path,
     )  # fmt: skip
     assert run.returncode == 0, run.stderr
-    assert out.read_text(encoding="utf-8").startswith("1 Q0 LF_UNEMP_PCT 1 ")
+    assert out.read_text(encoding="utf-8").splitlines()[1].startswith("1 Q0 LF_UNEMP_PCT 1 ")
 
 
 def test_a_beir_folder_is_its_own_corpus(shared_data: Path, tmp_path: Path) -> None:

@@ -167,7 +167,7 @@ def test_run_name_and_format_flag(tmp_path: Path) -> None:
         cwd=tmp_path,
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
-    assert (tmp_path / "r.txt").read_text().split()[5] == "kw-prod"
+    assert (tmp_path / "r.txt").read_text().splitlines()[1].split()[5] == "kw-prod"
     shown = assay("evaluate", str(QUESTIONS), str(tmp_path / "r.txt"), "--no-record", cwd=tmp_path)
     assert "run        kw-prod" in shown.stdout
 

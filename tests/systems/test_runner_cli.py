@@ -44,7 +44,8 @@ def test_run_example_writes_run_and_sidecar(example: Path, tmp_path: Path, capsy
         "--no-progress",
     )
     assert code == 0
-    lines = out.read_text().splitlines()
+    marker, *lines = out.read_text().splitlines()
+    assert marker.startswith("# assay run: sidecar keyword.trec.json")  # trec_eval 10 skips it
     first = {}
     for line in lines:
         qid, _, doc, rank, _score, tag = line.split()
@@ -85,8 +86,9 @@ def test_second_run_comes_from_cache_and_no_cache_skips_it(
     assert "(from cache)" in capsys.readouterr().out
     assert _run(*args, "--no-cache") == 0
     assert "(from cache)" not in capsys.readouterr().out
-    first = json.loads((tmp_path / "n.jsonl").read_text().splitlines()[0])
-    assert "query_id" in first
+    header, first_line = (tmp_path / "n.jsonl").read_text().splitlines()[:2]
+    assert json.loads(header)["assay_run"]["sidecar"] == "n.jsonl.json"  # the pair's marker
+    assert "query_id" in json.loads(first_line)
 
 
 def test_command_line_system_on_a_temp_corpus(tmp_path: Path) -> None:
@@ -113,7 +115,7 @@ def test_command_line_system_on_a_temp_corpus(tmp_path: Path) -> None:
         "--no-progress",
     )
     assert code == 0
-    assert [line.split()[2] for line in out.read_text().splitlines()] == ["a", "b"]
+    assert [line.split()[2] for line in out.read_text().splitlines()[1:]] == ["a", "b"]
     side = json.loads((tmp_path / "r.trec.json").read_text())
     assert side["system_config"]["text_fields"] == ["title"]
 
@@ -123,7 +125,7 @@ def test_python_function_system(tmp_path: Path, data_dir: Path) -> None:
     spec = f"{data_dir / 'systems' / 'user_search.py'}:search"
     out = tmp_path / "p.trec"
     assert _run("run", str(tmp_path / "j.jsonl"), "-s", spec, "-o", str(out), "--no-progress") == 0
-    assert out.read_text().split()[2] == "d1"
+    assert out.read_text().splitlines()[1].split()[2] == "d1"  # after the marker line
 
 
 def test_all_failed_exits_1(tmp_path: Path) -> None:

@@ -9,6 +9,7 @@ arguments, calls it and renders the result. The result is a versioned
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Mapping, Sequence
 from itertools import pairwise
 from pathlib import Path
@@ -106,6 +107,7 @@ def judge_clicks(
     cap: float = 4.0,
     gamma: float | None = None,
     layout: str | None = None,
+    max_bytes: int | None = None,
 ) -> ImplicitJudgments:
     """Read UBI logs, fit ``model`` (ctr, coec, pbm, dbn) and grade every pair on 0-3.
 
@@ -113,7 +115,8 @@ def judge_clicks(
     ``min_impressions`` impressions get counts but no grade. ``thresholds``
     (three ascending numbers on the model's scale) default to
     :data:`DEFAULT_THRESHOLDS`; ``cap`` bounds COEC; ``gamma`` fixes the DBN
-    continuation probability (default: fitted).
+    continuation probability (default: fitted). ``max_bytes`` bounds the
+    uncompressed bytes read (default :data:`assay.behavior.read.DEFAULT_MAX_BYTES`).
     """
     from assay.behavior import clickmodels as cm
     from assay.behavior.read import read_ubi
@@ -123,10 +126,11 @@ def judge_clicks(
         raise UsageError(f"--model must be one of {', '.join(cm.MODELS)}; got {model!r}")
     if min_impressions < 1:
         raise UsageError(f"min impressions must be >= 1, got {min_impressions}")
-    cuts = list(DEFAULT_THRESHOLDS[model] if thresholds is None else thresholds)
-    if len(cuts) != 3 or any(b <= a for a, b in pairwise(cuts)):
-        raise UsageError(f"thresholds must be three ascending numbers, got {cuts}")
-    log = read_ubi(paths, layout=layout)
+    cuts = _numbers_in_range(model, thresholds, cap, gamma)
+    from assay.behavior.read import DEFAULT_MAX_BYTES
+
+    limit = DEFAULT_MAX_BYTES if max_bytes is None else max_bytes
+    log = read_ubi(paths, layout=layout, max_bytes=limit)
     table = build_click_table(log, positions=positions, weights=weights, application=application)
     if not table.pairs:
         raise UsageError(
@@ -192,6 +196,33 @@ def _pair_rows(table: Any, fit: Any, min_impressions: int, cuts: list[float]) ->
         )
         for i, (q, d) in enumerate(table.pairs)
     ]
+
+
+def _numbers_in_range(
+    model: str, thresholds: Sequence[float] | None, cap: float, gamma: float | None
+) -> list[float]:
+    """The thresholds to use; every number finite and in range, else a UsageError naming it."""
+    cuts = list(DEFAULT_THRESHOLDS[model] if thresholds is None else thresholds)
+    if (
+        len(cuts) != 3
+        or not all(_finite(c) for c in cuts)
+        or any(b <= a for a, b in pairwise(cuts))
+    ):
+        raise UsageError(
+            f"`thresholds` must be three finite ascending numbers, got {cuts}",
+            parameter="thresholds",
+        )
+    if not _finite(cap) or cap <= 0:
+        raise UsageError(f"`cap` must be a finite number > 0, got {cap!r}", parameter="cap")
+    if gamma is not None and (not _finite(gamma) or not 0 <= gamma <= 1):
+        raise UsageError(
+            f"`gamma` is a probability: a number from 0 to 1, got {gamma!r}", parameter="gamma"
+        )
+    return [float(c) for c in cuts]
+
+
+def _finite(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
 
 
 def _fit(table: Any, model: str, cap: float, gamma: float | None) -> Any:

@@ -11,20 +11,37 @@ A ``.zip`` archive is read member by member without unpacking it; gzip is
 looked through. Every problem names the file (``archive.zip:member`` inside a
 zip), the 1-based line and the field, and all of them are raised together as
 one :class:`~assay.errors.InputError`.
+
+Files and members are decompressed as streams, a block at a time, with three
+bounds checked while reading (so a small archive that unpacks to gigabytes
+costs at most the bound): ``max_bytes`` uncompressed bytes over all files
+(:data:`DEFAULT_MAX_BYTES`, ``--max-bytes``), :data:`MAX_LINE_BYTES` per line,
+and at most :data:`~assay.errors.MAX_PROBLEMS` blank lines (every layout
+refuses them). A bad CRC, a corrupt stream or an encrypted zip member is a
+problem naming the member (exit 2).
 """
 
 from __future__ import annotations
 
+import gzip
 import json
 import re
 import zipfile
+import zlib
 from collections.abc import Iterable, Iterator, Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from assay.behavior.models import UbiEvent, UbiLog, UbiQuery
-from assay.errors import InputError, Problem, ProblemLog, collecting
-from assay.textio import decode, drop_bom, json_lines, parse_json, read_text
+from assay.errors import MAX_PROBLEMS, InputError, Problem, ProblemLog, collecting
+from assay.textio import decode, drop_bom, json_lines, parse_json
+
+#: Uncompressed bytes read from all files of one call, unless ``max_bytes`` says otherwise.
+DEFAULT_MAX_BYTES = 1 << 30
+#: The longest line accepted, in bytes (a UBI record is a few kilobytes).
+MAX_LINE_BYTES = 4 << 20
+_BLOCK = 1 << 20
 
 LAYOUTS = ("bulk", "jsonl", "tsv")
 _TSV = re.compile(r"^[A-Za-z_][\w.\-]*\t")
@@ -32,12 +49,24 @@ _ACTIONS = ("index", "create")
 _HIT_KEYS = ("query_response_hit_ids", "query_response_object_ids")
 
 
-def read_ubi(paths: str | Path | Sequence[str | Path], layout: str | None = None) -> UbiLog:
+def read_ubi(
+    paths: str | Path | Sequence[str | Path],
+    layout: str | None = None,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+) -> UbiLog:
     """Read and check UBI files (bulk NDJSON, JSONL, ``index<TAB>json``, or a zip of them).
 
     ``layout`` forces one of :data:`LAYOUTS` for every file (default: detect from
-    the first line). Raises :class:`InputError` listing every problem found.
+    the first line). ``max_bytes`` bounds the uncompressed bytes read from all
+    files (see the module docstring). Raises :class:`InputError` listing every
+    problem found.
     """
+    from assay.errors import UsageError
+
+    if isinstance(max_bytes, bool) or not isinstance(max_bytes, int) or max_bytes < 1:
+        raise UsageError(
+            f"`max_bytes` must be a whole number >= 1, got {max_bytes!r}", parameter="max_bytes"
+        )
     items = [paths] if isinstance(paths, str | Path) else list(paths)
     if layout is not None and layout not in LAYOUTS:
         from assay.errors import UsageError
@@ -48,9 +77,10 @@ def read_ubi(paths: str | Path | Sequence[str | Path], layout: str | None = None
     queries: list[UbiQuery] = []
     events: list[UbiEvent] = []
     layouts: dict[str, str] = {}
+    budget = [max_bytes, max_bytes]
     with collecting(items[0]) as log:
         for item in items:
-            for name, text in _texts(Path(item), log):
+            for name, text in _texts(Path(item), log, budget):
                 view = log.for_path(name)
                 found = layout or detect_layout(text)
                 layouts[name] = found
@@ -71,10 +101,13 @@ def detect_layout(text: str) -> str:
     return "bulk" if _action(obj) is not None else "jsonl"
 
 
-def _texts(path: Path, log: ProblemLog) -> Iterator[tuple[str, str]]:
+def _texts(path: Path, log: ProblemLog, budget: list[int]) -> Iterator[tuple[str, str]]:
+    from assay.fileio import check_input
+
     if not path.is_file():
         log.add(None, "file not found", path=str(path), hint="check the path")
         return
+    check_input(path)
     if zipfile.is_zipfile(path):
         with zipfile.ZipFile(path) as archive:
             members = [m for m in archive.infolist() if not m.is_dir()]
@@ -82,13 +115,87 @@ def _texts(path: Path, log: ProblemLog) -> Iterator[tuple[str, str]]:
                 log.add(None, "empty zip archive", path=str(path), hint="zip the UBI export")
             for member in members:
                 name = f"{path}:{member.filename}"
-                text = decode(drop_bom(archive.read(member)), log.for_path(name), name)
+                view = log.for_path(name)
+                if member.flag_bits & 0x1:
+                    view.add(None, "encrypted zip member", hint="zip the export without a password")
+                    continue
+                data = _bounded(lambda m=member: archive.open(m), name, view, budget)
+                text = None if data is None else decode(data, view, name)
                 if text is not None:
                     yield name, text
         return
-    text = read_text(path, log.for_path(str(path)))
+    with open(path, "rb") as fh:
+        gzipped = fh.read(2) == b"\x1f\x8b"
+    opener = partial(gzip.open, path, "rb") if gzipped else partial(open, path, "rb")
+    view = log.for_path(str(path))
+    data = _bounded(opener, str(path), view, budget)
+    text = None if data is None else decode(data, view, str(path))
     if text is not None:
         yield str(path), text
+
+
+def _bounded(opener: Any, name: str, log: Any, budget: list[int]) -> bytes | None:
+    """The bytes of one stream, read a block at a time within the bounds; None on a problem.
+
+    ``budget`` is ``[bytes still allowed over all files, the limit]``.
+    """
+    out = bytearray()
+    line_start = 0  # offset in ``out`` where the current line began
+    lines = 1
+    blank = 0
+    try:
+        with opener() as stream:
+            while block := stream.read(_BLOCK):
+                if len(block) > budget[0]:
+                    log.add(
+                        None,
+                        f"uncompressed data exceeds the limit of {budget[1]} bytes",
+                        hint="raise --max-bytes, or split the log",
+                    )
+                    return None
+                budget[0] -= len(block)
+                base = len(out)
+                out += block
+                blank += block.count(b"\n\n") + (
+                    1 if base and out[base - 1 : base + 1] == b"\n\n" else 0
+                )
+                if blank > MAX_PROBLEMS:
+                    log.add(None, f"more than {MAX_PROBLEMS} blank lines", hint="remove them")
+                    return None
+                first = out.find(b"\n", base)
+                if first >= 0:
+                    last = out.rfind(b"\n", base)
+                    longest = max(first - line_start, _longest(out, first + 1, last))
+                    lines += out.count(b"\n", base)
+                    line_start = last + 1
+                    if longest > MAX_LINE_BYTES:
+                        log.add(None, _LONG, hint="one record per line")
+                        return None
+                if len(out) - line_start > MAX_LINE_BYTES:
+                    log.add(lines, _LONG, hint="one record per line")
+                    return None
+    except (zipfile.BadZipFile, zlib.error, EOFError, OSError, RuntimeError) as exc:
+        reason = str(exc) or type(exc).__name__
+        log.add(None, f"cannot be decompressed: {reason}", hint="re-create the archive")
+        return None
+    except NotImplementedError as exc:
+        log.add(None, f"unsupported compression: {exc}", hint="use deflate or gzip")
+        return None
+    return drop_bom(bytes(out))
+
+
+def _longest(data: bytearray, start: int, stop: int) -> int:
+    """The longest line wholly inside ``data[start:stop]`` (cheap: only when long lines exist)."""
+    if stop - start <= MAX_LINE_BYTES:
+        return 0
+    longest, prev = 0, start - 1
+    while (nxt := data.find(b"\n", prev + 1, stop + 1)) >= 0:
+        longest = max(longest, nxt - prev - 1)
+        prev = nxt
+    return longest
+
+
+_LONG = f"a line longer than {MAX_LINE_BYTES} bytes"
 
 
 def _action(obj: Any) -> tuple[str, str | None] | None:

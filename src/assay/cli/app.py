@@ -57,6 +57,7 @@ _COMMAND_MODULES = (
     "assay.cli.judge_export",
     "assay.cli.matrix",
     "assay.cli.generate",
+    "assay.cli.schema",
 )
 
 

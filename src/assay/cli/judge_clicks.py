@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -29,6 +30,8 @@ def _weights(specs: list[str] | None) -> dict[str, float] | None:
             ) from None
         if not eq or not name.strip():
             raise UsageError(f"--weight {spec!r}: write ACTION=WEIGHT, e.g. add_to_cart=0.5")
+        if not math.isfinite(out[name.strip()]):
+            raise UsageError(f"--weight {spec!r}: the weight must be a finite number")
     return out
 
 
@@ -106,6 +109,14 @@ def clicks(
         str | None,
         typer.Option("--layout", help="Log layout: bulk | jsonl | tsv (default: detected)."),
     ] = None,
+    max_bytes: Annotated[
+        int,
+        typer.Option(
+            "--max-bytes",
+            help="Most uncompressed bytes read from the logs, all files together "
+            "(default 1073741824 = 1 GiB); lines are limited to 4 MiB.",
+        ),
+    ] = 1 << 30,
 ) -> None:
     """Fit a click model on UBI logs and write graded implicit judgments (source = behavior)."""
     from assay.behavior.implicit import judge_clicks
@@ -127,6 +138,7 @@ def clicks(
         cap=cap,
         gamma=gamma,
         layout=layout,
+        max_bytes=max_bytes,
     )
     _write_clicks(result, fmt, files, {"csv": stats, "json": result_json})
 

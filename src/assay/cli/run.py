@@ -78,8 +78,10 @@ def run_command(
     from assay.cli.common import check_max_failed_option, exit_if_failed
 
     check_max_failed_option(max_failed)
-    if retries is not None and retries < 0:
-        raise UsageError(f"--retries must be a whole number >= 0, got {retries}")
+    if retries is not None:
+        from assay.systems.limits import retries as checked_retries
+
+        checked_retries(retries, "--retries")
     if max_consecutive_failures < 0:
         raise UsageError(
             "--max-consecutive-failures must be a whole number >= 0, "
@@ -143,15 +145,13 @@ def _build(
 
 
 def _write(run: Any, output: Path, fmt: str | None, sidecar: dict[str, Any], tag: str) -> None:
-    from assay.runs.io import write_run
-    from assay.runs.sidecar import write_sidecar
+    from assay.runs.sidecar import write_run_pair
 
-    write_run(run, output, format=fmt, tag=tag)
-    side = write_sidecar(output, sidecar)
+    path, side = write_run_pair(run, output, sidecar, format=fmt, tag=tag)
     from assay.cli.common import say_wrote
     from assay.formats import format_from_name
 
-    say_wrote(output, "run", fmt or format_from_name(output, "run") or "trec")
+    say_wrote(path, "run", fmt or format_from_name(output, "run") or "trec")
     say_wrote(side, "run sidecar", "json")
 
 
@@ -174,6 +174,12 @@ def _summary(outcome: Any, output: Path, abstention: Any) -> None:
     for f in outcome.failures[:10]:
         console.print(
             f"[red]failed[/red] {escape(f.query_id)} after {f.attempts} attempts: {escape(f.error)}"
+        )
+    over = outcome.extra.get("over_depth_queries")
+    if over:
+        console.print(
+            f"[yellow]warning[/yellow] {over} queries returned more than k={outcome.k} "
+            "results; the first k were kept (over_depth_queries in the sidecar)"
         )
     if len(outcome.failures) > 10:
         console.print(f"... and {len(outcome.failures) - 10} more failures (see the sidecar)")

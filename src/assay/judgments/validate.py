@@ -78,8 +78,11 @@ def validate_path(
 
 def _run_summary(path: str | Path) -> dict[str, Any]:
     from assay.runs.io import load_run
+    from assay.runs.sidecar import missing_sidecar
 
     run = load_run(path)
+    if (lost := missing_sidecar(run, path)) is not None:
+        raise lost  # written by `assay run`, its sidecar gone: evaluate would refuse it
     frame = run.frame
     per_query = frame.groupby("query_id", sort=False, observed=True).size()
     return {

@@ -108,6 +108,14 @@ class BaselineTable(BaseModel):
         description='"file.py:function" or "module:function", called with system_prompt, '
         "question and documents."
     )
+    timeout: float | None = Field(
+        default=None,
+        gt=0,
+        le=86400,
+        allow_inf_nan=False,
+        description="Seconds one call may take before it counts as failed (default 60; "
+        "at most one day).",
+    )
 
 
 class MatrixFile(BaseModel):
@@ -168,6 +176,7 @@ class Provider:
     kind: str  # "model" | "baseline"
     config: Any = None  # assay.providers.config.ModelConfig
     function: str | None = None
+    timeout: float | None = None  # a baseline's deadline per call (assay.systems.usercode)
 
     def shown(self) -> dict[str, Any]:
         """Settings as written in results (secrets in their ``${VAR}`` form)."""
@@ -315,7 +324,7 @@ def _providers(raw: dict[str, Any], base: Path, where: str) -> tuple[Provider, .
         table: BaselineTable = _checked(BaselineTable, t, f"{where} [baselines.{name}]")
         if any(m.name == name for m in out):
             raise UsageError(f"{where}: {name!r} is both a model and a baseline")
-        out.append(Provider(name, "baseline", function=table.function))
+        out.append(Provider(name, "baseline", function=table.function, timeout=table.timeout))
     return tuple(out)
 
 

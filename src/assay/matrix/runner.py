@@ -9,7 +9,6 @@ every call. Python baselines are called directly and cost nothing.
 
 from __future__ import annotations
 
-import json
 import threading
 import time
 from collections.abc import Callable
@@ -239,6 +238,7 @@ def _call_baseline(
 ) -> tuple[str | None, CallRecord]:
     """Call a Python baseline: ``function(system_prompt, question, documents)``."""
     from assay.systems.python import load_function
+    from assay.systems.usercode import call_baseline
 
     key = (config.base_dir, str(provider.function))
     with _FUNCTIONS_LOCK:
@@ -247,13 +247,11 @@ def _call_baseline(
         function = _FUNCTIONS[key]
     docs = [{"id": d, "text": t} for d, t in case.documents]
     start = time.monotonic()
-    try:
-        out = function(system_prompt=prompt.text, question=case.question, documents=docs)
+    try:  # bounded in time and size: assay.systems.usercode
+        content = call_baseline(function, provider, prompt.text, case.question, docs)
     except Exception as exc:  # a baseline's bug is that cell's failure, not the run's
         return None, CallRecord(error=f"{type(exc).__name__}: {exc}")
-    latency = time.monotonic() - start
-    content = out if isinstance(out, str) else json.dumps(out, ensure_ascii=False, default=str)
-    return content, CallRecord(latency=latency)
+    return content, CallRecord(latency=time.monotonic() - start)
 
 
 def _raise_misses(misses: list[str]) -> None:

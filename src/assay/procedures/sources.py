@@ -228,12 +228,14 @@ def read_run_file(
     ``pending`` is the same file already being read (:func:`prefetch_run`).
     """
     from assay.runs.io import load_run
-    from assay.runs.sidecar import read_sidecar, sidecar_path
+    from assay.runs.sidecar import missing_sidecar, read_sidecar, sidecar_path
 
     if not path.exists():
         raise InputError([Problem(str(path), None, "file not found", hint="check the path")])
     data = read_sidecar(path) or {}
     run = pending.result() if pending is not None else load_run(path)
+    if (lost := missing_sidecar(run, path)) is not None:
+        raise lost
     warnings: list[str] = []
     made_on = data.get("judgments_version")
     if made_on and made_on != judgments.version:

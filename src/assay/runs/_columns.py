@@ -24,15 +24,21 @@ _TREC_FIELDS = ("query_id", "Q0", "doc_id", "rank", "score", "tag")
 _BLOCK_SIZE = 1 << 22
 
 
-def parse_trec(data: bytes | str) -> Any:
-    """Parse run bytes, or the file at a path (``str``), into an Arrow table."""
+def parse_trec(data: bytes | str, skip_rows: int = 0) -> Any:
+    """Parse run bytes, or the file at a path (``str``), into an Arrow table.
+
+    ``skip_rows`` leading lines are not read (the marker line of ``assay run``).
+    """
     import pyarrow as pa
     import pyarrow.csv as pacsv
 
     return pacsv.read_csv(
         data if isinstance(data, str) else pa.py_buffer(data),
         read_options=pacsv.ReadOptions(
-            column_names=list(_TREC_FIELDS), block_size=_BLOCK_SIZE, use_threads=True
+            column_names=list(_TREC_FIELDS),
+            block_size=_BLOCK_SIZE,
+            use_threads=True,
+            skip_rows=skip_rows,
         ),
         parse_options=pacsv.ParseOptions(
             delimiter=" ", quote_char=False, escape_char=False, ignore_empty_lines=False
@@ -58,7 +64,7 @@ def parse_trec(data: bytes | str) -> Any:
 Columns = tuple[np.ndarray, Any, Any, np.ndarray]
 
 
-def parse_columns(data: bytes | str) -> Columns:
+def parse_columns(data: bytes | str, skip_rows: int = 0) -> Columns:
     """Parse the run bytes; encode the query ids as codes in order of first appearance.
 
     The doc ids stay strings, one per row (a pandas array over the Arrow
@@ -67,7 +73,7 @@ def parse_columns(data: bytes | str) -> Columns:
     :func:`assay.pairs.hashes`, which the checks and the metrics engine use,
     are computed on other threads while this one converts the other columns.
     """
-    table = parse_trec(data)
+    table = parse_trec(data, skip_rows)
     joining = beside(partial(_hashed_strings, table.column("doc_id")), table.num_rows)
     scores = as_numpy(table.column("score"), np.float64)
     qcodes, qids = encode_grouped(table.column("query_id"))

@@ -33,6 +33,11 @@ from assay.runs.models import Run
 from assay.textio import BOM, UTF8_HINT, read_bytes, undecodable_message
 
 FORMATS = ("trec", "jsonl")
+#: The first line of a TREC run written by ``assay run`` (trec_eval 10 skips ``#`` lines):
+#: such a run must have its sidecar beside it (:mod:`assay.procedures.sources`).
+TREC_MARKER = b"# assay run:"
+#: The key of the first object of a JSONL run written by ``assay run`` (the same marker).
+JSONL_MARKER = "assay_run"
 _TREC_HINT = "each line must be 'query_id Q0 doc_id rank score tag' (6 fields)"
 
 
@@ -93,17 +98,23 @@ def _load_trec(p: Path, name: str | None) -> Run:
 
     with open(p, "rb") as fh:
         head = fh.read(65536)
+    skip = 1 if head.startswith(TREC_MARKER) and b"\n" in head else 0
+    if skip:
+        head = head[head.index(b"\n") + 1 :]
     if not head.startswith((BOM, b"\x1f\x8b")) and re.search(rb"\S", head):
         # Fastest path: pyarrow reads the file itself, block by block, so the
         # whole file is never held in memory. Any failure (or an unusual file)
         # falls back to the byte-level paths below, which decide what is wrong.
         try:
-            columns = parse_columns(str(p))
+            columns = parse_columns(str(p), skip)
         except (pa.ArrowInvalid, pa.ArrowTypeError):
             columns = None
         if columns is not None and len(columns[0]):
-            return _columns_to_run(p, columns, name, _first_tag(head))
+            return _columns_to_run(p, columns, name, _first_tag(head), skip)
     data = read_bytes(p)  # BOM dropped, gzip opened
+    skip = 1 if data.startswith(TREC_MARKER) else 0
+    if skip:  # the marker line is not a result; line numbers below count it
+        data = data[data.index(b"\n") + 1 :] if b"\n" in data else b""
     if b"\r" in data:
         data = data.replace(b"\r\n", b"\n")
     if re.search(rb"\S", data[:4096]) is None and re.search(rb"\S", data) is None:
@@ -120,11 +131,11 @@ def _load_trec(p: Path, name: str | None) -> Run:
         # Slow path: names bad lines and raises, or returns the lines cut to
         # 6 fields when the only deviation is trailing text after the tag
         # (trec_eval ignores it; its own test/results.trunc has some).
-        data = _check_trec_lines(p, data)
+        data = _check_trec_lines(p, data, skip)
         columns = parse_columns(data)
     tag = _first_tag(data)
     del data  # the parsed columns no longer need the raw bytes: free them early
-    return _columns_to_run(p, columns, name, tag)
+    return _columns_to_run(p, columns, name, tag, skip)
 
 
 def _first_tag(data: bytes) -> str | None:
@@ -134,7 +145,10 @@ def _first_tag(data: bytes) -> str | None:
     return fields[5].decode("utf-8", "replace") if len(fields) >= 6 else None
 
 
-def _columns_to_run(p: Path, columns: Columns, name: str | None, tag: str | None) -> Run:
+def _columns_to_run(
+    p: Path, columns: Columns, name: str | None, tag: str | None, skip: int = 0
+) -> Run:
+    """``skip`` lines (the marker of :data:`TREC_MARKER`) came before the first row."""
     qcodes, qcats, doc_ids, scores = columns
     docs = arrow_column(doc_ids)  # the pandas array's own Arrow column (hashes known)
     with collecting(p) as log:
@@ -142,21 +156,16 @@ def _columns_to_run(p: Path, columns: Columns, name: str | None, tag: str | None
             doc = docs[int(row)].as_py()
             fault = score_fault(doc, float(scores[row]))
             assert fault is not None  # a non-finite score always breaks the rule
-            log.add(int(row) + 1, fault.message, field=fault.field, hint=fault.hint)
-    _check_duplicates(p, qcodes, qcats, docs)
+            log.add(int(row) + 1 + skip, fault.message, field=fault.field, hint=fault.hint)
+    _check_duplicates(p, qcodes, qcats, docs, skip)
     run_name = name or tag or p.stem
-    return _make_run(
-        categorical(qcodes, qcats),
-        doc_ids,
-        scores,
-        run_name,
-        p,
-        True,
-        {"format": "trec", "warnings": []},
-    )
+    metadata: dict[str, Any] = {"format": "trec", "warnings": []}
+    if skip:
+        metadata[JSONL_MARKER] = True
+    return _make_run(categorical(qcodes, qcats), doc_ids, scores, run_name, p, True, metadata)
 
 
-def _check_duplicates(p: Path, qcodes: np.ndarray, qcats: Any, docs: Any) -> None:
+def _check_duplicates(p: Path, qcodes: np.ndarray, qcats: Any, docs: Any, skip: int = 0) -> None:
     """Raise naming every repeated (query, doc) pair with the line of its first use."""
     rows, firsts = repeated_ids(qcodes, docs)
     if not len(rows):
@@ -164,11 +173,11 @@ def _check_duplicates(p: Path, qcodes: np.ndarray, qcats: Any, docs: Any) -> Non
     with collecting(p) as log:
         for row, first in zip(rows.tolist(), firsts.tolist(), strict=True):
             doc, query = docs[row].as_py(), qcats[int(qcodes[row])].as_py()
-            fault = duplicate_doc(doc, query, first + 1)
-            log.add(row + 1, fault.message, field=fault.field, hint=fault.hint)
+            fault = duplicate_doc(doc, query, first + 1 + skip)
+            log.add(row + 1 + skip, fault.message, field=fault.field, hint=fault.hint)
 
 
-def _check_trec_lines(p: Path, data: bytes) -> bytes:
+def _check_trec_lines(p: Path, data: bytes, skip: int = 0) -> bytes:
     """Slow path: name every bad line of a TREC run and raise, else return clean bytes.
 
     More than 6 fields is accepted (trec_eval ignores text after the tag); the
@@ -177,7 +186,7 @@ def _check_trec_lines(p: Path, data: bytes) -> bytes:
     out: list[bytes] = []
     check = RankingCheck()
     with collecting(p) as log:
-        for lineno, raw in enumerate(data.split(b"\n"), start=1):
+        for lineno, raw in enumerate(data.split(b"\n"), start=1 + skip):
             out.append(b" ".join(raw.split(b" ")[:6]))
             try:
                 line = raw.decode("utf-8")
@@ -338,13 +347,20 @@ def _load_jsonl(p: Path, name: str | None) -> Run:
     with collecting(p) as log:
         text = read_text(p, log)
         objects = () if text is None else json_lines(text, log, what="query", plural="queries")
+        marked = False
         for lineno, obj in objects:
+            if lineno == 1 and JSONL_MARKER in obj and "query_id" not in obj:
+                marked = True  # written by `assay run`: a header, not a query
+                continue
             _parse_jsonl_record(log, lineno, obj, seen_q, check, qids, docs, scores)
     has_scores = check.has_scores
     arr = np.asarray(scores, dtype=np.float64) if has_scores else np.full(len(docs), np.nan)
     qcat = pd.Categorical(qids, categories=pd.unique(pd.Series(qids, dtype=object)))
     dcat = pd.Categorical(docs)
-    return _make_run(qcat, dcat, arr, name or p.stem, p, has_scores, {"format": "jsonl"})
+    metadata: dict[str, Any] = {"format": "jsonl"}
+    if marked:
+        metadata[JSONL_MARKER] = True
+    return _make_run(qcat, dcat, arr, name or p.stem, p, has_scores, metadata)
 
 
 def _parse_jsonl_record(
@@ -422,15 +438,37 @@ def write_run(
     without scores gets TREC scores ``n - rank + 1`` so that trec_eval keeps
     its order; in JSONL it is written as bare doc ids.
     """
+    from assay.fileio import write_bytes_atomic
+
+    write_bytes_atomic(path, run_bytes(run, path, format, tag, ties))
+
+
+def run_bytes(
+    run: Run,
+    path: str | Path,
+    format: str | None = None,
+    tag: str | None = None,
+    ties: str = "score",
+    sidecar: str | None = None,
+) -> bytes:
+    """The bytes :func:`write_run` writes to ``path`` (format from its suffix).
+
+    ``sidecar`` (the sidecar's file name) starts the file with the marker of a
+    run written by ``assay run`` (:data:`TREC_MARKER`, :data:`JSONL_MARKER`).
+    """
     p = Path(path)
     fmt = format or format_from_name(p, "run") or "trec"
     if fmt not in FORMATS:
         raise UsageError(f"unknown run format {fmt!r}; use one of {', '.join(FORMATS)}")
     ranked = run.ranked(ties)  # type: ignore[arg-type]
     payload = _trec_bytes(ranked, run, tag) if fmt == "trec" else _jsonl_bytes(ranked, run)
-    from assay.fileio import write_bytes_atomic
-
-    write_bytes_atomic(p, payload)
+    if sidecar is None:
+        return payload
+    if fmt == "trec":
+        note = f" sidecar {sidecar}; keep the two files together\n"
+        return TREC_MARKER + note.replace("\n", " ").rstrip().encode() + b"\n" + payload
+    header = {JSONL_MARKER: {"sidecar": sidecar, "note": "keep the two files together"}}
+    return (json.dumps(header, ensure_ascii=False) + "\n").encode() + payload
 
 
 def _ranks(qids: Any) -> np.ndarray:

@@ -27,14 +27,67 @@ def sidecar_path(run_path: str | Path) -> Path:
 
 def write_sidecar(run_path: str | Path, data: dict[str, Any]) -> Path:
     """Write the sidecar of ``run_path`` atomically; return its path."""
-    from assay.fileio import write_text_atomic
-    from assay.redact import redact
+    from assay.fileio import write_bytes_atomic
 
     side = sidecar_path(run_path)
-    clean = _finite(redact(data))  # strict JSON: no bare NaN; no secrets (assay.redact)
-    text = json.dumps(clean, indent=2, ensure_ascii=False, default=str, allow_nan=False) + "\n"
-    write_text_atomic(side, text)
+    write_bytes_atomic(side, sidecar_bytes(data))
     return side
+
+
+def sidecar_bytes(data: dict[str, Any]) -> bytes:
+    """The sidecar as written: strict JSON (no bare NaN), secrets redacted and scrubbed."""
+    from assay.redact import redact, scrub_secrets
+
+    clean = _finite(redact(data))
+    text = json.dumps(clean, indent=2, ensure_ascii=False, default=str, allow_nan=False) + "\n"
+    return scrub_secrets(text).encode("utf-8", "replace")
+
+
+def write_run_pair(
+    run: Any,
+    run_path: str | Path,
+    data: dict[str, Any],
+    *,
+    format: str | None = None,
+    tag: str | None = None,
+) -> tuple[Path, Path]:
+    """Write a run and its sidecar so that both land or neither does.
+
+    Both are written to temporary files first, then renamed, the sidecar first
+    (:func:`assay.fileio.write_files_atomic`); when the run's rename fails the
+    sidecar is put back as it was. The run starts with the marker of a run
+    written by ``assay run`` (:data:`assay.runs.io.TREC_MARKER`), so a reader
+    finding it without its sidecar refuses it instead of scoring its failed
+    queries as empty lists. An I/O error (a full disk) is an :class:`OSError`
+    naming the file. Returns ``(run file, sidecar)``.
+    """
+    from assay.fileio import write_files_atomic
+    from assay.runs.io import run_bytes
+
+    side = sidecar_path(run_path)
+    payload = run_bytes(run, run_path, format, tag, sidecar=side.name)
+    written = write_files_atomic([(side, sidecar_bytes(data)), (run_path, payload)])
+    return written[1], written[0]
+
+
+def missing_sidecar(run: Any, run_path: str | Path) -> InputError | None:
+    """The error for a run written by ``assay run`` whose sidecar is not beside it."""
+    from assay.runs.io import JSONL_MARKER
+
+    if not run.metadata.get(JSONL_MARKER) or sidecar_path(run_path).is_file():
+        return None
+    side = sidecar_path(run_path).name
+    return InputError(
+        [
+            Problem(
+                str(run_path),
+                1,
+                f"written by `assay run`, but its sidecar {side} is missing: its failed "
+                "queries would be scored as empty result lists",
+                hint=f"put {side} back beside it, or run the system again",
+            )
+        ]
+    )
 
 
 def _finite(value: Any) -> Any:

@@ -83,5 +83,11 @@ class FunctionSystem:
         }
 
     def search(self, query: str, k: int) -> list[Hit]:
-        """Call the function and coerce its results."""
-        return coerce_hits(self.function(query, k))
+        """Call the function (bounded: :mod:`assay.systems.usercode`) and coerce its results."""
+        from assay.systems.usercode import DEFAULT_TIMEOUT, call_bounded, first_items
+
+        def call() -> list[Any]:
+            return first_items(self.function(query, k), k)[0]
+
+        what = f"function {self.config['function']}"
+        return coerce_hits(call_bounded(call, timeout=DEFAULT_TIMEOUT, what=what))

@@ -72,9 +72,10 @@ def load_config(path: str | Path) -> dict[str, Any]:
     p = Path(path)
     if not p.is_file():
         raise InputError([Problem(str(p), None, "file not found", hint="check --config")])
+    text: str | None = None
     try:
-        with p.open("rb") as fh:
-            data = tomllib.load(fh)
+        text = p.read_bytes().decode("utf-8")
+        data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         m = re.search(r"line (\d+)", str(exc))
         raise InputError(
@@ -109,6 +110,9 @@ def load_config(path: str | Path) -> dict[str, Any]:
                 )
             ]
         )
+    from assay.systems.schema import check_systems
+
+    check_systems(systems, p, text)  # typed tables: refused here, before anything is built
     return data
 
 

@@ -9,6 +9,7 @@ from typing import Any
 
 from assay.errors import UsageError
 from assay.safejson import loads as safe_loads
+from assay.systems import limits
 from assay.systems.jsonpath import Step, parse_path
 
 
@@ -70,18 +71,19 @@ def check_path(name: str, field: str, path: Any) -> tuple[Step, ...]:
 
 
 def positive(name: str, field: str, value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:
-        raise bad(name, field, f"must be a positive number of seconds, got {value!r}")
-    return float(value)
+    """A timeout: finite, > 0, at most :data:`assay.systems.limits.MAX_TIMEOUT` seconds."""
+    return limits.seconds(value, f"system {name!r}: {field}")
 
 
 def non_negative(name: str, field: str, value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float) or not value >= 0:
-        raise bad(name, field, f"must be a number of seconds >= 0, got {value!r}")
-    return float(value)
+    """A backoff: finite, >= 0, at most :data:`assay.systems.limits.MAX_BACKOFF` seconds."""
+    return limits.seconds(value, f"system {name!r}: {field}", maximum=limits.MAX_BACKOFF, zero=True)
 
 
 def count(name: str, field: str, value: Any, *, minimum: int) -> int:
+    """A whole number >= ``minimum``; ``retries`` also at most :data:`limits.MAX_RETRIES`."""
+    if field == "retries":
+        return limits.retries(value, f"system {name!r}: retries")
     if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
         raise bad(name, field, f"must be an integer >= {minimum}, got {value!r}")
     return value

@@ -13,6 +13,7 @@ import importlib
 import importlib.util
 import inspect
 import sys
+import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -77,7 +78,7 @@ def _module_from_file(target: str, spec: str, base_dir: str | Path | None) -> An
     try:
         with _import_path([path.parent, Path.cwd(), *([Path(base_dir)] if base_dir else [])]):
             loader_spec.loader.exec_module(module)
-    except Exception as exc:
+    except (Exception, SystemExit) as exc:  # an exit at import is a failed import
         del sys.modules[mod_name]
         raise UsageError(f"python system {spec!r}: importing {path} failed: {exc!r}") from None
     return module
@@ -110,7 +111,7 @@ def _module_from_name(target: str, spec: str, base_dir: str | Path | None) -> An
                 "(run from the folder holding it or give path/to/file.py:function)"
             ) from None
         raise UsageError(f"python system {spec!r}: importing {target} failed: {exc}") from None
-    except Exception as exc:
+    except (Exception, SystemExit) as exc:
         raise UsageError(f"python system {spec!r}: importing {target} failed: {exc!r}") from None
 
 
@@ -125,7 +126,12 @@ def _source_hash(function: Callable[..., Any]) -> str | None:
 
 
 class PythonSystem:
-    """Wrap a ``(query_text, k, **params) -> results`` function as a system."""
+    """Wrap a ``(query_text, k, **params) -> results`` function as a system.
+
+    Every call is bounded (:mod:`assay.systems.usercode`): at most ``timeout``
+    seconds, and at most ``k`` results kept (a longer list, or a generator, is
+    cut to ``k``; :attr:`over_depth` counts the calls that returned more).
+    """
 
     def __init__(
         self,
@@ -134,7 +140,10 @@ class PythonSystem:
         name: str = "python",
         spec: str | None = None,
         params: dict[str, Any] | None = None,
+        timeout: float | None = None,
     ) -> None:
+        from assay.systems.usercode import DEFAULT_TIMEOUT, check_timeout
+
         self.function = function
         self.name = name
         self.spec = spec or (
@@ -142,6 +151,9 @@ class PythonSystem:
             f"{getattr(function, '__qualname__', repr(function))}"
         )
         self.params = dict(params or {})
+        self.timeout = DEFAULT_TIMEOUT if timeout is None else check_timeout(timeout, "timeout")
+        self.over_depth = 0
+        self._lock = threading.Lock()
         self._source = _source_hash(function)
 
     @property
@@ -153,14 +165,23 @@ class PythonSystem:
         return out
 
     def search(self, query: str, k: int) -> list[Hit]:
-        """Call the function and coerce what it returned into hits."""
-        result = self.function(query, k, **self.params)
-        if result is None or isinstance(result, str | bytes) or not hasattr(result, "__iter__"):
-            raise SystemError_(
-                f"{self.spec} returned {type(result).__name__}; expected a list of ids, "
-                "(id, score) pairs or dicts"
-            )
-        return coerce_hits(list(result))
+        """Call the function (bounded in time) and coerce its first ``k`` results into hits."""
+        from assay.systems.usercode import call_bounded, first_items
+
+        def call() -> tuple[list[Any], bool]:
+            result = self.function(query, k, **self.params)
+            if result is None or isinstance(result, str | bytes) or not hasattr(result, "__iter__"):
+                raise SystemError_(
+                    f"{self.spec} returned {type(result).__name__}; expected a list of ids, "
+                    "(id, score) pairs or dicts"
+                )
+            return first_items(result, k)
+
+        items, more = call_bounded(call, timeout=self.timeout, what=f"python system {self.spec}")
+        if more:
+            with self._lock:
+                self.over_depth += 1
+        return coerce_hits(items)
 
     def __repr__(self) -> str:
         return f"PythonSystem({self.name!r}, {self.spec!r})"
@@ -169,15 +190,22 @@ class PythonSystem:
 def from_config(name: str, table: dict[str, Any], *, corpus: Any, base_dir: Path) -> PythonSystem:
     """Registry factory: ``type = "python"`` with ``function = "module:function"``.
 
-    Optional ``params`` (a table) are passed to the function as keyword arguments.
+    Optional ``params`` (a table) are passed to the function as keyword arguments;
+    ``timeout`` (seconds, default 60) bounds each call.
     """
     from assay.systems._corpus import check_keys
 
-    check_keys(name, table, ("function", "params"))
+    check_keys(name, table, ("function", "params", "timeout"))
     spec = table.get("function")
     if not isinstance(spec, str) or not spec:
         raise UsageError(f'system {name!r} (type python) needs function = "module.path:function"')
     params = table.get("params") or {}
     if not isinstance(params, dict):
         raise UsageError(f"system {name!r}: params must be a table")
-    return PythonSystem(load_function(spec, base_dir=base_dir), name=name, spec=spec, params=params)
+    timeout = table.get("timeout")
+    if timeout is not None:
+        from assay.systems.usercode import check_timeout
+
+        check_timeout(timeout, f"[systems.{name}] timeout")
+    function = load_function(spec, base_dir=base_dir)
+    return PythonSystem(function, name=name, spec=spec, params=params, timeout=timeout)

@@ -124,6 +124,9 @@ class SystemUnavailable(AssayError):
 
 #: Failed queries in a row after which a run stops (``--max-consecutive-failures``).
 DEFAULT_MAX_CONSECUTIVE_FAILURES = 5
+#: The breaker also counts attempts: ``max_consecutive_failures`` times this many failed
+#: attempts in a row stop a run too, however many ``retries`` each query may have.
+ATTEMPTS_PER_FAILURE = 3
 
 
 def retry_policy_for(
@@ -135,7 +138,9 @@ def retry_policy_for(
         base = RetryPolicy()
     changes: dict[str, Any] = {}
     if retries is not None:
-        changes["retries"] = retries
+        from assay.systems.limits import retries as checked_retries
+
+        changes["retries"] = checked_retries(retries, "`retries`")
     if backoff is not None:
         changes["backoff"] = backoff
     try:
@@ -203,8 +208,14 @@ def run_system(
         prepare()
     started = _now()
     calls = _Calls(system, k, concurrency, policy, CircuitBreaker(max_consecutive_failures))
+    over_before = int(getattr(system, "over_depth", 0) or 0)
     _drive(calls, ids, texts, progress, f"{system.name}", on_progress)
     outcome = _outcome(calls, ids, started, cfg, chash, cversion, judgments.version)
+    over = int(getattr(system, "over_depth", 0) or 0) - over_before
+    if over:  # a Python system returned more than k results: cut to k, counted here
+        outcome.extra["over_depth_queries"] = over
+        run = outcome.run
+        run.metadata["over_depth_queries"] = over
     if cacheable and not outcome.failures:
         cache.put(key, outcome)  # type: ignore[union-attr]
     return outcome
@@ -285,19 +296,24 @@ class _Calls:
         self.results: dict[str, list[Hit]] = {}
         self.failures: dict[str, QueryFailure] = {}
         self.latencies: list[float] = []
+        self.failed_attempts = 0  # in a row, across queries and retries
+        self.attempt_limit = breaker.threshold * ATTEMPTS_PER_FAILURE
+
+    def _stopped(self, exc: Any) -> SystemUnavailable:
+        return SystemUnavailable(
+            f"system {self.system.name!r}: stopped after {exc} "
+            f"({len(self.failures)} queries failed, {len(self.results)} succeeded); "
+            "check that the system is up and its URL and credentials are right, "
+            "or raise --max-consecutive-failures (0 never stops)"
+        )
 
     def batch(self, qids: list[str], texts: dict[str, str]) -> None:
         """Ask every query of ``qids`` (with retries); stop the run when the breaker opens."""
         try:
             self.breaker.check()
         except CircuitOpen as exc:
-            raise SystemUnavailable(
-                f"system {self.system.name!r}: stopped after {exc} "
-                f"({len(self.failures)} queries failed, {len(self.results)} succeeded); "
-                "check that the system is up and its URL and credentials are right, "
-                "or raise --max-consecutive-failures (0 never stops)"
-            ) from None
-        answers = call_many_with_retries(lambda b: self._ask(b, texts), qids, self.policy)
+            raise self._stopped(exc) from None
+        answers = call_many_with_retries(lambda b: self._counted(b, texts), qids, self.policy)
         for qid, (answer, attempts) in zip(qids, answers, strict=True):
             if isinstance(answer, BaseException):
                 message = redact_text(_describe(answer))
@@ -306,6 +322,21 @@ class _Calls:
             else:
                 self.results[qid] = answer
                 self.breaker.success()
+
+    def _counted(self, qids: list[str], texts: dict[str, str]) -> list[list[Hit] | BaseException]:
+        """:meth:`_ask`, counting failed attempts in a row; stop the run past the limit."""
+        out = self._ask(qids, texts)
+        for item in out:
+            if not isinstance(item, BaseException):
+                self.failed_attempts = 0
+                continue
+            self.failed_attempts += 1
+            if 0 < self.attempt_limit <= self.failed_attempts:
+                last = redact_text(_describe(item))
+                raise self._stopped(
+                    f"{self.failed_attempts} failed attempts in a row; the last: {last}"
+                )
+        return out
 
     def _ask(self, qids: list[str], texts: dict[str, str]) -> list[list[Hit] | BaseException]:
         batch = [texts[q] for q in qids]

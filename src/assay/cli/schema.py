@@ -1,0 +1,20 @@
+"""``assay schema config``: print the JSON Schema of assay.toml (for editors)."""
+
+from __future__ import annotations
+
+import typer
+
+from assay.cli.app import app
+
+schema_app = typer.Typer(help="Print JSON Schemas of assay's files.", no_args_is_help=True)
+app.add_typer(schema_app, name="schema")
+
+
+@schema_app.command("config")
+def config_schema() -> None:
+    """Print the JSON Schema of assay.toml ([systems.NAME] and [models.NAME] tables)."""
+    import json
+
+    from assay.procedures.config_schema import config_json_schema
+
+    typer.echo(json.dumps(config_json_schema(), indent=2, ensure_ascii=False))

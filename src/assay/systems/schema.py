@@ -1,0 +1,268 @@
+"""Typed ``[systems.NAME]`` tables of ``assay.toml``: one pydantic model per system type.
+
+:func:`check_systems` validates every table when the file is read
+(:func:`assay.systems.config.load_config`), before any system is built:
+unknown keys, wrong types, NaN, infinities and out-of-range values are an
+:class:`~assay.errors.InputError` naming the file, the line, the table, the
+key and the value, with the complete list of keys the type allows. Each
+factory still checks what only it can (a model name, a member system).
+``assay validate`` and ``assay schema config`` use the same models.
+
+To add a key to a type, add a field (with a ``description``) to its model
+here; :data:`SYSTEM_MODELS` maps each type to its model. Types registered at
+run time (:func:`assay.systems.config.register_system_type`) are checked by
+their own factory only.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from assay.errors import InputError, Problem
+from assay.formats import CORPUS_FORMATS
+from assay.systems.bm25 import BM25_METHODS
+from assay.systems.limits import MAX_BACKOFF, MAX_RETRIES, MAX_TIMEOUT
+
+_STRICT = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False)
+CorpusFormat = Literal[CORPUS_FORMATS]  # type: ignore[valid-type]
+
+
+class SystemTable(BaseModel):
+    """Keys every system table may hold: its type and where its corpus comes from."""
+
+    model_config = _STRICT
+
+    type: str = Field(
+        description="The system type: keyword, bm25, vector, hybrid, python, http, "
+        "opensearch or elasticsearch."
+    )
+    corpus: str | None = Field(
+        None, description="Corpus file or BEIR folder, relative to assay.toml (or --corpus)."
+    )
+    id_field: str | None = Field(None, description="The corpus column or key holding doc ids.")
+    corpus_format: CorpusFormat | None = Field(
+        None, description="Corpus format (default: from the file name)."
+    )
+    text_fields: str | list[str] | None = Field(
+        None, description="Corpus fields whose text is indexed (default: the corpus's own)."
+    )
+
+
+class KeywordTable(SystemTable):
+    """``type = "keyword"``: token overlap over the corpus, no parameters."""
+
+    type: Literal["keyword"] = Field(description="keyword")
+
+
+class BM25Table(SystemTable):
+    """``type = "bm25"``: BM25 over the corpus (bm25s)."""
+
+    type: Literal["bm25"] = Field(description="bm25")
+    k1: float = Field(0.9, ge=0, le=100, description="Term-frequency saturation.")
+    b: float = Field(0.4, ge=0, le=1, description="Length normalisation, 0 to 1.")
+    method: Literal[BM25_METHODS] = Field(  # type: ignore[valid-type]
+        "lucene", description="BM25 variant."
+    )
+    stemmer: str | Literal[False] | None = Field(
+        "english", description='A PyStemmer language, or "none".'
+    )
+    stopwords: str | list[str] | Literal[False] | None = Field(
+        "en", description='A language code, a list of words, or "none".'
+    )
+    cache_dir: str | Literal[False] | None = Field(
+        None, description='Folder of the on-disk index, relative to assay.toml; "none": no index.'
+    )
+
+
+class VectorTable(SystemTable):
+    """``type = "vector"``: dense retrieval with a local embedding model."""
+
+    type: Literal["vector"] = Field(description="vector")
+    model: str = Field("wordllama", description="Embedding model id (installed locally).")
+    dim: int | None = Field(None, ge=1, le=65536, description="Embedding dimension, if chosen.")
+    batch_size: int = Field(16, ge=1, le=65536, description="Texts embedded per batch.")
+    cache_dir: str | Literal[False] | None = Field(
+        None, description='Folder of cached embeddings, relative to assay.toml; "none": none.'
+    )
+
+
+class HybridTable(SystemTable):
+    """``type = "hybrid"``: fuse the rankings of two or more declared systems."""
+
+    type: Literal["hybrid"] = Field(description="hybrid")
+    systems: list[str] = Field(min_length=2, description="Names of the systems fused.")
+    method: Literal[
+        "rrf", "minmax", "interpolation", "average", "weighted", "combsum", "combmnz", "normalize"
+    ] = Field("rrf", description="Fusion method.")
+    k_rrf: int = Field(60, ge=0, le=1_000_000, description="RRF constant: 1 / (k_rrf + rank).")
+    weights: list[float] | None = Field(None, description="One weight per system.")
+    alpha: float = Field(0.5, ge=0, le=1, description="Interpolation weight of the first system.")
+    depth: int = Field(1000, ge=1, le=1_000_000, description="Hits taken from each system.")
+
+
+class PythonTable(SystemTable):
+    """``type = "python"``: a function ``(query_text, k, **params) -> results``."""
+
+    type: Literal["python"] = Field(description="python")
+    function: str = Field(description="module.path:function or path/to/file.py:function.")
+    params: dict[str, Any] | None = Field(None, description="Keyword arguments of the function.")
+    timeout: float = Field(
+        60.0, gt=0, le=MAX_TIMEOUT, description="Seconds one call may take (then it fails)."
+    )
+
+
+class _Remote(SystemTable):
+    """Keys shared by systems behind HTTP."""
+
+    url: str = Field(description="http(s) URL; ${VAR} is read from the environment.")
+    headers: dict[str, str] | None = Field(None, description="Request headers (${VAR} allowed).")
+    timeout: float = Field(10.0, gt=0, le=MAX_TIMEOUT, description="Seconds per request, whole.")
+    retries: int = Field(2, ge=0, le=MAX_RETRIES, description="Retries of a transient failure.")
+    backoff: float = Field(
+        0.5, ge=0, le=MAX_BACKOFF, description="First wait between attempts (doubles)."
+    )
+    concurrency: int = Field(4, ge=1, le=1024, description="Requests in flight at once.")
+    max_response_bytes: int = Field(
+        16 * 1024 * 1024, ge=1, description="Largest response read, in bytes."
+    )
+    cross_origin_redirects: Literal["drop-headers", "refuse"] = Field(
+        "drop-headers", description="What a redirect to another host does with the headers."
+    )
+
+
+class HttpTable(_Remote):
+    """``type = "http"``: any JSON search API."""
+
+    type: Literal["http"] = Field(description="http")
+    method: Literal["GET", "POST", "get", "post"] = Field("GET", description="GET or POST.")
+    body: dict[str, Any] | list[Any] | str | None = Field(
+        None, description='JSON request body with "{query}" and "{k}" placeholders.'
+    )
+    hits_path: str = Field("hits", description="Where the hit list is in the response.")
+    id_path: str = Field("id", description="Where a hit's doc id is.")
+    score_path: str | None = Field("score", description="Where a hit's score is.")
+
+
+class OpenSearchTable(_Remote):
+    """``type = "opensearch"`` (or ``"elasticsearch"``): a ``_search`` endpoint."""
+
+    type: Literal["opensearch", "elasticsearch"] = Field(description="opensearch")
+    index: str = Field(description="The index searched.")
+    fields: list[str] | None = Field(None, description="Fields of the default multi_match.")
+    query: dict[str, Any] | None = Field(
+        None, description='Query DSL clause with "{query}" placeholders.'
+    )
+
+
+#: System type -> the model of its table.
+SYSTEM_MODELS: dict[str, type[SystemTable]] = {
+    "keyword": KeywordTable,
+    "bm25": BM25Table,
+    "vector": VectorTable,
+    "hybrid": HybridTable,
+    "python": PythonTable,
+    "http": HttpTable,
+    "opensearch": OpenSearchTable,
+    "elasticsearch": OpenSearchTable,
+}
+
+
+def allowed_keys(type_name: str) -> list[str]:
+    """Every key a ``[systems.NAME]`` table of ``type_name`` may hold."""
+    return sorted(SYSTEM_MODELS[type_name].model_fields)
+
+
+def check_systems(systems: dict[str, Any], path: str | Path, text: str | None = None) -> None:
+    """Validate every ``[systems.NAME]`` table; raise :class:`InputError` listing each fault.
+
+    ``text`` (the file's content) lets problems carry the key's line number.
+    """
+    problems: list[Problem] = []
+    for name, table in systems.items():
+        type_name = table.get("type")
+        if not isinstance(type_name, str) or type_name not in SYSTEM_MODELS:
+            continue  # a missing or unknown type is reported when the system is built
+        try:
+            SYSTEM_MODELS[type_name].model_validate(table)
+        except ValidationError as exc:
+            problems.extend(_problems(exc, name, type_name, table, str(path), text))
+    if problems:
+        raise InputError(problems)
+
+
+def _problems(
+    exc: ValidationError,
+    name: str,
+    type_name: str,
+    table: dict[str, Any],
+    path: str,
+    text: str | None,
+) -> list[Problem]:
+    keys = ", ".join(allowed_keys(type_name))
+    out: list[Problem] = []
+    for err in exc.errors(include_url=False):
+        loc = err.get("loc") or ()
+        key = str(loc[0]) if loc else ""
+        where = ".".join(str(p) for p in loc)
+        if err.get("type") == "extra_forbidden":
+            guess = difflib.get_close_matches(key, allowed_keys(type_name), n=1)
+            message = f"unknown key {key!r}" + (f"; did you mean {guess[0]}?" if guess else "")
+        elif err.get("type") == "missing":
+            message = f"needs {key} = ..."
+        else:
+            value = table.get(key) if len(loc) == 1 else err.get("input")
+            message = f"{where} = {_shown(value)}: {_reason(err)}"
+        out.append(
+            Problem(
+                path,
+                _line(text, name, key),
+                message,
+                field=f"systems.{name}.{where}" if where else f"systems.{name}",
+                hint=f"type {type_name} takes: {keys}",
+            )
+        )
+        if len(out) >= 20:
+            break
+    return out
+
+
+def _shown(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _reason(err: Any) -> str:
+    message = str(err.get("msg", "invalid value"))
+    return message[0].lower() + message[1:] if message else "invalid value"
+
+
+def _line(text: str | None, name: str, key: str) -> int | None:
+    """The line of ``key`` in the ``[systems.NAME]`` table of ``text`` (best effort)."""
+    if not text:
+        return None
+    header = re.compile(rf"^\s*\[\s*systems\.\"?{re.escape(name)}\"?\s*\]\s*(#.*)?$")
+    inside = False
+    for number, line in enumerate(text.splitlines(), start=1):
+        if line.lstrip()[:1] == "[":
+            inside = bool(header.match(line))
+            if inside and not key:
+                return number
+            continue
+        if inside and key and re.match(rf"^\s*\"?{re.escape(key)}\"?\s*=", line):
+            return number
+    return None
+
+
+def systems_json_schema() -> dict[str, Any]:
+    """The JSON Schema of the ``systems`` table: each value one of the type models."""
+    variants = [model.model_json_schema() for model in dict.fromkeys(SYSTEM_MODELS.values())]
+    return {
+        "type": "object",
+        "description": "Systems under test: [systems.NAME] tables, each with a type.",
+        "additionalProperties": {"anyOf": variants},
+    }

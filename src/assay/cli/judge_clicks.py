@@ -8,6 +8,7 @@ from typing import Annotated, Any
 
 import typer
 
+from assay.cli import options as o
 from assay.cli.judge import judge_app
 
 #: What ``judge clicks -o``/``-f`` writes: .jsonl qrels, .csv pair statistics, .json result.
@@ -179,12 +180,15 @@ def sample(
         Path | None,
         typer.Option("--output", "-o", help="Write the query set (SRW query-set JSON)."),
     ] = None,
+    fmt: o.data_format_option("json") = "json",  # type: ignore[valid-type]
 ) -> None:
     """Draw a query set to judge from behaviour logs."""
     from rich.console import Console
 
     from assay.behavior.sample import query_set_json, sample_queries
-    from assay.cli.common import say_wrote
+    from assay.cli.common import say_wrote, validate_choice
+
+    validate_choice("--format", fmt, ("json",))
     from assay.fileio import write_text_atomic
     from assay.report.implicit_terminal import render_sample
 

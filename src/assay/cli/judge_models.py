@@ -238,6 +238,7 @@ def llm(
 def sample(
     labels: Annotated[Path, typer.Argument(help="Labels to review (model labels, any set).")],
     output: Annotated[Path, typer.Option("-o", "--output", help="Review file to write (JSONL).")],
+    fmt: o.data_format_option("jsonl") = "jsonl",  # type: ignore[valid-type]
     fraction: Annotated[float, typer.Option("--fraction", help="Share to review.")] = 0.2,
     stratify: Annotated[
         str,
@@ -255,8 +256,10 @@ def sample(
     ] = None,
 ) -> None:
     """Pick a stratified, reproducible sample of labels for a person to check."""
-    from assay.cli.common import say_wrote
+    from assay.cli.common import say_wrote, validate_choice
     from assay.judges.sample import review_sample, write_review
+
+    validate_choice("--format", fmt, ("jsonl",))
 
     docs = None
     if corpus is not None:

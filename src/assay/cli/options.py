@@ -179,6 +179,14 @@ RunFormat = Annotated[
 ]
 
 
+def data_format_option(*choices: str) -> Any:
+    """The ``-f/--format`` of a command whose ``-o`` is a data file of ``choices`` (checked)."""
+    return Annotated[
+        str,
+        typer.Option("--format", "-f", help=f"File format: {', '.join(choices)}."),
+    ]
+
+
 def format_option(*choices: str) -> Any:
     """The ``-f/--format`` option of a command that writes ``choices``."""
     return Annotated[

@@ -7,6 +7,7 @@ from typing import Annotated
 
 import typer
 
+from assay.cli import options as o
 from assay.cli.app import app
 from assay.cli.model_options import CostOpt, MaxFailedCalls, check_model_options
 
@@ -43,14 +44,7 @@ def queries(
     ] = None,
     offline: Annotated[bool, typer.Option("--offline", help="Replay the cache only.")] = False,
     max_cost: CostOpt = None,
-    fmt: Annotated[
-        str | None,
-        typer.Option(
-            "--format",
-            "-f",
-            help="Output format: table, plain or json (default: from the -o suffix, else table).",
-        ),
-    ] = None,
+    fmt: o.format_option("table", "plain", "json") = None,  # type: ignore[valid-type]
     json_report: Annotated[
         Path | None, typer.Option("--report", hidden=True, help="Deprecated: -o FILE.json.")
     ] = None,

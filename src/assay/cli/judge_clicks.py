@@ -69,15 +69,7 @@ def clicks(
             "the summary. Repeatable.",
         ),
     ] = None,
-    fmt: Annotated[
-        str | None,
-        typer.Option(
-            "--format",
-            "-f",
-            help="Output format: table, plain, json, csv or jsonl (default: from the -o "
-            "suffix, else table).",
-        ),
-    ] = None,
+    fmt: o.format_option(*CLICKS_FORMATS) = None,  # type: ignore[valid-type]
     stats: Annotated[
         Path | None, typer.Option("--stats", hidden=True, help="Deprecated: -o FILE.csv.")
     ] = None,

@@ -27,14 +27,7 @@ from assay.cli.model_options import (
 
 #: What a judge command writes (``text``, the old name of ``plain``, still accepted).
 _FORMATS = ("table", "plain", "json")
-TextOrJson = Annotated[
-    str | None,
-    typer.Option(
-        "--format",
-        "-f",
-        help="Output format: table, plain or json (default: from the -o suffix, else table).",
-    ),
-]
+TextOrJson = o.format_option(*_FORMATS)
 Outputs = o.Output
 
 

@@ -10,21 +10,16 @@ import typer
 from assay.cli import options as o
 from assay.cli.app import app
 
+#: Every format some result kind renders in (each kind allows its own: see ``FORMATS_BY_KIND``).
+REPORT_FORMATS = ("table", "plain", "json", "csv", "jsonl", "markdown", "html", "junit")
+
 
 @app.command()
 def report(
     result_file: Annotated[
         Path, typer.Argument(help="A result file written with -o FILE.json by any command.")
     ],
-    fmt: Annotated[
-        str | None,
-        typer.Option(
-            "--format",
-            "-f",
-            help="Output format: table, plain, json, csv, jsonl, markdown, html or junit, as "
-            "the result's kind allows (default: from the -o suffix, else table).",
-        ),
-    ] = None,
+    fmt: o.format_option(*REPORT_FORMATS) = None,  # type: ignore[valid-type]
     output: o.Output = None,
 ) -> None:
     """Render any result file again (evaluation, comparison, answers, gate, verify, matrix,

@@ -140,6 +140,11 @@ def data_file(output: Sequence[Path], what: str) -> tuple[Path, list[Path]]:
     """The one ``-o`` file that is ``what`` (JSONL, or a suffix no result format has), and
     the result files beside it (``judge llm -o labels.jsonl -o job.json``)."""
     data = [p for p in output if SUFFIX_FORMATS.get(p.suffix.lower(), "jsonl") == "jsonl"]
+    for path in data:
+        if path.is_dir():
+            raise UsageError(
+                f"-o {path}: is a directory; give a file name, such as {path}/out.jsonl"
+            )
     if len(data) != 1:
         raise UsageError(f"give one -o FILE.jsonl for the {what} (other -o files get the result)")
     return data[0], [p for p in output if p != data[0]]

@@ -139,16 +139,13 @@ def clicks(
 def _write_clicks(result: Any, fmt: str, files: list[Path], old: dict[str, Path | None]) -> None:
     """``-o`` files (and the deprecated flags' files) in their formats; stdout the table."""
     from assay.behavior.implicit import implicit_jsonl
-    from assay.cli.common import emit_result, say_wrote
-    from assay.fileio import write_text_atomic
-    from assay.report.render import render
+    from assay.cli.common import emit_result
 
     if files:
         emit_result(result, fmt, files)
     for old_fmt, path in old.items():
-        if path is not None:
-            write_text_atomic(path, render(result, old_fmt))
-            say_wrote(path, result.kind, old_fmt)
+        if path is not None:  # the deprecated flag's format, whatever the suffix
+            emit_result(result, old_fmt, [path])
     wrote_jsonl = fmt == "jsonl" or any(p.suffix.lower() == ".jsonl" for p in files)
     if wrote_jsonl and (dropped := implicit_jsonl(result)[1]):
         typer.echo(f"note: {dropped} queries with no pair graded >= 1 left out", err=True)
@@ -179,10 +176,10 @@ def sample(
 
     from assay.behavior.sample import query_set_json, sample_queries
     from assay.cli.common import say_wrote, validate_choice
-
-    validate_choice("--format", fmt, ("json",))
     from assay.fileio import write_text_atomic
     from assay.report.implicit_terminal import render_sample
+
+    validate_choice("--format", fmt, ("json",))
 
     rows = sample_queries(events, strategy=strategy, n=n, seed=seed, application=application)
     console = Console(highlight=False, soft_wrap=True)

@@ -3,10 +3,12 @@
 Writes seeded synthetic qrels and a run into benchmarks/_data/ (gitignored), then
 times each job in its own subprocess (wall seconds, peak RSS of the child):
 
-* assay CLI: ``assay evaluate QRELS RUN --judgments-format trec -m ... --format json``
+* assay CLI three ways: ``assay evaluate QRELS RUN --judgments-format trec -m ...``
+  printing the report to the terminal (a pipe), with ``-o result.json`` and with
+  ``-o perquery.parquet`` (``--no-record``: no history-store write);
 * assay API: ``load_judgments`` + ``load_run`` + ``compute`` (no CLI layer)
 * pytrec_eval: dict building from the files + RelevanceEvaluator + means
-* trec_eval itself (built from ../shared/tools/trec_eval into .cache/trec_eval),
+* trec_eval itself (built from ../shared/tools/trec_eval into benchmarks/_work),
   once, with ``ndcg_cut.10 map_cut.100 recip_rank recall.100``;
 * ranx: Qrels.from_file / Run.from_file (kind trec) + evaluate; its numba JIT is
   warmed on a tiny set in the same process first and only parse + evaluate after
@@ -23,6 +25,9 @@ each query, shuffled within each query, and shuffled over the whole file
 (``--orders sorted,unsorted,shuffled``); the ratios are printed per order, with
 pyarrow reading (and sorting) the run as the reference, and the qrels load is
 timed against pyarrow's read of the same file.
+
+The header names the machine (CPU, cores, load average) and the commit; the end
+prints a Markdown table of the figures (seconds, peak MB) per order.
 
 Usage: ``.venv/bin/python benchmarks/metrics_speed.py [--queries N] [--docs K] [--skip-ranx]``
 """
@@ -312,9 +317,10 @@ def run_ranx(
 
 
 def trec_eval_binary() -> str | None:
-    """trec_eval built from ../shared/tools into .cache/trec_eval (None when it cannot be)."""
+    """trec_eval built from ../shared/tools into benchmarks/_work/trec_eval (git-ignored;
+    None when it cannot be built)."""
     build = ROOT.parent / "shared" / "tools" / "trec_eval" / "build.sh"
-    binary = ROOT / ".cache" / "trec_eval" / "trec_eval"
+    binary = ROOT / "benchmarks" / "_work" / "trec_eval" / "trec_eval"
     if not binary.is_file() and build.is_file():
         subprocess.run(["bash", str(build), str(binary.parent)], capture_output=True, check=False)
     return str(binary) if binary.is_file() else None
@@ -333,12 +339,17 @@ def bench_order(args: argparse.Namespace, order: str, work: Path) -> dict:
     api = [PY, "-c", ASSAY_API, str(qrels_p), str(run_p), str(work / f"api_{order}.json")]
     jobs = {
         # files to aggregate, as the peers do: no history-store write
-        "assay (CLI)": [*cli, "-f", "json", "-o", str(work / f"cli_{order}.json"), "--no-record"],
+        "assay (CLI)": [*cli, "-o", str(work / f"cli_{order}.json"), "--no-record"],
+        "assay (CLI, terminal)": [*cli, "--no-record"],
+        "assay (CLI, parquet)": [*cli, "-o", str(work / f"cli_{order}.parquet"), "--no-record"],
         "assay (API)": [*api, " ".join(MEASURES)],
         "pytrec_eval": [PY, "-c", PYTREC, str(qrels_p), str(run_p), str(work / "pytrec.json")],
         "pyarrow read": [PY, "-c", PYARROW, str(run_p), "read"],
         "pyarrow sort": [PY, "-c", PYARROW, str(run_p), "sort"],
     }
+    once = {"pytrec_eval", "pyarrow sort"} if args.peer_repeat == 1 else set()
+    if args.repeat_other == 1:
+        once |= {"assay (CLI, terminal)", "assay (CLI, parquet)", "assay (API)"}
     # Read both files once so that every job finds them in the page cache.
     for path in (qrels_p, run_p):
         with open(path, "rb") as fh:
@@ -348,11 +359,14 @@ def bench_order(args: argparse.Namespace, order: str, work: Path) -> dict:
     for name, cmd in jobs.items():
         # repeat each job and keep the median wall time (timings on a shared
         # machine wander by tens of percent from one run to the next)
-        got = [r for r in (timed(cmd) for _ in range(args.repeat)) if r is not None]
+        reps = args.repeat if name in ("assay (CLI)", "pyarrow read") else args.repeat_other
+        reps = args.peer_repeat if name in ("pytrec_eval", "pyarrow sort") else reps
+        got = [r for r in (timed(cmd) for _ in range(reps)) if r is not None]
         dt = statistics.median(r[0] for r in got)
         results[name] = (dt, max(r[1] for r in got), max(r[2] for r in got))
         spread = ", ".join(f"{r[0]:.2f}" for r in got)
-        print(f"  {name:14s} {dt:8.2f} s {results[name][1]:8.0f} MB  (runs: {spread})", flush=True)
+        note = " (one run)" if name in once else ""
+        print(f"  {name:22s} {dt:8.2f} s {results[name][1]:8.0f} MB  (runs: {spread}){note}")
     binary = None if args.skip_trec_eval else trec_eval_binary()
     if binary is not None:
         te = ["-m", "ndcg_cut.10", "-m", "map_cut.100", "-m", "recip_rank", "-m", "recall.100"]
@@ -377,26 +391,41 @@ def main() -> None:
     ap.add_argument("--skip-ranx", action="store_true")
     ap.add_argument("--skip-trec-eval", action="store_true")
     ap.add_argument(
-        "--repeat", type=int, default=3, help="runs per job; the median is reported (default 3)"
+        "--repeat",
+        type=int,
+        default=3,
+        help="runs of the CLI's -o json job and of pyarrow's read; the median is reported",
     )
     ap.add_argument(
         "--ranx-timeout", type=float, default=300.0, help="seconds before a smaller ranx size"
     )
     ap.add_argument("--trec-eval-timeout", type=float, default=400.0)
+    ap.add_argument(
+        "--peer-repeat", type=int, default=1, help="runs of pytrec_eval and pyarrow sort"
+    )
+    ap.add_argument(
+        "--repeat-other",
+        type=int,
+        default=3,
+        help="runs of the CLI's terminal and parquet jobs and of the API (default 3)",
+    )
     args = ap.parse_args()
+    print(machine())
     work = Path(tempfile.mkdtemp(prefix="assay_bench_"))
     tables = {order: bench_order(args, order, work) for order in args.orders.split(",")}
     bench_qrels(make_data(args.queries, args.docs)[0])
     for order, results in tables.items():
         base = results["assay (CLI)"]
-        print(f"\n{order} run    {'seconds':>9s} {'peak MB':>9s} {'x assay CLI':>12s}")
+        print(f"\n{order} run    {'seconds':>17s} {'peak MB':>9s} {'x assay CLI':>12s}")
         for name, (dt, mb, rc) in results.items():
             flag = "" if rc == 0 else f"  (failed rc={rc})"
-            print(f"{name:14s} {dt:9.2f} {mb:9.0f} {dt / base[0]:12.2f}{flag}")
-        for peer in ("pytrec_eval", "pyarrow read"):
-            if peer in results:
-                ratio = base[0] / results[peer][0]
-                print(f"assay CLI takes {ratio:.2f}x the time of {peer}")
+            print(f"{name:22s} {dt:9.2f} {mb:9.0f} {dt / base[0]:12.2f}{flag}")
+        for job in ("assay (CLI)", "assay (CLI, terminal)", "assay (CLI, parquet)"):
+            for peer in ("pyarrow read", "pytrec_eval"):
+                if job in results and peer in results:
+                    ratio = results[job][0] / results[peer][0]
+                    print(f"{job} takes {ratio:.2f}x the time of {peer}")
+    print(markdown_table(tables))
     agree = {}
     for order in tables:
         api = work / f"api_{order}.json"
@@ -414,6 +443,48 @@ def main() -> None:
                 ok = all(abs(a[k] - ref[k]) <= 1e-6 for k in MEASURES)
                 print(f"assay ({order}) agrees with pytrec_eval to 1e-6: {ok}; CLI = API: {agree}")
     print(f"({os.cpu_count()} CPUs; resource limit {resource.getrlimit(resource.RLIMIT_AS)[0]})")
+
+
+def machine() -> str:
+    """CPU model, cores, load average, Python and the commit measured (with "+dirty")."""
+    import platform
+
+    cpu = platform.processor() or "?"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+
+    def git(*a: str) -> str:
+        out = subprocess.run(["git", *a], cwd=ROOT, capture_output=True, text=True, check=False)
+        return out.stdout.strip()
+
+    dirty = "+dirty" if git("status", "--porcelain", "--untracked-files=no") else ""
+    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    return (
+        f"machine: {cpu}, {os.cpu_count()} CPUs, load average {load}; Python "
+        f"{platform.python_version()}; commit {git('rev-parse', '--short', 'HEAD')}{dirty}; "
+        f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}"
+    )
+
+
+def markdown_table(tables: dict) -> str:
+    """The figures as a Markdown table: one row per job, seconds and peak MB per order."""
+    orders = list(tables)
+    names = list(dict.fromkeys(n for r in tables.values() for n in r))
+    head = "| job | " + " | ".join(f"{o}: s | MB" for o in orders) + " |"
+    rule = "|---|" + "---:|---:|" * len(orders)
+    lines = ["", head, rule]
+    for name in names:
+        cells = []
+        for o in orders:
+            got = tables[o].get(name)
+            cells += [f"{got[0]:.2f}", f"{got[1]:.0f}"] if got else ["-", "-"]
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
 
 
 def _cli_aggregate(doc: dict) -> dict:

@@ -170,10 +170,28 @@ def result_kind(path: str | Path) -> str | None:
             head = fh.read(4096)
     except OSError:
         return None
+    if head[:4] == b"PAR1":  # an evaluation's per-query table: the result in its metadata
+        head = _parquet_result_head(p)
     if not head.lstrip().startswith(b"{") or b'"schema_version"' not in head:
         return None
     mark = re.search(rb'"kind"\s*:\s*"([A-Za-z_]+)"', head)
     return mark.group(1).decode() if mark else None
+
+
+#: Parquet schema-metadata key holding the rest of an assay result (its JSON).
+PARQUET_RESULT_KEY = b"assay.result"
+
+
+def _parquet_result_head(path: Path) -> bytes:
+    """The first bytes of the result JSON in a Parquet file's metadata (b"" if none)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    try:
+        metadata = pq.read_schema(path).metadata or {}
+    except (pa.ArrowException, OSError):
+        return b""
+    return (metadata.get(PARQUET_RESULT_KEY) or b"")[:4096]
 
 
 def is_result_file(path: str | Path, kind: str) -> bool:

@@ -16,9 +16,12 @@ from typing import Any, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from assay.formats import PARQUET_RESULT_KEY as PARQUET_KEY
+from assay.perquery import PerQuery, rows_to_columns
 from assay.policies import MissingPolicy, ScoringPolicy, TiePolicy
 
-SCHEMA_VERSION = "1"
+#: "2": ``per_query`` is an object of columns (one array per field); "1" held rows.
+SCHEMA_VERSION = "2"
 
 
 def utc_now() -> str:
@@ -52,6 +55,22 @@ class ResultModel(BaseModel):
     def to_json(self, indent: int | None = 2) -> str:
         """Serialise to JSON (the result-file format)."""
         return self.model_dump_json(indent=indent)
+
+    def json_with(self, name: str, fragment: bytes, indent: int | None = 2) -> bytes:
+        """The JSON of this result with field ``name`` written as ``fragment`` (JSON bytes
+        made from columns), in its place among the fields."""
+        import orjson
+
+        from assay.safejson import dumps
+
+        head = self.model_dump(mode="json", exclude={name})
+        ordered: dict[str, Any] = {}
+        for key in (*type(self).model_fields, *head):
+            if key == name:
+                ordered[key] = orjson.Fragment(fragment)
+            elif key in head:
+                ordered[key] = head[key]
+        return dumps(ordered, indent=indent)
 
     @classmethod
     def from_file(cls, path: str | Path) -> Self:
@@ -88,6 +107,18 @@ RESULT_MODELS: dict[str, str] = {
 #: (kind, schema_version) -> a function upgrading a payload by one version. A reader
 #: migrates older files step by step instead of refusing them.
 MIGRATIONS: dict[tuple[str, str], Callable[[dict[str, Any]], dict[str, Any]]] = {}
+
+
+def _evaluation_rows_to_columns(data: dict[str, Any]) -> dict[str, Any]:
+    """Evaluation schema 1 -> 2: the per-query rows become one array per field."""
+    rows = data.get("per_query")
+    if isinstance(rows, list):
+        data["per_query"] = rows_to_columns(rows)
+    data["schema_version"] = "2"
+    return data
+
+
+MIGRATIONS[("evaluation", "1")] = _evaluation_rows_to_columns
 
 
 def result_model(kind: str) -> type[ResultModel]:
@@ -157,8 +188,9 @@ def read_result_file(path: str | Path, expect: str | None = None) -> Any:
     if not p.is_file():
         raise UsageError(f"result file not found: {p}")
     hint = "write result files with --format json -o FILE.json"
+    raw = read_bytes(p) or b""
     try:
-        data = parse_json((read_bytes(p) or b"").decode("utf-8"))
+        data = _parquet_payload(raw, p) if raw[:4] == b"PAR1" else parse_json(raw)
     except UnicodeDecodeError as exc:
         raise InputError([Problem(str(p), None, f"not UTF-8 text: {exc.reason}")]) from None
     except json.JSONDecodeError as exc:
@@ -189,6 +221,37 @@ def read_result_file(path: str | Path, expect: str | None = None) -> Any:
             for err in exc.errors()[:20]
         ]
         raise InputError(problems) from None
+
+
+def _parquet_payload(raw: bytes, path: Path) -> dict[str, Any]:
+    """An evaluation result written as Parquet: its header from the schema metadata, its
+    per-query columns from the table (no row is built)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from assay.errors import InputError, Problem
+    from assay.textio import parse_json
+
+    try:
+        table = pq.read_table(pa.BufferReader(raw))
+    except (pa.ArrowException, OSError) as exc:
+        raise InputError(
+            [Problem(str(path), None, f"not a readable Parquet file: {exc}")]
+        ) from None
+    head = (table.schema.metadata or {}).get(PARQUET_KEY)
+    if head is None:
+        problem = Problem(
+            str(path),
+            None,
+            "a Parquet file without an assay result in its metadata",
+            hint="write one with assay evaluate ... -o FILE.parquet",
+        )
+        raise InputError([problem])
+    data = parse_json(head)
+    if not isinstance(data, dict):
+        raise InputError([Problem(str(path), None, "the assay result metadata is not an object")])
+    data["per_query"] = PerQuery(table.replace_schema_metadata(None))
+    return data
 
 
 class ItemAccess:
@@ -418,7 +481,11 @@ class EvaluationResult(ResultModel):
     metrics: list[str]
     aggregate: dict[str, float | None]
     groups: dict[str, dict[str, dict[str, float | int | None]]] = Field(default_factory=dict)
-    per_query: list[QueryRow] = Field(default_factory=list)
+    per_query: PerQuery = Field(
+        default_factory=PerQuery.empty,
+        description="per-query values as columns: query_id, text, first_rel_rank, in_run, "
+        "metadata fields, one float column per metric",
+    )
     no_answer: list[NoAnswerRow] = Field(
         default_factory=list, description="no-answer queries, reported apart from ranking scores"
     )
@@ -438,16 +505,49 @@ class EvaluationResult(ResultModel):
         """A result written before ``policies`` existed gets the rules its fields record."""
         if "policies" not in self.model_fields_set:
             self.policies = evaluation_policies(self)
+        self.per_query = PerQuery.coerce(self.per_query, self.metrics)
         return self
 
-    def per_query_frame(self):  # -> pandas.DataFrame
-        """Per-query rows as a pandas DataFrame indexed by ``query_id``."""
-        import pandas as pd
+    def per_query_table(self) -> PerQuery:
+        """The per-query columns (rows given to ``model_copy`` are turned into columns)."""
+        found = self.per_query
+        if isinstance(found, PerQuery) and found.metrics == tuple(
+            m for m in self.metrics if m in found.table.column_names
+        ):
+            return found
+        return PerQuery.coerce(found, self.metrics)
 
-        frame = pd.DataFrame([row.model_dump() for row in self.per_query])
-        if frame.empty:
-            frame = pd.DataFrame(columns=["query_id", "text", "first_rel_rank", *self.metrics])
-        return frame.set_index("query_id")
+    def per_query_frame(self):  # -> pandas.DataFrame
+        """Per-query values as a pandas DataFrame indexed by ``query_id``.
+
+        Metric columns are views of the result's own arrays (no copy);
+        ``first_rel_rank`` is float with NaN where no relevant document was retrieved.
+        """
+        return self.per_query_table().frame()
+
+    def to_json(self, indent: int | None = 2) -> str:
+        """The result file's JSON, the per-query columns written from their arrays."""
+        return self.json_bytes(indent).decode("utf-8")
+
+    def json_bytes(self, indent: int | None = 2) -> bytes:
+        """:meth:`to_json` as UTF-8 bytes (what a result file holds)."""
+        fragment = self.per_query_table().json_fragment(2 if indent else None)
+        return self.json_with("per_query", fragment, indent)
+
+    def parquet_bytes(self) -> bytes:
+        """The per-query table as Parquet, the rest of the result (JSON, secrets scrubbed)
+        in its schema metadata: pandas, Polars and DuckDB read the table, assay the whole."""
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        from assay.redact import scrub_secrets
+
+        head = scrub_secrets(self.model_dump_json(exclude={"per_query"}))
+        table = self.per_query_table().table
+        table = table.replace_schema_metadata({PARQUET_KEY: head.encode("utf-8")})
+        sink = pa.BufferOutputStream()
+        pq.write_table(table, sink)
+        return sink.getvalue().to_pybytes()
 
 
 def evaluation_policies(result: EvaluationResult) -> list[ScoringPolicy]:

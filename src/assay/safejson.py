@@ -103,8 +103,54 @@ def _depth_ok(value: Any, limit: int) -> bool:
     return True
 
 
+#: Digits to ``0``, ``.``/``e``/``E`` to ``.``, every other byte to a space: a space and
+#: 19 zeros mark an integer that may be past 2**63 - 1 (or a string holding one).
+_DIGIT_RUNS = bytes(
+    0x30 if 0x30 <= b <= 0x39 else 0x2E if b in b".eE" else 0x20 for b in range(256)
+)
+_LONG_RUN = b" " + b"0" * 19
+_SLOW = object()
+
+
+def _fast(text: str | bytes) -> Any:
+    """``orjson`` parse when the text cannot break a bound it does not check; else ``_SLOW``.
+
+    ``orjson`` refuses what :mod:`json` is lenient about here (``NaN``, lone
+    surrogates, floats past the double range, nesting past 1024): those texts,
+    and any with a run of 19 digits (a number that may be out of range or too
+    long), take the exact path below, which accepts or names the problem. Long
+    float literals are parsed by ``orjson`` (in linear time), whatever their length.
+    """
+    import orjson
+
+    raw = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else bytes(text)
+    if _LONG_RUN in b" " + raw.translate(_DIGIT_RUNS):
+        return _SLOW
+    try:
+        return orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        return _SLOW
+
+
+def dumps(value: Any, *, indent: int | None = None) -> bytes:
+    """JSON bytes of ``value`` (``orjson``: numpy arrays written from their memory, NaN as
+    null, ``orjson.Fragment`` values inserted as they are); 2-space indent when ``indent``."""
+    import orjson
+
+    option = orjson.OPT_SERIALIZE_NUMPY | (orjson.OPT_INDENT_2 if indent else 0)
+    return orjson.dumps(value, option=option)
+
+
 def loads(text: str | bytes, *, max_depth: int = MAX_DEPTH) -> Any:
     """Parse JSON like :func:`json.loads`, within the bounds above; raise :class:`JSONError`."""
+    value = _fast(text)
+    if value is not _SLOW:
+        nesting = text.count(b"[" if isinstance(text, bytes) else "[") + text.count(
+            b"{" if isinstance(text, bytes) else "{"
+        )
+        if nesting > max_depth and not _depth_ok(value, max_depth):
+            raise JSONError(f"nested deeper than {max_depth} levels")
+        return value
     if isinstance(text, bytes | bytearray):
         text = bytes(text).decode("utf-8")
     try:

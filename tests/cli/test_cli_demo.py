@@ -67,8 +67,9 @@ def test_demo_json_has_the_documented_shape(tmp_path: Path) -> None:
     assert data["aggregate"]["R@5"] == pytest.approx(8 / 14)
     assert data["groups"]["language"]["en"]["n"] == 10
     assert data["groups"]["language"]["en"]["RR"] == pytest.approx(0.8)
-    assert len(data["per_query"]) == 14
-    assert {"query_id", "R@5", "first_rel_rank"} <= set(data["per_query"][0])
+    assert data["schema_version"] == "2"  # per_query: one array per field
+    assert {"query_id", "R@5", "first_rel_rank"} <= set(data["per_query"])
+    assert len(data["per_query"]["query_id"]) == len(data["per_query"]["R@5"]) == 14
 
 
 def test_worse_configuration_scores_lower(tmp_path: Path) -> None:

@@ -41,6 +41,7 @@ SUFFIX = {
     "plain": ".txt",
     "junit": ".xml",
     "jsonl": ".jsonl",
+    "parquet": ".parquet",
 }
 
 

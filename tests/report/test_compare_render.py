@@ -59,7 +59,7 @@ def test_json_has_every_number(result) -> None:
     c = data["comparisons"][0]
     assert c["delta"] == result.comparisons[0].delta
     assert c["verdict"] == "worse"
-    assert len(data["per_query"]) == 40 and data["kind"] == "comparison"
+    assert len(data["per_query"]["query_id"]) == 40 and data["kind"] == "comparison"
 
 
 def test_csv_has_paired_values_and_deltas(result) -> None:

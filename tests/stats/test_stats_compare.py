@@ -135,7 +135,7 @@ def test_power_and_json_round_trip() -> None:
     assert pw.min_detectable_delta == pytest.approx(2.8016 * d.std(ddof=1) / np.sqrt(60), rel=1e-3)
     again = ComparisonResult.model_validate_json(out.to_json())
     assert again == out
-    assert again.schema_version == "1" and again.kind == "comparison"
+    assert again.schema_version == "2" and again.kind == "comparison"
 
 
 def test_unique_names() -> None:

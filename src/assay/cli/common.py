@@ -26,7 +26,10 @@ SUFFIX_FORMATS = {
     ".txt": "plain",
     ".xml": "junit",
     ".jsonl": "jsonl",
+    ".parquet": "parquet",
 }
+#: Formats written as bytes, to a file only (``-o FILE``).
+BINARY_FORMATS = ("parquet",)
 #: Formats that are the table: on a terminal sized to it, elsewhere (a file) plain text.
 TABLE_FORMATS = ("table", "plain")
 
@@ -81,19 +84,23 @@ def emit(
     table: Callable[[Any], None],
     choices: Sequence[str],
     kind: str = "result",
+    binary: Callable[[str], bytes] | None = None,
 ) -> None:
     """Write a result to stdout or to each ``-o`` file (atomically), once per format.
 
-    ``text(format)`` renders a text format; ``table(console)`` prints the table.
+    ``text(format)`` renders a text format; ``table(console)`` prints the table;
+    ``binary(format)`` renders a :data:`BINARY_FORMATS` format (a file only).
     The table goes to a terminal sized to it, and as plain text to a pipe, to a
     file and with ``--format plain`` (see :mod:`assay.report.table`). Each file
     written is said on stderr (:func:`say_wrote`, naming ``kind``).
     """
     import sys
 
-    from assay.fileio import write_text_atomic
+    from assay.fileio import write_bytes_atomic, write_text_atomic
 
     paths = _paths(output)
+    if fmt in BINARY_FORMATS and (not paths or binary is None):
+        raise UsageError(f"--format {fmt} is written to a file: add -o FILE.{fmt}")
     if not paths:
         if fmt == "table":
             from rich.console import Console
@@ -104,7 +111,10 @@ def emit(
         return
     for path in paths:
         file_fmt = fmt if len(paths) == 1 else suffix_format(path, choices)
-        write_text_atomic(path, _ensure_newline(_render(file_fmt, text, table)))
+        if file_fmt in BINARY_FORMATS and binary is not None:
+            write_bytes_atomic(path, binary(file_fmt))
+        else:
+            write_text_atomic(path, _ensure_newline(_render(file_fmt, text, table)))
         say_wrote(path, kind, file_fmt)
 
 
@@ -124,7 +134,7 @@ def emit_result(
     choices: Sequence[str] | None = None,
 ) -> None:
     """:func:`emit` for a registered result kind, rendered by :mod:`assay.report.render`."""
-    from assay.report.render import FORMATS_BY_KIND, print_terminal, render
+    from assay.report.render import FORMATS_BY_KIND, print_terminal, render, render_bytes
 
     emit(
         fmt,
@@ -133,6 +143,7 @@ def emit_result(
         table=lambda c: print_terminal(result, c),
         choices=choices or FORMATS_BY_KIND[result.kind],
         kind=result.kind,
+        binary=lambda f: render_bytes(result, f),
     )
 
 
@@ -266,7 +277,8 @@ def emit_report(
     digits: int | None = None,
     per_query: bool | None = None,
 ) -> None:
-    """Render an evaluation result in ``fmt`` to stdout or to each ``-o`` file (atomically)."""
+    """Render an evaluation result in ``fmt`` to stdout or to each ``-o`` file (atomically);
+    ``parquet`` writes the per-query table with the rest of the result in its metadata."""
     from assay.report import evaluation as rep
 
     renderers = {
@@ -279,7 +291,8 @@ def emit_report(
         output,
         text=lambda f: renderers[f](result),
         table=lambda c: rep.render_terminal(result, c, digits=digits, per_query=per_query),
-        choices=(*TABLE_FORMATS, *renderers),
+        choices=(*TABLE_FORMATS, *renderers, "parquet"),
+        binary=lambda f: rep.render_parquet(result),
         kind=result.kind,
     )
 

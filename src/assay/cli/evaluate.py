@@ -10,7 +10,7 @@ import typer
 from assay.cli import options as o
 from assay.cli.app import app
 
-FORMATS = ("table", "plain", "json", "csv", "markdown")
+FORMATS = ("table", "plain", "json", "csv", "markdown", "parquet")
 Format = o.format_option(*FORMATS)
 
 

@@ -11,7 +11,7 @@ from assay.cli import options as o
 from assay.cli.app import app
 
 #: Every format some result kind renders in (each kind allows its own: see ``FORMATS_BY_KIND``).
-REPORT_FORMATS = ("table", "plain", "json", "csv", "jsonl", "markdown", "html", "junit")
+REPORT_FORMATS = ("table", "plain", "json", "csv", "jsonl", "markdown", "html", "junit", "parquet")
 
 
 @app.command()

@@ -59,6 +59,7 @@ class ScoreTable:
     ignored_queries: int = 0
     missing_queries: int = 0
     tied_pairs_at_cutoff: int = 0
+    run_queries: int | None = None  # distinct queries in the run (None: not counted)
 
     def aggregate(self) -> dict[Measure, float]:
         """Each measure over the evaluated queries, as its family aggregates.
@@ -141,6 +142,7 @@ def compute(
         ignored_queries=rows.ignored,
         missing_queries=int(nq - len(rows.present)),
         tied_pairs_at_cutoff=rows.tied,
+        run_queries=int(len(rows.present) + rows.ignored),
     )
 
 

@@ -19,8 +19,9 @@ from assay.procedures.arguments import prepare
 if TYPE_CHECKING:  # pragma: no cover
     from assay.judgments.models import JudgmentSet
     from assay.metrics.measures import Measure
+    from assay.perquery import PerQuery
     from assay.procedures.sources import RunProvenance, Source
-    from assay.results import EvaluationResult, NoAnswerRow, QueryRow
+    from assay.results import EvaluationResult, NoAnswerRow
     from assay.runs.models import Run
     from assay.systems.cache import RunCache
 
@@ -187,10 +188,15 @@ def score_run(
         table = compute(judgments, run, list(measures), missing="zero", ties=ties)
     failed = set(info.failed_query_ids)
     present, keep = _scored_mask(table, info, missing)
-    qids = [q for q, kept in zip(table.query_ids, keep.tolist(), strict=True) if kept]
-    values = {m.name: np.asarray(table.values[m], dtype=np.float64)[keep] for m in measures}
-    per_query = _per_query_rows(
-        judgments, qids, np.asarray(table.first_rel_rank)[keep], present[keep], values
+    every = bool(keep.all())  # the usual case: no failed call, nothing skipped
+    qids = (
+        table.query_ids if every else [q for q, k in zip(table.query_ids, keep, strict=True) if k]
+    )
+    values = {m.name: np.asarray(table.values[m], dtype=np.float64) for m in measures}
+    if not every:
+        values = {name: v[keep] for name, v in values.items()}
+    per_query = _per_query_columns(
+        judgments, table.query_ids, keep, np.asarray(table.first_rel_rank), present, values
     )
     # Every part is built from checked values: construct without re-validating
     # the per-query rows (the JSON output is the same as with validation).
@@ -295,8 +301,9 @@ def _judgments_info(judgments: JudgmentSet, scored: int) -> Any:
 def _run_info(run: Run, info: RunProvenance, table: Any, missing_count: int) -> Any:
     from assay.results import RunInfo
 
-    run_queries = len(run.query_ids)
     empty = set(info.empty_query_ids)
+    counted = getattr(table, "run_queries", None)  # the engine's count: no id list
+    run_queries = counted if counted is not None and not empty else len(run.query_ids)
     if empty:
         run_queries += len(empty - set(run.query_ids))
     return RunInfo(
@@ -344,34 +351,53 @@ def _group_means(
 
 
 # --------------------------------------------------------------------------- helpers
-def _per_query_rows(
+def _per_query_columns(
     judgments: JudgmentSet,
     qids: list[str],
+    keep: Any,
     first: Any,
     in_run: Any,
     values: dict[str, Any],
-) -> list[QueryRow]:
-    """Per-query rows: query_id, text, first_rel_rank, in_run, metadata, metrics."""
+) -> PerQuery:
+    """Per-query columns: query_id, text, first_rel_rank, in_run, metadata, metrics.
+
+    Ids, texts and metadata are taken from the judgment set's own columns by
+    position (Arrow ``take``), so no Python object is made per query.
+    """
+    import numpy as np
+    import pyarrow as pa
+
+    from assay.pairs import arrow_text
+    from assay.perquery import PerQuery
+
+    queries = judgments.queries
+    rows = _query_positions(judgments, qids)
+    rows = pa.array(rows[keep] if not keep.all() else rows)
+    ids = arrow_text(queries.index).take(rows)
+    text = arrow_text(queries["text"].fillna("")).take(rows)
+    meta = {f: _meta_column(queries[f]).take(rows) for f in judgments.metadata_fields}
+    kept = (lambda a: a) if keep.all() else (lambda a: np.asarray(a)[keep])
+    return PerQuery.from_arrays(ids, text, kept(first), kept(in_run), meta, values)
+
+
+def _query_positions(judgments: JudgmentSet, qids: list[str]) -> Any:
+    """Row of each of ``qids`` in ``judgments.queries`` (the answerable ids: a mask)."""
     import numpy as np
 
-    from assay.results import QueryRow, trusted_rows
-
-    if not qids:
-        return []
     queries = judgments.queries
-    meta_fields = judgments.metadata_fields
-    texts = [t or "" for t in _cleaned(queries["text"].reindex(qids))]
-    meta_cols = {f: _cleaned(queries[f].reindex(qids)) for f in meta_fields}
-    first_col = [r if r > 0 else NOT_FOUND for r in first.tolist()]
-    columns: dict[str, list[Any]] = {
-        "query_id": qids,
-        "text": texts,
-        "first_rel_rank": first_col,
-        "in_run": in_run.tolist(),
-    }
-    columns.update(meta_cols)  # a missing metadata value is left out of its row
-    columns.update((name, np.asarray(v).tolist()) for name, v in values.items())
-    return trusted_rows(QueryRow, columns, omit_none=meta_fields)
+    if qids == judgments.answerable_ids:  # what the engine scores: no look-up
+        return np.flatnonzero(~queries["no_answer"].to_numpy(bool))
+    return queries.index.get_indexer(qids)
+
+
+def _meta_column(column: Any) -> Any:
+    """A metadata column as Arrow: missing values null; mixed types as their text."""
+    import pyarrow as pa
+
+    try:
+        return pa.array(column.array if hasattr(column, "array") else column, from_pandas=True)
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        return pa.array([None if _clean(v) is None else str(v) for v in column], pa.string())
 
 
 def _mean(values: Any, measure: Measure) -> float:
@@ -379,14 +405,6 @@ def _mean(values: Any, measure: Measure) -> float:
     from assay.metrics.engine import aggregate
 
     return aggregate(measure, values) if len(values) else math.nan
-
-
-def _cleaned(column: Any) -> list[Any]:
-    """``[_clean(v) for v in column]``, skipping the per-value check when nothing is missing."""
-    values = column.tolist()
-    if column.dtype != object and not column.isna().any():
-        return values
-    return [_clean(v) for v in values]
 
 
 def _clean(value: Any) -> Any:

@@ -231,5 +231,11 @@ def render_csv(result: EvaluationResult) -> str:
 
 
 def render_json(result: EvaluationResult) -> str:
-    """The result file: every number, full precision."""
+    """The result file: every number, full precision (per-query values as columns)."""
     return result.to_json()
+
+
+def render_parquet(result: EvaluationResult) -> bytes:
+    """The per-query table as Parquet, the rest of the result in its metadata (read back
+    by ``compare``, ``gate`` and ``report``; by pandas, Polars and DuckDB as a table)."""
+    return result.parquet_bytes()

@@ -14,7 +14,7 @@ from assay.report.kinds import FORMATS as KIND_FORMATS
 
 #: Formats each kind of result can be rendered in.
 FORMATS_BY_KIND: dict[str, tuple[str, ...]] = {
-    "evaluation": ("table", "plain", "json", "csv", "markdown"),
+    "evaluation": ("table", "plain", "json", "csv", "markdown", "parquet"),
     "comparison": ("table", "plain", "json", "csv", "markdown", "html"),
     "answers": ("table", "plain", "json", "csv", "markdown"),
     "gate": ("table", "plain", "json", "markdown", "junit"),
@@ -32,8 +32,10 @@ def render(result: Any, fmt: str, *, width: int = 120) -> str:
         raise UsageError(
             f"a {kind} result renders as {', '.join(allowed) or 'nothing'}; not {fmt!r}"
         )
+    if fmt == "parquet":
+        raise UsageError("parquet is binary: render it with render_bytes, to a file")
     if fmt == "json":
-        return result.model_dump_json(indent=2) + "\n"
+        return result.to_json(indent=2) + "\n"
     if fmt in ("table", "plain"):
         return _terminal_text(result, width)
     if kind in KIND_FORMATS:
@@ -64,6 +66,13 @@ def render(result: Any, fmt: str, *, width: int = 120) -> str:
     from assay.report.gate_markdown import render_markdown as gate_markdown
 
     return render_junit(result) if fmt == "junit" else gate_markdown(result)
+
+
+def render_bytes(result: Any, fmt: str) -> bytes:
+    """Render ``result`` in a binary format (``parquet``: an evaluation's per-query table)."""
+    if fmt != "parquet" or getattr(result, "kind", None) != "evaluation":
+        raise UsageError(f"a {getattr(result, 'kind', None)} result has no {fmt} form")
+    return result.parquet_bytes()
 
 
 def _terminal_text(result: Any, width: int) -> str:

@@ -20,13 +20,13 @@ from assay.stats.models import (
     WORSE,
     ComparisonResult,
     MetricComparison,
-    PairedQuery,
     PowerEstimate,
     QueryDelta,
     Settings,
     SystemInfo,
     Verdict,
 )
+from assay.stats.paired import PairedColumns
 from assay.stats.slices import slice_comparisons
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -106,12 +106,6 @@ def verdict(delta: float, p_adjusted: float, alpha: float) -> Verdict:
     if p_adjusted < alpha and delta < -TIE_TOLERANCE:
         return WORSE
     return NO_DIFFERENCE
-
-
-def _finite(value: Any) -> bool:
-    import math
-
-    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
 
 
 def stats_rows(
@@ -209,7 +203,7 @@ def compare(
     ordered, names, metric_names, warnings = _order_inputs(
         list(results), baseline, metrics, allow_version_mismatch
     )
-    pairs = _pair(ordered, names, metric_names, warnings)
+    pairs = _pair(ordered, names, metric_names, warnings, by)
     common = dict(
         test=test.lower(),
         n_permutations=n_permutations,
@@ -306,56 +300,63 @@ class _Pairs:
 
 
 def _pair(
-    results: list[EvaluationResult], names: list[str], metric_names: list[str], warnings: list[str]
+    results: list[EvaluationResult],
+    names: list[str],
+    metric_names: list[str],
+    warnings: list[str],
+    by: Sequence[str] = (),
 ) -> _Pairs:
-    """Step 2: pair queries by id (baseline order), keeping finite values only."""
-    import numpy as np
+    """Step 2: pair queries by id (baseline order), keeping finite values only.
 
-    rows_by_system = []
-    for r in results:
-        table: dict[str, Any] = {}
-        for row in r.per_query:
-            table.setdefault(str(row["query_id"]), row)
-        rows_by_system.append(table)
-    shared = [q for q in rows_by_system[0] if all(q in t for t in rows_by_system[1:])]
-    paired = [
-        q for q in shared if all(_finite(t[q].get(m)) for t in rows_by_system for m in metric_names)
-    ]
-    if not paired:
+    Pairing runs over the per-query columns (:mod:`assay.stats.pairing`); rows
+    are built only for the ``by`` fields of slices.
+    """
+    from assay.stats.pairing import column_values, pair_results
+
+    found = pair_results(results, metric_names)
+    n = len(found.rows[0])
+    if not n:
         raise UsageError("the results share no query with finite values; nothing to compare")
-    if len(shared) > len(paired):
+    if found.shared > n:
         warnings.append(
-            f"{len(shared) - len(paired)} shared queries left out: a metric value is missing or NaN"
+            f"{found.shared - n} shared queries left out: a metric value is missing or NaN"
         )
-    paired_set = set(paired)
     systems = []
-    for name, r, table in zip(names, results, rows_by_system, strict=True):
-        unpaired = sum(1 for q in table if q not in paired_set)
+    for name, r, unique in zip(names, results, found.unique, strict=True):
+        unpaired = unique - n
         systems.append(
             SystemInfo(
                 name=name,
                 run_name=r.run.name,
                 path=r.run.path,
                 judgments_version=r.judgments.version,
-                queries=len(table),
+                queries=unique,
                 unpaired=unpaired,
                 failed_queries=sorted(r.run.failed_queries),
             )
         )
         if unpaired:
             warnings.append(f"{name}: {unpaired} queries not in every system were left out")
-    values = np.array(
-        [[[t[q][m] for q in paired] for m in metric_names] for t in rows_by_system], dtype=float
-    )
-    diffs = (values[1:] - values[0:1]).reshape((len(results) - 1) * len(metric_names), len(paired))
+    values = found.values
+    diffs = (values[1:] - values[0:1]).reshape((len(results) - 1) * len(metric_names), n)
+    queries = column_values(results[0], "query_id", found.rows[0])
+    rows: list[dict[str, Any]] = []
+    if by:  # slices read their fields from rows
+        rows = [
+            dict(zip(queries, r.per_query_table().rows_at(ix), strict=True))
+            for r, ix in zip(results, found.rows, strict=True)
+        ]
     return _Pairs(
-        queries=paired,
-        rows=rows_by_system,
+        queries=queries,
+        rows=rows,
         systems=systems,
         values=values,
         diffs=diffs,
-        texts=[str(rows_by_system[0][q].get("text") or "") for q in paired],
-        ranks=[[t[q].get("first_rel_rank") for q in paired] for t in rows_by_system],
+        texts=[t or "" for t in column_values(results[0], "text", found.rows[0])],
+        ranks=[
+            column_values(r, "first_rel_rank", ix)
+            for r, ix in zip(results, found.rows, strict=True)
+        ],
     )
 
 
@@ -427,27 +428,22 @@ def _paired_queries(
     metric_names: list[str],
     by: list[str],
     slice_values: dict[str, list[str | None]],
-) -> list[PairedQuery]:
-    """Step 4: every paired query with each system's values and each candidate's deltas."""
+) -> PairedColumns:
+    """Step 4: every paired query with each system's values and each candidate's deltas,
+    as columns (views of the paired arrays)."""
     n_met = len(metric_names)
     values, diffs = pairs.values, pairs.diffs
-    return [
-        PairedQuery(
-            query_id=q,
-            text=pairs.texts[j],
-            slices={f: slice_values[f][j] for f in by},
-            values={
-                s: {m: float(values[si, mi, j]) for mi, m in enumerate(metric_names)}
-                for si, s in enumerate(names)
-            },
-            deltas={
-                c: {m: float(diffs[ci * n_met + mi, j]) for mi, m in enumerate(metric_names)}
-                for ci, c in enumerate(names[1:])
-            },
-            first_rel_rank={s: pairs.ranks[si][j] for si, s in enumerate(names)},
-        )
-        for j, q in enumerate(pairs.queries)
-    ]
+    return PairedColumns(
+        pairs.queries,
+        pairs.texts,
+        {f: slice_values[f] for f in by},
+        {s: {m: values[si, mi] for mi, m in enumerate(metric_names)} for si, s in enumerate(names)},
+        {
+            c: {m: diffs[ci * n_met + mi] for mi, m in enumerate(metric_names)}
+            for ci, c in enumerate(names[1:])
+        },
+        {s: pairs.ranks[si] for si, s in enumerate(names)},
+    )
 
 
 def _p_value_method(test: str, n: int, n_permutations: int, n_resamples: int) -> str:

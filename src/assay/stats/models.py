@@ -12,9 +12,11 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from assay.policies import ScoringPolicy
-from assay.results import ResultModel
+from assay.results import MIGRATIONS, ResultModel
+from assay.stats.paired import PairedColumns, rows_to_columns
 
-COMPARISON_SCHEMA_VERSION = "1"
+#: "2": ``per_query`` is an object of columns (arrays at the leaves); "1" held rows.
+COMPARISON_SCHEMA_VERSION = "2"
 
 Verdict = Literal["better", "worse", "no detectable difference"]
 BETTER: Verdict = "better"
@@ -158,13 +160,22 @@ class ComparisonResult(ResultModel):
     comparisons: list[MetricComparison]
     slices: list[SliceComparison] = Field(default_factory=list)
     power: list[PowerEstimate] = Field(default_factory=list)
-    per_query: list[PairedQuery] = Field(default_factory=list)
+    per_query: PairedColumns = Field(
+        default_factory=PairedColumns.empty,
+        description="paired queries as columns: query_id, text, slices, values, deltas, "
+        "first_rel_rank (see assay.stats.paired)",
+    )
     warnings: list[str] = Field(default_factory=list)
     policies: list[ScoringPolicy] = Field(
         default_factory=list,
         description="the scoring rules of the compared evaluations, marked where they "
         "differ from trec_eval (empty in files written before they were recorded)",
     )
+
+    def to_json(self, indent: int | None = 2) -> str:
+        """The result file's JSON, the per-query columns written from their arrays."""
+        fragment = PairedColumns.coerce(self.per_query).json_fragment()
+        return self.json_with("per_query", fragment, indent).decode("utf-8")
 
     @property
     def candidates(self) -> list[str]:
@@ -177,3 +188,15 @@ class ComparisonResult(ResultModel):
         for c in self.comparisons:
             out.setdefault(c.candidate, {})[c.metric] = c.verdict
         return out
+
+
+def _comparison_rows_to_columns(data: dict[str, Any]) -> dict[str, Any]:
+    """Comparison schema 1 -> 2: the paired-query rows become columns."""
+    rows = data.get("per_query")
+    if isinstance(rows, list):
+        data["per_query"] = rows_to_columns([dict(r) for r in rows])
+    data["schema_version"] = "2"
+    return data
+
+
+MIGRATIONS[("comparison", "1")] = _comparison_rows_to_columns

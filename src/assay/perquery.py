@@ -1,0 +1,450 @@
+"""Per-query values as columns: what an evaluation keeps from the kernels to the file.
+
+A :class:`PerQuery` holds one Arrow column per field: ``query_id``, ``text``,
+``first_rel_rank`` (1-based, null when no relevant document was retrieved),
+``in_run``, the judgment set's metadata fields (null where a query has no
+value) and one ``float64`` column per measure. The measure columns are the
+kernels' numpy arrays, shared without a copy; nothing builds one Python object
+per query on the way to a result file:
+
+* JSON (:meth:`PerQuery.json_fragment`): each column one JSON array, numbers
+  written from numpy by ``orjson``, strings escaped and joined by Arrow;
+* Parquet (:mod:`assay.results` ``write_parquet``): the Arrow table itself.
+
+Row access (``per_query[0]["nDCG@10"]``, iteration) still gives
+:class:`~assay.results.QueryRow` models, built on demand, for renderers of
+small results and for code written against the row form.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import Any
+
+#: Declared fields, in file order; every other column is metadata or a measure.
+DECLARED = ("query_id", "text", "first_rel_rank", "in_run")
+
+
+def _pa() -> Any:
+    import pyarrow as pa
+
+    return pa
+
+
+class PerQuery:
+    """Per-query values as an Arrow table (see the module docstring).
+
+    ``metrics`` names the measure columns (``float64``, NaN where a value is
+    missing); the other extra columns are metadata, whose nulls mean "no value".
+    """
+
+    __slots__ = ("metrics", "table")
+
+    def __init__(self, table: Any, metrics: Sequence[str] = ()) -> None:
+        self.table = table
+        self.metrics = tuple(m for m in metrics if m in table.column_names)
+
+    # ------------------------------------------------------------------ building
+    @classmethod
+    def empty(cls) -> PerQuery:
+        """No query: the declared columns only."""
+        pa = _pa()
+        schema = pa.schema(
+            [
+                ("query_id", pa.string()),
+                ("text", pa.string()),
+                ("first_rel_rank", pa.int64()),
+                ("in_run", pa.bool_()),
+            ]
+        )
+        return cls(schema.empty_table())
+
+    @classmethod
+    def from_arrays(
+        cls,
+        query_id: Any,
+        text: Any,
+        first_rel_rank: Any,
+        in_run: Any,
+        metadata: Mapping[str, Any],
+        values: Mapping[str, Any],
+    ) -> PerQuery:
+        """From checked arrays: ids and texts (Arrow or lists), ``first_rel_rank`` as int64
+        with 0 for "none retrieved", ``in_run`` bool, metadata (Arrow, nulls for no value)
+        and one float64 numpy array per measure (shared, not copied)."""
+        import numpy as np
+
+        pa = _pa()
+        first = np.asarray(first_rel_rank, dtype=np.int64)
+        columns = {
+            "query_id": _text_array(query_id),
+            "text": _text_array(text),
+            "first_rel_rank": pa.array(first, mask=first <= 0),
+            "in_run": pa.array(np.asarray(in_run, dtype=bool)),
+        }
+        for key, v in metadata.items():
+            v = v if isinstance(v, pa.Array) else pa.array(v)
+            columns[key] = v.cast(pa.string()) if pa.types.is_large_string(v.type) else v
+        for name, v in values.items():
+            columns[name] = pa.array(np.ascontiguousarray(v, dtype=np.float64))
+        return cls(pa.table(columns), list(values))
+
+    @classmethod
+    def from_columns(
+        cls, columns: Mapping[str, Sequence[Any]], metrics: Sequence[str] = ()
+    ) -> PerQuery:
+        """From ``{field: [value per query]}`` (the JSON form); types follow the field."""
+        pa = _pa()
+        lengths = {len(v) for v in columns.values()}
+        if len(lengths) > 1:
+            raise ValueError(f"per_query columns differ in length: {sorted(lengths)}")
+        n = lengths.pop() if lengths else 0
+        out: dict[str, Any] = {}
+        for name in (*DECLARED, *(k for k in columns if k not in DECLARED)):
+            values = columns.get(name)
+            if values is None:
+                if name not in DECLARED:
+                    continue
+                values = _default(name, n)
+            out[name] = _column(name, values, name in metrics)
+        if "query_id" in out and out["query_id"].null_count:
+            raise ValueError("per_query: query_id must be a string for every query")
+        return cls(pa.table(out), metrics)
+
+    @classmethod
+    def from_rows(cls, rows: Iterable[Any], metrics: Sequence[str] = ()) -> PerQuery:
+        """From row mappings or models (the form of schema version 1)."""
+        return cls.from_columns(rows_to_columns(rows), metrics)
+
+    @classmethod
+    def coerce(cls, value: Any, metrics: Sequence[str] = ()) -> PerQuery:
+        """A :class:`PerQuery` from itself, a columns mapping, or rows."""
+        if isinstance(value, PerQuery):
+            return value if not metrics else value.typed(metrics)
+        if isinstance(value, Mapping):
+            return cls.from_columns(value, metrics)
+        if isinstance(value, str | bytes) or not isinstance(value, Iterable):
+            raise ValueError("per_query must be columns (an object of arrays) or a list of rows")
+        return cls.from_rows(value, metrics)
+
+    def typed(self, metrics: Sequence[str]) -> PerQuery:
+        """The same values with ``metrics`` as float64 columns (nulls as NaN)."""
+        pa = _pa()
+        names = [m for m in metrics if m in self.table.column_names]
+        if tuple(names) == self.metrics:
+            return self
+        table = self.table
+        for m in names:
+            col = table.column(m)
+            if col.type != pa.float64() or col.null_count:
+                at = table.column_names.index(m)
+                table = table.set_column(at, m, _floats(col.to_pylist()))
+        return PerQuery(table, names)
+
+    @classmethod
+    def __get_pydantic_core_schema__(cls, source: Any, handler: Any) -> Any:
+        """Validated from itself, columns or rows; serialised as columns (the JSON form)."""
+        from pydantic_core import core_schema
+
+        return core_schema.no_info_plain_validator_function(
+            cls.coerce,
+            serialization=core_schema.plain_serializer_function_ser_schema(
+                lambda v: PerQuery.coerce(v).to_columns(), when_used="always"
+            ),
+        )
+
+    @classmethod
+    def __get_pydantic_json_schema__(cls, schema: Any, handler: Any) -> dict[str, Any]:
+        """JSON schema: an object of equally long arrays, one per field."""
+        return {
+            "type": "object",
+            "description": "per-query values as columns: query_id, text, first_rel_rank, "
+            "in_run, metadata fields, one array per measure",
+            "additionalProperties": {"type": "array"},
+        }
+
+    # ------------------------------------------------------------------ reading
+    def __len__(self) -> int:
+        return self.table.num_rows
+
+    def __bool__(self) -> bool:
+        return self.table.num_rows > 0
+
+    @property
+    def columns(self) -> list[str]:
+        """Column names: declared fields, metadata, measures."""
+        return list(self.table.column_names)
+
+    @property
+    def metadata_fields(self) -> list[str]:
+        """The metadata columns (neither declared nor a measure)."""
+        return [c for c in self.table.column_names if c not in DECLARED and c not in self.metrics]
+
+    def column(self, name: str) -> Any:
+        """One column as numpy (zero-copy for measures and ``in_run``); KeyError if absent.
+
+        ``first_rel_rank`` gives float64 with NaN for "none retrieved"; string
+        columns give an object array.
+        """
+        import numpy as np
+
+        if name not in self.table.column_names:
+            raise KeyError(name)
+        col = self.table.column(name)
+        pa = _pa()
+        if pa.types.is_floating(col.type) and not col.null_count:
+            return _chunk(col).to_numpy(zero_copy_only=False)
+        if pa.types.is_integer(col.type) or pa.types.is_floating(col.type):
+            return _chunk(col).to_numpy(zero_copy_only=False).astype(np.float64, copy=False)
+        return _chunk(col).to_numpy(zero_copy_only=False)
+
+    def ids(self) -> list[str]:
+        """Query ids as a list (one Python string per query: not for the hot path)."""
+        return self.table.column("query_id").to_pylist()
+
+    def frame(self) -> Any:
+        """A pandas DataFrame indexed by ``query_id``: measure columns are views of the
+        same memory (no copy), strings stay in their Arrow buffers."""
+        import pandas as pd
+
+        data: dict[str, Any] = {}
+        for name in self.table.column_names:
+            col = _chunk(self.table.column(name))
+            if name in self.metrics or (name == "in_run" and not col.null_count):
+                data[name] = col.to_numpy(zero_copy_only=False)
+            elif name == "first_rel_rank":
+                data[name] = self.column(name)
+            elif _pa().types.is_string(col.type) or _pa().types.is_large_string(col.type):
+                data[name] = pd.array(col, dtype=pd.StringDtype("pyarrow"))
+            else:
+                data[name] = col.to_pandas()
+        frame = pd.DataFrame(data, copy=False)
+        return frame.set_index("query_id", drop=True)
+
+    def row(self, i: int) -> Any:
+        """Query ``i`` as a :class:`~assay.results.QueryRow` (metadata nulls left out)."""
+        from assay.results import QueryRow
+
+        n = len(self)
+        if i < 0:
+            i += n
+        if not 0 <= i < n:
+            raise IndexError("per_query row out of range")
+        values = {name: self.table.column(name)[i].as_py() for name in self.table.column_names}
+        return _row_model(QueryRow, values, self.metrics)
+
+    def rows(self) -> list[Any]:
+        """Every query as a :class:`~assay.results.QueryRow` (for small results)."""
+        from assay.results import QueryRow
+
+        columns = self.table.to_pydict()
+        names = list(columns)
+        return [
+            _row_model(QueryRow, dict(zip(names, values, strict=True)), self.metrics)
+            for values in zip(*columns.values(), strict=True)
+        ]
+
+    def rows_at(self, positions: Sequence[int] | Any) -> list[Any]:
+        """The queries at ``positions`` as :class:`~assay.results.QueryRow` models."""
+        pa = _pa()
+        return PerQuery(self.table.take(pa.array(positions, pa.int64())), self.metrics).rows()
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self.rows())
+
+    def __reversed__(self) -> Iterator[Any]:
+        return reversed(self.rows())
+
+    def __getitem__(self, key: int | slice) -> Any:
+        if isinstance(key, slice):
+            return self.rows()[key]
+        return self.row(key)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, PerQuery):
+            return self.to_columns() == other.to_columns()
+        if isinstance(other, list):
+            return self.rows() == other
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"PerQuery({len(self)} queries, columns {self.columns})"
+
+    # ------------------------------------------------------------------ writing
+    def to_columns(self) -> dict[str, list[Any]]:
+        """``{field: [value per query]}`` with None for NaN (the JSON form, as Python)."""
+        import math
+
+        out = self.table.to_pydict()
+        for m in self.metrics:
+            out[m] = [None if v is None or math.isnan(v) else v for v in out[m]]
+        return out
+
+    def json_fragment(self, indent: int | None = 2) -> bytes:
+        """The JSON object of the columns, written from the columns (see the module
+        docstring): one line per column when ``indent`` is given."""
+        import orjson
+
+        parts = []
+        for name in self.table.column_names:
+            key = orjson.dumps(name)
+            parts.append(key + b": " + _json_array(self.table.column(name)))
+        if indent is None:
+            return b"{" + b",".join(parts) + b"}"
+        pad = b"\n" + b" " * (2 * indent)
+        return b"{" + pad + (b"," + pad).join(parts) + b"\n" + b" " * indent + b"}"
+
+
+# ---------------------------------------------------------------------- helpers
+def _chunk(col: Any) -> Any:
+    """One Arrow array of a chunked column (no copy when it has one chunk)."""
+    if hasattr(col, "combine_chunks"):
+        return col.chunk(0) if col.num_chunks == 1 else col.combine_chunks()
+    return col
+
+
+def _text_array(values: Any) -> Any:
+    pa = _pa()
+    if isinstance(values, pa.ChunkedArray):
+        values = _chunk(values)
+    if isinstance(values, pa.Array):
+        return values if pa.types.is_string(values.type) else values.cast(pa.string())
+    return pa.array(values, type=pa.string())
+
+
+def _floats(values: Sequence[Any]) -> Any:
+    """A float64 Arrow array; None becomes NaN (a measure has no null)."""
+    import numpy as np
+
+    pa = _pa()
+    try:
+        data = np.array(values, dtype=np.float64)  # None -> NaN
+    except (TypeError, ValueError):
+        return pa.array(values, pa.float64())  # a value that is no number: Arrow says which
+    return pa.array(data)
+
+
+def _default(name: str, n: int) -> list[Any]:
+    return {"text": [""] * n, "first_rel_rank": [None] * n, "in_run": [True] * n}.get(
+        name, [None] * n
+    )
+
+
+def _column(name: str, values: Sequence[Any], metric: bool) -> Any:
+    """One column from a JSON array, typed by its field (Arrow converts, no loop here)."""
+    import pyarrow.compute as pc
+
+    pa = _pa()
+    if name in ("query_id", "text"):
+        try:
+            arr = pa.array(values, type=pa.string())
+        except (pa.ArrowInvalid, pa.ArrowTypeError):  # ids written as numbers
+            arr = pa.array([_text(v) for v in values], type=pa.string())
+        return arr.fill_null("") if name == "text" and arr.null_count else arr
+    if name == "first_rel_rank":
+        arr = pa.array(values, pa.int64())
+        return pc.if_else(pc.greater(arr, 0), arr, pa.scalar(None, pa.int64()))
+    if name == "in_run":
+        arr = pa.array(values, pa.bool_())
+        return arr.fill_null(True) if arr.null_count else arr
+    if metric:
+        return _floats(values)
+    try:
+        return pa.array(values)
+    except (pa.ArrowInvalid, pa.ArrowTypeError):  # mixed types: keep them as text
+        return pa.array([None if v is None else str(v) for v in values], pa.string())
+
+
+def _text(value: Any) -> Any:
+    return value if value is None or isinstance(value, str) else str(value)
+
+
+def rows_to_columns(rows: Iterable[Any]) -> dict[str, list[Any]]:
+    """Row mappings (or row models) as ``{field: [value per row]}``, fields in first-seen
+    order after the declared ones; a field a row lacks is None there."""
+    rows = [r.model_dump() if hasattr(r, "model_dump") else dict(r) for r in rows]
+    names = list(DECLARED)
+    seen = set(names)
+    for r in rows:
+        for k in r:
+            if k not in seen:
+                seen.add(k)
+                names.append(k)
+    out: dict[str, list[Any]] = {k: [r.get(k) for r in rows] for k in names}
+    if rows:
+        for k, default in (("text", ""), ("in_run", True)):
+            out[k] = [default if v is None else v for v in out[k]]
+    return out
+
+
+def _row_model(cls: Any, values: dict[str, Any], metrics: Sequence[str]) -> Any:
+    """A row model from one query's values: metadata nulls left out, as rows always were."""
+    import math
+
+    declared = {k: values.pop(k) for k in DECLARED if k in values}
+    extra = {}
+    for k, v in values.items():
+        if k in metrics:
+            extra[k] = None if v is not None and math.isnan(v) else v
+        elif v is not None:
+            extra[k] = v
+    row = cls.model_construct(**declared)
+    row.__pydantic_extra__ = extra
+    return row
+
+
+def _json_array(col: Any) -> bytes:
+    """One column as a JSON array, written without a Python object per value."""
+    import numpy as np
+    import orjson
+
+    pa = _pa()
+    arr = _chunk(col)
+    kind = arr.type
+    if pa.types.is_floating(kind) and not arr.null_count:
+        data = np.ascontiguousarray(arr.to_numpy(zero_copy_only=False), dtype=np.float64)
+        return orjson.dumps(data, option=orjson.OPT_SERIALIZE_NUMPY)
+    if pa.types.is_boolean(kind) and not arr.null_count:
+        return orjson.dumps(arr.to_numpy(zero_copy_only=False), option=orjson.OPT_SERIALIZE_NUMPY)
+    if pa.types.is_integer(kind):
+        return _joined(arr.cast(pa.string()), quote=False)
+    if pa.types.is_string(kind) or pa.types.is_large_string(kind):
+        return _joined(arr, quote=True)
+    return orjson.dumps(arr.to_pylist())  # other metadata types: rare and small
+
+
+def _joined(arr: Any, *, quote: bool) -> bytes:
+    """``[v1,v2,...]`` from a string array: quoted and escaped when ``quote``; nulls as null.
+
+    The bytes of all values are checked at once: a control character (rare) sends
+    the column to orjson, a quote or backslash is escaped by Arrow.
+    """
+    import numpy as np
+    import orjson
+    import pyarrow.compute as pc
+
+    pa = _pa()
+    if len(arr) == 0:
+        return b"[]"
+    arr = arr.cast(pa.large_string())
+    if quote:
+        buf = arr.buffers()[2]
+        data = np.frombuffer(buf, np.uint8) if buf is not None else np.zeros(0, np.uint8)
+        if (data < 0x20).any():
+            return orjson.dumps(arr.to_pylist())  # control characters: orjson escapes them
+        if ((data == 0x22) | (data == 0x5C)).any():
+            arr = pc.replace_substring(arr, "\\", "\\\\")
+            arr = pc.replace_substring(arr, '"', '\\"')
+    separator, ends = ",", b""
+    if quote and arr.null_count:
+        mark = pa.scalar('"', pa.large_string())
+        arr = pc.binary_join_element_wise(mark, arr, mark, pa.scalar("", pa.large_string()))
+    elif quote:
+        separator, ends = '","', b'"'
+    if arr.null_count:
+        arr = arr.fill_null("null")
+    listed = pa.LargeListArray.from_arrays(pa.array([0, len(arr)], pa.int64()), arr)
+    joined = pc.binary_join(listed, pa.scalar(separator, pa.large_string()))
+    return b"[" + ends + joined[0].as_buffer().to_pybytes() + ends + b"]"

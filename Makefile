@@ -9,11 +9,14 @@ STAMP  := $(VENV)/.installed-stamp
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[dev]'
+	$(PY) -m pip install --quiet -e '.[dev,multilingual]'
 	touch $(STAMP)
 
+DEMO := examples/statistics
 demo: $(STAMP)
-	$(VENV)/bin/assay evaluate examples/statistics/questions.csv --system keyword --corpus examples/statistics/catalog.csv -m R@5 -m R@10 -m RR --by language
+	$(VENV)/bin/assay evaluate $(DEMO)/questions.csv --config $(DEMO)/assay.toml --system keyword -m R@5 -m R@10 -m RR --by language --no-per-query
+	$(VENV)/bin/assay evaluate $(DEMO)/questions.csv --config $(DEMO)/assay.toml --system multilingual -m R@5 -m R@10 -m RR --by language --no-per-query
+	$(VENV)/bin/assay compare $(DEMO)/questions.csv --config $(DEMO)/assay.toml --system keyword --system multilingual -m R@5 --by language
 	@echo "assay is in $(VENV)/bin: run '. $(VENV)/bin/activate' to put it on PATH, or call $(VENV)/bin/assay"
 
 test: $(STAMP)

@@ -30,15 +30,24 @@ An echoing model (a model id containing ``echo``) repeats the request's
 query), as a careless or hostile endpoint might; ``ECHO400`` in a prompt gets
 HTTP 400 whose body repeats it.
 
+``POST /v1/embeddings`` answers OpenAI's shape with :func:`stub_embedding` of
+each input (a hashed bag of words, so a test can compute the same vectors), the
+items in reverse order with their ``index``; ``encoding_format = "base64"`` is
+honoured. An input holding ``RATE429`` is refused once with 429, ``ERROR500``
+always; ``SHORT`` makes the answer one embedding short.
+
 :class:`StubServer` runs it with uvicorn on 127.0.0.1 and a free port, in a thread.
 """
 
 from __future__ import annotations
 
+import base64
 import json
 import re
+import struct
 import threading
 import time
+import zlib
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -121,7 +130,52 @@ def make_app(state: StubState) -> FastAPI:
             }
         )
 
+    @app.post("/v1/embeddings")
+    async def embeddings(request: Request) -> Any:
+        body = await request.json()
+        texts = [body["input"]] if isinstance(body["input"], str) else list(body["input"])
+        with state.lock:
+            state.requests.append(body)
+            state.headers.append(dict(request.headers))
+            seen = [state.calls.update([t]) or state.calls[t] for t in texts]
+        if any("ERROR500" in t for t in texts):
+            return PlainTextResponse("boom", status_code=500)
+        if any("RATE429" in t and n == 1 for t, n in zip(texts, seen, strict=True)):
+            return PlainTextResponse("slow down", status_code=429, headers={"Retry-After": "0"})
+        data = []
+        for i, text in enumerate(texts):
+            vector = stub_embedding(text)
+            if body.get("encoding_format") == "base64":
+                packed = b"".join(struct.pack("<f", v) for v in vector)
+                item: Any = base64.b64encode(packed).decode("ascii")
+            else:
+                item = vector
+            data.append({"object": "embedding", "index": i, "embedding": item})
+        if any("SHORT" in t for t in texts):
+            data = data[:-1]
+        words = sum(len(t.split()) for t in texts)
+        return JSONResponse(
+            {
+                "object": "list",
+                "data": data[::-1],
+                "model": body.get("model", "stub"),
+                "usage": {"prompt_tokens": words, "total_tokens": words},
+            }
+        )
+
     return app
+
+
+#: Dimensions of :func:`stub_embedding`.
+STUB_DIM = 32
+
+
+def stub_embedding(text: str) -> list[float]:
+    """The stub's vector of ``text``: word counts hashed (CRC-32) into 32 dimensions."""
+    vector = [0.0] * STUB_DIM
+    for word in re.findall(r"\w+", text.lower()):
+        vector[zlib.crc32(word.encode()) % STUB_DIM] += 1.0
+    return vector
 
 
 def _answer(text: str, seen: int) -> dict[str, Any]:

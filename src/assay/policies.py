@@ -330,7 +330,18 @@ def run_policies(
         depth_warnings=depth_warnings,
         system_depth=info.k if info.queries_asked is not None else None,
         identical_ids_dropped=identical_ids_dropped,
-    )
+    ) + _system_rules(info)
+
+
+def _system_rules(info: RunProvenance) -> list[ScoringPolicy]:
+    """How a live vector system embeds: model, dimensions, prefixes, long texts."""
+    system = info.system if isinstance(info.system, dict) else {}
+    if system.get("type") != "vector":
+        return []
+    from assay.systems.vector import policy_text
+
+    text = policy_text(system)
+    return [_rule("embedding", text)] if text else []
 
 
 def mean_decided_policies(

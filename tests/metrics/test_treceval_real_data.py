@@ -12,6 +12,9 @@ unrelated collections, are not a pair). From ``../shared/data``:
 * TREC Deep Learning passages (2019, 2020) and DL 2023's LLMJudge split: each
   language model's labels read as a ranking (label as the score: many ties,
   broken by trec_eval's doc id order) against the human qrels;
+* TREC-COVID (BEIR's test qrels, 66,334 judgments): pyserini's fusion test
+  runs and the fusions its tests expect (two input runs; RRF, interpolation,
+  average and normalised outputs);
 * trec_eval 10's reading of results files: trec_eval's ``results.test`` with
   comment lines, blank lines, ranks that are not numbers, text after the tag
   and a different tag on its last lines (trec_eval keeps the last one).
@@ -53,6 +56,15 @@ TE_PAIRS = [
     *((q, "results.trunc") for q in _TE_QRELS),
     ("qrels.comment.test", "results.comment.test"),
 ]
+#: pyserini's fusion fixtures: runs of TREC-COVID documents (queries 1 and 2)
+COVID_RUNS = (
+    "simple_trec_run_fusion_1.txt",
+    "simple_trec_run_fusion_2.txt",
+    "simple_trec_run_rrf_verify.txt",
+    "simple_trec_run_interpolation_verify.txt",
+    "simple_trec_run_average_verify.txt",
+    "simple_trec_run_normalize_verify.txt",
+)
 SCIFACT_RUNS = ("bm25-flat", "bm25-std", "rrf", "interpolation", "average", "minmax")
 #: collection -> (human qrels, the language models' label files)
 LLM_LABELS = {
@@ -70,6 +82,7 @@ LLM_LABELS = {
 PAIRS = [
     *(f"trec_eval_tests/{q}~{r}" for q, r in TE_PAIRS),
     *(f"scifact~{r}" for r in SCIFACT_RUNS),
+    *(f"covid~{r}" for r in COVID_RUNS),
     *(f"llm~{m}" for _, models in LLM_LABELS.values() for m in models),
     "trec_eval_tests/qrels.test~results.test+comments",
 ]
@@ -90,6 +103,9 @@ class Materials:
         if family == "scifact":
             qrels = self.root / "anserini_topics_qrels/beir/qrels.beir-v1.0.0-scifact.test.txt"
             return qrels, self.scifact_runs[run]
+        if family == "covid":
+            qrels = self.root / "anserini_topics_qrels/beir/qrels.beir-v1.0.0-trec-covid.test.txt"
+            return qrels, self.root / "pyserini_fusion_tests" / run
         if family == "llm":
             human = next(h for h, models in LLM_LABELS.values() if run in models)
             return self.root / "llm_judgments" / human, self.llm_runs[run]

@@ -88,7 +88,7 @@ def vector_system(root: Path) -> Any:
 
     corpus, _, _ = scifact(root)
     start = time.perf_counter()
-    system = VectorSystem(corpus, cache_dir=embedding_cache_dir()).prepare()
+    system = VectorSystem(corpus, model="wordllama", cache_dir=embedding_cache_dir()).prepare()
     TIMINGS["vector embed"] = time.perf_counter() - start
     return system
 

@@ -130,7 +130,8 @@ def test_from_config_resolves_names_through_the_registry(
     )
     (tmp_path / "assay.toml").write_text(
         '[systems.bm25]\ntype = "bm25"\ncorpus = "docs.jsonl"\n\n'
-        '[systems.vector]\ntype = "vector"\ncorpus = "docs.jsonl"\ncache_dir = "cache"\n\n'
+        '[systems.vector]\ntype = "vector"\nmodel = "wordllama"\n'
+        'corpus = "docs.jsonl"\ncache_dir = "cache"\n\n'
         '[systems.hybrid]\ntype = "hybrid"\ncorpus = "docs.jsonl"\nsystems = ["bm25", "vector"]\n'
     )
     from assay.systems.config import build_system

@@ -144,11 +144,11 @@ def test_config_and_protocol(tmp_path: Path) -> None:
     cfg = system.config
     assert cfg["type"] == "vector" and cfg["model"] == "toy-hash" and cfg["dim"] == 8
     assert cfg["corpus_version"] == _toy().version
-    real = VectorSystem(_toy(), cache_dir=None)
+    real = VectorSystem(_toy(), model="wordllama", cache_dir=None)
     assert real.config["model"].startswith("wordllama-") and real.config["dim"] == 256
-    assert config_hash(VectorSystem(_toy(), dim=128, cache_dir=None).config) != config_hash(
-        real.config
-    )
+    assert config_hash(
+        VectorSystem(_toy(), model="wordllama", dim=128, cache_dir=None).config
+    ) != config_hash(real.config)
 
 
 def test_usage_errors(tmp_path: Path) -> None:
@@ -166,7 +166,8 @@ def test_usage_errors(tmp_path: Path) -> None:
 
 
 def test_from_config_paths_are_relative_to_base_dir(tmp_path: Path) -> None:
-    table = {"type": "vector", "cache_dir": "emb", "dim": 64, "text_fields": ["text"]}
+    table = {"type": "vector", "model": "wordllama", "cache_dir": "emb", "dim": 64}
+    table["text_fields"] = ["text"]
     system = from_config("vec", table, corpus=_toy(), base_dir=tmp_path)
     assert system.name == "vec" and system.config["dim"] == 64
     system.prepare()

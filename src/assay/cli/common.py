@@ -228,8 +228,9 @@ def build_cli_system(
     id_field: str | None = None,
     text_fields: Sequence[str] | None = None,
     judgments: Path | None = None,
+    offline: bool = False,
 ) -> Any:
-    """Build a system from ``--system`` and the corpus options.
+    """Build a system from ``--system`` and the corpus options (``offline``: ``--offline``).
 
     When the judgments are a BEIR folder and no ``--corpus`` is given, its
     ``corpus.jsonl`` is the corpus.
@@ -247,12 +248,24 @@ def build_cli_system(
         overrides["id_field"] = id_field
     if text_fields:
         overrides["text_fields"] = list(text_fields)
-    return build_system(
-        spec,
-        config_path=config,
-        corpus=str(corpus) if corpus is not None else None,
-        overrides=overrides or None,
+    from assay.systems.cache import deferred_system
+
+    def build() -> Any:
+        return build_system(
+            spec,
+            config_path=config,
+            corpus=str(corpus) if corpus is not None else None,
+            overrides=overrides or None,
+        )
+
+    # built on first use: a run found in the cache loads no corpus, model or index
+    system = deferred_system(
+        spec, build, config_path=config, corpus=corpus, overrides=overrides or None
     )
+    setter = getattr(system, "set_offline", None)
+    if offline and callable(setter):
+        setter(True)  # endpoint embeddings replay their cache; other systems call nothing
+    return system
 
 
 def record_result(result: Any, store: str | None) -> None:

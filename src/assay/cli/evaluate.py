@@ -75,6 +75,12 @@ def evaluate(
     ] = None,
     quiet: o.Quiet = False,
     mix_synthetic: o.MixSynthetic = False,
+    offline: Annotated[
+        bool,
+        typer.Option(
+            "--offline", help="Make no model calls: endpoint embeddings replay their cache."
+        ),
+    ] = False,
 ) -> None:
     """Score a run (or a live system) on a judgment set, overall and per group."""
     from assay.cli.common import (
@@ -124,6 +130,7 @@ def evaluate(
             id_field=id_field,
             text_fields=text_field,
             judgments=judgments,
+            offline=offline,
         )
     cache = run_cache(no_cache, cache_dir)
     if calibrate is not None:  # calibration needs the run itself: load it once, here

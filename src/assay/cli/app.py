@@ -124,9 +124,8 @@ def _dispatch(argv: list[str] | None) -> int:
         return _report(exc)
     except typer.Exit as exc:
         return exc.exit_code
-    except SystemExit:
-        # typer answers a broken pipe with sys.exit(1) after wrapping stdout: say 141
-        if type(sys.stdout).__name__ == "PacifyFlushWrapper":
+    except SystemExit as exc:
+        if _broken_pipe(exc):
             raise BrokenPipeError from None
         raise
     except BrokenPipeError:
@@ -142,6 +141,17 @@ def _dispatch(argv: list[str] | None) -> int:
             return EXIT_INTERRUPTED
         raise
     return rc if isinstance(rc, int) else 0
+
+
+def _broken_pipe(exc: SystemExit) -> bool:
+    """True when ``exc`` is a library's answer to a broken pipe rather than a real exit.
+
+    typer exits 1 after wrapping stdout in click's ``PacifyFlushWrapper``; rich's
+    ``Console.on_broken_pipe`` exits 1 while handling the ``BrokenPipeError``.
+    """
+    if type(sys.stdout).__name__ == "PacifyFlushWrapper":
+        return True
+    return exc.code == 1 and isinstance(exc.__context__, BrokenPipeError)
 
 
 def _silence_stdout() -> None:
@@ -226,6 +236,40 @@ def flags(message: str) -> str:
         return FLAGS.get(name) or "--" + name.replace("_", "-")
 
     return re.sub(r"`([a-z_]+(?:=True)?)`", flag, message)
+
+
+def flag_warnings(result: Any) -> Any:
+    """A copy of ``result`` whose warnings name flags, for the table the CLI prints.
+
+    The library's warnings name parameters (`allow_version_mismatch`), and so do
+    result files (the same through every door); the table a user of the command
+    line reads names the flag (--allow-version-mismatch), through :func:`flags`.
+    """
+    from pydantic import BaseModel
+
+    if isinstance(result, BaseModel):
+        copy = result.model_copy(deep=True)
+        _flag_in_place(copy)
+        return copy
+    return result
+
+
+def _flag_in_place(result: Any) -> None:
+    from pydantic import BaseModel
+
+    if isinstance(result, BaseModel):
+        for name in type(result).model_fields:
+            value = getattr(result, name, None)
+            if name == "warnings" and isinstance(value, list):
+                value[:] = [flags(w) if isinstance(w, str) else w for w in value]
+            else:
+                _flag_in_place(value)
+    elif isinstance(result, list | tuple):
+        for item in result:
+            _flag_in_place(item)
+    elif isinstance(result, dict):
+        for item in result.values():
+            _flag_in_place(item)
 
 
 def _report(exc: Exception) -> int:

@@ -40,13 +40,32 @@ def _paths(output: Path | Sequence[Path] | None) -> list[Path]:
     return [Path(output)] if isinstance(output, str | Path) else [Path(p) for p in output]
 
 
-def suffix_format(path: Path, choices: Sequence[str]) -> str:
-    """The format the suffix of ``-o path`` names; refused when the command cannot write it."""
-    implied = SUFFIX_FORMATS.get(path.suffix.lower())
+def _suffix_means(suffix: str, choices: Sequence[str]) -> str | None:
+    """The format ``suffix`` names for a command writing ``choices`` (.txt is the table)."""
+    implied = SUFFIX_FORMATS.get(suffix.lower())
     if implied == "plain" and "plain" not in choices and "table" in choices:
         implied = "table"
+    return implied
+
+
+def accepted_suffixes(choices: Sequence[str]) -> list[str]:
+    """Every ``-o`` suffix a command writing ``choices`` accepts (what its help lists)."""
+    return [s for s in SUFFIX_FORMATS if _suffix_means(s, choices) in choices]
+
+
+def refuse_directory(path: Path, choices: Sequence[str]) -> None:
+    """Refuse ``-o DIR``: say it is a directory and show a file name that would do."""
+    if path.is_dir():
+        example = path / ("result" + (accepted_suffixes(choices) or [".json"])[0])
+        raise UsageError(f"-o {path}: is a directory; give a file name, such as {example}")
+
+
+def suffix_format(path: Path, choices: Sequence[str]) -> str:
+    """The format the suffix of ``-o path`` names; refused when the command cannot write it."""
+    refuse_directory(path, choices)
+    implied = _suffix_means(path.suffix, choices)
     if implied is None or implied not in choices:
-        known = sorted(s for s, f in SUFFIX_FORMATS.items() if f in choices or f == "plain")
+        known = accepted_suffixes(choices)
         what = f"cannot write {implied}" if implied else f"does not know the suffix {path.suffix!r}"
         raise UsageError(
             f"-o {path}: this command {what}; use a suffix among {', '.join(known)} "
@@ -66,6 +85,8 @@ def resolve_format(
     paths = _paths(output)
     if fmt is not None:
         validate_choice("--format", fmt, choices)
+        for path in paths:
+            refuse_directory(path, choices)
         if len(paths) > 1:
             raise UsageError(
                 "with several -o files, each is written in the format its suffix names; "
@@ -133,14 +154,16 @@ def emit_result(
     *,
     choices: Sequence[str] | None = None,
 ) -> None:
-    """:func:`emit` for a registered result kind, rendered by :mod:`assay.report.render`."""
+    """:func:`emit` for a registered result kind, rendered by :mod:`assay.report.render`
+    (the table with warnings naming flags, as every command prints them)."""
+    from assay.cli.app import flag_warnings
     from assay.report.render import FORMATS_BY_KIND, print_terminal, render, render_bytes
 
     emit(
         fmt,
         output,
         text=lambda f: render(result, f),
-        table=lambda c: print_terminal(result, c),
+        table=lambda c: print_terminal(flag_warnings(result), c),
         choices=choices or FORMATS_BY_KIND[result.kind],
         kind=result.kind,
         binary=lambda f: render_bytes(result, f),
@@ -152,10 +175,7 @@ def data_file(output: Sequence[Path], what: str) -> tuple[Path, list[Path]]:
     the result files beside it (``judge llm -o labels.jsonl -o job.json``)."""
     data = [p for p in output if SUFFIX_FORMATS.get(p.suffix.lower(), "jsonl") == "jsonl"]
     for path in data:
-        if path.is_dir():
-            raise UsageError(
-                f"-o {path}: is a directory; give a file name, such as {path}/out.jsonl"
-            )
+        refuse_directory(path, ("jsonl",))
     if len(data) != 1:
         raise UsageError(f"give one -o FILE.jsonl for the {what} (other -o files get the result)")
     return data[0], [p for p in output if p != data[0]]
@@ -232,16 +252,13 @@ def build_cli_system(
 ) -> Any:
     """Build a system from ``--system`` and the corpus options (``offline``: ``--offline``).
 
-    When the judgments are a BEIR folder and no ``--corpus`` is given, its
-    ``corpus.jsonl`` is the corpus.
+    When the judgments are a BEIR folder and no ``--corpus`` is given, the
+    folder's corpus is the corpus (:func:`assay.judgments.beir.corpus_of`).
     """
+    from assay.judgments.beir import corpus_of
     from assay.systems.config import build_system
 
-    if corpus is None and judgments is not None and Path(judgments).is_dir():
-        for name in ("corpus.jsonl", "corpus.jsonl.gz"):
-            if (Path(judgments) / name).is_file():
-                corpus = Path(judgments) / name
-                break
+    corpus = corpus_of(judgments, corpus)
 
     overrides: dict[str, Any] = {}
     if id_field:
@@ -268,6 +285,13 @@ def build_cli_system(
     return system
 
 
+def corpus_options(
+    judgments: Path | None, id_field: str | None, text_fields: Sequence[str] | None
+) -> dict[str, Any]:
+    """The corpus keywords of :func:`build_cli_system` from a command's shared options."""
+    return {"judgments": judgments, "id_field": id_field, "text_fields": text_fields}
+
+
 def record_result(result: Any, store: str | None) -> None:
     """Record a result in the history store; a store failure only warns.
 
@@ -292,6 +316,7 @@ def emit_report(
 ) -> None:
     """Render an evaluation result in ``fmt`` to stdout or to each ``-o`` file (atomically);
     ``parquet`` writes the per-query table with the rest of the result in its metadata."""
+    from assay.cli.app import flag_warnings
     from assay.report import evaluation as rep
 
     renderers = {
@@ -303,7 +328,9 @@ def emit_report(
         fmt,
         output,
         text=lambda f: renderers[f](result),
-        table=lambda c: rep.render_terminal(result, c, digits=digits, per_query=per_query),
+        table=lambda c: rep.render_terminal(
+            flag_warnings(result), c, digits=digits, per_query=per_query
+        ),
         choices=(*TABLE_FORMATS, *renderers, "parquet"),
         binary=lambda f: rep.render_parquet(result),
         kind=result.kind,

@@ -17,6 +17,7 @@ TESTS = ("randomization", "t", "wilcoxon", "bootstrap")
 
 def _emit(result: Any, fmt: str, output: Any) -> None:
     """Render ``result`` in ``fmt`` to stdout or to each ``-o`` file."""
+    from assay.cli.app import flag_warnings
     from assay.cli.common import emit
     from assay.report.compare_terminal import render_terminal
 
@@ -35,7 +36,7 @@ def _emit(result: Any, fmt: str, output: Any) -> None:
         fmt,
         output,
         text=text,
-        table=lambda c: render_terminal(result, c),
+        table=lambda c: render_terminal(flag_warnings(result), c),
         choices=FORMATS,
         kind=result.kind,
     )
@@ -61,6 +62,8 @@ def compare(
     ] = None,
     config: o.Config = None,
     corpus: o.Corpus = None,
+    id_field: o.IdField = None,
+    text_field: o.TextFields = None,
     k: o.Depth = 100,
     baseline: Annotated[
         str | None, typer.Option("--baseline", help="Baseline system name (default: the first).")
@@ -88,7 +91,7 @@ def compare(
     ] = "percentile",
     top: Annotated[int, typer.Option("--top", help="Largest losses and gains listed.")] = 5,
     fmt: Format = None,
-    output: o.Output = None,
+    output: o.output_option(*FORMATS) = None,  # type: ignore[valid-type]
     allow_version_mismatch: o.AllowVersionMismatch = False,
     judgments_format: o.JudgmentsFormat = None,
     queries: o.Queries = None,
@@ -109,6 +112,7 @@ def compare(
     from assay.cli.common import (
         build_cli_system,
         check_max_failed_option,
+        corpus_options,
         exit_if_failed,
         load_cli_judgments,
         record_result,
@@ -126,7 +130,10 @@ def compare(
     sources: list[Any] = list(runs or [])
     if len(sources) + len(system or []) < 2:
         raise UsageError("compare needs at least two runs, result files or --system options")
-    sources += [build_cli_system(spec, config=config, corpus=corpus) for spec in system or []]
+    corpus_args = corpus_options(judgments, id_field, text_field)
+    sources += [
+        build_cli_system(spec, config=config, corpus=corpus, **corpus_args) for spec in system or []
+    ]
     js: Any = judgments
     if system or not all(is_result_file(Path(r)) for r in runs or []):
         js = load_cli_judgments(judgments, judgments_format, split=split, queries=queries)

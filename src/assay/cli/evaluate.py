@@ -34,7 +34,7 @@ def evaluate(
     metric: o.Metrics = None,
     by: o.By = None,
     fmt: Format = None,
-    output: o.Output = None,
+    output: o.output_option(*FORMATS) = None,  # type: ignore[valid-type]
     missing: o.Missing = "zero",
     ties: o.Ties = "score",
     ignore_identical_ids: o.IgnoreIdenticalIds = False,

@@ -39,6 +39,8 @@ def gate(
     ] = None,
     config: o.Config = None,
     corpus: o.Corpus = None,
+    id_field: o.IdField = None,
+    text_field: o.TextFields = None,
     k: o.Depth = 100,
     metric: Annotated[
         list[str] | None, typer.Option("--metric", "-m", help="Gated metric (repeatable).")
@@ -69,7 +71,7 @@ def gate(
     n_resamples: Annotated[int, typer.Option("--resamples", help="Bootstrap resamples.")] = 10000,
     allow_version_mismatch: o.AllowVersionMismatch = False,
     fmt: o.format_option(*GATE_FORMATS) = None,  # type: ignore[valid-type]
-    output: o.Output = None,
+    output: o.output_option(*GATE_FORMATS) = None,  # type: ignore[valid-type]
     markdown: Annotated[
         Path | None, typer.Option("--markdown", hidden=True, help="Deprecated: -o FILE.md.")
     ] = None,
@@ -112,6 +114,7 @@ def gate(
     from assay.cli.common import (
         build_cli_system,
         check_max_failed_option,
+        corpus_options,
         deprecated_flag,
         load_cli_judgments,
         resolve_format,
@@ -133,7 +136,12 @@ def gate(
     if (run is None) == (system is None):
         raise UsageError("give either a RUN file or --system NAME (not both)")
     js = load_cli_judgments(judgments, judgments_format, split=split, queries=queries)
-    candidate = run if run is not None else build_cli_system(system, config=config, corpus=corpus)
+    corpus_args = corpus_options(judgments, id_field, text_field)
+    candidate = (
+        run
+        if run is not None
+        else build_cli_system(system, config=config, corpus=corpus, **corpus_args)
+    )
     result = run_gate(
         js,
         candidate,

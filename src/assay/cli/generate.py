@@ -30,6 +30,8 @@ def queries(
             help="The queries: FILE.jsonl; repeatable: .json, .txt write the result too.",
         ),
     ],
+    id_field: o.IdField = None,
+    text_field: o.TextFields = None,
     n: Annotated[int, typer.Option("-n", help="Passages to sample.")] = 50,
     seed: Annotated[int, typer.Option("--seed", help="Sampling seed.")] = 0,
     human: Annotated[
@@ -78,7 +80,12 @@ def queries(
     client = open_client(model, config_path=config, cache_dir=cache_dir, offline=offline)
     with client:
         result = generate_queries(
-            load_corpus(corpus), client, n=n, seed=seed, human=judgments, max_cost=max_cost
+            load_corpus(corpus, id_field=id_field, text_fields=text_field),
+            client,
+            n=n,
+            seed=seed,
+            human=judgments,
+            max_cost=max_cost,
         )
     lines = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in result.rows)
     write_text_atomic(queries_file, lines)

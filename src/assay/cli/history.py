@@ -53,7 +53,7 @@ def history(
         ),
     ] = "evaluation",
     fmt: o.format_option(*FORMATS) = None,  # type: ignore[valid-type]
-    output: o.Output = None,
+    output: o.output_option(*FORMATS) = None,  # type: ignore[valid-type]
 ) -> None:
     """List recorded results over time; --format html adds a trend chart."""
 

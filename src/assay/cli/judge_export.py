@@ -62,6 +62,13 @@ def export(
             f"{summary.ties[0][0]}/{summary.ties[0][1]}",
             err=True,
         )
+    if summary.kept_no_answer:
+        typer.echo(
+            f"note: {len(summary.kept_no_answer)} no-answer queries of --base kept no-answer "
+            f"(e.g. {summary.kept_no_answer[0]}): the people's grades >= 1 for them are kept "
+            "in assessments only; remove the no-answer mark in the base to make one answerable",
+            err=True,
+        )
     if summary.no_answer_queries:
         typer.echo(
             f"note: {len(summary.no_answer_queries)} queries have no grade >= 1 and are written "

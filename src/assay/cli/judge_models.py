@@ -28,7 +28,7 @@ from assay.cli.model_options import (
 #: What a judge command writes (``text``, the old name of ``plain``, still accepted).
 _FORMATS = ("table", "plain", "json")
 TextOrJson = o.format_option(*_FORMATS)
-Outputs = o.Output
+Outputs = o.output_option(*_FORMATS)
 
 
 def _format(fmt: str | None, output: list[Path] | None) -> str:
@@ -174,7 +174,8 @@ def llm(
             help="Model labels: FILE.jsonl; repeatable: .json, .txt write the result too.",
         ),
     ],
-    id_field: Annotated[str | None, typer.Option("--id-field", help="Corpus id field.")] = None,
+    id_field: o.IdField = None,
+    text_field: o.TextFields = None,
     queries: Annotated[
         Path | None, typer.Option("--queries", help="Queries file of TREC qrels (id<TAB>text).")
     ] = None,
@@ -205,7 +206,7 @@ def llm(
     fmt = _format(fmt, results)
     check_model_options(max_cost, max_failed)
     client = _client(model, config, cache_dir, offline, no_cache)
-    docs = load_corpus(corpus, id_field=id_field)
+    docs = load_corpus(corpus, id_field=id_field, text_fields=text_field)
     todo, top = read_pairs(pairs, queries=queries)
     on_call, bar = _progress(len(todo) * max(samples, 1), progress)
     with client, bar:
@@ -247,6 +248,9 @@ def sample(
     corpus: Annotated[
         Path | None, typer.Option("--corpus", help="Corpus: put each document's text in the file.")
     ] = None,
+    id_field: o.IdField = None,
+    text_field: o.TextFields = None,
+    queries: o.Queries = None,
 ) -> None:
     """Pick a stratified, reproducible sample of labels for a person to check."""
     from assay.cli.common import say_wrote, validate_choice
@@ -258,7 +262,7 @@ def sample(
     if corpus is not None:
         from assay.corpora.load import load_corpus
 
-        docs = load_corpus(corpus)
+        docs = load_corpus(corpus, id_field=id_field, text_fields=text_field)
     lines = review_sample(
         labels,
         fraction=fraction,
@@ -266,9 +270,16 @@ def sample(
         seed=seed,
         show_grades=show_grades,
         corpus=docs,
+        queries=queries,
     )
     write_review(lines, output)
     say_wrote(output, "review", "jsonl")
+    from assay.cli.app import flags
+    from assay.judges.sample import missing_query_texts
+
+    warning = missing_query_texts(lines)
+    if warning:
+        typer.echo(f"warning: {flags(warning)}", err=True)
     typer.echo(
         f"{len(lines)} pairs to review in {output} "
         f"(fraction {fraction}, stratified by {stratify}, seed {seed}; "
@@ -312,6 +323,8 @@ def claims(
             help="Cases file to write: FILE.jsonl; repeatable: .json, .txt write the result too.",
         ),
     ],
+    id_field: o.IdField = None,
+    text_field: o.TextFields = None,
     samples: SamplesOpt = 1,
     max_cost: CostOpt = None,
     offline: OfflineOpt = False,
@@ -333,7 +346,7 @@ def claims(
     fmt = _format(fmt, results)
     check_model_options(max_cost, max_failed)
     raw = read_case_lines(cases)
-    docs = load_corpus(corpus)
+    docs = load_corpus(corpus, id_field=id_field, text_fields=text_field)
     with _client(model, config, cache_dir, offline, no_cache) as client:
         filled, result = grade_claims(raw, docs, client, samples=samples, max_cost=max_cost)
     text = "".join(json.dumps(c, ensure_ascii=False) + "\n" for c in filled)

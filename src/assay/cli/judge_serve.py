@@ -46,6 +46,7 @@ def serve(
     ] = None,
     corpus: o.Corpus = None,
     id_field: o.IdField = None,
+    text_field: o.TextFields = None,
     host: Annotated[
         str, typer.Option("--host", help="Interface to listen on (loopback by default).")
     ] = "127.0.0.1",
@@ -71,6 +72,7 @@ def serve(
         guidelines=guidelines,
         corpus=corpus,
         id_field=id_field,
+        text_fields=text_field,
         base_url=f"http://{host}:{port}",
         review=review,
         show_model_grades=show_model_grades,

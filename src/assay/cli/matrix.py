@@ -20,7 +20,7 @@ _FORMATS = ("table", "plain", "json", "markdown", "html")
 def matrix(
     config: Annotated[Path, typer.Argument(help="The matrix TOML (prompts, models, cases).")],
     fmt: o.format_option(*_FORMATS) = None,  # type: ignore[valid-type]
-    output: o.Output = None,
+    output: o.output_option(*_FORMATS) = None,  # type: ignore[valid-type]
     cache_dir: Annotated[
         Path | None, typer.Option("--cache-dir", help="Folder of the model-call cache.")
     ] = None,
@@ -55,6 +55,13 @@ def matrix(
     fmt = resolve_format(fmt, output, _FORMATS)
     check_max_failed_option(max_failed)
     cfg = load_matrix(config)
+    baseline = None
+    if gate_against is not None:  # checked before the first model call
+        from assay.matrix.gate import check_baseline
+        from assay.matrix.result import MatrixResult
+
+        baseline = MatrixResult.from_file(gate_against)
+        check_baseline(baseline, cfg.cases_version, cfg.variants(), margin=margin)
     total = len(cfg.prompts) * len(cfg.providers) * len(cfg.cases) * cfg.repeats
     with _progress(total) as advance:
         result = run_matrix(
@@ -71,11 +78,10 @@ def matrix(
         from assay.cli.common import record_result
 
         record_result(result, store)
-    if gate_against is not None:
+    if baseline is not None:
         from assay.matrix.gate import gate_matrix
-        from assay.matrix.result import MatrixResult
 
-        gate = gate_matrix(result, MatrixResult.from_file(gate_against), margin=margin)
+        gate = gate_matrix(result, baseline, margin=margin)
         for check in gate.checks:
             mark = "pass" if check.passed else "FAIL"
             typer.echo(

@@ -6,6 +6,7 @@ the same option has the same name, short flag and help text everywhere.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -47,6 +48,32 @@ By = Annotated[
     list[str] | None,
     typer.Option("--by", help="Group by a metadata field (repeatable); ';'-separated tags split."),
 ]
+
+
+def output_option(*choices: str, extra: str = "") -> Any:
+    """The ``-o/--output`` option of a command that writes ``choices``.
+
+    Its help lists exactly the suffixes :func:`assay.cli.common.suffix_format`
+    accepts for those formats, from the same table, so the two cannot disagree.
+    """
+    from assay.cli.common import SUFFIX_FORMATS, accepted_suffixes
+
+    names = ", ".join(
+        s + (" (the table as text)" if SUFFIX_FORMATS[s] == "plain" else "")
+        for s in accepted_suffixes(choices)
+    )
+    note = " .json writes the result file itself." if "json" in choices else ""
+    return Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--output",
+            "-o",
+            help=f"Write the result to this file, in the format its suffix names: {names}."
+            f"{note} Repeatable: one result, several files, recorded once.{extra}",
+        ),
+    ]
+
+
 Output = Annotated[
     list[Path] | None,
     typer.Option(
@@ -240,6 +267,17 @@ def _word(param: Any, ctx: Any) -> str:
     return _TYPE_WORDS.get(label.lower(), label.upper())
 
 
+_ROLE = re.compile(r":[a-z]+:`~?([^`]+)`")
+_LITERAL = re.compile(r"``([^`]+)``")
+
+
+def plain_words(text: str | None) -> str | None:
+    """Help text without reST markup: ``:mod:`x``` and double-backquoted literals as plain x."""
+    if not text:
+        return text
+    return _LITERAL.sub(r"\1", _ROLE.sub(r"\1", text))
+
+
 def plain_help(command: Any) -> None:
     """Usage lines and option values in plain words on ``command`` and its subcommands:
     ``JUDGMENTS [RUN]`` rather than ``{judgments} [run]``, ``-m METRIC`` rather than
@@ -248,7 +286,10 @@ def plain_help(command: Any) -> None:
 
     for sub in getattr(command, "commands", {}).values():
         plain_help(sub)
+    command.help = plain_words(command.help)
     for param in getattr(command, "params", []):
+        if getattr(param, "help", None):
+            param.help = plain_words(param.help)
         if getattr(param, "param_type_name", "") == "argument":
             name = (param.name or "arg").upper()
             param.metavar = name

@@ -20,7 +20,7 @@ def report(
         Path, typer.Argument(help="A result file written with -o FILE.json by any command.")
     ],
     fmt: o.format_option(*REPORT_FORMATS) = None,  # type: ignore[valid-type]
-    output: o.Output = None,
+    output: o.output_option(*REPORT_FORMATS) = None,  # type: ignore[valid-type]
 ) -> None:
     """Render any result file again (evaluation, comparison, answers, gate, verify, matrix,
     history, judge and implicit-judgment results), in every format its command writes."""

@@ -98,6 +98,9 @@ def run_command(
     from assay.cli.common import load_cli_judgments
 
     judgment_set = load_cli_judgments(judgments, judgments_format, queries=queries, split=split)
+    from assay.judgments.beir import corpus_of
+
+    corpus = corpus_of(judgments, corpus)
     sut = _build(system, config, corpus, id_field, text_field, corpus_format, offline)
     from assay.cli.common import run_cache
 

@@ -65,6 +65,8 @@ def trec_eval(
         raise UsageError("-M must be a whole number >= 1")
     if level < 1:
         raise UsageError("-l must be a whole number >= 1")
+    if rel_format == "qrels":
+        _check_order(qrels, run)
     lines, warnings = trec_eval_files(
         qrels, run, list(measures or []), rel_format=rel_format, zscore_file=zscore_file,
         per_query=per_query, complete=complete, depth=depth, rel=level,
@@ -74,3 +76,17 @@ def trec_eval(
         typer.echo(f"warning: {warning}", err=True)
     if lines:
         typer.echo("\n".join(lines))
+
+
+def _check_order(qrels: Path, run: Path) -> None:
+    """Refuse a run given first and qrels second with one hint, not a line-by-line list."""
+    from assay.errors import UsageError
+    from assay.procedures.arguments import check_order
+
+    try:
+        check_order(qrels, run)
+    except UsageError:
+        raise UsageError(
+            f"{qrels} looks like a run and {run} like qrels: qrels come first, then the run "
+            "(assay trec-eval QRELS RUN, as trec_eval)"
+        ) from None

@@ -38,6 +38,8 @@ def validate(
         Path | None,
         typer.Option("--corpus", help="Corpus (JSONL or BEIR folder): judged doc ids must exist."),
     ] = None,
+    id_field: o.IdField = None,
+    text_field: o.TextFields = None,
     kind: Annotated[
         str | None,
         typer.Option(
@@ -47,7 +49,7 @@ def validate(
         ),
     ] = None,
     fmt: o.format_option(*OUTPUT_FORMATS) = None,  # type: ignore[valid-type]
-    output: o.Output = None,
+    output: o.output_option(*OUTPUT_FORMATS) = None,  # type: ignore[valid-type]
 ) -> None:
     """Check files and print a summary of each; exit 2 when any has problems."""
     from assay.cli.common import emit, resolve_format, validate_choice
@@ -60,7 +62,7 @@ def validate(
         validate_choice("--kind", kind, KINDS)
     if judgments_format is not None:
         validate_choice("--judgments-format", judgments_format, FORMATS)
-    ids = read_corpus_ids(corpus) if corpus is not None else None
+    ids = read_corpus_ids(corpus, id_field=id_field) if corpus is not None else None
     reports = [
         validate_path(
             f,
@@ -69,6 +71,8 @@ def validate(
             queries=queries,
             split=split,
             corpus_ids=ids,
+            id_field=id_field,
+            text_fields=text_field,
         )
         for f in files
     ]

@@ -27,6 +27,8 @@ def verify_suite_command(
     ] = "",
     config: o.Config = None,
     corpus: o.Corpus = None,
+    id_field: o.IdField = None,
+    text_field: o.TextFields = None,
     k: o.Depth = 100,
     metric: Annotated[
         list[str] | None,
@@ -40,7 +42,7 @@ def verify_suite_command(
     missing: o.Missing = "zero",
     ties: o.Ties = "score",
     fmt: o.format_option(*FORMATS) = None,  # type: ignore[valid-type]
-    output: o.Output = None,
+    output: o.output_option(*FORMATS) = None,  # type: ignore[valid-type]
     store: o.Store = None,
     record: o.Record = True,
     retries: o.Retries = None,
@@ -52,6 +54,7 @@ def verify_suite_command(
     from assay.cli.common import (
         build_cli_system,
         check_max_failed_option,
+        corpus_options,
         exit_if_failed,
         load_cli_judgments,
         record_result,
@@ -66,9 +69,12 @@ def verify_suite_command(
     if not system or not degraded:
         raise UsageError("give --system NAME and --degraded NAME (or --degraded shuffle)")
     js = load_cli_judgments(judgments, judgments_format, queries=queries, split=split)
-    sys_obj = build_cli_system(system, config=config, corpus=corpus)
+    corpus_args = corpus_options(judgments, id_field, text_field)
+    sys_obj = build_cli_system(system, config=config, corpus=corpus, **corpus_args)
     worse = (
-        SHUFFLE if degraded == SHUFFLE else build_cli_system(degraded, config=config, corpus=corpus)
+        SHUFFLE
+        if degraded == SHUFFLE
+        else build_cli_system(degraded, config=config, corpus=corpus, **corpus_args)
     )
     result = verify_suite(
         js,

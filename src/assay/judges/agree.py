@@ -88,6 +88,8 @@ def agreement(
     ref = reference if isinstance(reference, LabelTable) else read_labels(reference, prefer=prefer)
     cand = candidate if isinstance(candidate, LabelTable) else read_labels(candidate, prefer=prefer)
     joined = _join(ref, cand)
+    if joined.empty:
+        raise UsageError(_nothing_to_compare(ref, cand))
     joined, clipped = _clip(joined, max_grade)
     r = joined["grade_ref"].to_numpy(np.int64)
     c = joined["grade_cand"].to_numpy(np.int64)
@@ -265,6 +267,22 @@ def _disagreements(joined: Any) -> list[dict[str, Any]]:
             row["reason"] = rec["reason"]
         rows.append(row)
     return rows
+
+
+def _nothing_to_compare(ref: LabelTable, cand: LabelTable) -> str:
+    """Why no figure can be computed, and what to do about it."""
+    message = (
+        f"nothing to compare: no pair has a label in both {ref.name} ({len(ref)} labels) "
+        f"and {cand.name} ({len(cand)} labels)"
+    )
+    for table in (ref, cand):
+        if table.pending:
+            return message + (
+                f"; {table.path or table.name} has {table.pending} review lines without a "
+                "reviewer grade: fill reviewer_grade (and reason) on each line, then "
+                "run assay judge agree again"
+            )
+    return message + "; give two label sets on the same queries and documents"
 
 
 def _describe(table: LabelTable) -> dict[str, Any]:

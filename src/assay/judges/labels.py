@@ -56,9 +56,15 @@ class LabelTable:
 
 
 def read_labels(
-    path: str | Path, format: str | None = None, *, prefer: str | None = None
+    path: str | Path,
+    format: str | None = None,
+    *,
+    prefer: str | None = None,
+    queries: str | Path | None = None,
 ) -> LabelTable:
     """Read a judgment set, a pair-label file or a review file as a :class:`LabelTable`.
+
+    ``queries`` is the queries file of TREC qrels (as for ``load_judgments``).
 
     A pair labelled by several sources (a person and a model) is refused unless
     ``prefer`` names the source that wins (:func:`assay.judges.sources.resolve_sources`).
@@ -75,7 +81,8 @@ def read_labels(
         table = _read_pairs(p, kind)
         frame = resolve_sources(table.frame, prefer=prefer, where=str(p))
         return replace(table, frame=frame.reset_index(drop=True))
-    return from_judgments(_load_set(p, format if format not in (None, "judgments") else None))
+    fmt = format if format not in (None, "judgments") else None
+    return from_judgments(_load_set(p, fmt, queries))
 
 
 def is_label_file(path: str | Path) -> bool:
@@ -141,10 +148,10 @@ def to_judgments(table: LabelTable, name: str | None = None) -> Any:
     return JudgmentSet(queries, qrels.reset_index(drop=True), name=name or table.name)
 
 
-def _load_set(p: Path, fmt: str | None) -> Any:
+def _load_set(p: Path, fmt: str | None, queries: str | Path | None = None) -> Any:
     from assay.judgments.load import load_judgments
 
-    return load_judgments(p, fmt)
+    return load_judgments(p, fmt) if queries is None else load_judgments(p, fmt, queries=queries)
 
 
 def _sniff(p: Path) -> str:

@@ -31,11 +31,15 @@ def review_sample(
     seed: int = 0,
     show_grades: bool = False,
     corpus: Any = None,
+    queries: str | Path | None = None,
 ) -> list[dict[str, Any]]:
-    """The review lines of a stratified random sample of ``labels``."""
+    """The review lines of a stratified random sample of ``labels``.
+
+    ``queries`` gives the query texts TREC qrels lack (TSV ``id<TAB>text`` or JSONL).
+    """
     import numpy as np
 
-    table = labels if isinstance(labels, LabelTable) else read_labels(labels)
+    table = labels if isinstance(labels, LabelTable) else read_labels(labels, queries=queries)
     if not 0 < fraction <= 1:
         raise UsageError(f"--fraction must be in (0, 1], got {fraction}")
     if stratify not in STRATA:
@@ -70,6 +74,17 @@ def review_sample(
         line["reason"] = ""
         out.append(line)
     return out
+
+
+def missing_query_texts(lines: list[dict[str, Any]]) -> str | None:
+    """A warning when review lines have no query text, saying how to give them; else None."""
+    blank = sum(1 for line in lines if not line.get("query"))
+    if not blank:
+        return None
+    return (
+        f"{blank} of {len(lines)} pairs have no query text (TREC qrels carry none): "
+        "a reviewer cannot judge them; pass `queries` (a TSV of id and text, or JSONL)"
+    )
 
 
 def write_review(lines: list[dict[str, Any]], path: str | Path) -> None:

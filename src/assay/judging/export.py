@@ -43,6 +43,7 @@ class ExportSummary:
     rules: dict[str, int] = field(default_factory=dict)
     no_answer_queries: list[str] = field(default_factory=list)
     ties: list[tuple[str, str]] = field(default_factory=list)
+    kept_no_answer: list[str] = field(default_factory=list)
 
 
 def export_judgments(
@@ -75,6 +76,7 @@ def export_judgments(
     if not decided:
         raise UsageError(f"{store.url}: no pair has a final grade yet; nothing to export")
     lines, no_answer = _query_lines(decided)
+    kept = _no_answer_graded(base, lines) if base is not None else []
     if base is not None:
         lines, no_answer = merge_lines(base, lines, set(no_answer))
     if format == "jsonl":
@@ -95,8 +97,23 @@ def export_judgments(
         check.unlink(missing_ok=True)
     ties = [(o.pair.query_id, o.pair.doc_id) for o in every if o.final[1] == "tie"]
     return ExportSummary(
-        str(path), format, loaded.version, len(lines), len(decided), rules, no_answer, ties
+        str(path), format, loaded.version, len(lines), len(decided), rules, no_answer, ties, kept
     )
+
+
+def _no_answer_graded(base: JudgmentSet, lines: list[dict[str, Any]]) -> list[str]:
+    """Keep the base's no-answer queries no-answer: the people's grades >= 1 for one
+    stay in its ``assessments`` but leave ``relevant`` (only grade 0 joins it).
+
+    Returns the ids of the no-answer queries that had such grades.
+    """
+    no_answer = {q.query_id for q in base if q.no_answer}
+    kept = []
+    for line in lines:
+        if line["query_id"] in no_answer and any(g >= 1 for g in line["relevant"].values()):
+            line["relevant"] = {d: g for d, g in line["relevant"].items() if g < 1}
+            kept.append(line["query_id"])
+    return kept
 
 
 def _query_lines(decided: list[PairOutcome]) -> tuple[list[dict[str, Any]], list[str]]:

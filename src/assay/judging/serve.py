@@ -32,6 +32,7 @@ def prepare(
     guidelines: str | Path | None = None,
     corpus: str | Path | None = None,
     id_field: str | None = None,
+    text_fields: Sequence[str] | None = None,
     base_url: str = "http://127.0.0.1:8765",
     review: str | Path | None = None,
     show_model_grades: bool = False,
@@ -39,7 +40,8 @@ def prepare(
     """Load the pool (or the ``review`` file) into the store; return the app and login links.
 
     Documents come from ``corpus`` (CSV, JSONL, BEIR, by :func:`assay.corpora.load_corpus`)
-    when given, else from the pool lines' ``document`` field. With ``review``
+    when given (only its ``text_fields`` when named), else from the pool lines'
+    ``document`` field. With ``review``
     (the items of a review sample) each model-graded item is shown blind, or
     with the model's grade when ``show_model_grades``.
     """
@@ -61,13 +63,18 @@ def prepare(
     if corpus is not None:
         from assay.corpora import load_corpus
 
-        loaded = load_corpus(corpus, id_field=id_field)
+        loaded = load_corpus(corpus, id_field=id_field, text_fields=text_fields)
+        shown = set(text_fields or ())
 
         def documents(doc_id: str) -> dict[str, Any] | None:
             record = loaded.get(doc_id)
             if record is None:
                 return None
-            return {k: v for k, v in record.items() if k != loaded.id_field}
+            return {
+                k: v
+                for k, v in record.items()
+                if k != loaded.id_field and (not shown or k in shown)
+            }
 
     store = open_store(store_url)
     store.setup(pairs, assessors, overlap, adjudicators)

@@ -34,6 +34,20 @@ def is_beir_folder(path: str | Path) -> bool:
     )
 
 
+def corpus_of(judgments: str | Path | None, corpus: str | Path | None = None) -> Path | None:
+    """The corpus a built-in system reads: ``corpus`` if given, else the BEIR folder's own.
+
+    A BEIR folder of judgments carries its corpus (``corpus.jsonl`` or ``.gz``), so
+    every procedure that builds a system from the judgments it scores takes it from
+    there when no corpus is named. ``None`` when neither gives one.
+    """
+    if corpus is not None:
+        return Path(corpus)
+    if judgments is not None and Path(judgments).is_dir():
+        return find_file(judgments, "corpus.jsonl")
+    return None
+
+
 def parse_beir(
     folder: str | Path,
     log: ProblemLog,

@@ -7,7 +7,7 @@ the right reader and returns a plain-dict report (summary or problems) that the
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -30,8 +30,12 @@ def validate_path(
     queries: str | Path | None = None,
     split: str = "test",
     corpus_ids: Collection[str] | None = None,
+    id_field: str | None = None,
+    text_fields: Sequence[str] | None = None,
 ) -> dict[str, Any]:
     """Load ``path`` as ``kind`` (detected when ``None``) and report on it.
+
+    ``id_field`` and ``text_fields`` name a corpus's fields, as in ``load_corpus``.
 
     Returns ``{"path", "kind", "ok", "summary", "problems", "truncated"}``:
     ``summary`` (dict) when the file is valid, ``problems`` (list of str, each
@@ -66,7 +70,7 @@ def validate_path(
         elif kind == "result":
             report["summary"] = _result_summary(path)
         else:
-            report["summary"] = _corpus_summary(path)
+            report["summary"] = _corpus_summary(path, id_field, text_fields)
         report["ok"] = True
     except InputError as exc:
         report["problems"] = [str(p) for p in exc.problems]
@@ -96,10 +100,12 @@ def _run_summary(path: str | Path) -> dict[str, Any]:
     }
 
 
-def _corpus_summary(path: str | Path) -> dict[str, Any]:
+def _corpus_summary(
+    path: str | Path, id_field: str | None = None, text_fields: Sequence[str] | None = None
+) -> dict[str, Any]:
     from assay.corpora import load_corpus  # type: ignore[attr-defined]
 
-    corpus = load_corpus(path)
+    corpus = load_corpus(path, id_field=id_field, text_fields=text_fields)
     return {
         "name": corpus.name,
         "path": str(path),

@@ -10,6 +10,8 @@ rate. A different cases version is refused: the evidence must be the same.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from pydantic import BaseModel, Field
 
 from assay.errors import UsageError
@@ -39,6 +41,28 @@ class MatrixGate(BaseModel):
     passed: bool
 
 
+def check_baseline(
+    baseline: MatrixResult, cases_version: str, variants: Sequence[str], *, margin: float
+) -> list[str]:
+    """Refuse a baseline no candidate on ``cases_version`` with ``variants`` can gate on.
+
+    Needs no model call, so a matrix checks its baseline before the first one.
+    Returns the shared variants, in the candidate's order.
+    """
+    if not 0 <= margin < 1:
+        raise UsageError(f"--margin must lie in [0, 1), got {margin}")
+    if cases_version != baseline.cases_version:
+        raise UsageError(
+            f"the baseline ran cases {baseline.cases_version}, the candidate "
+            f"{cases_version}: gate on the same fixed evidence"
+        )
+    known = {b.variant for b in baseline.variants}
+    shared = [v for v in variants if v in known]
+    if not shared:
+        raise UsageError("the two matrix results share no variant (prompt/provider)")
+    return shared
+
+
 def gate_matrix(
     candidate: MatrixResult,
     baseline: MatrixResult,
@@ -51,17 +75,8 @@ def gate_matrix(
     """Non-inferiority of every shared variant's per-case pass rate; see the module doc."""
     from assay.stats.bootstrap import paired_bootstrap_ci
 
-    if not 0 <= margin < 1:
-        raise UsageError(f"--margin must lie in [0, 1), got {margin}")
-    if candidate.cases_version != baseline.cases_version:
-        raise UsageError(
-            f"the baseline ran cases {baseline.cases_version}, the candidate "
-            f"{candidate.cases_version}: gate on the same fixed evidence"
-        )
-    known = {b.variant for b in baseline.variants}
-    shared = [v.variant for v in candidate.variants if v.variant in known]
-    if not shared:
-        raise UsageError("the two matrix results share no variant (prompt/provider)")
+    variants = [v.variant for v in candidate.variants]
+    shared = check_baseline(baseline, candidate.cases_version, variants, margin=margin)
     checks = []
     for name in shared:
         pairs = [

@@ -111,9 +111,28 @@ class RunOutcome:
 
 
 def corpus_version(system: System) -> str | None:
-    """The version of the corpus a system indexes, if it has one."""
-    corpus = getattr(system, "corpus", None)
-    return getattr(corpus, "version", None)
+    """The version of the corpus a system indexes, if it has one.
+
+    Read from its ``corpus`` (keyword), else its config's ``corpus_version``
+    (bm25, vector), else from the systems it fuses (hybrid): their version, or
+    theirs joined by ``+`` when they index different corpora.
+    """
+    version = getattr(getattr(system, "corpus", None), "version", None)
+    if version is not None:
+        return str(version)
+    try:
+        config = system.config
+    except Exception:  # a user system's config is its own business
+        config = None
+    given = config.get("corpus_version") if isinstance(config, dict) else None
+    if isinstance(given, str) and given != "unknown":
+        return given
+    members = getattr(system, "systems", None)
+    if isinstance(members, list | tuple) and members:
+        versions = [corpus_version(member) for member in members]
+        if all(versions):
+            return "+".join(sorted(set(versions)))  # type: ignore[arg-type]
+    return None
 
 
 class SystemUnavailable(AssayError):

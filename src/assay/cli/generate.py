@@ -27,7 +27,7 @@ def queries(
         typer.Option(
             "-o",
             "--output",
-            help="The queries: FILE.jsonl; repeatable: .json, .txt write the result too.",
+            help="The queries: FILE.jsonl; repeatable: FILE.json, FILE.txt get the result.",
         ),
     ],
     id_field: o.IdField = None,

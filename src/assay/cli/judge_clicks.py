@@ -64,9 +64,9 @@ def clicks(
         typer.Option(
             "--output",
             "-o",
-            help="Write the result, in the format its suffix names: .jsonl the implicit "
-            "judgments (qrels), .csv the per-pair statistics, .json the result file, .txt "
-            "the summary. Repeatable.",
+            help="Write the result, in the format its suffix names: FILE.jsonl the implicit "
+            "judgments (qrels), FILE.csv the per-pair statistics, FILE.json the result file, "
+            "FILE.txt the summary. Repeatable.",
         ),
     ] = None,
     fmt: o.format_option(*CLICKS_FORMATS) = None,  # type: ignore[valid-type]

@@ -171,7 +171,7 @@ def llm(
         typer.Option(
             "-o",
             "--output",
-            help="Model labels: FILE.jsonl; repeatable: .json, .txt write the result too.",
+            help="Model labels: FILE.jsonl; repeatable: FILE.json, FILE.txt get the result.",
         ),
     ],
     id_field: o.IdField = None,
@@ -320,7 +320,7 @@ def claims(
         typer.Option(
             "-o",
             "--output",
-            help="Cases file to write: FILE.jsonl; repeatable: .json, .txt write the result too.",
+            help="Cases file to write: FILE.jsonl; repeatable: FILE.json, FILE.txt get the result.",
         ),
     ],
     id_field: o.IdField = None,
@@ -371,7 +371,15 @@ def answers(
     no_cache: NoCacheOpt = False,
     config: ConfigOpt = None,
     fmt: TextOrJson = None,
-    output: Outputs = None,
+    output: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "-o",
+            "--output",
+            help="Write the result to FILE.json (the result file), FILE.txt (the table as "
+            "text). Repeatable.",
+        ),
+    ] = None,
     max_failed: MaxFailedCalls = 0,
 ) -> None:
     """Grade each answer with the seed-003 rubric; report the model-graded hallucination rate."""

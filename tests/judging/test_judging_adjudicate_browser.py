@@ -144,14 +144,16 @@ def _scenario(browser, server: Server, width: int) -> _Guard:
     carol = guard.page(carol_ctx, server.links["carol"])
     carol.click("text=agreement and adjudication")
     carol.wait_for_url(server.base + "/agreement")
-    assert "Disagreements (1)" in carol.content()
+    assert "Disagreements to settle (1)" in carol.content()
+    assert "100 C" in carol.inner_text(f"#dispute-{d1}")  # the document, for the adjudicator
     form = carol.locator(f"#dispute-{d1} form")
     form.locator("select[name=grade]").select_option("2")
     form.locator("input[name=reason]").fill("split it")
     with carol.expect_navigation():
         form.locator("button[type=submit]").click()
     assert carol.url == server.base + "/agreement"
-    assert "adjudicated <b>2</b> by carol: split it" in carol.content()
+    assert "final <b>2</b> by carol: split it" in carol.content()
+    assert "Disagreements to settle (0)" in carol.content()  # settled: out of the queue
     foreign = guard.page(carol_ctx, FOREIGN)
     with foreign.expect_navigation() as nav:
         foreign.click("#go")

@@ -120,13 +120,28 @@ def test_no_page_reveals_another_assessors_grade(site) -> None:
     assert re.search(r'id="current">none yet<', page)
     assert alice.get("/agreement").status_code == 403  # assessors never see others' grades
     agreement = carol.get("/agreement").text
-    assert "Disagreements (0)" in agreement  # alice has not graded: nothing shown yet
+    assert "Disagreements to settle (0)" in agreement  # alice has not graded: nothing yet
     alice.post("/act", data={**_form(page), "value": "1"}, headers=HX)
     agreement = carol.get("/agreement").text
-    assert "Disagreements (1)" in agreement and "alice: <b>1</b>" in agreement
+    assert "Disagreements to settle (1)" in agreement and "alice: <b>1</b>" in agreement
     data = {"csrf": _form(agreement)["csrf"], "pair": form["pair"], "grade": "3", "reason": "ok"}
     assert carol.post("/adjudicate", data=data, follow_redirects=False).status_code == 303
     assert store.events()[-1].kind == "adjudicate"
+    agreement = carol.get("/agreement").text  # a settled dispute leaves the queue
+    assert "Disagreements to settle (0)" in agreement and "Settled (1)" in agreement
+    assert "final <b>3</b> by carol: ok" in agreement
+
+
+def test_guidelines_are_rendered_markdown_and_sanitised() -> None:
+    from assay.judging.web import render_guidelines
+
+    html = render_guidelines(
+        "# Rules\n\n- **3**: answers fully\n\n<script>alert(1)</script>\n\n"
+        "[x](javascript:alert(1)) ![i](https://evil.example/x.png) <https://evil.example>\n"
+    )
+    assert "<h1>Rules</h1>" in html and "<strong>3</strong>" in html
+    assert "<script" not in html and "&lt;script&gt;" in html
+    assert "<a " not in html and "<img" not in html and "href" not in html
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
@@ -167,3 +182,36 @@ def test_a_killed_server_keeps_every_acknowledged_grade(tmp_path: Path, store_ur
         server.kill()
     events = JudgingStore(store_url).events()
     assert [e.id for e in events] == acked and [e.value for e in events] == ["2", "u"]
+
+
+def test_an_assessor_lists_and_revisits_their_own_grades(site) -> None:
+    client, _, _ = site
+    alice = client("alice")
+    first = _form(alice.get("/").text)
+    alice.post("/act", data={**first, "value": "2"}, headers=HX)
+    mine = alice.get("/mine").text
+    assert f'href="/?pair={first["pair"]}"' in mine and "<td>2</td>" in mine
+    again = alice.get(f"/?pair={first['pair']}").text  # the card again, with the grade
+    assert _form(again)["pair"] == first["pair"]
+    alice.post("/act", data={**_form(again), "value": "0"}, headers=HX)
+    assert "<td>0</td>" in alice.get("/mine").text
+    assert client(None).get("/mine").status_code == 401
+
+
+def test_a_querys_pairs_come_together(tmp_path: Path) -> None:
+    """A pool that interleaves queries is judged query by query."""
+    from assay.judging.pool import PoolPair
+    from assay.judging.store import JudgingStore
+
+    pairs = [
+        PoolPair(query_id=q, query=f"query {q}", doc_id=f"{q}-{d}", runs={"r": d})
+        for d in (1, 2)
+        for q in ("a", "b")
+    ]  # a-1, b-1, a-2, b-2
+    store = JudgingStore(str(tmp_path / "j.db"))
+    store.setup(pairs, ["alice"], 1)
+    seen = []
+    while (pid := store.next_pair("alice")) is not None:
+        seen.append(store.pairs([pid])[pid].pair.doc_id)
+        store.act("alice", pid, "1")
+    assert seen == ["a-1", "a-2", "b-1", "b-2"]

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from assay.matrix import load_matrix, run_matrix
-from assay.report.matrix_html import render_html
+from assay.view import render_html
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "matrix"
 CHROMIUM = next(
@@ -45,11 +45,13 @@ def test_grid_and_chart_render(tmp_path: Path) -> None:
     ]
     dom = subprocess.run(cmd, capture_output=True, text=True, timeout=120, check=True).stdout
     cells = re.findall(
-        r"<td class=\"(pass|fail|flaky)\" data-variant=\"([^\"]+)\">([^<]+)</td>", dom
+        r"<td class=\"cell (pass|fail|flaky)\" data-variant=\"([^\"]+)\">"
+        r"<a [^>]*><span [^>]*>[^<]*</span> ([^<]+)</a></td>",
+        dom,
     )
     assert len(cells) == 3 * 4
     assert ("fail", "strict/eager", "0/3") in cells
     assert sum(c[0] == "pass" for c in cells) == 10
     # plotly drew the pass-rate chart (an SVG inside the chart div)
-    chart = dom.split('id="chart-pass"', 1)[1]
+    chart = dom.split('id="pass-rates"', 1)[1]
     assert "main-svg" in chart[:20000]

@@ -53,7 +53,8 @@ def test_offline_example_end_to_end(tmp_path: Path) -> None:
     assert "| insufficient | insufficient evidence | 3/3 | 0/3 | 3/3 | 0/3 |" in md.stdout
     html = _assay("report", str(out), "-o", str(tmp_path / "m.html"), cwd=tmp_path)
     assert html.returncode == 0, html.stderr
-    assert "<table id=grid>" in (tmp_path / "m.html").read_text(encoding="utf-8")
+    page = (tmp_path / "m.html").read_text(encoding="utf-8")
+    assert '<table id="grid">' in page and 'id="cell-1-1"' in page  # the grid, a cell below
     table = _assay("report", str(out), cwd=tmp_path)
     assert "passing repeats per cell" in table.stdout
 

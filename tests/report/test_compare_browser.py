@@ -8,8 +8,8 @@ import subprocess
 import numpy as np
 import pytest
 
-from assay.report.compare_html import render_html
 from assay.stats.compare import compare
+from assay.view import render_html
 from helpers_synthetic import synthetic_result
 
 CHROMIUM = next(
@@ -104,9 +104,9 @@ def test_html_report_renders_charts_and_tables(tmp_path) -> None:
     dom = _dump_dom(page, tmp_path / "profile")
     # two forest plots (one per metric) + two sorted-delta charts, each drawn as SVG
     assert dom.count('class="main-svg"') >= 4
-    for i in range(4):
-        assert f'id="chart-{i}"' in dom
+    for chart in ("forest-0", "forest-1", "deltas-0", "deltas-1"):
+        assert f'id="{chart}"' in dom
     assert 'class="plot-container plotly"' in dom
-    assert 'id="aggregate"' in dom and 'id="per-query"' in dom
+    assert 'id="answer"' in dom and 'id="per-query"' in dom
     assert dom.count("<tr>") >= 50
     assert "better" in dom

@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 
 import numpy as np
 import pytest
@@ -12,11 +13,11 @@ from rich.console import Console
 
 from assay.report.compare_common import MARKS, effect, pval
 from assay.report.compare_csv import render_csv
-from assay.report.compare_html import render_html
 from assay.report.compare_json import render_json
 from assay.report.compare_markdown import render_markdown
 from assay.report.compare_terminal import render_terminal
 from assay.stats.compare import compare
+from assay.view import render_html
 from helpers_synthetic import synthetic_result
 
 
@@ -127,9 +128,10 @@ def test_power_without_spread_reads_not_estimable(wide) -> None:
     assert all("n/a (no query differs)" in line for line in power_rows)
     assert all(line.rstrip().endswith("n/a") for line in power_rows)
     page = render_html(wide)
-    power = page.split("id=power", 1)[1].split("</table>", 1)[0]
-    assert power.count("<td>n/a (no query differs)</td><td>n/a</td>") == 4
-    assert "<td>2</td></tr>" not in power
+    power = page.split('id="power"', 1)[1].split("</table>", 1)[0]
+    cells = '<td class="num">n/a (no query differs)</td><td class="num">n/a</td>'
+    assert power.count(cells) == 4
+    assert '<td class="num">2</td></tr>' not in power
 
 
 def test_terminal_tables(result) -> None:
@@ -142,42 +144,61 @@ def test_terminal_tables(result) -> None:
 
 def test_html_is_self_contained_and_escaped(result) -> None:
     page = render_html(result)
-    assert "<script src=" not in page and "cdn.plot.ly" not in page.split("</script>", 1)[1]
-    assert page.count("Plotly.newPlot") >= 2  # forest plot + sorted deltas
-    assert "id=per-query" in page and "assayFilter" in page
+    assert "<script src=" not in page and "<link" not in page
+    from assay.report.plotly_page import plotly_js
+
+    assert plotly_js() in page  # the library inline, byte for byte
+    assert "cdn.plot.ly" not in page.replace(plotly_js(), "")
+    specs = re.findall(r'<script type="application/json" id="([a-z0-9-]+)-spec">', page)
+    assert "forest-0" in specs and "deltas-0" in specs  # forest plot + sorted deltas
+    assert 'id="per-query"' in page and "data-filter" in page
     assert "query &lt;b&gt;0&lt;/b&gt;" in page and "<b>0</b>" not in page
     assert len(page) > 1_000_000  # plotly.js inline
 
 
+def test_html_puts_the_answer_first(result) -> None:
+    """One line per measure (verdict, Δ, CI) before any plot, table or method text."""
+    page = render_html(result)
+    answer = page.split('id="answer"', 1)[1].split("</ul>", 1)[0]
+    for c in result.comparisons:
+        assert f"{c.delta:+.4f}" in answer and c.verdict in answer
+        assert f"[{c.ci_low:+.4f}, {c.ci_high:+.4f}]" in answer
+    first = page.index('id="answer"')
+    assert first < page.index("<h2>Method</h2>") and first < page.index('id="per-query"')
+
+
 def test_html_lists_largest_losses_and_gains(wide) -> None:
     page = render_html(wide)
-    assert "<h2>Largest losses and gains</h2>" in page
-    section = page.split("<h2>Largest losses and gains</h2>", 1)[1].split("<h2>", 1)[0]
+    assert '<h2 id="changes">Largest losses and gains</h2>' in page
+    section = page.split('<h2 id="changes">', 1)[1].split("<h2>", 1)[0]
     changed = [c for c in wide.comparisons if c.candidate != "unchanged"]
     assert section.count("<details") == len(changed)
     for c in changed:
         assert f"{c.candidate} · {c.metric}:" in section
-        labelled = [("worse'>loss", q) for q in c.top_losses]
-        labelled += [("better'>gain", q) for q in c.top_gains]
+        labelled = [('"worse">loss', q) for q in c.top_losses]
+        labelled += [('"better">gain', q) for q in c.top_gains]
         assert labelled
         for label, q in labelled:
             text = q.text.replace("<", "&lt;").replace(">", "&gt;")
             row = (
-                f"<td class='l {label}</td><td class=l>{q.query_id}</td>"
-                f"<td class='l text'>{text}</td>"
-                f"<td>{q.baseline:.4f}</td><td>{q.candidate:.4f}</td>"
+                f'<td class={label}</td><td>{q.query_id}</td><td class="text">{text}</td>'
+                f'<td class="num">{q.baseline:.4f}</td><td class="num">{q.candidate:.4f}</td>'
             )
             assert row in section
-            assert f"{q.delta:+.4f}</td><td>{q.baseline_rank}</td><td>{q.candidate_rank}</td>" in (
-                section
+            ranks = (
+                f'{q.delta:+.4f}</td><td class="num">{q.baseline_rank}</td>'
+                f'<td class="num">{q.candidate_rank}</td>'
             )
+            assert ranks in section
     assert "<i>effect</i>" not in section
 
 
 def test_html_tables_scroll_instead_of_widening_the_page(wide) -> None:
     page = render_html(wide)
-    for table in ("id=aggregate", "id=power", "id=per-query"):
+    for table in ('id="power"', 'id="per-query"', 'id="slices"'):
+        if f"<table {table}" not in page:
+            continue
         before = page.split(f"<table {table}", 1)[0]
-        assert before.rstrip().endswith(("<div class='scroll'>", "<div class='scroll tall'>"))
-    assert "<div class='scroll tall'><table id=per-query" in page
-    assert ".scroll{max-width:100%;overflow-x:auto" in page
+        assert before.rstrip().endswith(('<div class="scroll">', '<div class="scroll tall">'))
+    assert '<div class="scroll tall"><table id="per-query"' in page
+    assert ".scroll { max-width: 100%; overflow-x: auto;" in page

@@ -51,8 +51,8 @@ class _Parts(HTMLParser):
 
 
 def _compare_page() -> str:
-    from assay.report.compare_html import render_html
     from assay.stats.compare import compare
+    from assay.view import render_html
 
     rng = np.random.default_rng(3)
     base = rng.random(30)
@@ -65,9 +65,9 @@ def _compare_page() -> str:
 
 
 def _history_page() -> str:
-    from assay.report.history_html import render_html
     from assay.store.api import HistoryEntry
     from assay.store.history import build_history
+    from assay.view import render_history_html
 
     entries = [
         HistoryEntry(
@@ -83,12 +83,12 @@ def _history_page() -> str:
         )
         for i in range(1, 5)
     ]
-    return render_html(build_history(entries, store=USER))
+    return render_history_html(build_history(entries, store=USER))
 
 
 def _matrix_page() -> str:
     from assay.matrix import load_matrix, run_matrix
-    from assay.report.matrix_html import render_html
+    from assay.view import render_html
 
     return render_html(run_matrix(load_matrix(EXAMPLES / "matrix" / "matrix.toml")))
 
@@ -125,9 +125,51 @@ def _judging_pages(tmp_path: Path) -> dict[str, str]:
     return pages
 
 
+def _view_pages(pages: dict[str, str], folder: Path) -> dict[str, str]:
+    """The same results served by ``assay view`` (a result file each, and a query page)."""
+    from fastapi.testclient import TestClient
+
+    from assay.matrix import load_matrix, run_matrix
+    from assay.stats.compare import compare
+    from assay.view import make_app
+
+    rng = np.random.default_rng(3)
+    base = rng.random(10)
+    texts = [f"query {i} {USER}" for i in range(10)]
+    results = [
+        synthetic_result(USER + "/base", {"nDCG@10": base}, texts=texts),
+        synthetic_result("cand", {"nDCG@10": np.clip(base + 0.05, 0, 1)}, texts=texts),
+    ]
+    files = []
+    made = (
+        compare(results, n_permutations=100, n_resamples=100),
+        results[0],
+        run_matrix(load_matrix(EXAMPLES / "matrix" / "matrix.toml")),
+    )
+    for i, result in enumerate(made):
+        files.append(folder / f"r{i}.json")
+        files[-1].write_text(result.to_json(), encoding="utf-8")
+    client = TestClient(make_app(files))
+    for name, url in (
+        ("view home", "/"),
+        ("view comparison", "/r/f1"),
+        ("view comparison query", "/r/f1/q/q0"),
+        ("view evaluation", "/r/f2"),
+        ("view evaluation query", "/r/f2/q/q0"),
+        ("view matrix", "/r/f3"),
+        ("view matrix cell", "/r/f3/cell/0/0"),
+        ("view history", "/history"),
+    ):
+        response = client.get(url)
+        assert response.status_code == 200, (name, response.text[:500])
+        pages[name] = response.text
+    return pages
+
+
 @pytest.fixture(scope="module")
 def pages(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     made = {"compare": _compare_page(), "history": _history_page(), "matrix": _matrix_page()}
+    made = _view_pages(made, tmp_path_factory.mktemp("view"))
     return made | _judging_pages(tmp_path_factory.mktemp("judging"))
 
 
@@ -157,11 +199,14 @@ def test_no_page_points_to_another_host(pages: dict[str, str]) -> None:
 
 
 def test_every_chart_offers_nothing_remote(pages: dict[str, str]) -> None:
-    for name in ("compare", "history", "matrix"):
-        calls = re.findall(r"Plotly\.newPlot\((.*?)\)\s*};", pages[name], re.S)
-        assert calls, name
-        for call in calls:
-            config = json.loads(call[call.rindex("{") :].strip())
+    names = ("compare", "history", "matrix", "view comparison", "view matrix")
+    for name in names:
+        specs = re.findall(
+            r'<script type="application/json" id="[^"]+-spec">(.*?)</script>', pages[name], re.S
+        )
+        assert specs, name
+        for spec in specs:
+            config = json.loads(spec)["config"]
             assert config["displaylogo"] is False and config["showSendToCloud"] is False
             assert "plotlyServerURL" not in config
 

@@ -119,7 +119,7 @@ def judge_clicks(
     uncompressed bytes read (default :data:`assay.behavior.read.DEFAULT_MAX_BYTES`).
     """
     from assay.behavior import clickmodels as cm
-    from assay.behavior.read import read_ubi
+    from assay.behavior.sharded import read_logs as read_ubi  # one task per file on Ray
     from assay.behavior.table import build_click_table
 
     if model not in cm.MODELS:

@@ -58,6 +58,7 @@ _COMMAND_MODULES = (
     "assay.cli.matrix",
     "assay.cli.generate",
     "assay.cli.schema",
+    "assay.cli.view",
 )
 
 

@@ -153,6 +153,7 @@ def emit_result(
     output: Path | Sequence[Path] | None,
     *,
     choices: Sequence[str] | None = None,
+    text: Callable[[str], str] | None = None,
 ) -> None:
     """:func:`emit` for a registered result kind, rendered by :mod:`assay.report.render`
     (the table with warnings naming flags, as every command prints them)."""
@@ -162,7 +163,7 @@ def emit_result(
     emit(
         fmt,
         output,
-        text=lambda f: render(result, f),
+        text=text or (lambda f: render(result, f)),
         table=lambda c: print_terminal(flag_warnings(result), c),
         choices=choices or FORMATS_BY_KIND[result.kind],
         kind=result.kind,

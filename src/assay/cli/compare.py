@@ -27,7 +27,7 @@ def _emit(result: Any, fmt: str, output: Any) -> None:
         elif f == "markdown":
             from assay.report.compare_markdown import render_markdown as render
         elif f == "html":
-            from assay.report.compare_html import render_html as render
+            from assay.report.html.export import render_html as render
         else:
             from assay.report.compare_csv import render_csv as render
         return render(result)
@@ -106,6 +106,7 @@ def compare(
     cache_dir: o.CacheDir = None,
     max_failed: o.MaxFailed = 0,
     quiet: o.Quiet = False,
+    executor: o.Executor = None,
     mix_synthetic: o.MixSynthetic = False,
 ) -> None:
     """Compare systems with a baseline: deltas, CIs, paired tests, Holm, slices, power."""

@@ -74,6 +74,7 @@ def evaluate(
         typer.Option("--prefer", help="Which labels win where a pair has a human and a model one."),
     ] = None,
     quiet: o.Quiet = False,
+    executor: o.Executor = None,
     mix_synthetic: o.MixSynthetic = False,
     offline: Annotated[
         bool,

@@ -109,6 +109,7 @@ def gate(
     cache_dir: o.CacheDir = None,
     max_failed: o.MaxFailed = 0,
     quiet: o.Quiet = False,
+    executor: o.Executor = None,
 ) -> None:
     """Gate a candidate (run file or --system) against a baseline: exit 1 on a regression."""
     from assay.cli.common import (

@@ -10,6 +10,7 @@ import typer
 from assay.cli import options as o
 from assay.cli.app import app
 from assay.cli.model_options import CostOpt, MaxFailedCalls, check_model_options
+from assay.cli.options import Executor
 
 generate_app = typer.Typer(
     help="Generate test material with a model (always marked source = model).",
@@ -51,6 +52,7 @@ def queries(
         Path | None, typer.Option("--report", hidden=True, help="Deprecated: -o FILE.json.")
     ] = None,
     max_failed: MaxFailedCalls = 0,
+    executor: Executor = None,
 ) -> None:
     """Ask a model for one query per sampled passage; dedupe; compare with human queries.
 

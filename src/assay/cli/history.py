@@ -79,9 +79,9 @@ def history(
     def text(f: str) -> str:
         if f == "json":
             return report.to_json()
-        from assay.report.history_html import render_html
+        from assay.report.html.export import render_history_html
 
-        return render_html(report)
+        return render_history_html(report)
 
     emit(
         fmt,

@@ -10,6 +10,7 @@ import typer
 
 from assay.cli import options as o
 from assay.cli.judge import judge_app
+from assay.cli.options import Executor
 
 #: What ``judge clicks -o``/``-f`` writes: .jsonl qrels, .csv pair statistics, .json result.
 CLICKS_FORMATS = ("table", "plain", "json", "csv", "jsonl")
@@ -110,6 +111,7 @@ def clicks(
             "(default 1073741824 = 1 GiB); lines are limited to 4 MiB.",
         ),
     ] = 1 << 30,
+    executor: Executor = None,
 ) -> None:
     """Fit a click model on UBI logs and write graded implicit judgments (source = behavior)."""
     from assay.behavior.implicit import judge_clicks

@@ -24,6 +24,7 @@ from assay.cli.model_options import (
     check_model_options,
     exit_if_calls_failed,
 )
+from assay.cli.options import Executor
 
 #: What a judge command writes (``text``, the old name of ``plain``, still accepted).
 _FORMATS = ("table", "plain", "json")
@@ -192,6 +193,7 @@ def llm(
     progress: ProgressOpt = False,
     fmt: TextOrJson = None,
     max_failed: MaxFailedCalls = 0,
+    executor: Executor = None,
 ) -> None:
     """Grade the relevance of every pair with a model (0-3, mapped onto the set's scale).
 
@@ -333,6 +335,7 @@ def claims(
     config: ConfigOpt = None,
     fmt: TextOrJson = None,
     max_failed: MaxFailedCalls = 0,
+    executor: Executor = None,
 ) -> None:
     """Fill each missing claim-citation support judgment with the model's verdict."""
     import json
@@ -381,6 +384,7 @@ def answers(
         ),
     ] = None,
     max_failed: MaxFailedCalls = 0,
+    executor: Executor = None,
 ) -> None:
     """Grade each answer with the seed-003 rubric; report the model-graded hallucination rate."""
     from assay.cli.common import emit_result

@@ -42,6 +42,7 @@ def matrix(
     store: o.Store = None,
     record: o.Record = True,
     max_failed: MaxFailedCalls = 0,
+    executor: o.Executor = None,
 ) -> None:
     """Ask every prompt x model x case N times, check the assertions, compare the variants.
 

@@ -191,6 +191,26 @@ MixSynthetic = Annotated[
         "reported apart.",
     ),
 ]
+
+
+def _choose_executor(value: str | None) -> str | None:
+    """Set the executor of this command as click parses ``--executor`` (``None``: the
+    default, ``$ASSAY_EXECUTOR`` else local); see :mod:`assay.executors`."""
+    from assay.executors import set_executor
+
+    set_executor(value)
+    return value
+
+
+Executor = Annotated[
+    str | None,
+    typer.Option(
+        "--executor",
+        help="Where system calls, model calls and shards run: local (default) or ray "
+        "(the cluster at RAY_ADDRESS, else a local Ray); default $ASSAY_EXECUTOR.",
+        callback=_choose_executor,
+    ),
+]
 Quiet = Annotated[
     bool, typer.Option("--quiet", "-q", help="No progress bars or progress lines on stderr.")
 ]
@@ -253,6 +273,7 @@ METAVARS = {
     "--test": "TEST",
     "--ci": "METHOD",
     "--mode": "MODE",
+    "--executor": "local|ray",
 }
 _TYPE_WORDS = {"path": "PATH", "int": "INTEGER", "float": "NUMBER", "str": "TEXT"}
 

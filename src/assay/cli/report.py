@@ -33,9 +33,17 @@ def report(
     """Render any result file again (evaluation, comparison, answers, gate, verify, matrix,
     history, judge and implicit-judgment results), in every format its command writes."""
     from assay.cli.common import emit_result, resolve_format
-    from assay.report.render import FORMATS_BY_KIND
+    from assay.report.render import FORMATS_BY_KIND, render
     from assay.results import read_result_file
 
     result = read_result_file(result_file)
     fmt = resolve_format(fmt, output, FORMATS_BY_KIND[result.kind])
-    emit_result(result, fmt, output)
+
+    def text(f: str) -> str:
+        if f == "html" and result.kind != "history":  # `assay view`'s page, one file
+            from assay.report.html.export import render_html
+
+            return render_html(result, folders=[result_file.resolve().parent])
+        return render(result, f)
+
+    emit_result(result, fmt, output, text=text)

@@ -64,6 +64,7 @@ def run_command(
             "--offline", help="Make no model calls: endpoint embeddings replay their cache."
         ),
     ] = False,
+    executor: o.Executor = None,
 ) -> None:
     """Run every query through a system; write the run and a ``.json`` sidecar.
 

@@ -49,6 +49,7 @@ def verify_suite_command(
     no_cache: o.NoCache = False,
     cache_dir: o.CacheDir = None,
     max_failed: o.MaxFailed = 0,
+    executor: o.Executor = None,
 ) -> None:
     """Run a system and a degraded variant; exit 1 unless the variant scores significantly lower."""
     from assay.cli.common import (

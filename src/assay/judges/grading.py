@@ -133,6 +133,9 @@ def grade_items(
     """
     check_samples(samples)
     budget = Budget(max_cost)
+    from assay.executors import current  # where the calls go: here, or actors on Ray
+
+    client = current().chat_client(client)
     slots: dict[tuple[int, int], tuple[CallRecord, Any, str | None]] = {}
     misses: list[tuple[int, int, str]] = []
     lock = threading.Lock()

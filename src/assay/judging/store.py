@@ -148,6 +148,7 @@ class JudgingStore:
         Idempotent: pairs and people already stored are kept, assignments only
         added. Raises :class:`UsageError` for a bad overlap or name.
         """
+        self._query_cache: dict[int, str] | None = None  # pairs may be added: read again
         names = list(dict.fromkeys(assessors))
         if not names:
             raise UsageError("--assessors needs at least one name, e.g. --assessors alice,bob")
@@ -344,13 +345,31 @@ class JudgingStore:
         return {pid: (current[pid].value if pid in current else None) for pid in ids}
 
     def next_pair(self, assessor: str) -> int | None:
-        """The next pair to show: the first ungraded one, else the first put off for later."""
+        """The next pair to show: the first ungraded one, else the first put off for later.
+
+        Pairs are taken query by query (queries in the order they first appear in the
+        assessor's pool order), so a query's documents are judged together even when
+        the pool interleaves queries.
+        """
         state = self.state(assessor)
+        query_of = self._query_of()
+        first: dict[str, int] = {}
+        for i, pid in enumerate(state):
+            first.setdefault(query_of.get(pid, ""), i)
+        order = sorted(enumerate(state), key=lambda x: (first[query_of.get(x[1], "")], x[0]))
         for wanted in (None, LATER):
-            for pid, value in state.items():
-                if value == wanted:
+            for _, pid in order:
+                if state[pid] == wanted:
                     return pid
         return None
+
+    def _query_of(self) -> dict[int, str]:
+        """``{pair id: query id}``, read once (pairs do not change once stored)."""
+        cached = getattr(self, "_query_cache", None)
+        if cached is None or len(cached) == 0:
+            cached = {pid: sp.pair.query_id for pid, sp in self.pairs().items()}
+            self._query_cache = cached
+        return cached
 
     def progress(self) -> dict[str, dict[str, int]]:
         """Per assessor: pairs assigned, done (graded or unrateable), put off, left."""

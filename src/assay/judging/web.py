@@ -25,6 +25,7 @@ from starlette.requests import Request  # at run time: FastAPI reads the route a
 from assay.errors import UsageError
 from assay.judging.limits import MAX_REASON_CHARS, BodyLimit, parse_id, same_origin
 from assay.judging.store import GRADES, LATER, UNRATEABLE, JudgingStore
+from assay.web.shared import HEADERS, secure, template_env
 
 if TYPE_CHECKING:  # pragma: no cover
     from fastapi import FastAPI
@@ -40,29 +41,21 @@ RUBRIC = (
     ("3", "Highly relevant: answers the query fully and directly."),
 )
 KEYS = (*GRADES, UNRATEABLE, "l", "a")
-_HEADERS = {
-    "Content-Security-Policy": (
-        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; "
-        "connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
-    ),
-    "X-Content-Type-Options": "nosniff",
-    "X-Frame-Options": "DENY",
-    # same-origin, not no-referrer: with no-referrer Chromium sends ``Origin: null`` on the
-    # page's own form posts; other sites still get no referrer (the login token stays here)
-    "Referrer-Policy": "same-origin",
-    "Cache-Control": "no-store",
-}
+_HEADERS = HEADERS  # assay.web.shared: one policy for every assay page
 
 
 def templates() -> Any:
     """The Jinja2 environment of the judging pages (autoescape on for every template)."""
-    import jinja2
+    return template_env(HERE / "templates")
 
-    return jinja2.Environment(
-        loader=jinja2.FileSystemLoader(HERE / "templates"),
-        autoescape=True,
-        undefined=jinja2.StrictUndefined,
-    )
+
+def render_guidelines(text: str) -> str:
+    """Markdown guidelines as HTML, sanitised: raw HTML is shown as text, and links and
+    images stay text too (a page that loads or points to nothing of another host)."""
+    from markdown_it import MarkdownIt
+
+    md = MarkdownIt("commonmark", {"html": False}).disable(["link", "image", "autolink"])
+    return str(md.render(text))
 
 
 def login_links(store: JudgingStore, base_url: str) -> dict[str, str]:
@@ -81,7 +74,8 @@ def create_app(
 ) -> FastAPI:
     """The judging application over ``store``.
 
-    ``guidelines`` is shown (escaped, as written) beside every pair;
+    ``guidelines`` (Markdown) is shown rendered and sanitised beside every pair
+    (:func:`render_guidelines`);
     ``documents`` returns a document's fields by id (a corpus), else the
     pool line's ``document`` is shown.
     """
@@ -93,19 +87,14 @@ def create_app(
     env = templates()
     ctx = _Context(store, env, guidelines, documents)
 
-    @app.middleware("http")
-    async def _headers(request: Request, call_next: Any) -> Response:
-        response = await call_next(request)
-        for key, value in _HEADERS.items():
-            response.headers.setdefault(key, value)
-        return response
-
+    secure(app, _HEADERS)  # the shared CSS and htmx at /shared; the headers
     app.add_middleware(BodyLimit)  # added last: runs first, before any route or login check
     app.add_api_route("/login", ctx.login, methods=["GET"])
     app.add_api_route("/", ctx.page, methods=["GET"])
     app.add_api_route("/act", ctx.act, methods=["POST"])
     app.add_api_route("/undo", ctx.undo, methods=["POST"])
     app.add_api_route("/agreement", ctx.agreement, methods=["GET"])
+    app.add_api_route("/mine", ctx.mine, methods=["GET"])
     app.add_api_route("/adjudicate", ctx.adjudicate, methods=["POST"])
     return app
 
@@ -116,7 +105,7 @@ class _Context:
     def __init__(self, store: JudgingStore, env: Any, guidelines: str, documents: Any) -> None:
         self.store = store
         self.env = env
-        self.guidelines = guidelines
+        self.guidelines = render_guidelines(guidelines) if guidelines.strip() else ""
         self.documents = documents
         self.roles = store.people()
         self.review = store.review_items()
@@ -246,10 +235,7 @@ class _Context:
         if pid is None or pid not in state:
             pid = self.store.next_pair(user)
         pair = self.store.pairs([pid])[pid].pair if pid is not None else None
-        document: Mapping[str, Any] | None = None
-        if pair is not None:
-            found = self.documents(pair.doc_id) if self.documents else None
-            document = found if found is not None else pair.document
+        document = self._document(pair) if pair is not None else None
         progress = self.store.progress()
         item = self.review.get(pid) if pid is not None else None
         return {
@@ -270,6 +256,27 @@ class _Context:
             "error": extra.get("error"),
         }
 
+    def _document(self, pair: Any) -> Mapping[str, Any] | None:
+        """A pair's document: from the corpus when the server has one, else the pool line's."""
+        found = self.documents(pair.doc_id) if self.documents else None
+        return found if found is not None else pair.document
+
+    def mine(self, request: Request) -> Response:
+        """The logged-in person's own pairs, query by query, with their current values;
+        each opens its card to be graded again."""
+        from fastapi.responses import HTMLResponse
+
+        user = self.user(request)
+        if user is None:
+            return HTMLResponse(self._render("denied.html", reason="not logged in"), 401)
+        state = self.store.state(user)
+        pairs = self.store.pairs(list(state))
+        rows = [(pid, pairs[pid].pair, value) for pid, value in state.items() if pid in pairs]
+        rows.sort(key=lambda r: (r[1].query_id, pairs[r[0]].position))
+        return HTMLResponse(
+            self._render("mine.html", user=user, role=self.roles.get(user), rows=rows)
+        )
+
     # ------------------------------------------------------------- adjudication
     def agreement(self, request: Request) -> Response:
         """Agreement per assessor pair and query class; the queue of disagreements."""
@@ -283,7 +290,8 @@ class _Context:
         if self.roles.get(user) != "adjudicator":  # grades of others stay hidden from assessors
             return HTMLResponse(self._render("denied.html", reason="adjudicators only"), 403)
         report = agreement_report(self.store)
-        queue = report.disagreements
+        queue = [o for o in report.disagreements if o.adjudication is None]
+        settled = [o for o in report.disagreements if o.adjudication is not None]
         html = self._render(
             "agreement.html",
             user=user,
@@ -291,6 +299,8 @@ class _Context:
             csrf=self.store.sign("csrf", user),
             report=report,
             queue=queue,
+            settled=settled,
+            documents={o.pair_id: self._document(o.pair) for o in queue},
             grades=GRADES,
         )
         return HTMLResponse(html)

@@ -153,11 +153,12 @@ def _guarded(
 def _clients(
     config: MatrixConfig, cache_dir: str | None, offline: bool, no_cache: bool
 ) -> dict[str, Any]:
+    from assay.executors import current
     from assay.providers.client import open_client
 
     return {
-        provider.name: open_client(
-            provider.config, cache_dir=cache_dir, offline=offline, no_cache=no_cache
+        provider.name: current().chat_client(  # the rate limit; actors on Ray
+            open_client(provider.config, cache_dir=cache_dir, offline=offline, no_cache=no_cache)
         )
         for provider in config.providers
         if provider.kind == "model"

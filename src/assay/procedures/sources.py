@@ -227,14 +227,19 @@ def read_run_file(
 
     ``pending`` is the same file already being read (:func:`prefetch_run`).
     """
+    from assay.executors.shards import is_sharded, load_sharded_run
     from assay.runs.io import load_run
     from assay.runs.sidecar import missing_sidecar, read_sidecar, sidecar_path
 
-    if not path.exists():
+    sharded = is_sharded(path)  # a directory or glob of shards, read on the executor
+    if not path.exists() and not sharded:
         raise InputError([Problem(str(path), None, "file not found", hint="check the path")])
-    data = read_sidecar(path) or {}
-    run = pending.result() if pending is not None else load_run(path)
-    if (lost := missing_sidecar(run, path)) is not None:
+    data = (None if sharded else read_sidecar(path)) or {}
+    if pending is not None:
+        run = pending.result()
+    else:
+        run = load_sharded_run(path) if sharded else load_run(path)
+    if not sharded and (lost := missing_sidecar(run, path)) is not None:
         raise lost
     warnings: list[str] = []
     made_on = data.get("judgments_version")

@@ -15,6 +15,7 @@
     concurrency = 4                               # requests in flight
     structured = "json_schema"                    # json_schema | json_object | text
     retries = 2
+    rate_limit = 600                              # requests per minute, all workers together
 
 The table is checked by :class:`ModelTable` (a pydantic model, one description
 per field) when the file is read: unknown keys, wrong types, NaN, infinities,
@@ -53,6 +54,7 @@ MAX_CONCURRENCY = 64
 MAX_TOKENS = 1_000_000
 MAX_RESPONSE_BYTES_LIMIT = 1024 * 1024 * 1024
 MAX_PRICE = 1_000_000.0
+MAX_RATE_LIMIT = 1_000_000_000.0
 
 
 def _number(value: Any) -> Any:
@@ -169,6 +171,13 @@ class ModelTable(BaseModel):
     )
     headers: dict[str, str] = Field(
         default_factory=dict, description="Extra HTTP headers; values are secrets."
+    )
+    rate_limit: Number | None = Field(
+        None,
+        gt=0,
+        le=MAX_RATE_LIMIT,
+        description="Most requests per minute to this model, retries included, counted over "
+        "every worker (local or a Ray cluster); none: no limit.",
     )
 
 

@@ -49,9 +49,9 @@ def plain_text(result: Any) -> str | None:
 def render_text(result: Any, fmt: str) -> str:
     """``result`` (a kind of :data:`FORMATS`) in a non-table text format other than JSON."""
     if result.kind == "history":
-        from assay.report.history_html import render_html
+        from assay.report.html.export import render_history_html
 
-        return render_html(result)
+        return render_history_html(result)
     from assay.behavior.implicit import implicit_jsonl, stats_csv
 
     return stats_csv(result) if fmt == "csv" else implicit_jsonl(result)[0]

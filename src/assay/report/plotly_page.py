@@ -20,11 +20,28 @@ CONFIG: dict[str, Any] = {
 }
 
 
-def plotly_script() -> str:
-    """A ``<script>`` element holding the whole plotly.js library (no CDN)."""
+def plotly_js() -> str:
+    """The whole plotly.js library (served by ``assay view`` from its own address)."""
     from plotly.offline import get_plotlyjs
 
-    return f"<script type='text/javascript'>{get_plotlyjs()}</script>"
+    return str(get_plotlyjs())
+
+
+def plotly_script() -> str:
+    """A ``<script>`` element holding the whole plotly.js library (no CDN)."""
+    return f"<script type='text/javascript'>{plotly_js()}</script>"
+
+
+def chart_spec(figure: Any) -> str:
+    """``figure`` as JSON ``{"data", "layout", "config"}`` (:data:`CONFIG`), safe inside a
+    ``<script type="application/json">`` element (no ``<`` left to close it)."""
+    import json
+
+    from plotly.utils import PlotlyJSONEncoder
+
+    spec = figure.to_plotly_json()
+    spec["config"] = dict(CONFIG, responsive=True)
+    return json.dumps(spec, cls=PlotlyJSONEncoder).replace("<", "\\u003c")
 
 
 def chart_html(figure: Any, div_id: str | None = None) -> str:
@@ -35,3 +52,43 @@ def chart_html(figure: Any, div_id: str | None = None) -> str:
     return str(
         figure.to_html(full_html=False, include_plotlyjs=False, div_id=div_id, config=dict(CONFIG))
     )
+
+
+def plotly_css() -> str:
+    """The style rules plotly.js injects at run time, as a stylesheet.
+
+    A page whose Content-Security-Policy refuses inline styles (``assay view``)
+    blocks that injection, leaving the mode bar unstyled; serving the same rules
+    from the page's own address keeps the policy strict. Read from the bundled
+    plotly.js itself (``""`` when its layout is not recognised).
+    """
+    import re
+
+    text = plotly_js()
+    start = text.find('{"X,X div":')
+    if start < 0:
+        return ""
+    string = r"\"(?:[^\"\\]|\\.)*\"|'(?:[^'\\]|\\.)*'"
+    pair = re.compile(rf"\s*({string})\s*:\s*({string})\s*([,}}])")
+    rules, pos = [], start + 1
+    while True:
+        m = pair.match(text, pos)
+        if m is None:
+            break
+        key, value = (_js_string(s) for s in m.group(1, 2))
+        selector = key.replace("X", ".js-plotly-plot .plotly").replace("Y", ".plotly-notifier")
+        rules.append(f"{selector}{{{value}}}")
+        pos = m.end()
+        if m.group(3) == "}":
+            break
+    return "\n".join(rules) + "\n" if rules else ""
+
+
+def _js_string(literal: str) -> str:
+    """The value of a JavaScript string literal in single or double quotes."""
+    from assay.textio import parse_json
+
+    body = literal[1:-1]
+    if literal[0] == "'":
+        body = body.replace('\\"', '"').replace('"', '\\"').replace("\\'", "'")
+    return str(parse_json(f'"{body}"'))

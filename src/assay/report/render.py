@@ -14,10 +14,10 @@ from assay.report.kinds import FORMATS as KIND_FORMATS
 
 #: Formats each kind of result can be rendered in.
 FORMATS_BY_KIND: dict[str, tuple[str, ...]] = {
-    "evaluation": ("table", "plain", "json", "csv", "markdown", "parquet"),
+    "evaluation": ("table", "plain", "json", "csv", "markdown", "parquet", "html"),
     "comparison": ("table", "plain", "json", "csv", "markdown", "html"),
     "answers": ("table", "plain", "json", "csv", "markdown"),
-    "gate": ("table", "plain", "json", "markdown", "junit"),
+    "gate": ("table", "plain", "json", "markdown", "junit", "html"),
     "verify": ("table", "plain", "json"),
     "matrix": ("table", "plain", "json", "markdown", "html"),
     **KIND_FORMATS,
@@ -36,6 +36,10 @@ def render(result: Any, fmt: str, *, width: int = 120) -> str:
         raise UsageError("parquet is binary: render it with render_bytes, to a file")
     if fmt == "json":
         return result.to_json(indent=2) + "\n"
+    if fmt == "html" and kind not in KIND_FORMATS:  # the page `assay view` serves, as one file
+        from assay.report.html.export import render_html
+
+        return render_html(result)
     if fmt in ("table", "plain"):
         return _terminal_text(result, width)
     if kind in KIND_FORMATS:
@@ -48,20 +52,18 @@ def render(result: Any, fmt: str, *, width: int = 120) -> str:
         return rep.render_csv(result) if fmt == "csv" else rep.render_markdown(result)
     if kind == "comparison":
         from assay.report.compare_csv import render_csv
-        from assay.report.compare_html import render_html
         from assay.report.compare_markdown import render_markdown
 
-        return {"csv": render_csv, "markdown": render_markdown, "html": render_html}[fmt](result)
+        return render_csv(result) if fmt == "csv" else render_markdown(result)
     if kind == "answers":
         from assay.report.answers_csv import answers_csv
         from assay.report.answers_markdown import answers_markdown
 
         return answers_csv(result) if fmt == "csv" else answers_markdown(result)
     if kind == "matrix":
-        from assay.report.matrix_html import render_html as matrix_html
         from assay.report.matrix_markdown import render_markdown as matrix_markdown
 
-        return matrix_html(result) if fmt == "html" else matrix_markdown(result)
+        return matrix_markdown(result)
     from assay.report.gate_junit import render_junit
     from assay.report.gate_markdown import render_markdown as gate_markdown
 

@@ -93,6 +93,12 @@ def _normalise(data: bytes) -> bytes:
     return data.rstrip(b"\n")
 
 
+def marker_lines(path: str | Path) -> int:
+    """1 when the TREC run at ``path`` starts with the marker of ``assay run``, else 0."""
+    with open(path, "rb") as fh:
+        return 1 if fh.read(len(TREC_MARKER)) == TREC_MARKER else 0
+
+
 def _load_trec(p: Path, name: str | None) -> Run:
     import pyarrow as pa
 

@@ -272,11 +272,18 @@ def load_ranked_run(path: str | Path) -> Run:
     """
     import pandas as pd
 
-    from assay.runs.io import load_run
+    from assay.runs.io import load_run, marker_lines
 
     run = load_run(path, format="trec")
     ranks = pd.read_csv(
-        path, sep=r"\s+", header=None, usecols=[3], dtype=str, comment=None, engine="c"
+        path,
+        sep=r"\s+",
+        header=None,
+        usecols=[3],
+        dtype=str,
+        comment=None,
+        engine="c",
+        skiprows=marker_lines(path),
     )[3]
     if len(ranks) != len(run.frame) or not ranks.str.fullmatch(r"[+-]?\d+").all():
         raise UsageError(f"{path}: the 4th field (rank) must be a whole number on every line")

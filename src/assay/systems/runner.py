@@ -326,13 +326,15 @@ class _Calls:
             "or raise --max-consecutive-failures (0 never stops)"
         )
 
-    def batch(self, qids: list[str], texts: dict[str, str]) -> None:
-        """Ask every query of ``qids`` (with retries); stop the run when the breaker opens."""
+    def batch(self, qids: list[str], texts: dict[str, str], answers: Any = None) -> None:
+        """Ask every query of ``qids`` (with retries), or record the ``answers`` a remote
+        executor got for them (:meth:`ask`); stop the run when the breaker opens."""
         try:
             self.breaker.check()
         except CircuitOpen as exc:
             raise self._stopped(exc) from None
-        answers = call_many_with_retries(lambda b: self._counted(b, texts), qids, self.policy)
+        if answers is None:
+            answers = self.ask(qids, texts)
         for qid, (answer, attempts) in zip(qids, answers, strict=True):
             if isinstance(answer, BaseException):
                 message = redact_text(_describe(answer))
@@ -341,6 +343,10 @@ class _Calls:
             else:
                 self.results[qid] = answer
                 self.breaker.success()
+
+    def ask(self, qids: list[str], texts: dict[str, str]) -> list[tuple[Any, int]]:
+        """Per query of ``qids``: (hits or the last error, attempts), with retries."""
+        return call_many_with_retries(lambda b: self._counted(b, texts), qids, self.policy)
 
     def _counted(self, qids: list[str], texts: dict[str, str]) -> list[list[Hit] | BaseException]:
         """:meth:`_ask`, counting failed attempts in a row; stop the run past the limit."""
@@ -446,16 +452,18 @@ def _drive(
     label: str,
     on_progress: Callable[[int], Any] | None = None,
 ) -> None:
-    """Ask ``ids`` batch by batch, reporting progress (see :mod:`assay.progress`)."""
+    """Ask ``ids`` batch by batch, reporting progress (see :mod:`assay.progress`); the
+    executor in force (:mod:`assay.executors`) decides where the batches are asked."""
+    from assay.executors import current
     from assay.progress import progress as report
 
     with report(
         label, total=len(ids), unit="queries", enabled=progress, on_advance=on_progress
     ) as tick:
         size = max(1, calls.batch_size)
-        for start in range(0, len(ids), size):
-            chunk = ids[start : start + size]
-            calls.batch(chunk, texts)
+        chunks = [ids[start : start + size] for start in range(0, len(ids), size)]
+        for chunk, answers in current().system_batches(calls, chunks, texts):
+            calls.batch(chunk, texts, answers)
             tick(len(chunk))
 
 

@@ -89,6 +89,29 @@ class VectorTable(SystemTable):
     cache_dir: str | Literal[False] | None = Field(
         None, description='Folder of cached embeddings, relative to assay.toml; "none": none.'
     )
+    max_tokens: int | None = Field(
+        None,
+        ge=8,
+        le=1_000_000,
+        description="Cut each passage to at most this many tokens before embedding (speed); "
+        "default: the whole passage (multilingual-e5-small windows past 512 tokens).",
+    )
+    query_prefix: str | None = Field(
+        None, description='Endpoint models: text put before each query (e.g. "query: ").'
+    )
+    passage_prefix: str | None = Field(
+        None, description='Endpoint models: text put before each passage (e.g. "passage: ").'
+    )
+    input_type: bool | None = Field(
+        None,
+        description='Endpoint models: send input_type "query" / "passage" with each request, '
+        "for servers that add the prefixes themselves.",
+    )
+    config_path: str | None = Field(
+        None,
+        description="Set by assay: the assay.toml whose [models.NAME] serves an "
+        '"endpoint:NAME" model.',
+    )
 
 
 class HybridTable(SystemTable):

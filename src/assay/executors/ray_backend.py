@@ -1,0 +1,202 @@
+"""The Ray executor: tasks on a Ray cluster, results gathered in order on the driver.
+
+Ray is imported here only, on first use. Tasks are spread over the nodes
+(``SPREAD``), at most ``in_flight`` ahead of the one being gathered, and run
+again by Ray (``max_retries``) when their worker process or node dies. An
+error raised by the work itself comes back as itself (an :class:`AssayError`
+stays one); a task whose every retry lost its worker goes to ``on_lost`` when
+the caller gave one (system calls record the chunk as failed queries, as a
+dead server would be), else it ends the command. Ctrl-C, or a caller that
+stops gathering, cancels every task not yet gathered.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import weakref
+from collections import deque
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, TypeVar
+
+from assay.errors import AssayError, UsageError
+from assay.executors import ExecutorOptions
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+_connect_lock = threading.Lock()
+_registered: set[str] = set()  # Ray jobs (connections) the serializers are registered for
+
+
+class WorkLost(AssayError):
+    """Ray lost a task's worker more often than it may retry it (exit 1)."""
+
+    exit_code = 1
+
+
+def _apply(fn: Callable[[Any, Any], Any], shared: Any, item: Any) -> Any:
+    """The task body: ``fn(shared, item)`` on a worker."""
+    return fn(shared, item)
+
+
+def _no_state(_: Any) -> None:
+    return None
+
+
+def _new_lock(_: Any) -> Any:
+    return threading.Lock()
+
+
+def _new_rlock(_: Any) -> Any:
+    return threading.RLock()
+
+
+def _nothing(_: Any) -> None:
+    return None
+
+
+def connect(options: ExecutorOptions) -> Any:
+    """The ``ray`` module, connected: to ``options.address`` (or ``RAY_ADDRESS``), to a Ray
+    this process already joined, or to a new local Ray of ``options.num_cpus`` CPUs."""
+    try:
+        import ray
+    except ImportError:
+        raise UsageError("`executor` ray needs Ray: pip install 'assay[ray]'", "executor") from None
+    with _connect_lock:
+        if not ray.is_initialized():
+            kwargs: dict[str, Any] = {
+                "include_dashboard": False,
+                "log_to_driver": False,
+                "logging_level": logging.WARNING,
+            }
+            if options.address:
+                ray.init(address=options.address, **kwargs)
+            elif os.environ.get("RAY_ADDRESS"):
+                ray.init(**kwargs)  # Ray reads RAY_ADDRESS itself
+            else:
+                ray.init(num_cpus=options.num_cpus, **kwargs)
+        job = ray.get_runtime_context().get_job_id()
+        if job not in _registered:  # a new connection has a new serialization context
+            _register_serializers(ray)
+            _registered.add(job)
+    return ray
+
+
+def _register_serializers(ray: Any) -> None:
+    """Locks and open HTTP clients travel as fresh ones: a system made on the driver (an
+    HTTP system holds a lock and, once used, a connection pool) rebuilds them on a worker."""
+    ray.util.register_serializer(
+        type(threading.Lock()), serializer=_no_state, deserializer=_new_lock
+    )
+    ray.util.register_serializer(
+        type(threading.RLock()), serializer=_no_state, deserializer=_new_rlock
+    )
+    import httpx
+
+    for cls in (httpx.Client, httpx.AsyncClient):
+        ray.util.register_serializer(cls, serializer=_no_state, deserializer=_nothing)
+
+
+def cause(exc: BaseException) -> BaseException:
+    """The error a task raised, out of Ray's wrapper."""
+    inner = getattr(exc, "cause", None)
+    return inner if isinstance(inner, BaseException) else exc
+
+
+class RayExecutor:
+    """Fans work out as Ray tasks; see the module docstring."""
+
+    name = "ray"
+
+    def __init__(self, options: ExecutorOptions) -> None:
+        self.options = options
+        self._clients: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
+
+    def ray(self) -> Any:
+        """The connected ``ray`` module."""
+        return connect(self.options)
+
+    def window(self, num_cpus: float = 1.0) -> int:
+        """Tasks in flight at once: ``in_flight``, else twice as many tasks of ``num_cpus``
+        CPUs as the cluster can run at once (at least 4)."""
+        if self.options.in_flight:
+            return self.options.in_flight
+        cpus = float(self.ray().cluster_resources().get("CPU", 1))
+        return max(4, int(2 * cpus / num_cpus))
+
+    def map(
+        self,
+        fn: Callable[[Any, T], R],
+        items: Sequence[T],
+        *,
+        shared: Any = None,
+        on_lost: Callable[[T, BaseException], R] | None = None,
+        num_cpus: float = 1.0,
+    ) -> Iterator[R]:
+        """``fn(shared, item)`` as one task per item, yielded in the items' order."""
+        ray = self.ray()
+        task = ray.remote(_apply).options(
+            name=f"assay:{getattr(fn, '__name__', 'task')}",  # as the dashboard lists it
+            max_retries=self.options.max_retries,
+            retry_exceptions=False,
+            scheduling_strategy="SPREAD",
+            num_cpus=num_cpus,
+        )
+        shared_ref = ray.put(shared)
+        window = self.window(num_cpus)
+        refs: deque[Any] = deque()
+        submitted = 0
+        try:
+            for item in items:
+                while submitted < len(items) and len(refs) < window:
+                    refs.append(task.remote(fn, shared_ref, items[submitted]))
+                    submitted += 1
+                result = self._gather(ray, refs[0], item, on_lost)
+                refs.popleft()
+                yield result
+        finally:
+            for ref in refs:  # a stop, an error or Ctrl-C: nothing keeps running
+                ray.cancel(ref)
+
+    def _gather(
+        self, ray: Any, ref: Any, item: Any, on_lost: Callable[[Any, BaseException], Any] | None
+    ) -> Any:
+        try:
+            return ray.get(ref)
+        except ray.exceptions.RayTaskError as exc:
+            raise cause(exc) from None
+        except ray.exceptions.RayError as exc:
+            if on_lost is not None:
+                return on_lost(item, exc)
+            raise WorkLost(
+                f"Ray lost a task's worker {self.options.max_retries + 1} times "
+                f"({type(exc).__name__}); check the cluster's nodes"
+            ) from None
+
+    def system_batches(
+        self, calls: Any, chunks: Sequence[list[str]], texts: dict[str, str]
+    ) -> Iterator[tuple[list[str], Any]]:
+        """Each chunk asked by a task; the driver records the answers in order."""
+        from assay.executors.systems import ask_chunk, lost_chunk, portable
+
+        self.ray()
+        results = self.map(
+            ask_chunk,
+            chunks,
+            shared=(portable(calls), texts),
+            on_lost=lost_chunk,
+            num_cpus=self.options.io_task_cpus,
+        )
+        for chunk, (answers, latencies) in zip(chunks, results, strict=True):
+            calls.latencies.extend(latencies)
+            yield chunk, answers
+
+    def chat_client(self, client: Any) -> Any:
+        """Model calls made by actors on the cluster, under one cluster-wide rate limit."""
+        from assay.executors.models import RemoteChatClient
+
+        if client not in self._clients:  # one set of actors (and one bucket) per client
+            self._clients[client] = RemoteChatClient(client, self)
+        return self._clients[client]

@@ -1,0 +1,178 @@
+"""The ranked lists, grades and documents behind a result, read from its provenance.
+
+A result file holds scores, not ranked lists. The run file a result names
+(``run.path`` of an evaluation, ``systems[].path`` of a comparison) and its
+sidecar (``run.trec.json``: the judgment set's path, the corpus) say where
+they are; the judgment set gives each document's grade and the grade's source;
+the corpus (from the sidecar or system configuration, else ``--corpus``) its
+text. What cannot be found is said in :attr:`RankedList.notes`, never guessed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+#: How a label source is named on the pages.
+SOURCE_WORDS = {"human": "person", "model": "model", "behavior": "behaviour"}
+#: Characters of a document's text shown in a ranked list.
+TEXT_CHARS = 600
+#: Ranks shown per list.
+MAX_RANKS = 100
+
+
+class RankedDoc(BaseModel):
+    """One document of a ranked list."""
+
+    rank: int
+    doc_id: str
+    score: float | None = None
+    grade: int | None = Field(None, description="None: unjudged")
+    source: str | None = Field(None, description="who gave the grade: person, model, behaviour")
+    text: str | None = Field(None, description="the document's text (shortened), when known")
+
+
+class RankedList(BaseModel):
+    """A system's ranked list for one query, with what could not be read."""
+
+    system: str
+    docs: list[RankedDoc] = Field(default_factory=list)
+    notes: list[str] = Field(default_factory=list)
+    found: bool = False
+
+
+def locate(path: str | None, folders: Sequence[Path]) -> Path | None:
+    """``path`` if it exists, else found relative to one of ``folders``; else None."""
+    if not path:
+        return None
+    p = Path(path)
+    if p.is_absolute():
+        return p if p.exists() else None
+    for folder in folders:
+        if (folder / p).exists():
+            return folder / p
+    return None
+
+
+@lru_cache(maxsize=8)
+def _run(path: str) -> dict[str, list[tuple[str, float]]]:
+    from assay.runs.io import load_run
+
+    return load_run(path).to_dict()
+
+
+@lru_cache(maxsize=4)
+def _judgments(path: str, fmt: str | None) -> tuple[dict[tuple[str, str], int], dict[Any, str]]:
+    """``{(query, doc): grade}`` and ``{(query, doc) or query: source}`` of a judgment set."""
+    from assay.judgments.load import load_judgments
+
+    js = load_judgments(path, None if fmt in (None, "memory") else fmt)
+    q = js.qrels
+    grades = {
+        (str(a), str(b)): int(g)
+        for a, b, g in zip(q["query_id"], q["doc_id"], q["grade"], strict=True)
+    }
+    sources: dict[Any, str] = {}
+    if "source" in q.columns:
+        for a, b, s in zip(q["query_id"], q["doc_id"], q["source"], strict=True):
+            if isinstance(s, str):
+                sources[(str(a), str(b))] = s
+    if "source" in js.queries.columns:
+        for qid, s in js.queries["source"].items():
+            if isinstance(s, str):
+                sources[str(qid)] = s
+    return grades, sources
+
+
+@lru_cache(maxsize=2)
+def _corpus(path: str, id_field: str | None, text_fields: tuple[str, ...] | None = None) -> Any:
+    from assay.corpora.load import load_corpus
+
+    return load_corpus(path, id_field=id_field, text_fields=text_fields)
+
+
+def _doc_text(corpus: Any, doc_id: str, fields: Sequence[str] | None = None) -> str | None:
+    record = corpus.get(doc_id)
+    if record is None:
+        return None
+    keys = fields or [k for k in record if k != corpus.id_field]
+    parts = [str(record[k]) for k in keys if record.get(k) not in (None, "")]
+    text = " · ".join(parts)
+    return text if len(text) <= TEXT_CHARS else text[: TEXT_CHARS - 1] + "…"
+
+
+def provenance(run_path: str | None, folders: Sequence[Path]) -> dict[str, Any]:
+    """Where a run's files are: ``run``, ``sidecar`` (dict), ``judgments``, ``corpus``."""
+    from assay.runs.sidecar import read_sidecar
+
+    run = locate(run_path, folders)
+    side: dict[str, Any] = {}
+    if run is not None:
+        try:
+            side = read_sidecar(run) or {}
+        except Exception:  # a damaged sidecar: shown as missing provenance
+            side = {}
+    config = side.get("system_config") or {}
+    corpus = side.get("corpus_path") or side.get("corpus") or config.get("corpus")
+    base = [run.parent, *folders] if run is not None else list(folders)
+    return {
+        "run": run,
+        "sidecar": side,
+        "judgments": locate(side.get("judgments"), base),
+        "corpus": locate(corpus if isinstance(corpus, str) else None, base),
+        "id_field": config.get("id_field"),
+    }
+
+
+def ranked_list(
+    system: str,
+    run_path: str | None,
+    query_id: str,
+    folders: Sequence[Path],
+    *,
+    judgments: tuple[str | None, str | None] = (None, None),
+    corpus: tuple[str | None, str | None] = (None, None),
+) -> RankedList:
+    """``system``'s ranked list for ``query_id`` with grades and texts, as far as found.
+
+    ``judgments`` is ``(path, format)`` from the result (else the sidecar's);
+    ``corpus`` is ``(path, id field)`` given to ``assay view``, used when the provenance
+    names no corpus.
+    """
+    out = RankedList(system=system)
+    prov = provenance(run_path, folders)
+    if prov["run"] is None:
+        out.notes.append(
+            f"The run file {run_path or '(none recorded)'} is not here, so the ranked list "
+            "cannot be shown."
+        )
+        return out
+    pairs = _run(str(prov["run"])).get(query_id, [])[:MAX_RANKS]
+    out.found = True
+    out.docs = [RankedDoc(rank=i, doc_id=d, score=s) for i, (d, s) in enumerate(pairs, 1)]
+    jpath = locate(judgments[0], folders) or prov["judgments"]
+    if jpath is None:
+        out.notes.append("The judgment set is not here: grades are not shown.")
+    else:
+        grades, sources = _judgments(str(jpath), judgments[1])
+        for doc in out.docs:
+            doc.grade = grades.get((query_id, doc.doc_id))
+            raw = sources.get((query_id, doc.doc_id)) or sources.get(query_id)
+            doc.source = SOURCE_WORDS.get(raw or "", raw) if doc.grade is not None else None
+    cpath = prov["corpus"] or (Path(corpus[0]) if corpus[0] else None)
+    if cpath is None:
+        out.notes.append(
+            "The run's provenance names no corpus: documents are shown by id "
+            "(start assay view with --corpus to see their text)."
+        )
+    else:
+        id_field = prov["id_field"] if prov["corpus"] is not None else corpus[1]
+        fields = corpus[2] if prov["corpus"] is None and len(corpus) > 2 else None
+        loaded = _corpus(str(cpath), id_field or prov["id_field"], fields)
+        for doc in out.docs:
+            doc.text = _doc_text(loaded, doc.doc_id, fields)
+    return out

@@ -54,9 +54,14 @@ def _run(argv: list[Any], capsys: pytest.CaptureFixture[str]) -> tuple[int, str,
     return int(exc.value.code or 0), out.out, out.err
 
 
+#: Formats only ``assay report`` writes (the page ``assay view`` serves), not the command.
+REPORT_ONLY = {"evaluation": {"html"}, "gate": {"html"}}
+
+
 def _suffixes(kind: str) -> list[str]:
-    """Every file suffix a kind is written in (``table`` is the ``plain`` file)."""
-    return sorted({SUFFIX[f] for f in FORMATS_BY_KIND[kind] if f != "table"})
+    """Every file suffix a kind's command writes (``table`` is the ``plain`` file)."""
+    skip = {"table", *REPORT_ONLY.get(kind, ())}
+    return sorted({SUFFIX[f] for f in FORMATS_BY_KIND[kind] if f not in skip})
 
 
 @pytest.fixture(scope="module")

@@ -95,6 +95,14 @@ RESULT_MODELS: dict[str, str] = {
     "gate": "assay.procedures.gate_result:GateResult",
     "verify": "assay.procedures.verification:VerifyResult",
     "matrix": "assay.matrix.result:MatrixResult",
+    "history": "assay.store.history:HistoryReport",
+    "agreement": "assay.procedures.agreement:AgreementResult",
+    "calibration": "assay.procedures.calibration:CalibrationResult",
+    "model_judgments": "assay.judges.relevance:JudgeJob",
+    "model_claims": "assay.judges.cases:ClaimsResult",
+    "model_answers": "assay.judges.cases:AnswersGradeResult",
+    "implicit_judgments": "assay.behavior.implicit:ImplicitJudgments",
+    "synthetic-queries": "assay.generate.queries:SyntheticQueries",
 }
 
 #: (kind, schema_version) -> a function upgrading a payload by one version. A reader

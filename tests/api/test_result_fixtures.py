@@ -18,6 +18,14 @@ KINDS = {
     "verify.json": "verify",
     "answers.json": "answers",
     "matrix.json": "matrix",
+    "history.json": "history",
+    "agreement.json": "agreement",
+    "calibration.json": "calibration",
+    "model_judgments.json": "model_judgments",
+    "model_claims.json": "model_claims",
+    "model_answers.json": "model_answers",
+    "synthetic_queries.json": "synthetic-queries",
+    "implicit_judgments.json": "implicit_judgments",
 }
 
 
@@ -96,6 +104,8 @@ NEW_FIELDS = {
     "synthetic_overlap",
     "ignore_identical_ids",
     "identical_ids_dropped",
+    "assay_version",  # history results before they were registered result kinds
+    "output",  # synthetic-queries: the queries file written
 }
 
 

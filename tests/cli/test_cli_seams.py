@@ -16,6 +16,7 @@ from assay.cli.app import _command, _dispatch, _load_commands
 from assay.cli.common import SUFFIX_FORMATS
 
 ROOT = Path(__file__).resolve().parents[2]
+DATA = ROOT / "tests" / "data"
 EXAMPLE = ROOT / "examples" / "statistics"
 QUESTIONS = EXAMPLE / "questions.csv"
 CONFIG = EXAMPLE / "assay.toml"
@@ -175,6 +176,13 @@ SUFFIX_COMMANDS: dict[str, list[str]] = {
                      "--config", str(CONFIG), "--no-record"],
     "history": [],
     "answers": [str(CASES), "--no-record"],
+    "gate": [str(QUESTIONS), str(DATA / "runs" / "names.trec"), "--baseline",
+             str(DATA / "results" / "evaluation.json"), "--resamples", "200", "--no-record"],
+    "matrix": [str(ROOT / "examples" / "matrix" / "matrix.toml"), "--no-record"],
+    "validate": [str(QUESTIONS)],
+    "judge agree": [str(QUESTIONS), str(QUESTIONS)],
+    "judge calibrate": [str(QUESTIONS), str(DATA / "runs" / "keyword.trec"), "--human",
+                        str(DATA / "judgments" / "statistics_human_sample.csv")],
 }  # fmt: skip
 SUFFIX = re.compile(r"(?<![\w/])(\.[a-z]+)\b")
 
@@ -198,7 +206,7 @@ def test_help_offers_every_suffix_accepted_and_none_refused(
     offered = _offered(command)
     for suffix in SUFFIX_FORMATS:
         target = tmp_path / f"out{suffix}"
-        rc = in_process(name, *SUFFIX_COMMANDS[name], "-o", str(target))
+        rc = in_process(*name.split(), *SUFFIX_COMMANDS[name], "-o", str(target))
         err = capsys.readouterr().err
         if suffix in offered:
             assert rc in (0, 1) and target.is_file(), (name, suffix, err)

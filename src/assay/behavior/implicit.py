@@ -62,6 +62,7 @@ class PairStat(BaseModel):
 class ImplicitJudgments(ResultModel):
     """Implicit judgments from behaviour logs (``kind = implicit_judgments``)."""
 
+    schema_version: str = "1"
     kind: Literal["implicit_judgments"] = "implicit_judgments"
     model: str
     files: list[str]

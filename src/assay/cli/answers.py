@@ -98,8 +98,6 @@ def _score(
     system_name: str | None = None,
 ) -> Any:
     """Load, score and render a cases file; return the :class:`AnswersResult`."""
-    from rich.console import Console
-
     from assay.answers import score_answers
     from assay.cli.common import emit, suffix_format
     from assay.report.answers_terminal import print_answers
@@ -111,12 +109,17 @@ def _score(
 
     if fmt in ("table", "plain") or not outputs:  # the report on stdout as well
         emit(fmt, None, text=lambda f: _render(result, f), table=table, choices=FORMATS)
-    stderr = Console(stderr=True, highlight=False, soft_wrap=True)
     for path in outputs:
         keep = fmt not in ("table", "plain") and len(outputs) == 1
         file_fmt = fmt if keep else suffix_format(path, FORMATS)
-        emit(file_fmt, path, text=lambda f: _render(result, f), table=table, choices=FORMATS)
-        stderr.print(f"wrote {file_fmt} result to {path}")
+        emit(
+            file_fmt,
+            path,
+            text=lambda f: _render(result, f),
+            table=table,
+            choices=FORMATS,
+            kind=result.kind,
+        )
     return result
 
 
@@ -142,6 +145,7 @@ def _collect(system: str, judgments: Path, output: Path) -> int:
     from rich.markup import escape
 
     from assay.answers.collect import collect_cases, load_function, write_cases
+    from assay.cli.common import say_wrote
     from assay.judgments.load import load_judgments
     from assay.progress import progress
     from assay.words import count
@@ -156,6 +160,7 @@ def _collect(system: str, judgments: Path, output: Path) -> int:
         stderr.print(f"[bold red]failed:[/bold red] {escape(str(failure))}")
     if cases:
         write_cases(cases, output)
+        say_wrote(output, "cases", "jsonl")
         pending = sum(len(s["judgments"]) for c in cases for s in c["support"].values())
         stderr.print(
             f"wrote {len(cases)} cases to {escape(str(output))}; "

@@ -25,6 +25,7 @@ SUFFIX_FORMATS = {
     ".htm": "html",
     ".txt": "plain",
     ".xml": "junit",
+    ".jsonl": "jsonl",
     ".parquet": "parquet",
 }
 #: Formats written as bytes, to a file only (``-o FILE``).
@@ -103,6 +104,7 @@ def emit(
     text: Callable[[str], str],
     table: Callable[[Any], None],
     choices: Sequence[str],
+    kind: str = "result",
     binary: Callable[[str], bytes] | None = None,
 ) -> None:
     """Write a result to stdout or to each ``-o`` file (atomically), once per format.
@@ -110,7 +112,8 @@ def emit(
     ``text(format)`` renders a text format; ``table(console)`` prints the table;
     ``binary(format)`` renders a :data:`BINARY_FORMATS` format (a file only).
     The table goes to a terminal sized to it, and as plain text to a pipe, to a
-    file and with ``--format plain`` (see :mod:`assay.report.table`).
+    file and with ``--format plain`` (see :mod:`assay.report.table`). Each file
+    written is said on stderr (:func:`say_wrote`, naming ``kind``).
     """
     import sys
 
@@ -133,6 +136,64 @@ def emit(
             write_bytes_atomic(path, binary(file_fmt))
         else:
             write_text_atomic(path, _ensure_newline(_render(file_fmt, text, table)))
+        say_wrote(path, kind, file_fmt)
+
+
+def say_wrote(path: Path | str, kind: str, fmt: str) -> None:
+    """``wrote FILE (kind, format)`` on stderr: the one line every ``-o`` file gets."""
+    import sys
+
+    name = "text" if fmt in TABLE_FORMATS else fmt
+    sys.stderr.write(f"wrote {path} ({kind}, {name})\n")
+
+
+def emit_result(
+    result: Any,
+    fmt: str,
+    output: Path | Sequence[Path] | None,
+    *,
+    choices: Sequence[str] | None = None,
+    text: Callable[[str], str] | None = None,
+) -> None:
+    """:func:`emit` for a registered result kind, rendered by :mod:`assay.report.render`
+    (the table with warnings naming flags, as every command prints them)."""
+    from assay.cli.app import flag_warnings
+    from assay.report.render import FORMATS_BY_KIND, print_terminal, render, render_bytes
+
+    emit(
+        fmt,
+        output,
+        text=text or (lambda f: render(result, f)),
+        table=lambda c: print_terminal(flag_warnings(result), c),
+        choices=choices or FORMATS_BY_KIND[result.kind],
+        kind=result.kind,
+        binary=lambda f: render_bytes(result, f),
+    )
+
+
+def data_file(output: Sequence[Path], what: str) -> tuple[Path, list[Path]]:
+    """The one ``-o`` file that is ``what`` (JSONL, or a suffix no result format has), and
+    the result files beside it (``judge llm -o labels.jsonl -o job.json``)."""
+    data = [p for p in output if SUFFIX_FORMATS.get(p.suffix.lower(), "jsonl") == "jsonl"]
+    for path in data:
+        refuse_directory(path, ("jsonl",))
+    if len(data) != 1:
+        raise UsageError(f"give one -o FILE.jsonl for the {what} (other -o files get the result)")
+    return data[0], [p for p in output if p != data[0]]
+
+
+def emit_beside(result: Any, fmt: str, results: Sequence[Path]) -> None:
+    """The result to its ``-o`` files, and to stdout (the table when files were written)."""
+    if results:
+        emit_result(result, fmt, results)
+    emit_result(result, "table" if results else fmt, None)
+
+
+def deprecated_flag(old: str, new: str) -> None:
+    """Warn on stderr that ``old`` is an alias kept for one release: use ``new``."""
+    import sys
+
+    sys.stderr.write(f"warning: {old} is deprecated and will be removed; use {new}\n")
 
 
 def _render(fmt: str, text: Callable[[str], str], table: Callable[[Any], None]) -> str:
@@ -273,6 +334,7 @@ def emit_report(
         ),
         choices=(*TABLE_FORMATS, *renderers, "parquet"),
         binary=lambda f: rep.render_parquet(result),
+        kind=result.kind,
     )
 
 

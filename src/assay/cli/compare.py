@@ -38,6 +38,7 @@ def _emit(result: Any, fmt: str, output: Any) -> None:
         text=text,
         table=lambda c: render_terminal(flag_warnings(result), c),
         choices=FORMATS,
+        kind=result.kind,
     )
 
 

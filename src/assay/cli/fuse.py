@@ -7,6 +7,7 @@ from typing import Annotated
 
 import typer
 
+from assay.cli import options as o
 from assay.cli.app import app
 
 
@@ -31,12 +32,18 @@ def fuse(
     depth: Annotated[int, typer.Option("--depth", help="Entries read from each run.")] = 1000,
     limit: Annotated[int, typer.Option("-k", "--limit", help="Entries kept per query.")] = 1000,
     tag: Annotated[str, typer.Option("--runtag", help="Run tag of the output.")] = "fused",
+    fmt: o.RunFormat = None,
 ) -> None:
     """Fuse run files query by query; the rank column of each file is used, as pyserini."""
+    from assay.cli.common import say_wrote, validate_choice
     from assay.errors import UsageError
-    from assay.runs.io import write_run
+    from assay.formats import format_from_name
+    from assay.runs.io import FORMATS, write_run
     from assay.systems.fusion import FUSION_METHODS, fuse_files
 
+    if fmt is not None:
+        validate_choice("--format", fmt, FORMATS)
+    fmt = fmt or format_from_name(output, "run") or "trec"
     if method not in FUSION_METHODS:
         raise UsageError(f"--method must be one of {', '.join(FUSION_METHODS)}; got {method!r}")
     fused = fuse_files(
@@ -49,5 +56,6 @@ def fuse(
         limit=limit,
         name=tag,
     )
-    write_run(fused, output, format="trec", tag=tag, ties="given")
-    typer.echo(f"fused {len(runs)} runs ({method}) into {output}", err=True)
+    write_run(fused, output, format=fmt, tag=tag, ties="given")
+    typer.echo(f"fused {len(runs)} runs ({method})", err=True)
+    say_wrote(output, "run", fmt)

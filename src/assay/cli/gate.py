@@ -7,12 +7,15 @@ on another judgment-set version, unless ``--allow-version-mismatch``).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
 from assay.cli import options as o
 from assay.cli.app import app
+
+#: What ``gate -o``/``-f`` writes (JUnit for CI test reports, Markdown for a PR comment).
+GATE_FORMATS = ("table", "plain", "json", "markdown", "junit")
 
 
 @app.command()
@@ -67,16 +70,24 @@ def gate(
     seed: Annotated[int, typer.Option("--seed", help="Bootstrap seed.")] = 0,
     n_resamples: Annotated[int, typer.Option("--resamples", help="Bootstrap resamples.")] = 10000,
     allow_version_mismatch: o.AllowVersionMismatch = False,
+    fmt: o.format_option(*GATE_FORMATS) = None,  # type: ignore[valid-type]
+    output: o.output_option(*GATE_FORMATS) = None,  # type: ignore[valid-type]
     markdown: Annotated[
-        Path | None, typer.Option("--markdown", help="Write a Markdown report (PR comment).")
+        Path | None, typer.Option("--markdown", hidden=True, help="Deprecated: -o FILE.md.")
     ] = None,
-    junit: Annotated[Path | None, typer.Option("--junit", help="Write JUnit XML.")] = None,
+    junit: Annotated[
+        Path | None, typer.Option("--junit", hidden=True, help="Deprecated: -o FILE.xml.")
+    ] = None,
     json_out: Annotated[
-        Path | None, typer.Option("--json", help="Write the gate result as JSON.")
+        Path | None, typer.Option("--json", hidden=True, help="Deprecated: -o FILE.json.")
     ] = None,
     save_result: Annotated[
         Path | None,
-        typer.Option("--save-result", help="Write the candidate's evaluation result file."),
+        typer.Option(
+            "--save-result",
+            hidden=True,
+            help="Deprecated: write the candidate's evaluation with `assay evaluate -o`.",
+        ),
     ] = None,
     store: o.Store = None,
     record: Annotated[
@@ -101,14 +112,15 @@ def gate(
     executor: o.Executor = None,
 ) -> None:
     """Gate a candidate (run file or --system) against a baseline: exit 1 on a regression."""
-    from rich.console import Console
-
     from assay.cli.common import (
         build_cli_system,
         check_max_failed_option,
         corpus_options,
+        deprecated_flag,
         load_cli_judgments,
+        resolve_format,
         run_cache,
+        say_wrote,
     )
     from assay.errors import UsageError
     from assay.fileio import write_text_atomic
@@ -118,6 +130,8 @@ def gate(
     from assay.progress import set_quiet
 
     set_quiet(quiet)
+    fmt = resolve_format(fmt, output, GATE_FORMATS)
+    files = _gate_files(fmt, output, markdown, junit, json_out)
     if not baseline:
         raise UsageError("--baseline is required (a result file, 'last' or a run id)")
     if (run is None) == (system is None):
@@ -158,22 +172,51 @@ def gate(
         # a store failure warns on stderr; the verdict and the reports stand
         result = record_gate_quietly(evaluation, result, store)
     if save_result is not None:
+        deprecated_flag("--save-result", "`assay evaluate JUDGMENTS RUN -o FILE.json`")
         write_text_atomic(save_result, evaluation.to_json())
-    if markdown is not None:
-        from assay.report.gate_markdown import render_markdown
-
-        write_text_atomic(markdown, render_markdown(result))
-    if junit is not None:
-        from assay.report.gate_junit import render_junit
-
-        write_text_atomic(junit, render_junit(result))
-    if json_out is not None:
-        write_text_atomic(json_out, result.to_json())
-    from assay.report.gate_terminal import render_terminal
-
-    console = Console(highlight=False, soft_wrap=True)
-    if not console.is_terminal:
-        console.width = 120
-    render_terminal(result, console)
+        say_wrote(save_result, "evaluation", "json")
+    _write_gate(result, fmt, files)
     if not result.passed:
         raise typer.Exit(1)
+
+
+def _gate_files(
+    fmt: str,
+    output: list[Path] | None,
+    markdown: Path | None,
+    junit: Path | None,
+    json_out: Path | None,
+) -> list[tuple[Path, str]]:
+    """Each file to write with its format: ``-o`` files (format from ``-f`` or the suffix)
+    and those of the deprecated ``--markdown``/``--junit``/``--json`` (warned about)."""
+    from assay.cli.common import deprecated_flag, suffix_format
+
+    paths = list(output or [])
+    files = [(p, fmt if len(paths) == 1 else suffix_format(p, GATE_FORMATS)) for p in paths]
+    for flag, path, file_fmt, suffix in (
+        ("--markdown", markdown, "markdown", ".md"),
+        ("--junit", junit, "junit", ".xml"),
+        ("--json", json_out, "json", ".json"),
+    ):
+        if path is not None:
+            deprecated_flag(flag, f"-o FILE{suffix}")
+            files.append((path, file_fmt))
+    return files
+
+
+def _write_gate(result: Any, fmt: str, files: list[tuple[Path, str]]) -> None:
+    """Each file in its format; on stdout the verdict table (``fmt`` without ``-o``)."""
+    from rich.console import Console
+
+    from assay.cli.common import emit_result
+    from assay.report.render import print_terminal
+
+    for path, file_fmt in files:
+        emit_result(result, file_fmt, [path])
+    if files or fmt == "table":
+        console = Console(highlight=False, soft_wrap=True)
+        if not console.is_terminal:
+            console.width = 120
+        print_terminal(result, console)
+    else:
+        emit_result(result, fmt, None)

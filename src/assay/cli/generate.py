@@ -23,7 +23,14 @@ app.add_typer(generate_app, name="generate")
 def queries(
     corpus: Annotated[Path, typer.Option("--corpus", help="Corpus to sample passages from.")],
     model: Annotated[str, typer.Option("--model", help="A [models.NAME] of assay.toml.")],
-    output: Annotated[Path, typer.Option("-o", "--output", help="Write the queries (JSONL).")],
+    output: Annotated[
+        list[Path],
+        typer.Option(
+            "-o",
+            "--output",
+            help="The queries: FILE.jsonl; repeatable: FILE.json, FILE.txt get the result.",
+        ),
+    ],
     id_field: o.IdField = None,
     text_field: o.TextFields = None,
     n: Annotated[int, typer.Option("-n", help="Passages to sample.")] = 50,
@@ -40,8 +47,9 @@ def queries(
     ] = None,
     offline: Annotated[bool, typer.Option("--offline", help="Replay the cache only.")] = False,
     max_cost: CostOpt = None,
+    fmt: o.format_option("table", "plain", "json") = None,  # type: ignore[valid-type]
     json_report: Annotated[
-        Path | None, typer.Option("--report", help="Also write the full result (JSON).")
+        Path | None, typer.Option("--report", hidden=True, help="Deprecated: -o FILE.json.")
     ] = None,
     max_failed: MaxFailedCalls = 0,
     executor: Executor = None,
@@ -53,6 +61,7 @@ def queries(
     """
     import json
 
+    from assay.cli.common import data_file, deprecated_flag, emit_beside, resolve_format, say_wrote
     from assay.cli.model_options import exit_if_calls_failed
     from assay.corpora.load import load_corpus
     from assay.fileio import write_text_atomic
@@ -60,6 +69,11 @@ def queries(
     from assay.providers.client import open_client
 
     check_model_options(max_cost, max_failed)
+    queries_file, results = data_file(output, "queries")
+    fmt = resolve_format(fmt, results, ("table", "plain", "json"))
+    if json_report is not None:
+        deprecated_flag("--report", "-o FILE.json")
+        results.append(json_report)
     judgments = None
     if human is not None:
         from assay.judgments.load import load_judgments
@@ -76,12 +90,10 @@ def queries(
             max_cost=max_cost,
         )
     lines = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in result.rows)
-    write_text_atomic(output, lines)
-    if json_report is not None:
-        write_text_atomic(json_report, result.to_json() + "\n")
-    from assay.report.generate_text import render_queries
-
-    typer.echo(render_queries(result, str(output)))
+    write_text_atomic(queries_file, lines)
+    say_wrote(queries_file, "synthetic queries", "jsonl")
+    result.output = str(queries_file)
+    emit_beside(result, fmt, results)
     if result.stopped_at_budget:
         raise typer.Exit(1)
     if result.circuit_open is not None:

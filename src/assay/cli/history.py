@@ -83,4 +83,11 @@ def history(
 
         return render_history_html(report)
 
-    emit(fmt, output, text=text, table=lambda c: render_terminal(report, c), choices=FORMATS)
+    emit(
+        fmt,
+        output,
+        text=text,
+        table=lambda c: render_terminal(report, c),
+        choices=FORMATS,
+        kind=report.kind,
+    )

@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
+from assay.cli import options as o
 from assay.cli.judge import judge_app
 from assay.cli.options import Executor
+
+#: What ``judge clicks -o``/``-f`` writes: .jsonl qrels, .csv pair statistics, .json result.
+CLICKS_FORMATS = ("table", "plain", "json", "csv", "jsonl")
 
 
 def _weights(specs: list[str] | None) -> dict[str, float] | None:
@@ -57,14 +61,21 @@ def clicks(
         str, typer.Option("--model", help="Click model: ctr | coec | pbm | dbn.")
     ] = "pbm",
     output: Annotated[
-        Path | None,
-        typer.Option("--output", "-o", help="Write the implicit judgments (JSONL qrels)."),
+        list[Path] | None,
+        typer.Option(
+            "--output",
+            "-o",
+            help="Write the result, in the format its suffix names: FILE.jsonl the implicit "
+            "judgments (qrels), FILE.csv the per-pair statistics, FILE.json the result file, "
+            "FILE.txt the summary. Repeatable.",
+        ),
     ] = None,
+    fmt: o.format_option(*CLICKS_FORMATS) = None,  # type: ignore[valid-type]
     stats: Annotated[
-        Path | None, typer.Option("--stats", help="Write per-pair statistics (CSV).")
+        Path | None, typer.Option("--stats", hidden=True, help="Deprecated: -o FILE.csv.")
     ] = None,
     result_json: Annotated[
-        Path | None, typer.Option("--json", help="Write the whole result (JSON).")
+        Path | None, typer.Option("--json", hidden=True, help="Deprecated: -o FILE.json.")
     ] = None,
     application: Annotated[
         str | None, typer.Option("--application", help="Keep one application's records.")
@@ -103,12 +114,14 @@ def clicks(
     executor: Executor = None,
 ) -> None:
     """Fit a click model on UBI logs and write graded implicit judgments (source = behavior)."""
-    from rich.console import Console
+    from assay.behavior.implicit import judge_clicks
+    from assay.cli.common import deprecated_flag, resolve_format
 
-    from assay.behavior.implicit import implicit_jsonl, judge_clicks, stats_csv
-    from assay.fileio import write_text_atomic
-    from assay.report.implicit_terminal import render_implicit
-
+    files = list(output or [])
+    for flag, path, suffix in (("--stats", stats, ".csv"), ("--json", result_json, ".json")):
+        if path is not None:
+            deprecated_flag(flag, f"-o FILE{suffix}")
+    fmt = resolve_format(fmt, files, CLICKS_FORMATS)
     result = judge_clicks(
         events,
         model=model,
@@ -122,18 +135,23 @@ def clicks(
         layout=layout,
         max_bytes=max_bytes,
     )
-    console = Console(highlight=False, soft_wrap=True)
-    render_implicit(result, console)
-    if output is not None:
-        text, dropped = implicit_jsonl(result)
-        write_text_atomic(output, text)
-        console.print(f"wrote {output} ({dropped} queries with no pair graded >= 1 left out)")
-    if stats is not None:
-        write_text_atomic(stats, stats_csv(result))
-        console.print(f"wrote {stats}")
-    if result_json is not None:
-        write_text_atomic(result_json, result.to_json())
-        console.print(f"wrote {result_json}")
+    _write_clicks(result, fmt, files, {"csv": stats, "json": result_json})
+
+
+def _write_clicks(result: Any, fmt: str, files: list[Path], old: dict[str, Path | None]) -> None:
+    """``-o`` files (and the deprecated flags' files) in their formats; stdout the table."""
+    from assay.behavior.implicit import implicit_jsonl
+    from assay.cli.common import emit_result
+
+    if files:
+        emit_result(result, fmt, files)
+    for old_fmt, path in old.items():
+        if path is not None:  # the deprecated flag's format, whatever the suffix
+            emit_result(result, old_fmt, [path])
+    wrote_jsonl = fmt == "jsonl" or any(p.suffix.lower() == ".jsonl" for p in files)
+    if wrote_jsonl and (dropped := implicit_jsonl(result)[1]):
+        typer.echo(f"note: {dropped} queries with no pair graded >= 1 left out", err=True)
+    emit_result(result, "table" if files or any(old.values()) else fmt, None)
 
 
 @judge_app.command("sample-queries")
@@ -153,20 +171,24 @@ def sample(
         Path | None,
         typer.Option("--output", "-o", help="Write the query set (SRW query-set JSON)."),
     ] = None,
+    fmt: o.data_format_option("json") = "json",  # type: ignore[valid-type]
 ) -> None:
     """Draw a query set to judge from behaviour logs."""
     from rich.console import Console
 
     from assay.behavior.sample import query_set_json, sample_queries
+    from assay.cli.common import say_wrote, validate_choice
     from assay.fileio import write_text_atomic
     from assay.report.implicit_terminal import render_sample
+
+    validate_choice("--format", fmt, ("json",))
 
     rows = sample_queries(events, strategy=strategy, n=n, seed=seed, application=application)
     console = Console(highlight=False, soft_wrap=True)
     render_sample(rows, strategy, console)
     if output is not None:
         write_text_atomic(output, query_set_json(rows, name=output.stem, strategy=strategy))
-        console.print(f"wrote {output}")
+        say_wrote(output, "query set", "json")
 
 
 @judge_app.command("import")
@@ -193,6 +215,9 @@ def import_judgments(
     fmt = judgments_format or ("graded-csv" if mapping else None)
     js = load_judgments(source, fmt, columns=mapping)
     write_text_atomic(output, to_jsonl(js))
-    typer.echo(f"wrote {output}: {len(js)} queries, {len(js.qrels)} judgments ({js.format})")
+    from assay.cli.common import say_wrote
+
+    say_wrote(output, "judgments", "jsonl")
+    typer.echo(f"{output}: {len(js)} queries, {len(js.qrels)} judgments ({js.format})")
     for warning in js.warnings:
         typer.echo(f"warning: {warning}")

@@ -34,6 +34,7 @@ def export(
     queries: o.Queries = None,
 ) -> None:
     """Write per pair the final grade: adjudicated, else majority, else the single grade."""
+    from assay.cli.common import say_wrote
     from assay.judging.export import export_judgments
     from assay.judging.review import write_review
     from assay.judging.serve import open_store
@@ -41,15 +42,17 @@ def export(
     opened = open_store(store, must_exist=True)
     if fmt == "review":
         n = write_review(opened, output)
-        typer.echo(f"wrote {output}: {n} reviewed items", err=True)
+        say_wrote(output, "review", "jsonl")
+        typer.echo(f"review: {n} reviewed items", err=True)
         return
     from assay.cli.common import load_cli_judgments
 
     js = load_cli_judgments(base, None, queries=queries) if base is not None else None
     summary = export_judgments(opened, output, fmt, base=js)
     rules = ", ".join(f"{rule} {n}" for rule, n in sorted(summary.rules.items()))
+    say_wrote(summary.path, "judgments", summary.format)
     typer.echo(
-        f"wrote {summary.path} ({summary.format}, version {summary.version}): "
+        f"judgments version {summary.version}: "
         f"{summary.pairs} pairs over {summary.queries} queries; pairs by rule: {rules}",
         err=True,
     )

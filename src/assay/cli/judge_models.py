@@ -26,18 +26,20 @@ from assay.cli.model_options import (
 )
 from assay.cli.options import Executor
 
-_FORMATS = ("text", "json")
-TextOrJson = Annotated[str, typer.Option("--format", "-f", help="Output format: text or json.")]
+#: What a judge command writes (``text``, the old name of ``plain``, still accepted).
+_FORMATS = ("table", "plain", "json")
+TextOrJson = o.format_option(*_FORMATS)
+Outputs = o.output_option(*_FORMATS)
 
 
-def _emit(text: str, output: Path | None) -> None:
-    if output is None:
-        typer.echo(text)
-    else:
-        from assay.fileio import write_text_atomic
+def _format(fmt: str | None, output: list[Path] | None) -> str:
+    """``-f``/``-o`` resolved as everywhere; ``--format text`` warns and means ``plain``."""
+    from assay.cli.common import deprecated_flag, resolve_format
 
-        write_text_atomic(output, text + "\n")
-        typer.echo(f"wrote {output}", err=True)
+    if fmt == "text":
+        deprecated_flag("--format text", "--format plain")
+        fmt = "plain"
+    return resolve_format(fmt, output, _FORMATS)
 
 
 @judge_app.command("agree")
@@ -72,14 +74,14 @@ def agree(
             help="Which labels win where a pair has both: human or model.",
         ),
     ] = None,
-    fmt: TextOrJson = "text",
-    output: Annotated[Path | None, typer.Option("-o", "--output", help="Write here.")] = None,
+    fmt: TextOrJson = None,
+    output: Outputs = None,
 ) -> None:
     """Agreement of CANDIDATE with REFERENCE: accuracy, confusion, kappa, alpha."""
-    from assay.cli.common import validate_choice
+    from assay.cli.common import emit_result
     from assay.procedures.agreement import agreement
 
-    validate_choice("--format", fmt, _FORMATS)
+    fmt = _format(fmt, output)
     result = agreement(
         reference,
         candidate,
@@ -101,12 +103,7 @@ def agree(
             disagreements, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
         )
         typer.echo(f"wrote {len(rows)} disagreements to {disagreements}", err=True)
-    if fmt == "json":
-        _emit(result.to_json(), output)
-    else:
-        from assay.report.judges_text import render_agreement
-
-        _emit(render_agreement(result), output)
+    emit_result(result, fmt, output)
 
 
 # ----------------------------------------------------------------- model graders
@@ -170,7 +167,14 @@ def llm(
     ],
     corpus: Annotated[Path, typer.Option("--corpus", help="Corpus holding the documents.")],
     model: ModelOpt,
-    output: Annotated[Path, typer.Option("-o", "--output", help="Model labels (JSONL).")],
+    output: Annotated[
+        list[Path],
+        typer.Option(
+            "-o",
+            "--output",
+            help="Model labels: FILE.jsonl; repeatable: FILE.json, FILE.txt get the result.",
+        ),
+    ],
     id_field: o.IdField = None,
     text_field: o.TextFields = None,
     queries: Annotated[
@@ -187,7 +191,7 @@ def llm(
     no_cache: NoCacheOpt = False,
     config: ConfigOpt = None,
     progress: ProgressOpt = False,
-    fmt: TextOrJson = "text",
+    fmt: TextOrJson = None,
     max_failed: MaxFailedCalls = 0,
     executor: Executor = None,
 ) -> None:
@@ -196,11 +200,12 @@ def llm(
     Exit 1 when the budget stopped the run, more calls failed than --max-failed,
     or no pair could be graded.
     """
-    from assay.cli.common import validate_choice
+    from assay.cli.common import data_file, emit_beside, say_wrote
     from assay.corpora.load import load_corpus
     from assay.judges.relevance import read_pairs, run_relevance_job
 
-    validate_choice("--format", fmt, _FORMATS)
+    labels, results = data_file(output, "model labels")
+    fmt = _format(fmt, results)
     check_model_options(max_cost, max_failed)
     client = _client(model, config, cache_dir, offline, no_cache)
     docs = load_corpus(corpus, id_field=id_field, text_fields=text_field)
@@ -211,7 +216,7 @@ def llm(
             todo,
             docs,
             client,
-            output,
+            labels,
             set_top=top,
             scale_max=scale_max,
             samples=samples,
@@ -219,17 +224,9 @@ def llm(
             rationale=rationale,
             on_call=on_call,
         )
-    _render_job(job, fmt, str(output))
+    say_wrote(labels, "model labels", "jsonl")
+    emit_beside(job, fmt, results)
     _exit(job.run, max_failed, f"judge llm --model {model}")
-
-
-def _render_job(job, fmt: str, wrote: str) -> None:
-    if fmt == "json":
-        typer.echo(job.to_json())
-    else:
-        from assay.report.judges_text import render_grading
-
-        typer.echo(render_grading(job.run, wrote))
 
 
 # ----------------------------------------------------------------- review and calibration
@@ -237,6 +234,7 @@ def _render_job(job, fmt: str, wrote: str) -> None:
 def sample(
     labels: Annotated[Path, typer.Argument(help="Labels to review (model labels, any set).")],
     output: Annotated[Path, typer.Option("-o", "--output", help="Review file to write (JSONL).")],
+    fmt: o.data_format_option("jsonl") = "jsonl",  # type: ignore[valid-type]
     fraction: Annotated[float, typer.Option("--fraction", help="Share to review.")] = 0.2,
     stratify: Annotated[
         str,
@@ -257,7 +255,10 @@ def sample(
     queries: o.Queries = None,
 ) -> None:
     """Pick a stratified, reproducible sample of labels for a person to check."""
+    from assay.cli.common import say_wrote, validate_choice
     from assay.judges.sample import review_sample, write_review
+
+    validate_choice("--format", fmt, ("jsonl",))
 
     docs = None
     if corpus is not None:
@@ -274,6 +275,7 @@ def sample(
         queries=queries,
     )
     write_review(lines, output)
+    say_wrote(output, "review", "jsonl")
     from assay.cli.app import flags
     from assay.judges.sample import missing_query_texts
 
@@ -281,7 +283,7 @@ def sample(
     if warning:
         typer.echo(f"warning: {flags(warning)}", err=True)
     typer.echo(
-        f"wrote {len(lines)} pairs to review to {output} "
+        f"{len(lines)} pairs to review in {output} "
         f"(fraction {fraction}, stratified by {stratify}, seed {seed}; "
         f"grades {'shown' if show_grades else 'hidden'}); fill reviewer_grade and reason, "
         f"then run: assay judge agree {output} {labels}"
@@ -297,21 +299,16 @@ def calibrate_cmd(
         list[str] | None, typer.Option("-m", "--metric", help="Metric (repeatable).")
     ] = None,
     alpha: Annotated[float, typer.Option("--alpha", help="1 - confidence level.")] = 0.05,
-    fmt: TextOrJson = "text",
-    output: Annotated[Path | None, typer.Option("-o", "--output", help="Write here.")] = None,
+    fmt: TextOrJson = None,
+    output: Outputs = None,
 ) -> None:
     """Metric intervals from people's sample alone, the model alone, and both (PPI++)."""
-    from assay.cli.common import validate_choice
+    from assay.cli.common import emit_result
     from assay.procedures.calibration import calibrate
 
-    validate_choice("--format", fmt, _FORMATS)
+    fmt = _format(fmt, output)
     result = calibrate(model_judgments, run, human, metrics=metric, alpha=alpha)
-    if fmt == "json":
-        _emit(result.to_json(), output)
-    else:
-        from assay.report.judges_text import render_calibration
-
-        _emit(render_calibration(result), output)
+    emit_result(result, fmt, output)
 
 
 # ----------------------------------------------------------------- answer cases
@@ -320,7 +317,14 @@ def claims(
     cases: Annotated[Path, typer.Argument(help="Cases file (JSONL) with claims to judge.")],
     corpus: Annotated[Path, typer.Option("--corpus", help="Corpus holding the cited documents.")],
     model: ModelOpt,
-    output: Annotated[Path, typer.Option("-o", "--output", help="Cases file to write.")],
+    output: Annotated[
+        list[Path],
+        typer.Option(
+            "-o",
+            "--output",
+            help="Cases file to write: FILE.jsonl; repeatable: FILE.json, FILE.txt get the result.",
+        ),
+    ],
     id_field: o.IdField = None,
     text_field: o.TextFields = None,
     samples: SamplesOpt = 1,
@@ -329,35 +333,30 @@ def claims(
     cache_dir: CacheDirOpt = None,
     no_cache: NoCacheOpt = False,
     config: ConfigOpt = None,
-    fmt: TextOrJson = "text",
+    fmt: TextOrJson = None,
     max_failed: MaxFailedCalls = 0,
     executor: Executor = None,
 ) -> None:
     """Fill each missing claim-citation support judgment with the model's verdict."""
     import json
 
-    from assay.cli.common import validate_choice
+    from assay.cli.common import data_file, emit_beside, say_wrote
     from assay.corpora.load import load_corpus
     from assay.fileio import write_text_atomic
     from assay.judges.cases import grade_claims, read_case_lines
 
-    validate_choice("--format", fmt, _FORMATS)
+    filled_file, results = data_file(output, "filled cases")
+    fmt = _format(fmt, results)
     check_model_options(max_cost, max_failed)
     raw = read_case_lines(cases)
     docs = load_corpus(corpus, id_field=id_field, text_fields=text_field)
     with _client(model, config, cache_dir, offline, no_cache) as client:
         filled, result = grade_claims(raw, docs, client, samples=samples, max_cost=max_cost)
-    write_text_atomic(output, "".join(json.dumps(c, ensure_ascii=False) + "\n" for c in filled))
-    result.output = str(output)
-    if fmt == "json":
-        typer.echo(result.to_json())
-    else:
-        from assay.report.judges_text import render_grading
-
-        typer.echo(render_grading(result.run, str(output)))
-        typer.echo(f"support judgments filled by the model: {result.filled}")
-        for line in result.left_for_people:
-            typer.echo(f"  left for people: {line}")
+    text = "".join(json.dumps(c, ensure_ascii=False) + "\n" for c in filled)
+    write_text_atomic(filled_file, text)
+    say_wrote(filled_file, "cases", "jsonl")
+    result.output = str(filled_file)
+    emit_beside(result, fmt, results)
     _exit(result.run, max_failed, f"judge claims --model {model}")
 
 
@@ -374,25 +373,28 @@ def answers(
     cache_dir: CacheDirOpt = None,
     no_cache: NoCacheOpt = False,
     config: ConfigOpt = None,
-    fmt: TextOrJson = "text",
-    output: Annotated[Path | None, typer.Option("-o", "--output", help="Write here.")] = None,
+    fmt: TextOrJson = None,
+    output: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "-o",
+            "--output",
+            help="Write the result to FILE.json (the result file), FILE.txt (the table as "
+            "text). Repeatable.",
+        ),
+    ] = None,
     max_failed: MaxFailedCalls = 0,
     executor: Executor = None,
 ) -> None:
     """Grade each answer with the seed-003 rubric; report the model-graded hallucination rate."""
-    from assay.cli.common import validate_choice
+    from assay.cli.common import emit_result
     from assay.judges.cases import grade_answers, read_case_lines, rubric_grader
 
-    validate_choice("--format", fmt, _FORMATS)
+    fmt = _format(fmt, output)
     check_model_options(max_cost, max_failed)
     raw = read_case_lines(cases)
     grader = rubric_grader(rubric)
     with _client(model, config, cache_dir, offline, no_cache) as client:
         result = grade_answers(raw, client, grader=grader, samples=samples, max_cost=max_cost)
-    if fmt == "json":
-        _emit(result.to_json(), output)
-    else:
-        from assay.report.judges_text import render_answer_grades
-
-        _emit(render_answer_grades(result), output)
+    emit_result(result, fmt, output)
     _exit(result.run, max_failed, f"judge answers --model {model}")

@@ -16,6 +16,7 @@ def pool(
     judgments: o.Judgments,
     runs: Annotated[list[Path], typer.Argument(help="Run files (TREC or JSONL) to pool.")],
     output: Annotated[Path, typer.Option("--output", "-o", help="Pool file to write (JSONL).")],
+    fmt: o.data_format_option("jsonl") = "jsonl",  # type: ignore[valid-type]
     depth: Annotated[
         int, typer.Option("--depth", "-d", help="Pool the top DEPTH documents of each run.")
     ] = 10,
@@ -35,7 +36,9 @@ def pool(
     split: o.Split = "test",
 ) -> None:
     """Write the unjudged (query, doc) pairs in the top --depth of any run (TREC depth pooling)."""
-    from assay.cli.common import load_cli_judgments
+    from assay.cli.common import load_cli_judgments, say_wrote, validate_choice
+
+    validate_choice("--format", fmt, ("jsonl",))
     from assay.judging.pool import build_pool, write_pool
     from assay.runs.io import load_run
 
@@ -44,8 +47,9 @@ def pool(
     pairs = build_pool(js, loaded, depth, strategy=strategy, budget=budget)
     write_pool(pairs, output)
     nq = len({p.query_id for p in pairs})
+    say_wrote(output, "pool", "jsonl")
     typer.echo(
-        f"wrote {output}: {len(pairs)} unjudged pairs over {nq} queries "
+        f"pool: {len(pairs)} unjudged pairs over {nq} queries "
         f"(top {depth} of {len(loaded)} runs, strategy {strategy}"
         + (f", budget {budget}" if budget is not None else "")
         + ")",

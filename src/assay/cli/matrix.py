@@ -14,24 +14,13 @@ from assay.cli.app import app
 from assay.cli.model_options import MaxFailedCalls
 
 _FORMATS = ("table", "plain", "json", "markdown", "html")
-_SUFFIX = {
-    ".json": "json",
-    ".md": "markdown",
-    ".markdown": "markdown",
-    ".html": "html",
-    ".txt": "plain",
-}
 
 
 @app.command()
 def matrix(
     config: Annotated[Path, typer.Argument(help="The matrix TOML (prompts, models, cases).")],
-    fmt: Annotated[
-        str, typer.Option("--format", "-f", help="Table, plain, json, markdown or html.")
-    ] = "table",
-    output: Annotated[
-        Path | None, typer.Option("-o", "--output", help="Write the result here.")
-    ] = None,
+    fmt: o.format_option(*_FORMATS) = None,  # type: ignore[valid-type]
+    output: o.output_option(*_FORMATS) = None,  # type: ignore[valid-type]
     cache_dir: Annotated[
         Path | None, typer.Option("--cache-dir", help="Folder of the model-call cache.")
     ] = None,
@@ -61,12 +50,10 @@ def matrix(
     gate on the result with the pass rates it records. Exit 1 when the budget
     stopped the run or more calls failed than --max-failed.
     """
-    from rich.console import Console
-
-    from assay.cli.common import check_max_failed_option, validate_choice
+    from assay.cli.common import check_max_failed_option, emit_result, resolve_format
     from assay.matrix import load_matrix, run_matrix
 
-    validate_choice("--format", fmt, _FORMATS)
+    fmt = resolve_format(fmt, output, _FORMATS)
     check_max_failed_option(max_failed)
     cfg = load_matrix(config)
     baseline = None
@@ -85,21 +72,9 @@ def matrix(
             no_cache=no_cache,
             on_attempt=advance,
         )
-    if fmt == "table":
-        from assay.report.matrix_terminal import render_terminal
-
-        render_terminal(result, Console(highlight=False, soft_wrap=True))
-    if output is not None:
-        from assay.fileio import write_text_atomic
-        from assay.report.render import render
-
-        file_fmt = fmt if fmt != "table" else _SUFFIX.get(output.suffix.lower(), "json")
-        write_text_atomic(output, render(result, file_fmt))
-        typer.echo(f"wrote {file_fmt} result to {output}", err=True)
-    elif fmt != "table":
-        from assay.report.render import render
-
-        typer.echo(render(result, fmt), nl=False)
+    if output:  # the files, and the grid where the command ran
+        emit_result(result, fmt, output)
+    emit_result(result, "table" if output else fmt, None)
     if record:
         from assay.cli.common import record_result
 

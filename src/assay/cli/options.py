@@ -216,6 +216,24 @@ Quiet = Annotated[
 ]
 
 
+RunFormat = Annotated[
+    str | None,
+    typer.Option(
+        "--format",
+        "-f",
+        help="Run format: trec or jsonl (default: from the -o suffix, else trec).",
+    ),
+]
+
+
+def data_format_option(*choices: str) -> Any:
+    """The ``-f/--format`` of a command whose ``-o`` is a data file of ``choices`` (checked)."""
+    return Annotated[
+        str,
+        typer.Option("--format", "-f", help=f"File format: {', '.join(choices)}."),
+    ]
+
+
 def format_option(*choices: str) -> Any:
     """The ``-f/--format`` option of a command that writes ``choices``."""
     return Annotated[

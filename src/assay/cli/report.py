@@ -7,54 +7,43 @@ from typing import Annotated
 
 import typer
 
+from assay.cli import options as o
 from assay.cli.app import app
+
+#: Every format some result kind renders in (each kind allows its own: see ``FORMATS_BY_KIND``).
+REPORT_FORMATS = ("table", "plain", "json", "csv", "jsonl", "markdown", "html", "junit", "parquet")
 
 
 @app.command()
 def report(
     result_file: Annotated[
-        Path, typer.Argument(help="A result file written with --format json -o FILE.json.")
+        Path, typer.Argument(help="A result file written with -o FILE.json by any command.")
     ],
-    fmt: Annotated[
-        str | None,
+    fmt: o.format_option(*REPORT_FORMATS) = None,  # type: ignore[valid-type]
+    output: Annotated[
+        list[Path] | None,
         typer.Option(
-            "--format",
-            "-f",
-            help="Output format: table, plain, json, csv, markdown, html or junit (default: "
-            "from the -o suffix, else table).",
+            "--output",
+            "-o",
+            help="Write the report to this file, in the format its suffix names, among those "
+            "the result's kind renders in (see -f). Repeatable.",
         ),
     ] = None,
-    output: Annotated[
-        Path | None, typer.Option("--output", "-o", help="Write the report here.")
-    ] = None,
 ) -> None:
-    """Render an evaluation, comparison, answers, gate, verify or matrix result file."""
-    from assay.cli.common import BINARY_FORMATS, resolve_format
-    from assay.errors import UsageError
-    from assay.fileio import write_bytes_atomic, write_text_atomic
-    from assay.report.render import FORMATS_BY_KIND, print_terminal, render, render_bytes
+    """Render any result file again (evaluation, comparison, answers, gate, verify, matrix,
+    history, judge and implicit-judgment results), in every format its command writes."""
+    from assay.cli.common import emit_result, resolve_format
+    from assay.report.render import FORMATS_BY_KIND, render
     from assay.results import read_result_file
 
     result = read_result_file(result_file)
-    choices = FORMATS_BY_KIND[result.kind]
-    fmt = resolve_format(fmt, output, choices)
-    if fmt == "table" and output is None:
-        from rich.console import Console
+    fmt = resolve_format(fmt, output, FORMATS_BY_KIND[result.kind])
 
-        print_terminal(result, Console())
-        return
-    if fmt in BINARY_FORMATS:
-        if output is None:
-            raise UsageError(f"--format {fmt} is written to a file: add -o FILE.{fmt}")
-        write_bytes_atomic(output, render_bytes(result, fmt))
-        return
-    if fmt == "html":  # the page `assay view` serves, as one self-contained file
-        from assay.report.html.export import render_html
+    def text(f: str) -> str:
+        if f == "html" and result.kind != "history":  # `assay view`'s page, one file
+            from assay.report.html.export import render_html
 
-        text = render_html(result, folders=[result_file.resolve().parent])
-    else:
-        text = render(result, fmt)
-    if output is None:
-        typer.echo(text, nl=not text.endswith("\n"))
-    else:
-        write_text_atomic(output, text)
+            return render_html(result, folders=[result_file.resolve().parent])
+        return render(result, f)
+
+    emit_result(result, fmt, output, text=text)

@@ -36,12 +36,7 @@ def run_command(
         str | None, typer.Option("--corpus-format", help="Corpus format: csv, tsv, jsonl or beir.")
     ] = None,
     k: o.Depth = 100,
-    fmt: Annotated[
-        str | None,
-        typer.Option(
-            "--format", "-f", help="Run format: trec or jsonl (default: from the -o suffix)."
-        ),
-    ] = None,
+    fmt: o.RunFormat = None,
     concurrency: Annotated[
         int, typer.Option("--concurrency", help="Queries in flight at once.")
     ] = 1,
@@ -168,7 +163,12 @@ def _build(
 def _write(run: Any, output: Path, fmt: str | None, sidecar: dict[str, Any], tag: str) -> None:
     from assay.runs.sidecar import write_run_pair
 
-    write_run_pair(run, output, sidecar, format=fmt, tag=tag)
+    path, side = write_run_pair(run, output, sidecar, format=fmt, tag=tag)
+    from assay.cli.common import say_wrote
+    from assay.formats import format_from_name
+
+    say_wrote(path, "run", fmt or format_from_name(output, "run") or "trec")
+    say_wrote(side, "run sidecar", "json")
 
 
 def _summary(outcome: Any, output: Path, abstention: Any) -> None:
@@ -208,4 +208,3 @@ def _summary(outcome: Any, output: Path, abstention: Any) -> None:
             f"{abstention.answerable_abstained}/{abstention.answerable_queries}"
             f"{'' if far is None else f' ({far:.2f})'}"
         )
-    console.print(f"wrote {escape(str(output))} and {escape(output.name)}.json")

@@ -11,7 +11,7 @@ import typer
 from assay.cli import options as o
 from assay.cli.app import app
 
-OUTPUT_FORMATS = ("table", "json")
+OUTPUT_FORMATS = ("table", "plain", "json")
 
 
 @app.command()
@@ -48,17 +48,16 @@ def validate(
             "(default: detected).",
         ),
     ] = None,
-    output: Annotated[
-        str, typer.Option("--format", "-f", help="Output format: table or json.")
-    ] = "table",
+    fmt: o.format_option(*OUTPUT_FORMATS) = None,  # type: ignore[valid-type]
+    output: o.output_option(*OUTPUT_FORMATS) = None,  # type: ignore[valid-type]
 ) -> None:
     """Check files and print a summary of each; exit 2 when any has problems."""
-    from assay.cli.common import validate_choice
+    from assay.cli.common import emit, resolve_format, validate_choice
     from assay.corpora import read_corpus_ids
     from assay.judgments.load import FORMATS
     from assay.procedures.validation import KINDS, validate_path
 
-    validate_choice("--format", output, OUTPUT_FORMATS)
+    fmt = resolve_format(fmt, output, OUTPUT_FORMATS)
     if kind is not None:
         validate_choice("--kind", kind, KINDS)
     if judgments_format is not None:
@@ -77,12 +76,16 @@ def validate(
         )
         for f in files
     ]
-    if output == "json":
-        import json
+    import json
 
-        typer.echo(json.dumps(reports, indent=2, ensure_ascii=False))
-    else:
-        _print_tables(reports)
+    emit(
+        fmt,
+        output,
+        text=lambda f: json.dumps(reports, indent=2, ensure_ascii=False),
+        table=lambda console: _print_tables(reports, console),
+        choices=OUTPUT_FORMATS,
+        kind="validation",
+    )
     failed = [r["path"] for r in reports if not r["ok"]]
     if failed:
         from assay.errors import AssayError
@@ -93,14 +96,13 @@ def validate(
         raise AssayError(f"{len(failed)} of {count(len(reports), 'file')} failed validation")
 
 
-def _print_tables(reports: list[dict[str, Any]]) -> None:
+def _print_tables(reports: list[dict[str, Any]], out: Any) -> None:
     from rich.console import Console
     from rich.markup import escape
 
     from assay.report.table import Column, Table, print_line, print_table
     from assay.words import count
 
-    out = Console(highlight=False, soft_wrap=True)
     err = Console(stderr=True, highlight=False, soft_wrap=True)
     for report in reports:
         if not report["ok"]:

@@ -106,6 +106,6 @@ def _emit(result: Any, fmt: str, output: Any) -> None:
     def table(console: Any) -> None:
         print_terminal(result, console)
 
-    emit(fmt, output, text=lambda f: render(result, f), table=table, choices=FORMATS)
+    emit(fmt, output, text=lambda f: render(result, f), table=table, choices=FORMATS, kind="verify")
     if output:  # files written: the verdict still shows where the command ran
         emit("table", None, text=lambda f: render(result, f), table=table, choices=FORMATS)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import random
 import re
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
@@ -52,7 +52,8 @@ class SyntheticQueries(ResultModel):
     """Generated queries (judgment rows) and how they compare with people's."""
 
     schema_version: str = "1"
-    kind: str = "synthetic-queries"
+    kind: Literal["synthetic-queries"] = "synthetic-queries"
+    output: str | None = Field(None, description="the queries file written (JSONL)")
     model: dict[str, Any]
     prompt_hash: str
     rubric_version: str

@@ -14,8 +14,9 @@ def _stats(label: str, s: QueryStats | None) -> str:
     )
 
 
-def render_queries(result: SyntheticQueries, path: str) -> str:
-    """Counts, overlap, BM25 on both sets and the findings."""
+def render_queries(result: SyntheticQueries, path: str | None = None) -> str:
+    """Counts, overlap, BM25 on both sets and the findings (``path``: the queries file)."""
+    path = path or result.output or "the queries file"
     lines = [
         f"wrote {len(result.rows)} synthetic queries to {path} (source = model, synthetic = "
         f"true; model {result.model.get('model')}, prompt {result.prompt_hash})",

@@ -10,6 +10,7 @@ import io
 from typing import Any
 
 from assay.errors import UsageError
+from assay.report.kinds import FORMATS as KIND_FORMATS
 
 #: Formats each kind of result can be rendered in.
 FORMATS_BY_KIND: dict[str, tuple[str, ...]] = {
@@ -19,6 +20,7 @@ FORMATS_BY_KIND: dict[str, tuple[str, ...]] = {
     "gate": ("table", "plain", "json", "markdown", "junit", "html"),
     "verify": ("table", "plain", "json"),
     "matrix": ("table", "plain", "json", "markdown", "html"),
+    **KIND_FORMATS,
 }
 
 
@@ -34,12 +36,16 @@ def render(result: Any, fmt: str, *, width: int = 120) -> str:
         raise UsageError("parquet is binary: render it with render_bytes, to a file")
     if fmt == "json":
         return result.to_json(indent=2) + "\n"
-    if fmt == "html":  # the page `assay view` serves, as one self-contained file
+    if fmt == "html" and kind not in KIND_FORMATS:  # the page `assay view` serves, as one file
         from assay.report.html.export import render_html
 
         return render_html(result)
     if fmt in ("table", "plain"):
         return _terminal_text(result, width)
+    if kind in KIND_FORMATS:
+        from assay.report.kinds import render_text
+
+        return render_text(result, fmt)
     if kind == "evaluation":
         from assay.report import evaluation as rep
 
@@ -83,7 +89,11 @@ def _terminal_text(result: Any, width: int) -> str:
 def print_terminal(result: Any, console: Any) -> None:
     """Print ``result`` with rich to ``console`` (the ``table`` format)."""
     kind = result.kind
-    if kind == "evaluation":
+    if kind in KIND_FORMATS:
+        from assay.report.kinds import print_table
+
+        print_table(result, console)
+    elif kind == "evaluation":
         from assay.report.evaluation import render_terminal
 
         render_terminal(result, console)

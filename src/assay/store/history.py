@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
-from assay.results import utc_now as _now
+from assay.results import ResultModel
 from assay.store.api import HistoryEntry
 
 HISTORY_SCHEMA_VERSION = "1"
@@ -35,12 +35,11 @@ class HistoryRow(HistoryEntry):
     segment: int = Field(0, description="index of the comparable stretch within the series")
 
 
-class HistoryReport(BaseModel):
+class HistoryReport(ResultModel):
     """What ``assay history`` renders (result kind ``history``; not recorded)."""
 
     schema_version: str = HISTORY_SCHEMA_VERSION
     kind: Literal["history"] = "history"
-    created_at: str = Field(default_factory=_now)
     store: str
     filters: dict[str, str | None] = Field(default_factory=dict)
     metrics: list[str] = Field(description="metrics shown, in order")
@@ -48,10 +47,6 @@ class HistoryReport(BaseModel):
     version_changes: int = 0
     metrics_available: int = Field(0, description="distinct metrics among the listed results")
     metrics_note: str | None = Field(None, description="why not every metric is shown")
-
-    def to_json(self, indent: int | None = 2) -> str:
-        """Serialise to JSON."""
-        return self.model_dump_json(indent=indent)
 
 
 def build_history(

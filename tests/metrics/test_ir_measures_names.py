@@ -50,20 +50,27 @@ def collections(draw):
     return qrels, run
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(
+    max_examples=40,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 @given(case=collections())
 def test_every_ir_measures_spelling_gives_ir_measures_values(case) -> None:
     qrels, run = case
-    measures = [ir_measures.parse_measure(n) for n in NAMES]
+    negative = any(g < 0 for docs in qrels.values() for g in docs.values())
+    # pytrec_eval's plain ndcg (no cutoff) never returns on a negative grade: that
+    # name is compared on collections without one (its cut-off forms on every one)
+    names = [n for n in NAMES if not (negative and n == "nDCG")]
+    measures = [ir_measures.parse_measure(n) for n in names]
     qrel_rows = [ir_measures.Qrel(q, d, g) for q, docs in qrels.items() for d, g in docs.items()]
     run_rows = [ir_measures.ScoredDoc(q, d, s) for q, docs in run.items() for d, s in docs.items()]
     theirs: dict[tuple[str, str], float] = {}
     for row in ir_measures.iter_calc(measures, qrel_rows, run_rows):
         theirs[(str(row.measure), row.query_id)] = float(row.value)
     judgments = JudgmentSet.from_records([{"query_id": q, "text": q} for q in qrels], qrels)
-    table = compute(judgments, Run.from_dict(run), NAMES, missing="skip")
-    negative = any(g < 0 for docs in qrels.values() for g in docs.values())
-    for name, measure in zip(NAMES, measures, strict=True):
+    table = compute(judgments, Run.from_dict(run), names, missing="skip")
+    for name, measure in zip(names, measures, strict=True):
         if name == "Judged@3" and negative:
             continue  # ir_measures counts a negative grade as judged; assay, as trec_eval, not
         ours = dict(zip(table.query_ids, table.values[parse_measure(name)].tolist(), strict=True))

@@ -100,13 +100,19 @@ def cli_markdown() -> str:
 
 
 def cli_option_names() -> dict[str, set[str]]:
-    """Command path -> every option spelling and argument name it accepts (for tests)."""
+    """Command path -> every option spelling and argument name its help shows (for tests).
+
+    Hidden options (the deprecated spellings kept one release) are left out, as
+    the help and the reference leave them out.
+    """
     root = cli_root()
     ctx = root.make_context("assay", [], resilient_parsing=True)
     names: dict[str, set[str]] = {}
     for path, command, _ in iter_commands(root, ctx):
         spelled: set[str] = set()
         for param in command.params:
+            if getattr(param, "hidden", False):
+                continue
             if getattr(param, "param_type_name", "") == "argument":
                 spelled.add((param.name or "").upper())
             else:

@@ -90,7 +90,25 @@ class QueryRow(ItemAccess, BaseModel):
     in_run: bool = True
 
 
-class PerQuery:
+class ColumnsField:
+    """A pydantic field type held as columns: validated by ``cls.coerce`` (itself, columns
+    or rows), serialised by ``to_columns()`` (the JSON form). Subclasses define both."""
+
+    @classmethod
+    def __get_pydantic_core_schema__(cls, source: Any, handler: Any) -> Any:
+        """Validated from itself, columns or rows; serialised as columns."""
+        from pydantic_core import core_schema
+
+        return core_schema.no_info_plain_validator_function(
+            cls.coerce,  # type: ignore[attr-defined]
+            serialization=core_schema.plain_serializer_function_ser_schema(
+                lambda v: cls.coerce(v).to_columns(),  # type: ignore[attr-defined]
+                when_used="always",
+            ),
+        )
+
+
+class PerQuery(ColumnsField):
     """Per-query values as an Arrow table (see the module docstring).
 
     ``metrics`` names the measure columns (``float64``, NaN where a value is
@@ -199,18 +217,6 @@ class PerQuery:
                 at = table.column_names.index(m)
                 table = table.set_column(at, m, _floats(col.to_pylist()))
         return PerQuery(table, names)
-
-    @classmethod
-    def __get_pydantic_core_schema__(cls, source: Any, handler: Any) -> Any:
-        """Validated from itself, columns or rows; serialised as columns (the JSON form)."""
-        from pydantic_core import core_schema
-
-        return core_schema.no_info_plain_validator_function(
-            cls.coerce,
-            serialization=core_schema.plain_serializer_function_ser_schema(
-                lambda v: PerQuery.coerce(v).to_columns(), when_used="always"
-            ),
-        )
 
     @classmethod
     def __get_pydantic_json_schema__(cls, schema: Any, handler: Any) -> dict[str, Any]:

@@ -18,10 +18,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
+from assay.perquery import ColumnsField
+
 _NESTED = ("values", "deltas")
 
 
-class PairedColumns:
+class PairedColumns(ColumnsField):
     """Per-query columns of a comparison (see the module docstring)."""
 
     __slots__ = ("first_rel_rank", "query_id", "slices", "text", "values")
@@ -93,18 +95,6 @@ class PairedColumns:
         if isinstance(value, str | bytes) or not isinstance(value, Iterable):
             raise ValueError("per_query must be columns (an object of arrays) or a list of rows")
         return cls.from_rows(value)
-
-    @classmethod
-    def __get_pydantic_core_schema__(cls, source: Any, handler: Any) -> Any:
-        """Validated from itself, columns or rows; serialised as columns."""
-        from pydantic_core import core_schema
-
-        return core_schema.no_info_plain_validator_function(
-            cls.coerce,
-            serialization=core_schema.plain_serializer_function_ser_schema(
-                lambda v: PairedColumns.coerce(v).to_columns(), when_used="always"
-            ),
-        )
 
     @classmethod
     def __get_pydantic_json_schema__(cls, schema: Any, handler: Any) -> dict[str, Any]:

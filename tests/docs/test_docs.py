@@ -170,7 +170,13 @@ def test_quick_start_and_make_demo_say_how_to_get_assay_on_path() -> None:
     if make is None:
         pytest.skip("make is not installed")
     dry = subprocess.run(
-        [make, "-n", "demo"], cwd=ROOT, capture_output=True, text=True, timeout=60, check=True
+        [make, "-n", "--no-print-directory", "demo"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+        env={k: v for k, v in os.environ.items() if not k.startswith("MAKE")},
     )
     last = dry.stdout.strip().splitlines()[-1]
     assert last.startswith("echo") and ". .venv/bin/activate" in last and ".venv/bin/assay" in last

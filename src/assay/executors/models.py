@@ -4,7 +4,7 @@ A :class:`RemoteChatClient` stands in for the driver's chat client. The driver
 still looks up the model-call cache, reserves the budget before each call
 (the graders' own path, :func:`assay.judges.grading.call_within_budget`),
 writes every answer to the cache and builds the output; only the HTTP call
-itself is made by one of ``concurrency`` actors spread over the nodes (each
+itself is made by one of ``concurrency`` actors dealt round-robin over the nodes (each
 with its own connection pool, no cache). One more actor holds the model's
 ``rate_limit`` for the whole cluster (:class:`~assay.executors.ratelimit.TokenBucket`).
 """
@@ -15,7 +15,7 @@ import queue
 import time
 from typing import Any
 
-from assay.executors.ray_backend import RayExecutor, cause
+from assay.executors.ray_backend import RayExecutor, cause, spread_placements
 
 
 class _Caller:
@@ -56,15 +56,16 @@ class RemoteChatClient:
         bucket = None
         if rate is not None:
             bucket = ray.remote(num_cpus=0)(TokenBucket).remote(rate)
-        actor = ray.remote(num_cpus=0)(_Caller).options(
-            scheduling_strategy="SPREAD",
-            max_restarts=executor.options.max_retries,
-            max_task_retries=executor.options.max_retries,
-        )
+        actor = ray.remote(num_cpus=0)(_Caller)
         n = max(1, int(client.config.concurrency))
         reopen = type(client).reopen  # the client's own factory: executors import no provider
         self._actors = [
-            actor.remote(reopen, client.config, client.policy, bucket) for _ in range(n)
+            actor.options(
+                scheduling_strategy=placement,
+                max_restarts=executor.options.max_retries,
+                max_task_retries=executor.options.max_retries,
+            ).remote(reopen, client.config, client.policy, bucket)
+            for placement in spread_placements(ray, n)
         ]
         self._bucket = bucket
         # wait until every actor is up: a model's timeout must not run while a worker starts

@@ -57,6 +57,18 @@ def _nothing(_: Any) -> None:
     return None
 
 
+def spread_placements(ray: Any, n: int) -> list[Any]:
+    """Scheduling strategies for ``n`` long-lived actors, dealt round-robin over the alive
+    nodes (soft: Ray may still place one elsewhere when its node is gone). ``SPREAD`` alone
+    is best effort and may put every zero-CPU actor on the driver's node."""
+    from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+    nodes = sorted(node["NodeID"] for node in ray.nodes() if node.get("Alive"))
+    if not nodes:
+        return ["SPREAD"] * n
+    return [NodeAffinitySchedulingStrategy(nodes[i % len(nodes)], soft=True) for i in range(n)]
+
+
 def connect(options: ExecutorOptions) -> Any:
     """The ``ray`` module, connected: to ``options.address`` (or ``RAY_ADDRESS``), to a Ray
     this process already joined, or to a new local Ray of ``options.num_cpus`` CPUs."""

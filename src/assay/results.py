@@ -73,6 +73,16 @@ class ResultModel(BaseModel):
                 ordered[key] = head[key]
         return dumps(ordered, indent=indent)
 
+    def failed_runs(self) -> list[tuple[str, list[str]]]:
+        """(run name, failed query ids) of each run this result scored, for ``--max-failed``
+        (:mod:`assay.failures`); none by default."""
+        return []
+
+    def exit_code(self) -> int:
+        """The status the command that made this result ends with, failed queries aside:
+        0 when it did its job, 1 when it ran and says no (a gate that fails, nothing scored)."""
+        return 0
+
     @classmethod
     def from_file(cls, path: str | Path) -> Self:
         """Read a result file of this kind; errors name the file and field."""

@@ -361,3 +361,26 @@ def exit_if_failed(runs: list[tuple[str, list[str]]], max_failed: int) -> None:
     for message in messages:
         console.print(f"[bold red]failed queries:[/bold red] {escape(flags(message))}")
     raise SystemExit(1)
+
+
+def finish(
+    result: Any,
+    fmt: str,
+    output: Path | Sequence[Path] | None,
+    *,
+    max_failed: int = 0,
+    record: bool = False,
+    store: str | None = None,
+    emitter: Callable[..., None] | None = None,
+) -> None:
+    """The end of every command: record the result (when asked), render it (``emitter``,
+    default :func:`emit_result`), name runs over ``--max-failed`` and exit 1, then exit
+    with :meth:`~assay.results.ResultModel.exit_code`."""
+    if record:
+        record_result(result, store)
+    (emitter or emit_result)(result, fmt, output)
+    exit_if_failed(result.failed_runs(), max_failed)
+    code = result.exit_code()
+    if code:
+        raise SystemExit(code)
+

@@ -1,0 +1,59 @@
+"""Every CLI command's one library procedure, named in one registry.
+
+``COMMANDS`` maps a command as typed (``"judge llm"``) to the ``"module:function"``
+its CLI body calls, once, between parsing the options and rendering the result.
+The procedure takes the command's typed option models and returns a result
+model (a registered kind of :data:`assay.results.RESULT_MODELS`, except the
+commands listed in :data:`NO_RESULT`). ``tests/cli/test_cli_thin.py`` holds
+every command to it.
+"""
+
+from __future__ import annotations
+
+#: command -> "module:function" of the library procedure it calls.
+COMMANDS: dict[str, str] = {
+    "answers": "assay.procedures.answers:check_answers",
+    "compare": "assay.procedures.comparison:compare",
+    "evaluate": "assay.procedures.evaluation:evaluate",
+    "fuse": "assay.systems.fusion:fuse_files",
+    "gate": "assay.procedures.gating:gate",
+    "generate queries": "assay.generate.queries:generate_queries",
+    "history": "assay.store.history:build_history",
+    "judge agree": "assay.procedures.agreement:agreement",
+    "judge answers": "assay.judges.cases:grade_answers",
+    "judge calibrate": "assay.procedures.calibration:calibrate",
+    "judge claims": "assay.judges.cases:grade_claims",
+    "judge clicks": "assay.behavior.implicit:judge_clicks",
+    "judge export": "assay.judging.export:export_judgments",
+    "judge import": "assay.judgments.load:load_judgments",
+    "judge llm": "assay.judges.relevance:run_relevance_job",
+    "judge pool": "assay.judging.pool:build_pool",
+    "judge sample": "assay.judges.sample:review_sample",
+    "judge sample-queries": "assay.behavior.sample:sample_queries",
+    "judge serve": "assay.judging.serve:prepare",
+    "matrix": "assay.matrix:run_matrix",
+    "report": "assay.results:read_result_file",
+    "run": "assay.systems.runner:run_system",
+    "schema config": "assay.procedures.config_schema:config_json_schema",
+    "serve": "assay.systems.server:create_app",
+    "trec-eval": "assay.metrics.treceval:trec_eval_files",
+    "validate": "assay.procedures.validation:validate_path",
+    "verify-suite": "assay.procedures.verification:verify_suite",
+    "view": "assay.view:make_app",
+}
+
+#: Commands whose procedure returns no result model: a server, or data files
+#: (a run, a pool, judgments, a query set, a JSON Schema) the command writes.
+NO_RESULT: frozenset[str] = frozenset(
+    {
+        "fuse",
+        "judge import",
+        "judge pool",
+        "judge sample-queries",
+        "judge serve",
+        "run",
+        "schema config",
+        "serve",
+        "view",
+    }
+)

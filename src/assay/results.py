@@ -462,6 +462,14 @@ class EvaluationResult(ResultModel):
         self.per_query = PerQuery.coerce(self.per_query, self.metrics)
         return self
 
+    def failed_runs(self) -> list[tuple[str, list[str]]]:
+        """The run's failed queries (a live system's calls, or its sidecar's)."""
+        return [(self.run.name, list(self.run.failed_queries))]
+
+    def exit_code(self) -> int:
+        """1 when every call failed and nothing was scored, else 0."""
+        return 1 if self.judgments.queries == 0 and self.run.failed_queries else 0
+
     def per_query_table(self) -> PerQuery:
         """The per-query columns (rows given to ``model_copy`` are turned into columns)."""
         found = self.per_query

@@ -347,26 +347,34 @@ def bench_order(args: argparse.Namespace, order: str, work: Path) -> dict:
         "pyarrow read": [PY, "-c", PYARROW, str(run_p), "read"],
         "pyarrow sort": [PY, "-c", PYARROW, str(run_p), "sort"],
     }
-    once = {"pytrec_eval", "pyarrow sort"} if args.peer_repeat == 1 else set()
-    if args.repeat_other == 1:
-        once |= {"assay (CLI, terminal)", "assay (CLI, parquet)", "assay (API)"}
     # Read both files once so that every job finds them in the page cache.
     for path in (qrels_p, run_p):
         with open(path, "rb") as fh:
             while fh.read(1 << 24):
                 pass
     results: dict[str, tuple[float, float, int]] = {}
-    for name, cmd in jobs.items():
-        # repeat each job and keep the median wall time (timings on a shared
-        # machine wander by tens of percent from one run to the next)
-        reps = args.repeat if name in ("assay (CLI)", "pyarrow read") else args.repeat_other
-        reps = args.peer_repeat if name in ("pytrec_eval", "pyarrow sort") else reps
-        got = [r for r in (timed(cmd) for _ in range(reps)) if r is not None]
+    reps = {
+        name: args.peer_repeat
+        if name in ("pytrec_eval", "pyarrow sort")
+        else args.repeat
+        if name in ("assay (CLI)", "pyarrow read")
+        else args.repeat_other
+        for name in jobs
+    }
+    # repeats interleaved, round by round (every job once, then again...): on a shared
+    # machine the load wanders, and a ratio of medians taken in the same rounds stays fair
+    times: dict[str, list[tuple[float, float, int]]] = {name: [] for name in jobs}
+    for round_ in range(max(reps.values())):
+        for name, cmd in jobs.items():
+            if round_ < reps[name] and (got := timed(cmd)) is not None:
+                times[name].append(got)
+    for name, got in times.items():
         dt = statistics.median(r[0] for r in got)
         results[name] = (dt, max(r[1] for r in got), max(r[2] for r in got))
         spread = ", ".join(f"{r[0]:.2f}" for r in got)
-        note = " (one run)" if name in once else ""
+        note = " (one run)" if len(got) == 1 else ""
         print(f"  {name:22s} {dt:8.2f} s {results[name][1]:8.0f} MB  (runs: {spread}){note}")
+    print(f"  (load average after these jobs: {', '.join(f'{x:.1f}' for x in os.getloadavg())})")
     binary = None if args.skip_trec_eval else trec_eval_binary()
     if binary is not None:
         te = ["-m", "ndcg_cut.10", "-m", "map_cut.100", "-m", "recip_rank", "-m", "recall.100"]

@@ -269,3 +269,30 @@ def test_config_errors_name_the_table(tmp_path: Path, monkeypatch: pytest.Monkey
     toml = _toml(tmp_path / "cfg", "http://127.0.0.1:9/v1", "m", "dim = 8")
     with pytest.raises(UsageError, match="dim"):
         build_system("remote", config_path=toml)
+
+
+def test_offline_reaches_the_members_of_a_hybrid(
+    server: StubServer,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """`--offline` on a hybrid of BM25 and an endpoint vector system: its vector member
+    reads only the cache, so with nothing cached the run ends with the offline error
+    (exit 2) and the server gets no call."""
+    monkeypatch.setenv("EMBED_KEY", SECRET)
+    monkeypatch.setenv("ASSAY_CACHE_DIR", str(tmp_path / "cache"))
+    extra = (
+        'cache_dir = "none"\n\n[systems.lexical]\ntype = "bm25"\ncorpus = "catalog.csv"\n'
+        'id_field = "idno"\ntext_fields = ["name", "definition_long"]\n\n'
+        '[systems.both]\ntype = "hybrid"\nsystems = ["lexical", "remote"]\n'
+    )
+    toml = _toml(tmp_path / "cfg", server.base_url, "stub-embed", extra)
+    before = len(server.state.requests)
+    args = ["evaluate", str(EXAMPLE / "questions.csv"), "--config", str(toml)]
+    args += ["--system", "both", "-m", "RR", "--no-cache", "--no-record", "--offline"]
+    with pytest.raises(SystemExit) as exc:
+        main(args)
+    assert exc.value.code == 2
+    assert "offline" in capsys.readouterr().err
+    assert len(server.state.requests) == before

@@ -97,6 +97,13 @@ class HybridSystem:
                 prepare()
         return self
 
+    def set_offline(self, offline: bool = True) -> None:
+        """Pass ``--offline`` on to every fused system that can make model calls."""
+        for system in self.systems:
+            setter = getattr(system, "set_offline", None)
+            if callable(setter):
+                setter(offline)
+
     def search(self, query: str, k: int) -> list[Hit]:
         """The top ``k`` fused hits for one query."""
         return self.search_many([query], k)[0]

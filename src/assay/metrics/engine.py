@@ -28,6 +28,7 @@ evaluated). No-answer queries are never scored.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 from weakref import WeakKeyDictionary
@@ -81,16 +82,19 @@ def aggregate(measure: Measure | str, values: Any) -> float:
     gives 0.0 (as trec_eval prints for an empty evaluation), never NaN.
     """
     from assay.metrics.registry import MIN_GEO_MEAN
+    from assay.metrics.treceval_print import c_log, sequential_sum
 
     m = parse_measure(measure)
     v = np.asarray(values, dtype=np.float64)
     if not v.size:
         return 0.0
+    # added one after the other in the queries' order, as trec_eval's loop (numpy's
+    # pairwise sum can move the 4th printed decimal at an exact .5)
     if m.aggregate == "sum":
-        return float(np.sum(v))
+        return sequential_sum(v)
     if m.aggregate == "gmean":
-        return float(np.exp(np.mean(np.log(np.maximum(v, MIN_GEO_MEAN)))))
-    return float(np.mean(v))
+        return math.exp(sequential_sum(c_log(np.maximum(v, MIN_GEO_MEAN))) / v.size)
+    return sequential_sum(v) / v.size
 
 
 def compute(

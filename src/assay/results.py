@@ -3,15 +3,17 @@
 Renderers (terminal, Markdown, HTML, JSON) and the history store read these
 models and hold no scoring logic of their own. ``schema_version`` changes when
 a field changes meaning; readers refuse versions they do not know.
+
+The base of every result model, the registry of result kinds and the reading of
+result files live in :mod:`assay.resultio`; their names are re-exported here
+(``assay.results.ResultModel``, ``RESULT_MODELS``, ``read_result_file`` ...).
 """
 
 from __future__ import annotations
 
 import gc
-from collections.abc import Callable, Mapping, Sequence
-from datetime import UTC, datetime
+from collections.abc import Mapping, Sequence
 from itertools import repeat
-from pathlib import Path
 from typing import Any, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -21,103 +23,19 @@ from assay.perquery import ItemAccess, PerQuery, rows_to_columns
 from assay.perquery import QueryRow as QueryRow  # re-exported: assay.results.QueryRow
 from assay.policies import MissingPolicy, ScoringPolicy, TiePolicy
 
+# re-exported: every result kind's base, registry and reader are assay.results names
+from assay.resultio import MIGRATIONS as MIGRATIONS
+from assay.resultio import RESULT_MODELS as RESULT_MODELS
+from assay.resultio import ResultModel as ResultModel
+from assay.resultio import current_assay_version as current_assay_version
+from assay.resultio import load_result as load_result
+from assay.resultio import migrate as migrate
+from assay.resultio import read_result_file as read_result_file
+from assay.resultio import result_model as result_model
+from assay.resultio import utc_now as utc_now
+
 #: "2": ``per_query`` is an object of columns (one array per field); "1" held rows.
 SCHEMA_VERSION = "2"
-
-
-def utc_now() -> str:
-    """The current time, UTC, ISO 8601 to the second (result timestamps)."""
-    return datetime.now(UTC).isoformat(timespec="seconds")
-
-
-def current_assay_version() -> str:
-    """The running assay's version (stamped into every result)."""
-    from assay import __version__
-
-    return __version__
-
-
-class ResultModel(BaseModel):
-    """Base of every result-file model: JSON out, JSON in with file-named errors.
-
-    Subclasses declare ``schema_version`` (default: the version they write) and
-    ``kind``; :meth:`from_file` refuses other schema versions.
-    """
-
-    model_config = ConfigDict(extra="allow")
-
-    # Subclasses override the first two with their own version and Literal kind;
-    # the four stay first in every result file.
-    schema_version: str = "1"
-    kind: str = "result"
-    assay_version: str = Field(default_factory=current_assay_version)
-    created_at: str = Field(default_factory=utc_now)
-
-    def to_json(self, indent: int | None = 2) -> str:
-        """Serialise to JSON (the result-file format)."""
-        return self.model_dump_json(indent=indent)
-
-    def json_with(self, name: str, fragment: bytes, indent: int | None = 2) -> bytes:
-        """The JSON of this result with field ``name`` written as ``fragment`` (JSON bytes
-        made from columns), in its place among the fields."""
-        import orjson
-
-        from assay.safejson import dumps
-
-        head = self.model_dump(mode="json", exclude={name})
-        ordered: dict[str, Any] = {}
-        for key in (*type(self).model_fields, *head):
-            if key == name:
-                ordered[key] = orjson.Fragment(fragment)
-            elif key in head:
-                ordered[key] = head[key]
-        return dumps(ordered, indent=indent)
-
-    def failed_runs(self) -> list[tuple[str, list[str]]]:
-        """(run name, failed query ids) of each run this result scored, for ``--max-failed``
-        (:mod:`assay.failures`); none by default."""
-        return []
-
-    def exit_code(self) -> int:
-        """The status the command that made this result ends with, failed queries aside:
-        0 when it did its job, 1 when it ran and says no (a gate that fails, nothing scored)."""
-        return 0
-
-    @classmethod
-    def from_file(cls, path: str | Path) -> Self:
-        """Read a result file of this kind; errors name the file and field."""
-        from assay.errors import InputError, Problem
-
-        kind = cls.model_fields["kind"].default
-        result = read_result_file(path, expect=kind)
-        if not isinstance(result, cls):
-            raise InputError(
-                [Problem(str(path), None, f"not an assay {kind} result file", field="kind")]
-            )
-        return result
-
-
-#: Result kind -> "module:Class" of its model: the one registry every reader uses.
-RESULT_MODELS: dict[str, str] = {
-    "evaluation": "assay.results:EvaluationResult",
-    "comparison": "assay.stats.models:ComparisonResult",
-    "answers": "assay.answers.result:AnswersResult",
-    "gate": "assay.procedures.gate_result:GateResult",
-    "verify": "assay.procedures.verification:VerifyResult",
-    "matrix": "assay.matrix.result:MatrixResult",
-    "history": "assay.store.history:HistoryReport",
-    "agreement": "assay.procedures.agreement:AgreementResult",
-    "calibration": "assay.procedures.calibration:CalibrationResult",
-    "model_judgments": "assay.judges.relevance:JudgeJob",
-    "model_claims": "assay.judges.cases:ClaimsResult",
-    "model_answers": "assay.judges.cases:AnswersGradeResult",
-    "implicit_judgments": "assay.behavior.implicit:ImplicitJudgments",
-    "synthetic-queries": "assay.generate.queries:SyntheticQueries",
-}
-
-#: (kind, schema_version) -> a function upgrading a payload by one version. A reader
-#: migrates older files step by step instead of refusing them.
-MIGRATIONS: dict[tuple[str, str], Callable[[dict[str, Any]], dict[str, Any]]] = {}
 
 
 def _evaluation_rows_to_columns(data: dict[str, Any]) -> dict[str, Any]:
@@ -130,139 +48,6 @@ def _evaluation_rows_to_columns(data: dict[str, Any]) -> dict[str, Any]:
 
 
 MIGRATIONS[("evaluation", "1")] = _evaluation_rows_to_columns
-
-
-def result_model(kind: str) -> type[ResultModel]:
-    """The model class of result ``kind``; raises KeyError for unknown kinds."""
-    import importlib
-
-    module, name = RESULT_MODELS[kind].split(":")
-    return getattr(importlib.import_module(module), name)
-
-
-def migrate(data: dict[str, Any], source: str = "result") -> dict[str, Any]:
-    """``data`` upgraded to the schema version its kind's model writes (never mutated)."""
-    from assay.errors import InputError, Problem
-
-    kind = str(data.get("kind", "evaluation"))
-    current = result_model(kind).model_fields["schema_version"].default
-    version = str(data.get("schema_version", current))
-    while version != current:
-        step = MIGRATIONS.get((kind, version))
-        if step is None:
-            raise InputError(
-                [
-                    Problem(
-                        source,
-                        None,
-                        f"unknown schema_version {version!r} of a {kind} result "
-                        f"(this assay reads {current!r})",
-                        field="schema_version",
-                        hint="upgrade assay to read this result",
-                    )
-                ]
-            )
-        data = step(dict(data))
-        version = str(data.get("schema_version"))
-    return data
-
-
-def load_result(payload: str | dict[str, Any], source: str = "result") -> Any:
-    """A result payload (JSON text or dict) as its model, migrated; unknown kinds stay dicts.
-
-    Raises pydantic's ``ValidationError`` when the payload does not fit its model.
-    """
-    from assay.textio import parse_json
-
-    data = parse_json(payload) if isinstance(payload, str) else dict(payload)
-    kind = str(data.get("kind", "evaluation"))
-    if kind not in RESULT_MODELS:
-        return data
-    return result_model(kind).model_validate(migrate(data, source))
-
-
-def read_result_file(path: str | Path, expect: str | None = None) -> Any:
-    """Read a result file into its model; errors name the file, line and field.
-
-    ``expect`` is the kind the caller needs (any known kind when ``None``).
-    """
-    import json
-
-    from pydantic import ValidationError
-
-    from assay.errors import InputError, Problem, UsageError
-    from assay.fileio import check_input
-    from assay.textio import parse_json, read_bytes
-
-    p = Path(path)
-    check_input(p)
-    if not p.is_file():
-        raise UsageError(f"result file not found: {p}")
-    hint = "write result files with --format json -o FILE.json"
-    raw = read_bytes(p) or b""
-    try:
-        data = _parquet_payload(raw, p) if raw[:4] == b"PAR1" else parse_json(raw)
-    except UnicodeDecodeError as exc:
-        raise InputError([Problem(str(p), None, f"not UTF-8 text: {exc.reason}")]) from None
-    except json.JSONDecodeError as exc:
-        message = f"not a JSON result file: {exc.msg}"
-        raise InputError([Problem(str(p), exc.lineno, message, hint=hint)]) from None
-    kind = data.get("kind") if isinstance(data, dict) else None
-    wanted = [expect] if expect else list(RESULT_MODELS)
-    if kind not in wanted:
-        message = f"unknown result kind {kind!r}"
-        if expect:
-            message = f"not an assay {expect} result file (kind {kind!r})"
-        problem = Problem(
-            str(p), 1, message, field="kind", hint=f"an assay result has kind {' or '.join(wanted)}"
-        )
-        raise InputError([problem])
-    try:
-        return load_result(data, str(p))
-    except ValidationError as exc:
-        what = f"not an assay {kind} result file"
-        problems = [
-            Problem(
-                str(p),
-                None,
-                f"{what}: {err.get('msg', 'invalid value')}",
-                field=".".join(str(x) for x in err.get("loc", ())) or None,
-                hint=hint,
-            )
-            for err in exc.errors()[:20]
-        ]
-        raise InputError(problems) from None
-
-
-def _parquet_payload(raw: bytes, path: Path) -> dict[str, Any]:
-    """An evaluation result written as Parquet: its header from the schema metadata, its
-    per-query columns from the table (no row is built)."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    from assay.errors import InputError, Problem
-    from assay.textio import parse_json
-
-    try:
-        table = pq.read_table(pa.BufferReader(raw))
-    except (pa.ArrowException, OSError) as exc:
-        raise InputError(
-            [Problem(str(path), None, f"not a readable Parquet file: {exc}")]
-        ) from None
-    head = (table.schema.metadata or {}).get(PARQUET_KEY)
-    if head is None:
-        problem = Problem(
-            str(path),
-            None,
-            "a Parquet file without an assay result in its metadata",
-            hint="write one with assay evaluate ... -o FILE.parquet",
-        )
-        raise InputError([problem])
-    data = parse_json(head)
-    if not isinstance(data, dict):
-        raise InputError([Problem(str(path), None, "the assay result metadata is not an object")])
-    data["per_query"] = PerQuery(table.replace_schema_metadata(None))
-    return data
 
 
 class JudgmentsInfo(BaseModel):

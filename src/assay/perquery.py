@@ -9,7 +9,7 @@ per query on the way to a result file:
 
 * JSON (:meth:`PerQuery.json_fragment`): each column one JSON array, numbers
   written from numpy by ``orjson``, strings escaped and joined by Arrow;
-* Parquet (:mod:`assay.results` ``write_parquet``): the Arrow table itself.
+* Parquet (:meth:`assay.results.EvaluationResult.parquet_bytes`): the Arrow table itself.
 
 Row access (``per_query[0]["nDCG@10"]``, iteration) still gives
 :class:`QueryRow` models, built on demand, for renderers of

@@ -97,6 +97,23 @@ class GradingRun(BaseModel):
             out.extend(f"{item.id}: {r.removeprefix('error: ')}" for r in errors)
         return out
 
+    @property
+    def nothing_scored(self) -> bool:
+        """Items were asked and none got a verdict."""
+        return any(i.graded for i in self.items) and not self.scored
+
+    def failed_runs(self, who: str) -> list[tuple[str, list[str]]]:
+        """``[(who, failed calls)]`` with secrets masked: what ``max_failed`` counts."""
+        from assay.redact import redact_text
+
+        return [(who, [redact_text(f) for f in self.failed_calls()])]
+
+    def exit_code(self) -> int:
+        """1 when the budget or the circuit breaker stopped the calls, or nothing was
+        scored, else 0 (failed calls aside: :meth:`failed_runs`)."""
+        stopped = self.stopped_at_budget or self.circuit_open is not None
+        return 1 if stopped or self.nothing_scored else 0
+
     def flip_rate(self) -> float | None:
         """Share of items with two or more scored samples that were not unanimous."""
         multi = [i for i in self.items if len(i.samples) >= 2]

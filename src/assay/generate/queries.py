@@ -84,17 +84,23 @@ class SyntheticQueries(ResultModel):
         """Passages were asked and no query could be written."""
         return self.requested > 0 and not self.rows
 
+    @property
+    def stopped_short(self) -> bool:
+        """The budget or the circuit breaker stopped the calls (passages left unasked)."""
+        return self.stopped_at_budget or self.circuit_open is not None
+
     def failed_runs(self) -> list[tuple[str, list[str]]]:
-        """The failed model calls (secrets masked), named for ``max_failed``."""
+        """The failed model calls (secrets masked), named for ``max_failed``; none when the
+        calls :attr:`stopped_short` (that fails by :meth:`exit_code` alone)."""
         from assay.redact import redact_text
 
         who = f"generate queries --model {self.model.get('name')}"
-        return [(who, [redact_text(f) for f in self.failed_calls])]
+        failed = [] if self.stopped_short else self.failed_calls
+        return [(who, [redact_text(f) for f in failed])]
 
     def exit_code(self) -> int:
-        """1 when the budget or the circuit breaker stopped the calls, or no query was written."""
-        stopped = self.stopped_at_budget or self.circuit_open is not None
-        return 1 if stopped or self.nothing_scored else 0
+        """1 when the calls :attr:`stopped_short` or no query was written, else 0."""
+        return 1 if self.stopped_short or self.nothing_scored else 0
 
 
 def words(text: str) -> set[str]:

@@ -159,10 +159,12 @@ class MatrixResult(ResultModel):
     failed_what: ClassVar[str] = FAILED_CALLS
 
     def failed_runs(self) -> list[tuple[str, list[str]]]:
-        """The failed model calls (secrets masked), named for ``max_failed``."""
+        """The failed model calls (secrets masked), named for ``max_failed``; none when the
+        run fails by :meth:`exit_code` already (a failed gate, a spent budget)."""
         from assay.redact import redact_text
 
-        return [(f"matrix {self.name}", [redact_text(f) for f in self.failed_calls()])]
+        failed = [] if self.exit_code() else self.failed_calls()
+        return [(f"matrix {self.name}", [redact_text(f) for f in failed])]
 
     def exit_code(self) -> int:
         """1 when the gate on a baseline failed or the budget stopped the run, else 0."""

@@ -96,6 +96,6 @@ def test_failed_calls_are_counted_by_the_result(model_toml: Path, tmp_path: Path
 def test_judging_page_options_split_names_and_check_the_port(tmp_path: Path) -> None:
     options = JudgingPageOptions(assessors="ann, bob,", adjudicators="carl")
     assert (options.assessors, options.adjudicators) == (["ann", "bob"], ["carl"])
-    with pytest.raises(UsageError, match="--port must be between 1 and 65535"):
+    with pytest.raises(UsageError, match="`port` must be between 1 and 65535"):
         judging_page(DATA / "pool.jsonl", str(tmp_path / "s.db"), JudgingPageOptions(port=0))
     assert not (tmp_path / "s.db").exists()

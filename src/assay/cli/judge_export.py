@@ -43,8 +43,9 @@ def export(
 def _say_exported(summary: Any) -> None:
     """What the export wrote, on stderr: the file, the version, how pairs were decided."""
     from assay.cli.common import say_wrote
+    from assay.procedures.judging_files import ReviewExport
 
-    if not hasattr(summary, "version"):  # a review export
+    if isinstance(summary, ReviewExport):
         say_wrote(summary.path, "review", "jsonl")
         typer.echo(f"review: {summary.items} reviewed items", err=True)
         return

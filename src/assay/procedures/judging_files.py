@@ -228,7 +228,7 @@ def judging_page(pool: str | Path | None, store: str, options: JudgingPageOption
     from assay.judging.serve import prepare
 
     if not 0 < options.port < 65536:
-        raise UsageError(f"--port must be between 1 and 65535; got {options.port}")
+        raise UsageError(f"`port` must be between 1 and 65535; got {options.port}", "port")
     app, links = prepare(
         pool,
         store,

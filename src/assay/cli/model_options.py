@@ -49,7 +49,8 @@ def model_calls(
     max_failed: int,
 ) -> Any:
     """The :class:`~assay.procedures.model_options.ModelCallOptions` of these flags
-    (``--max-cost`` finite and >= 0, ``--max-failed`` >= 0: exit 2 before any work)."""
+    (``--max-cost`` finite and >= 0, ``--max-failed`` >= 0: exit 2 before any work).
+    ``--executor`` is not among them: its callback sets the executor as it is parsed."""
     from assay.procedures.model_options import ModelCallOptions
 
     return ModelCallOptions(

@@ -20,6 +20,8 @@ from collections.abc import Sequence
 
 #: How many failed queries a run may have before a command fails (``--max-failed``).
 DEFAULT_MAX_FAILED = 0
+#: What results of model calls name their failures (``failed_what``; queries by default).
+FAILED_CALLS = "failed model calls"
 #: How many failed query ids a message names before it says "and N more".
 _NAMED = 10
 
@@ -54,11 +56,13 @@ def too_many_failed(
     )
 
 
-def failed_messages(runs: Sequence[tuple[str, Sequence[str]]], max_failed: int) -> list[str]:
+def failed_messages(
+    runs: Sequence[tuple[str, Sequence[str]]], max_failed: int, what: str = "failed queries"
+) -> list[str]:
     """One message per ``(label, failed ids)`` pair over the limit, in order."""
     out = []
     for label, failed in runs:
-        message = too_many_failed(failed, max_failed, label)
+        message = too_many_failed(failed, max_failed, label, what)
         if message is not None:
             out.append(message)
     return out

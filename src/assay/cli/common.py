@@ -345,11 +345,14 @@ def check_max_failed_option(value: int) -> None:
     check_max_failed(value)
 
 
-def exit_if_failed(runs: list[tuple[str, list[str]]], max_failed: int) -> None:
-    """Apply :mod:`assay.failures`: name runs over ``--max-failed`` on stderr, exit 1."""
+def exit_if_failed(
+    runs: list[tuple[str, list[str]]], max_failed: int, what: str = "failed queries"
+) -> None:
+    """Apply :mod:`assay.failures`: name runs over ``--max-failed`` on stderr, exit 1
+    (``what`` failed: queries, or model calls)."""
     from assay.failures import failed_messages
 
-    messages = failed_messages(runs, max_failed)
+    messages = failed_messages(runs, max_failed, what)
     if not messages:
         return
     from rich.console import Console
@@ -359,7 +362,7 @@ def exit_if_failed(runs: list[tuple[str, list[str]]], max_failed: int) -> None:
 
     console = Console(stderr=True, highlight=False, soft_wrap=True)
     for message in messages:
-        console.print(f"[bold red]failed queries:[/bold red] {escape(flags(message))}")
+        console.print(f"[bold red]{what}:[/bold red] {escape(flags(message))}")
     raise SystemExit(1)
 
 
@@ -375,12 +378,14 @@ def finish(
 ) -> None:
     """The end of every command: record the result (when asked), render it (``emitter``,
     default :func:`emit_result`), name runs over ``--max-failed`` and exit 1, then exit
-    with :meth:`~assay.results.ResultModel.exit_code`."""
+    with :meth:`~assay.results.ResultModel.exit_code`. A result's ``failed_what`` says
+    what its failures are (model calls; queries by default)."""
     if record:
         record_result(result, store)
     (emitter or emit_result)(result, fmt, output)
-    exit_if_failed(result.failed_runs(), max_failed)
+    exit_if_failed(
+        result.failed_runs(), max_failed, getattr(result, "failed_what", "failed queries")
+    )
     code = result.exit_code()
     if code:
         raise SystemExit(code)
-

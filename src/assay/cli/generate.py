@@ -9,7 +9,7 @@ import typer
 
 from assay.cli import options as o
 from assay.cli.app import app
-from assay.cli.model_options import CostOpt, MaxFailedCalls, check_model_options
+from assay.cli.model_options import CostOpt, MaxFailedCalls
 from assay.cli.options import Executor
 
 generate_app = typer.Typer(
@@ -59,49 +59,19 @@ def queries(
     Exit 1 when the budget stopped the run, more calls failed than --max-failed,
     or no query could be written.
     """
-    import json
+    from assay.cli.common import data_file, deprecated_flag, finish, resolve_format
+    from assay.cli.model_options import calls_emitter, model_calls
+    from assay.procedures.generation import QueryGenerationOptions, generate_query_file
 
-    from assay.cli.common import data_file, deprecated_flag, emit_beside, resolve_format, say_wrote
-    from assay.cli.model_options import exit_if_calls_failed
-    from assay.corpora.load import load_corpus
-    from assay.fileio import write_text_atomic
-    from assay.generate.queries import generate_queries
-    from assay.providers.client import open_client
-
-    check_model_options(max_cost, max_failed)
+    calls = model_calls(model, config, cache_dir, offline, False, max_cost, max_failed)
     queries_file, results = data_file(output, "queries")
     fmt = resolve_format(fmt, results, ("table", "plain", "json"))
     if json_report is not None:
         deprecated_flag("--report", "-o FILE.json")
         results.append(json_report)
-    judgments = None
-    if human is not None:
-        from assay.judgments.load import load_judgments
-
-        judgments = load_judgments(human)
-    client = open_client(model, config_path=config, cache_dir=cache_dir, offline=offline)
-    with client:
-        result = generate_queries(
-            load_corpus(corpus, id_field=id_field, text_fields=text_field),
-            client,
-            n=n,
-            seed=seed,
-            human=judgments,
-            max_cost=max_cost,
-        )
-    lines = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in result.rows)
-    write_text_atomic(queries_file, lines)
-    say_wrote(queries_file, "synthetic queries", "jsonl")
-    result.output = str(queries_file)
-    emit_beside(result, fmt, results)
-    if result.stopped_at_budget:
-        raise typer.Exit(1)
-    if result.circuit_open is not None:
-        typer.echo(f"generate queries: {result.circuit_open}", err=True)
-        raise typer.Exit(1)
-    exit_if_calls_failed(
-        result.failed_calls,
-        max_failed,
-        f"generate queries --model {model}",
-        nothing_scored=result.requested > 0 and not result.rows,
+    options = QueryGenerationOptions(
+        n=n, seed=seed, human=human, id_field=id_field, text_fields=text_field
     )
+    result = generate_query_file(corpus, queries_file, calls=calls, options=options)
+    emitter = calls_emitter(queries_file, "synthetic queries")
+    finish(result, fmt, results, max_failed=max_failed, emitter=emitter)

@@ -174,21 +174,25 @@ def sample(
     fmt: o.data_format_option("json") = "json",  # type: ignore[valid-type]
 ) -> None:
     """Draw a query set to judge from behaviour logs."""
-    from rich.console import Console
-
-    from assay.behavior.sample import query_set_json, sample_queries
     from assay.cli.common import say_wrote, validate_choice
-    from assay.fileio import write_text_atomic
-    from assay.report.implicit_terminal import render_sample
+    from assay.procedures.judging_files import query_set_file
 
     validate_choice("--format", fmt, ("json",))
-
-    rows = sample_queries(events, strategy=strategy, n=n, seed=seed, application=application)
-    console = Console(highlight=False, soft_wrap=True)
-    render_sample(rows, strategy, console)
+    rows = query_set_file(
+        events, output, strategy=strategy, n=n, seed=seed, application=application
+    )
+    _print_sample(rows, strategy)
     if output is not None:
-        write_text_atomic(output, query_set_json(rows, name=output.stem, strategy=strategy))
         say_wrote(output, "query set", "json")
+
+
+def _print_sample(rows: list[tuple[str, str, int]], strategy: str) -> None:
+    """The sampled queries as a table on stdout."""
+    from rich.console import Console
+
+    from assay.report.implicit_terminal import render_sample
+
+    render_sample(rows, strategy, Console(highlight=False, soft_wrap=True))
 
 
 @judge_app.command("import")
@@ -206,17 +210,10 @@ def import_judgments(
     ] = None,
 ) -> None:
     """Convert a judgment file (e.g. a CSV with other column names) to assay JSONL qrels."""
-    from assay.fileio import write_text_atomic
-    from assay.judgments.export import to_jsonl
-    from assay.judgments.graded_csv import parse_columns
-    from assay.judgments.load import load_judgments
-
-    mapping = parse_columns(columns) if columns else None
-    fmt = judgments_format or ("graded-csv" if mapping else None)
-    js = load_judgments(source, fmt, columns=mapping)
-    write_text_atomic(output, to_jsonl(js))
     from assay.cli.common import say_wrote
+    from assay.procedures.judging_files import import_judgments as convert
 
+    js = convert(source, output, columns=columns, judgments_format=judgments_format)
     say_wrote(output, "judgments", "jsonl")
     typer.echo(f"{output}: {len(js)} queries, {len(js.qrels)} judgments ({js.format})")
     for warning in js.warnings:

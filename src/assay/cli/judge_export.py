@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -34,21 +34,21 @@ def export(
     queries: o.Queries = None,
 ) -> None:
     """Write per pair the final grade: adjudicated, else majority, else the single grade."""
+    from assay.procedures.judging_files import export_store
+
+    summary = export_store(store, output, fmt, base=base, queries=queries)
+    _say_exported(summary)
+
+
+def _say_exported(summary: Any) -> None:
+    """What the export wrote, on stderr: the file, the version, how pairs were decided."""
     from assay.cli.common import say_wrote
-    from assay.judging.export import export_judgments
-    from assay.judging.review import write_review
-    from assay.judging.serve import open_store
+    from assay.procedures.judging_files import ReviewExport
 
-    opened = open_store(store, must_exist=True)
-    if fmt == "review":
-        n = write_review(opened, output)
-        say_wrote(output, "review", "jsonl")
-        typer.echo(f"review: {n} reviewed items", err=True)
+    if isinstance(summary, ReviewExport):
+        say_wrote(summary.path, "review", "jsonl")
+        typer.echo(f"review: {summary.items} reviewed items", err=True)
         return
-    from assay.cli.common import load_cli_judgments
-
-    js = load_cli_judgments(base, None, queries=queries) if base is not None else None
-    summary = export_judgments(opened, output, fmt, base=js)
     rules = ", ".join(f"{rule} {n}" for rule, n in sorted(summary.rules.items()))
     say_wrote(summary.path, "judgments", summary.format)
     typer.echo(

@@ -1,17 +1,20 @@
 """``assay judge llm|claims|answers|agree|sample|calibrate``: model judges, measured against people.
 
-Each command parses its options, calls one library function of
-:mod:`assay.judges` and renders the result.
+Each command parses its options, calls one library procedure (of
+:mod:`assay.procedures.judging` for the model graders) and renders the result.
 """
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
 from assay.cli import options as o
+from assay.cli.app import flags
 from assay.cli.judge import judge_app
 from assay.cli.model_options import (
     CacheDirOpt,
@@ -21,8 +24,6 @@ from assay.cli.model_options import (
     ModelOpt,
     NoCacheOpt,
     OfflineOpt,
-    check_model_options,
-    exit_if_calls_failed,
 )
 from assay.cli.options import Executor
 
@@ -90,50 +91,19 @@ def agree(
         by=by or None,
         runs=runs or (),
         measure=measure,
-        keep_disagreements=disagreements is not None,
         prefer=prefer,
+        disagreements_file=disagreements,
     )
     if disagreements is not None:
-        import json
-
-        from assay.fileio import write_text_atomic
-
-        rows = result.disagreements
-        write_text_atomic(
-            disagreements, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
-        )
-        typer.echo(f"wrote {len(rows)} disagreements to {disagreements}", err=True)
+        n = len(result.disagreements)
+        typer.echo(f"wrote {n} disagreements to {disagreements}", err=True)
     emit_result(result, fmt, output)
 
 
 # ----------------------------------------------------------------- model graders
-def _client(model: str, config: Path | None, cache_dir: Path | None, offline: bool, no_cache: bool):
-    from assay.providers.client import open_client
-
-    return open_client(
-        model, config_path=config, cache_dir=cache_dir, offline=offline, no_cache=no_cache
-    )
-
-
-def _exit(run, max_failed: int, who: str) -> None:
-    """Exit 1 at a spent budget, more failed calls than ``--max-failed``, or nothing scored."""
-    if run.stopped_at_budget:
-        raise typer.Exit(1)
-    if run.circuit_open is not None:
-        typer.echo(f"{who}: {run.circuit_open}", err=True)
-        raise typer.Exit(1)
-    asked = any(i.graded for i in run.items)
-    exit_if_calls_failed(
-        run.failed_calls(), max_failed, who, nothing_scored=asked and not run.scored
-    )
-
-
-def _progress(total: int, show: bool):
-    """A rich progress bar on stderr with the running cost; ``(callback, context)``."""
-    import contextlib
-
-    if not show:
-        return None, contextlib.nullcontext()
+@contextlib.contextmanager
+def _progress(total: int) -> Iterator[Callable[..., None]]:
+    """A rich progress bar on stderr with the running cost; yields the per-call callback."""
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
@@ -147,10 +117,11 @@ def _progress(total: int, show: bool):
     )
     task = progress.add_task("grading", total=total, cost=0.0)
 
-    def on_call(record, budget) -> None:
+    def on_call(record: Any, budget: Any) -> None:
         progress.update(task, advance=1, cost=budget.spent)
 
-    return on_call, progress
+    with progress:
+        yield on_call
 
 
 SamplesOpt = Annotated[
@@ -200,33 +171,25 @@ def llm(
     Exit 1 when the budget stopped the run, more calls failed than --max-failed,
     or no pair could be graded.
     """
-    from assay.cli.common import data_file, emit_beside, say_wrote
-    from assay.corpora.load import load_corpus
-    from assay.judges.relevance import read_pairs, run_relevance_job
+    from assay.cli.common import data_file, finish
+    from assay.cli.model_options import calls_emitter, model_calls
+    from assay.procedures.judging import RelevanceOptions, judge_relevance
 
     labels, results = data_file(output, "model labels")
     fmt = _format(fmt, results)
-    check_model_options(max_cost, max_failed)
-    client = _client(model, config, cache_dir, offline, no_cache)
-    docs = load_corpus(corpus, id_field=id_field, text_fields=text_field)
-    todo, top = read_pairs(pairs, queries=queries)
-    on_call, bar = _progress(len(todo) * max(samples, 1), progress)
-    with client, bar:
-        job = run_relevance_job(
-            todo,
-            docs,
-            client,
-            labels,
-            set_top=top,
-            scale_max=scale_max,
-            samples=samples,
-            max_cost=max_cost,
-            rationale=rationale,
-            on_call=on_call,
-        )
-    say_wrote(labels, "model labels", "jsonl")
-    emit_beside(job, fmt, results)
-    _exit(job.run, max_failed, f"judge llm --model {model}")
+    calls = model_calls(model, config, cache_dir, offline, no_cache, max_cost, max_failed)
+    options = RelevanceOptions(
+        id_field=id_field,
+        text_fields=text_field,
+        queries=queries,
+        scale_max=scale_max,
+        rationale=rationale,
+        samples=samples,
+    )
+    bar = _progress if progress else None
+    job = judge_relevance(pairs, corpus, labels, calls=calls, options=options, progress=bar)
+    emitter = calls_emitter(labels, "model labels")
+    finish(job, fmt, results, max_failed=max_failed, emitter=emitter)
 
 
 # ----------------------------------------------------------------- review and calibration
@@ -256,34 +219,25 @@ def sample(
 ) -> None:
     """Pick a stratified, reproducible sample of labels for a person to check."""
     from assay.cli.common import say_wrote, validate_choice
-    from assay.judges.sample import review_sample, write_review
+    from assay.procedures.judging_files import ReviewOptions, review_sample_file
 
     validate_choice("--format", fmt, ("jsonl",))
-
-    docs = None
-    if corpus is not None:
-        from assay.corpora.load import load_corpus
-
-        docs = load_corpus(corpus, id_field=id_field, text_fields=text_field)
-    lines = review_sample(
-        labels,
+    options = ReviewOptions(
         fraction=fraction,
         stratify=stratify,
         seed=seed,
         show_grades=show_grades,
-        corpus=docs,
+        corpus=corpus,
+        id_field=id_field,
+        text_fields=text_field,
         queries=queries,
     )
-    write_review(lines, output)
+    sampled = review_sample_file(labels, output, options)
     say_wrote(output, "review", "jsonl")
-    from assay.cli.app import flags
-    from assay.judges.sample import missing_query_texts
-
-    warning = missing_query_texts(lines)
-    if warning:
-        typer.echo(f"warning: {flags(warning)}", err=True)
+    if sampled.warning:
+        typer.echo(f"warning: {flags(sampled.warning)}", err=True)
     typer.echo(
-        f"{len(lines)} pairs to review in {output} "
+        f"{len(sampled.lines)} pairs to review in {output} "
         f"(fraction {fraction}, stratified by {stratify}, seed {seed}; "
         f"grades {'shown' if show_grades else 'hidden'}); fill reviewer_grade and reason, "
         f"then run: assay judge agree {output} {labels}"
@@ -338,26 +292,17 @@ def claims(
     executor: Executor = None,
 ) -> None:
     """Fill each missing claim-citation support judgment with the model's verdict."""
-    import json
-
-    from assay.cli.common import data_file, emit_beside, say_wrote
-    from assay.corpora.load import load_corpus
-    from assay.fileio import write_text_atomic
-    from assay.judges.cases import grade_claims, read_case_lines
+    from assay.cli.common import data_file, finish
+    from assay.cli.model_options import calls_emitter, model_calls
+    from assay.procedures.judging import GradingOptions, judge_claims
 
     filled_file, results = data_file(output, "filled cases")
     fmt = _format(fmt, results)
-    check_model_options(max_cost, max_failed)
-    raw = read_case_lines(cases)
-    docs = load_corpus(corpus, id_field=id_field, text_fields=text_field)
-    with _client(model, config, cache_dir, offline, no_cache) as client:
-        filled, result = grade_claims(raw, docs, client, samples=samples, max_cost=max_cost)
-    text = "".join(json.dumps(c, ensure_ascii=False) + "\n" for c in filled)
-    write_text_atomic(filled_file, text)
-    say_wrote(filled_file, "cases", "jsonl")
-    result.output = str(filled_file)
-    emit_beside(result, fmt, results)
-    _exit(result.run, max_failed, f"judge claims --model {model}")
+    calls = model_calls(model, config, cache_dir, offline, no_cache, max_cost, max_failed)
+    options = GradingOptions(samples=samples, id_field=id_field, text_fields=text_field)
+    result = judge_claims(cases, corpus, filled_file, calls=calls, options=options)
+    emitter = calls_emitter(filled_file, "cases")
+    finish(result, fmt, results, max_failed=max_failed, emitter=emitter)
 
 
 @judge_app.command("answers")
@@ -387,14 +332,13 @@ def answers(
     executor: Executor = None,
 ) -> None:
     """Grade each answer with the seed-003 rubric; report the model-graded hallucination rate."""
-    from assay.cli.common import emit_result
-    from assay.judges.cases import grade_answers, read_case_lines, rubric_grader
+    from assay.cli.common import finish
+    from assay.cli.model_options import calls_emitter, model_calls
+    from assay.procedures.judging import AnswersOptions, judge_answers
 
     fmt = _format(fmt, output)
-    check_model_options(max_cost, max_failed)
-    raw = read_case_lines(cases)
-    grader = rubric_grader(rubric)
-    with _client(model, config, cache_dir, offline, no_cache) as client:
-        result = grade_answers(raw, client, grader=grader, samples=samples, max_cost=max_cost)
-    emit_result(result, fmt, output)
-    _exit(result.run, max_failed, f"judge answers --model {model}")
+    calls = model_calls(model, config, cache_dir, offline, no_cache, max_cost, max_failed)
+    options = AnswersOptions(rubric=rubric, samples=samples)
+    result = judge_answers(cases, calls=calls, options=options)
+    emitter = calls_emitter(beside=False)
+    finish(result, fmt, output, max_failed=max_failed, emitter=emitter)

@@ -36,21 +36,24 @@ def pool(
     split: o.Split = "test",
 ) -> None:
     """Write the unjudged (query, doc) pairs in the top --depth of any run (TREC depth pooling)."""
-    from assay.cli.common import load_cli_judgments, say_wrote, validate_choice
+    from assay.cli.common import say_wrote, validate_choice
+    from assay.procedures.judging_files import PoolOptions, pool_file
 
     validate_choice("--format", fmt, ("jsonl",))
-    from assay.judging.pool import build_pool, write_pool
-    from assay.runs.io import load_run
-
-    js = load_cli_judgments(judgments, judgments_format, queries=queries, split=split)
-    loaded = [load_run(p) for p in runs]
-    pairs = build_pool(js, loaded, depth, strategy=strategy, budget=budget)
-    write_pool(pairs, output)
+    options = PoolOptions(
+        depth=depth,
+        strategy=strategy,
+        budget=budget,
+        judgments_format=judgments_format,
+        queries=queries,
+        split=split,
+    )
+    pairs = pool_file(judgments, runs, output, options)
     nq = len({p.query_id for p in pairs})
     say_wrote(output, "pool", "jsonl")
     typer.echo(
         f"pool: {len(pairs)} unjudged pairs over {nq} queries "
-        f"(top {depth} of {len(loaded)} runs, strategy {strategy}"
+        f"(top {depth} of {len(runs)} runs, strategy {strategy}"
         + (f", budget {budget}" if budget is not None else "")
         + ")",
         err=True,

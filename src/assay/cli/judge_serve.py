@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
 from assay.cli import options as o
 from assay.cli.judge import judge_app
-from assay.errors import UsageError
 
 
 @judge_app.command("serve")
@@ -56,34 +55,44 @@ def serve(
     ] = "warning",
 ) -> None:
     """Serve the judging page; print each person's login link; Ctrl-C to stop."""
-    import uvicorn
+    from assay.procedures.judging_files import JudgingPageOptions, judging_page
 
-    from assay.cli.serve import _is_loopback
-    from assay.judging.serve import prepare
-
-    if not 0 < port < 65536:
-        raise UsageError(f"--port must be between 1 and 65535; got {port}")
-    app, links = prepare(
-        pool,
-        store,
-        assessors=[a.strip() for a in assessors.split(",") if a.strip()],
+    options = JudgingPageOptions(
+        assessors=assessors,
         overlap=overlap,
-        adjudicators=[a.strip() for a in adjudicators.split(",") if a.strip()],
+        adjudicators=adjudicators,
         guidelines=guidelines,
         corpus=corpus,
         id_field=id_field,
         text_fields=text_field,
-        base_url=f"http://{host}:{port}",
         review=review,
         show_model_grades=show_model_grades,
+        host=host,
+        port=port,
     )
+    page = judging_page(pool, store, options)
+    _say_serving(page.links, options, pool, store)
+    _serve(page.app, host, port, log_level)
+
+
+def _say_serving(links: dict[str, str], options: Any, pool: Path | None, store: str) -> None:
+    """Where the page listens (a warning off loopback) and each person's login link."""
+    from assay.cli.serve import _is_loopback
+
+    host, port = options.host, options.port
     if not _is_loopback(host):
         typer.echo(
             f"warning: listening on {host}: use the login links only over a trusted network",
             err=True,
         )
-    what = f"reviewing {review}" if review is not None else f"judging {pool}"
+    what = f"reviewing {options.review}" if options.review is not None else f"judging {pool}"
     typer.echo(f"{what} on http://{host}:{port} (store {store}); Ctrl-C to stop", err=True)
     for name, link in links.items():
         typer.echo(f"login {name}: {link}", err=True)
+
+
+def _serve(app: Any, host: str, port: int, log_level: str) -> None:
+    """Run the page with uvicorn until Ctrl-C."""
+    import uvicorn
+
     uvicorn.run(app, host=host, port=port, log_level=log_level, lifespan="off")

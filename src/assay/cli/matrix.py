@@ -50,39 +50,26 @@ def matrix(
     gate on the result with the pass rates it records. Exit 1 when the budget
     stopped the run or more calls failed than --max-failed.
     """
-    from assay.cli.common import check_max_failed_option, emit_result, resolve_format
-    from assay.matrix import load_matrix, run_matrix
+    from assay.cli.common import finish, resolve_format
+    from assay.cli.model_options import model_calls
+    from assay.procedures.matrix_run import MatrixGateOptions, run_matrix_file
 
     fmt = resolve_format(fmt, output, _FORMATS)
-    check_max_failed_option(max_failed)
-    cfg = load_matrix(config)
-    baseline = None
-    if gate_against is not None:  # checked before the first model call
-        from assay.matrix.gate import check_baseline
-        from assay.matrix.result import MatrixResult
+    calls = model_calls(None, None, cache_dir, offline, no_cache, None, max_failed)
+    gate = MatrixGateOptions(against=gate_against, margin=margin)
+    result = run_matrix_file(config, calls=calls, gate=gate, progress=_progress)
+    finish(result, fmt, output, max_failed=max_failed, record=record, store=store, emitter=_emit)
 
-        baseline = MatrixResult.from_file(gate_against)
-        check_baseline(baseline, cfg.cases_version, cfg.variants(), margin=margin)
-    total = len(cfg.prompts) * len(cfg.providers) * len(cfg.cases) * cfg.repeats
-    with _progress(total) as advance:
-        result = run_matrix(
-            cfg,
-            cache_dir=None if cache_dir is None else str(cache_dir),
-            offline=offline,
-            no_cache=no_cache,
-            on_attempt=advance,
-        )
-    if output:  # the files, and the grid where the command ran
+
+def _emit(result: Any, fmt: str, output: Any) -> None:
+    """The files, the grid where the command ran, the gate's checks; why the run stopped."""
+    from assay.cli.common import emit_result
+
+    if output:
         emit_result(result, fmt, output)
     emit_result(result, "table" if output else fmt, None)
-    if record:
-        from assay.cli.common import record_result
-
-        record_result(result, store)
-    if baseline is not None:
-        from assay.matrix.gate import gate_matrix
-
-        gate = gate_matrix(result, baseline, margin=margin)
+    gate = result.gate
+    if gate is not None:
         for check in gate.checks:
             mark = "pass" if check.passed else "FAIL"
             typer.echo(
@@ -91,19 +78,8 @@ def matrix(
                 f"CI {check.ci_low:+.3f}..{check.ci_high:+.3f})"
             )
         typer.echo(f"gate {'passed' if gate.passed else 'failed'}: {gate.rule}")
-        if not gate.passed:
-            raise typer.Exit(1)
-    _exit(result, max_failed)
-
-
-def _exit(result: Any, max_failed: int) -> None:
-    """Exit 1 at a spent budget or more failed calls than ``--max-failed``."""
-    from assay.cli.model_options import exit_if_calls_failed
-
-    if result.stopped_at_budget:
+    if result.stopped_at_budget and (gate is None or gate.passed):
         typer.echo("stopped at the budget (max_cost): some repeats were not asked", err=True)
-        raise typer.Exit(1)
-    exit_if_calls_failed(result.failed_calls(), max_failed, f"matrix {result.name}")
 
 
 @contextlib.contextmanager

@@ -1,17 +1,19 @@
 """Options and the exit rule shared by the commands that call models.
 
 ``judge llm``, ``judge claims``, ``judge answers``, ``generate queries`` and
-``matrix`` take the same ``--max-cost`` and ``--max-failed`` and end the same
-way: after the report, exit 1 when more model calls failed than
-``--max-failed`` (default 0), naming the failures on stderr, or when items
-were asked and none could be scored.
+``matrix`` take the same ``--max-cost`` and ``--max-failed`` (one
+:class:`~assay.procedures.model_options.ModelCallOptions`) and end the same
+way (:func:`assay.cli.common.finish`): after the report, exit 1 when more model
+calls failed than ``--max-failed`` (default 0), naming the failures on stderr,
+or when the calls stopped short (the budget, the circuit breaker) or items
+were asked and none could be scored (the result's ``exit_code``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -37,32 +39,64 @@ CacheDirOpt = Annotated[
 NoCacheOpt = Annotated[bool, typer.Option("--no-cache", help="Neither read nor write the cache.")]
 
 
-def check_model_options(max_cost: float | None, max_failed: int) -> None:
-    """``--max-cost`` finite and >= 0, ``--max-failed`` >= 0: exit 2 before any work."""
-    from assay.cli.common import check_max_failed_option
-    from assay.providers.accounting import check_max_cost
+def model_calls(
+    model: str | None,
+    config: Path | None,
+    cache_dir: Path | None,
+    offline: bool,
+    no_cache: bool,
+    max_cost: float | None,
+    max_failed: int,
+) -> Any:
+    """The :class:`~assay.procedures.model_options.ModelCallOptions` of these flags
+    (``--max-cost`` finite and >= 0, ``--max-failed`` >= 0: exit 2 before any work).
+    ``--executor`` is not among them: its callback sets the executor as it is parsed."""
+    from assay.procedures.model_options import ModelCallOptions
 
-    check_max_cost(max_cost)
-    check_max_failed_option(max_failed)
+    return ModelCallOptions(
+        model=model,
+        config=config,
+        cache_dir=cache_dir,
+        offline=offline,
+        no_cache=no_cache,
+        max_cost=max_cost,
+        max_failed=max_failed,
+    )
 
 
-def exit_if_calls_failed(
-    failed: Sequence[str], max_failed: int, who: str, *, nothing_scored: bool = False
-) -> None:
-    """Apply the rule of this module: name the failures on stderr and exit 1."""
+def say_stopped(result: Any) -> None:
+    """Say on stderr why the calls of ``result`` stopped short: the circuit breaker, or no
+    usable answer (a spent budget is in the report)."""
     from rich.console import Console
     from rich.markup import escape
 
-    from assay.failures import too_many_failed
-    from assay.redact import redact_text
-
-    message = too_many_failed(failed, max_failed, who, what="failed model calls")
-    if message is None and not nothing_scored:
+    calls = getattr(result, "run", result)  # a grading run, or the result itself
+    if calls.stopped_at_budget:
         return
-    console = Console(stderr=True, highlight=False, soft_wrap=True)
-    if message is not None:
-        text = redact_text(message.replace("`max_failed` N", "--max-failed N"))
-        console.print(f"[bold red]failed model calls:[/bold red] {escape(text)}")
-    if nothing_scored:
+    who = result.failed_runs()[0][0]
+    if calls.circuit_open is not None:
+        typer.echo(f"{who}: {calls.circuit_open}", err=True)
+    elif calls.nothing_scored:
+        console = Console(stderr=True, highlight=False, soft_wrap=True)
         console.print(f"[bold red]nothing scored:[/bold red] {escape(who)}: no usable answer")
-    raise typer.Exit(1)
+
+
+def calls_emitter(
+    data: Path | None = None, kind: str = "", *, beside: bool = True
+) -> Callable[[Any, str, Any], None]:
+    """The ``emitter`` of :func:`assay.cli.common.finish` for a command calling models:
+    say the ``data`` file written (``kind``), render the result (beside it: the table on
+    stdout too), then why the calls stopped short (:func:`say_stopped`)."""
+
+    def emitter(result: Any, fmt: str, output: Any) -> None:
+        from assay.cli.common import emit_beside, emit_result, say_wrote
+
+        if data is not None:
+            say_wrote(data, kind, "jsonl")
+        if beside:
+            emit_beside(result, fmt, output or [])
+        else:
+            emit_result(result, fmt, output)
+        say_stopped(result)
+
+    return emitter

@@ -13,10 +13,11 @@ from __future__ import annotations
 
 import random
 import re
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, Field
 
+from assay.failures import FAILED_CALLS
 from assay.judges.graders import Grader, _schema
 from assay.providers.accounting import Usage
 from assay.results import ResultModel
@@ -74,6 +75,32 @@ class SyntheticQueries(ResultModel):
     circuit_open: str | None = Field(
         None, description="why calls stopped after too many failed in a row"
     )
+
+    #: What :meth:`failed_runs` lists: the model calls that failed.
+    failed_what: ClassVar[str] = FAILED_CALLS
+
+    @property
+    def nothing_scored(self) -> bool:
+        """Passages were asked and no query could be written."""
+        return self.requested > 0 and not self.rows
+
+    @property
+    def stopped_short(self) -> bool:
+        """The budget or the circuit breaker stopped the calls (passages left unasked)."""
+        return self.stopped_at_budget or self.circuit_open is not None
+
+    def failed_runs(self) -> list[tuple[str, list[str]]]:
+        """The failed model calls (secrets masked), named for ``max_failed``; none when the
+        calls :attr:`stopped_short` (that fails by :meth:`exit_code` alone)."""
+        from assay.redact import redact_text
+
+        who = f"generate queries --model {self.model.get('name')}"
+        failed = [] if self.stopped_short else self.failed_calls
+        return [(who, [redact_text(f) for f in failed])]
+
+    def exit_code(self) -> int:
+        """1 when the calls :attr:`stopped_short` or no query was written, else 0."""
+        return 1 if self.stopped_short or self.nothing_scored else 0
 
 
 def words(text: str) -> set[str]:

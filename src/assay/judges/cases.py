@@ -20,11 +20,12 @@ import hashlib
 import json
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import Field
 
 from assay.errors import InputError, Problem, ProblemLog, _StopCollecting
+from assay.failures import FAILED_CALLS
 from assay.judges.graders import ANSWER_CHECK, CLAIM_SUPPORT, Grader, with_rubric
 from assay.judges.grading import GradingRun, Item, grade_items
 from assay.providers.client import ChatClient
@@ -45,6 +46,17 @@ class ClaimsResult(ResultModel):
     unscored: list[dict[str, Any]] = Field(default_factory=list)
     output: str | None = None
 
+    #: What :meth:`failed_runs` lists: the model calls that failed.
+    failed_what: ClassVar[str] = FAILED_CALLS
+
+    def failed_runs(self) -> list[tuple[str, list[str]]]:
+        """The failed model calls, named for ``max_failed``."""
+        return self.run.failed_runs(f"judge claims --model {self.run.model.get('name')}")
+
+    def exit_code(self) -> int:
+        """1 when the budget or the circuit breaker stopped the calls, or nothing was judged."""
+        return self.run.exit_code()
+
 
 class AnswersGradeResult(ResultModel):
     """The answer rubric per case, and rates over answered cases (model-graded)."""
@@ -56,6 +68,17 @@ class AnswersGradeResult(ResultModel):
     graded_by: str
     per_case: list[dict[str, Any]] = Field(default_factory=list)
     unscored: list[dict[str, Any]] = Field(default_factory=list)
+
+    #: What :meth:`failed_runs` lists: the model calls that failed.
+    failed_what: ClassVar[str] = FAILED_CALLS
+
+    def failed_runs(self) -> list[tuple[str, list[str]]]:
+        """The failed model calls, named for ``max_failed``."""
+        return self.run.failed_runs(f"judge answers --model {self.run.model.get('name')}")
+
+    def exit_code(self) -> int:
+        """1 when the budget or the circuit breaker stopped the calls, or nothing was graded."""
+        return self.run.exit_code()
 
 
 def read_case_lines(path: str | Path) -> list[dict[str, Any]]:

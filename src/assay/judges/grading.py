@@ -97,6 +97,29 @@ class GradingRun(BaseModel):
             out.extend(f"{item.id}: {r.removeprefix('error: ')}" for r in errors)
         return out
 
+    @property
+    def nothing_scored(self) -> bool:
+        """Items were asked and none got a verdict."""
+        return any(i.graded for i in self.items) and not self.scored
+
+    @property
+    def stopped_short(self) -> bool:
+        """The budget or the circuit breaker stopped the calls (items left unasked)."""
+        return self.stopped_at_budget or self.circuit_open is not None
+
+    def failed_runs(self, who: str) -> list[tuple[str, list[str]]]:
+        """``[(who, failed calls)]`` with secrets masked: what ``max_failed`` counts. A run
+        :attr:`stopped_short` fails by :meth:`exit_code` alone (its report lists the calls)."""
+        from assay.redact import redact_text
+
+        failed = [] if self.stopped_short else self.failed_calls()
+        return [(who, [redact_text(f) for f in failed])]
+
+    def exit_code(self) -> int:
+        """1 when the calls :attr:`stopped_short` or nothing was scored, else 0 (failed
+        calls aside: :meth:`failed_runs`)."""
+        return 1 if self.stopped_short or self.nothing_scored else 0
+
     def flip_rate(self) -> float | None:
         """Share of items with two or more scored samples that were not unanimous."""
         multi = [i for i in self.items if len(i.samples) >= 2]

@@ -14,11 +14,12 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import Field
 
 from assay.errors import InputError, Problem, ProblemLog, UsageError, _StopCollecting
+from assay.failures import FAILED_CALLS
 from assay.formats import detect_pairs
 from assay.judges.graders import RELEVANCE, Grader, to_scale
 from assay.judges.grading import GradingRun, Item, grade_items
@@ -184,6 +185,17 @@ class JudgeJob(ResultModel):
     labels_written: int = 0
     summary: dict[str, Any] = Field(default_factory=dict)
     unscored: list[dict[str, Any]] = Field(default_factory=list)
+
+    #: What :meth:`failed_runs` lists: the model calls that failed.
+    failed_what: ClassVar[str] = FAILED_CALLS
+
+    def failed_runs(self) -> list[tuple[str, list[str]]]:
+        """The failed model calls, named for ``max_failed``."""
+        return self.run.failed_runs(f"judge llm --model {self.run.model.get('name')}")
+
+    def exit_code(self) -> int:
+        """1 when the budget or the circuit breaker stopped the calls, or nothing was graded."""
+        return self.run.exit_code()
 
 
 def run_relevance_job(

@@ -12,33 +12,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from pydantic import BaseModel, Field
-
 from assay.errors import UsageError
-from assay.matrix.result import MatrixResult
+from assay.matrix.result import MatrixGate, MatrixResult, VariantGate
 
-
-class VariantGate(BaseModel):
-    """One variant's non-inferiority check."""
-
-    variant: str
-    cases: int
-    baseline_pass_rate: float
-    candidate_pass_rate: float
-    delta: float
-    ci_low: float
-    ci_high: float
-    passed: bool
-
-
-class MatrixGate(BaseModel):
-    """The checks and the decision (every variant must pass)."""
-
-    margin: float
-    confidence: float
-    rule: str
-    checks: list[VariantGate] = Field(default_factory=list)
-    passed: bool
+__all__ = ["MatrixGate", "VariantGate", "check_baseline", "gate_matrix"]
 
 
 def check_baseline(

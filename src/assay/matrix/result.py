@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, Field
 
+from assay.failures import FAILED_CALLS
 from assay.providers.accounting import Usage
 from assay.results import ResultModel
 from assay.stats.verdict import Verdict
@@ -94,6 +95,29 @@ class PairComparison(BaseModel):
     verdict: Verdict
 
 
+class VariantGate(BaseModel):
+    """One variant's non-inferiority check (:func:`assay.matrix.gate.gate_matrix`)."""
+
+    variant: str
+    cases: int
+    baseline_pass_rate: float
+    candidate_pass_rate: float
+    delta: float
+    ci_low: float
+    ci_high: float
+    passed: bool
+
+
+class MatrixGate(BaseModel):
+    """The checks and the decision (every variant must pass)."""
+
+    margin: float
+    confidence: float
+    rule: str
+    checks: list[VariantGate] = Field(default_factory=list)
+    passed: bool
+
+
 class MatrixResult(ResultModel):
     """Cells, variant summaries, comparisons and costs of one matrix run."""
 
@@ -125,6 +149,27 @@ class MatrixResult(ResultModel):
         default_factory=dict, description="pass rates per variant (what the store indexes)"
     )
     environment: dict[str, Any] = Field(default_factory=dict)
+    gate: MatrixGate | None = Field(
+        None,
+        exclude=True,
+        description="the gate on a baseline result, when asked (not written to the file)",
+    )
+
+    #: What :meth:`failed_runs` lists: the model calls that failed.
+    failed_what: ClassVar[str] = FAILED_CALLS
+
+    def failed_runs(self) -> list[tuple[str, list[str]]]:
+        """The failed model calls (secrets masked), named for ``max_failed``; none when the
+        run fails by :meth:`exit_code` already (a failed gate, a spent budget)."""
+        from assay.redact import redact_text
+
+        failed = [] if self.exit_code() else self.failed_calls()
+        return [(f"matrix {self.name}", [redact_text(f) for f in failed])]
+
+    def exit_code(self) -> int:
+        """1 when the gate on a baseline failed or the budget stopped the run, else 0."""
+        gate_failed = self.gate is not None and not self.gate.passed
+        return 1 if gate_failed or self.stopped_at_budget else 0
 
     def cell(self, variant: str, case_id: str) -> Cell | None:
         """The cell of ``variant`` on ``case_id``."""

@@ -10,6 +10,7 @@ given runs — whether the two sets rank the systems alike (Kendall's tau).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal
@@ -62,6 +63,7 @@ def agreement(
     measure: str = RANKING_MEASURE,
     keep_disagreements: bool = False,
     prefer: str | None = None,
+    disagreements_file: str | Path | None = None,
 ) -> AgreementResult:
     """Compare ``candidate`` labels with ``reference`` labels on the pairs both have.
 
@@ -73,6 +75,7 @@ def agreement(
     run files scored with both label sets by ``measure``. With
     ``keep_disagreements`` every pair graded differently is listed. ``prefer``
     names the source that wins where a file labels a pair twice (human, model).
+    ``disagreements_file``: write those pairs there too (JSONL, atomically).
     """
     import numpy as np
 
@@ -90,7 +93,8 @@ def agreement(
     if by is not None and len(fields) != len(by):
         missing = sorted(set(by) - set(fields))
         raise UsageError(f"no field {', '.join(missing)} in {ref.name}; use one the labels carry")
-    return AgreementResult(
+    keep = keep_disagreements or disagreements_file is not None
+    result = AgreementResult(
         reference=_describe(ref),
         candidate=_describe(cand),
         **head.model_dump(),
@@ -108,8 +112,15 @@ def agreement(
             "clipped_labels": clipped,
             "kappa_weights": "by category position, as scikit-learn",
         },
-        disagreements=_disagreements(joined) if keep_disagreements else [],
+        disagreements=_disagreements(joined) if keep else [],
     )
+    if disagreements_file is not None:
+        from assay.fileio import write_text_atomic
+
+        rows = result.disagreements
+        text = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
+        write_text_atomic(disagreements_file, text)
+    return result
 
 
 def _clip(joined: Any, max_grade: int | None) -> tuple[Any, int]:

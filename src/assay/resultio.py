@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Self
+from typing import Any, ClassVar, Self
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -68,6 +68,9 @@ class ResultModel(BaseModel):
             elif key in head:
                 ordered[key] = head[key]
         return dumps(ordered, indent=indent)
+
+    #: What this result's failures are, as ``--max-failed`` messages name them.
+    failed_what: ClassVar[str] = "failed queries"
 
     def failed_runs(self) -> list[tuple[str, list[str]]]:
         """(run name, failed query ids) of each run this result scored, for ``--max-failed``

@@ -378,14 +378,12 @@ def finish(
 ) -> None:
     """The end of every command: record the result (when asked), render it (``emitter``,
     default :func:`emit_result`), name runs over ``--max-failed`` and exit 1, then exit
-    with :meth:`~assay.results.ResultModel.exit_code`. A result's ``failed_what`` says
+    with :meth:`~assay.results.ResultModel.exit_code`. A result's ``failed_what`` names
     what its failures are (model calls; queries by default)."""
     if record:
         record_result(result, store)
     (emitter or emit_result)(result, fmt, output)
-    exit_if_failed(
-        result.failed_runs(), max_failed, getattr(result, "failed_what", "failed queries")
-    )
+    exit_if_failed(result.failed_runs(), max_failed, result.failed_what)
     code = result.exit_code()
     if code:
         raise SystemExit(code)

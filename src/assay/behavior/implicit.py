@@ -120,8 +120,9 @@ def judge_clicks(
     uncompressed bytes read (default :data:`assay.behavior.read.DEFAULT_MAX_BYTES`).
     """
     from assay.behavior import clickmodels as cm
-    from assay.behavior.sharded import read_logs as read_ubi  # one task per file on Ray
-    from assay.behavior.table import build_click_table
+    from assay.behavior.sharded import click_stats, read_logs
+    from assay.behavior.stats import StatsParams
+    from assay.behavior.table import checked_weights
 
     if model not in cm.MODELS:
         raise UsageError(f"--model must be one of {', '.join(cm.MODELS)}; got {model!r}")
@@ -130,8 +131,10 @@ def judge_clicks(
     from assay.behavior.read import DEFAULT_MAX_BYTES
 
     limit = DEFAULT_MAX_BYTES if max_bytes is None else max_bytes
-    log = read_ubi(paths, layout=layout, max_bytes=limit)
-    table = build_click_table(log, positions=positions, weights=weights, application=application)
+    w = checked_weights(weights, positions)
+    log = read_logs(paths, layout=layout, max_bytes=limit)  # one task per file on Ray
+    params = StatsParams(positions, w, application, n_events=len(log.events))
+    table = click_stats(log, params)  # one task per shard of query ids on Ray
     if not table.pairs:
         raise UsageError(
             "no search instance with a result list in the log: no impression events and no "

@@ -58,3 +58,18 @@ def _no_repeats(log: UbiLog, first: Any) -> None:
 
     with collecting(first) as problems:
         _check_duplicates(list(log.queries), problems)
+
+
+def click_stats(log: UbiLog, params: Any) -> Any:
+    """The click models' statistics of ``log``
+    (:class:`~assay.behavior.stats.ClickStats`): locally the whole log as one shard; on
+    Ray one task per shard of ``query_id`` values (as many shards as files, at least
+    two), reduced here. Both give the same statistics to the last bit."""
+    from assay.behavior.stats import of_log, reduce_stats, shard_stats, shards_of
+    from assay.executors import current
+
+    executor = current()
+    if executor.name == "local":
+        return of_log(log, params)
+    parts = shards_of(log, max(2, len(log.files)))
+    return reduce_stats(list(executor.map(shard_stats, parts, shared=params)), params)

@@ -1,4 +1,8 @@
-"""`judge clicks` over a UBI log in shards, read on two Ray nodes: the result of one file."""
+"""`judge clicks` over a UBI log in shards on two Ray nodes: the result of one file, locally.
+
+The files are read by one task each; the click models' statistics are computed by one
+task per shard of query ids (on both nodes, as Ray's state API shows) and reduced on
+the driver, which runs the EM iterations on them."""
 
 from __future__ import annotations
 
@@ -13,7 +17,7 @@ pytestmark = pytest.mark.ray
 VOLATILE = ("created_at", "environment", "files")
 
 
-@pytest.mark.parametrize("model", ["pbm", "dbn"])
+@pytest.mark.parametrize("model", ["pbm", "dbn", "coec"])
 def test_sharded_click_log_gives_the_one_file_result(
     on_ray, shared_data: Path, tmp_path: Path, model: str
 ) -> None:
@@ -33,5 +37,6 @@ def test_sharded_click_log_gives_the_one_file_result(
     cli(*common, *shards, "--json", str(tmp_path / "ray.json"), "--executor", "ray")
     same_json(tmp_path / "ray.json", tmp_path / "one.json", VOLATILE)
     # the files were read by Ray tasks (SPREAD is best effort: four short tasks on a fresh
-    # cluster may all land on one node; the other Ray tests check both nodes are used)
+    # cluster may all land on one node); the statistics' shards are dealt over the nodes
     assert len(on_ray.nodes_of("assay:_read_one", since, want=1)) >= 1
+    assert len(on_ray.nodes_of("assay:shard_stats", since)) == 2

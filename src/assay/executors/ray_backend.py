@@ -7,7 +7,10 @@ error raised by the work itself comes back as itself (an :class:`AssayError`
 stays one); a task whose every retry lost its worker goes to ``on_lost`` when
 the caller gave one (system calls record the chunk as failed queries, as a
 dead server would be), else it ends the command. Ctrl-C, or a caller that
-stops gathering, cancels every task not yet gathered.
+stops gathering, cancels every task not yet gathered, forcibly: a task waiting
+on a slow server would not see a polite cancel (its calls run in threads that
+catch everything), so its worker process is ended and Ray lists the task as
+``TASK_CANCELLED``.
 """
 
 from __future__ import annotations
@@ -169,8 +172,8 @@ class RayExecutor:
                 refs.popleft()
                 yield result
         finally:
-            for ref in refs:  # a stop, an error or Ctrl-C: nothing keeps running
-                ray.cancel(ref)
+            for ref in refs:  # a stop, an error or Ctrl-C: nothing keeps running (see above)
+                ray.cancel(ref, force=True)
 
     def _gather(
         self, ray: Any, ref: Any, item: Any, on_lost: Callable[[Any, BaseException], Any] | None

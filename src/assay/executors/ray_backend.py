@@ -204,8 +204,9 @@ class RayExecutor:
             on_lost=lost_chunk,
             num_cpus=self.options.io_task_cpus,
         )
-        for chunk, (answers, latencies) in zip(chunks, results, strict=True):
+        for chunk, (answers, latencies, outcomes) in zip(chunks, results, strict=True):
             calls.latencies.extend(latencies)
+            calls.replay(outcomes)  # failed attempts in a row, counted as one process would
             yield chunk, answers
 
     def chat_client(self, client: Any) -> Any:

@@ -2,10 +2,11 @@
 
 Each file is read and checked by :func:`assay.behavior.read.read_ubi` on a
 worker (one task per file); the driver joins the records in the files' order
-(exactly what one ``read_ubi`` over all the files returns), checks for a
-response logged twice across files, and builds the click table and fits the
-click model as a local run does. On the local executor, or for one file, it is
-``read_ubi`` itself.
+(exactly what one ``read_ubi`` over all the files returns) and checks for a
+response logged twice across files. On the local executor, or for one file, it
+is ``read_ubi`` itself. The click models' statistics are then computed per
+shard of ``query_id`` values, one task each, and reduced on the driver
+(:func:`click_stats`, :mod:`assay.behavior.stats`).
 """
 
 from __future__ import annotations
@@ -63,13 +64,16 @@ def _no_repeats(log: UbiLog, first: Any) -> None:
 def click_stats(log: UbiLog, params: Any) -> Any:
     """The click models' statistics of ``log``
     (:class:`~assay.behavior.stats.ClickStats`): locally the whole log as one shard; on
-    Ray one task per shard of ``query_id`` values (as many shards as files, at least
-    two), reduced here. Both give the same statistics to the last bit."""
+    Ray one task per shard of ``query_id`` values (as many shards as files, or as tasks
+    the cluster runs at once, at least two), reduced here. Both give the same
+    statistics to the last bit."""
     from assay.behavior.stats import of_log, reduce_stats, shard_stats, shards_of
     from assay.executors import current
 
     executor = current()
     if executor.name == "local":
         return of_log(log, params)
-    parts = shards_of(log, max(2, len(log.files)))
+    window = getattr(executor, "window", None)
+    n = max(2, len(log.files), window() if callable(window) else 0)
+    parts = shards_of(log, n)
     return reduce_stats(list(executor.map(shard_stats, parts, shared=params)), params)

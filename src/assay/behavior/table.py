@@ -127,13 +127,13 @@ def shard_table(
     """The click table of one shard of a log: every record of some ``query_id`` values.
 
     ``query_order`` / ``event_order`` give each record's place in the whole log (of
-    ``n_events`` events), so
-    that the table says where each of its lists comes (``instance_order``: an
-    impression list at its first event's place, a returned list after every event)
-    and where each pair first appears (``pair_first``). The checks that need the
-    whole log are not made here: their ingredients come back in the second value
-    (see :func:`check_base`, :func:`check_hit_positions`). A problem with one record
-    raises an :class:`InputError` whose ``order`` attribute is the record's place.
+    ``n_events`` events), so that the table says where each of its lists comes
+    (``instance_order``: an impression list at its first event's place, a returned
+    list after every event) and where each pair first appears (``pair_first``). The
+    checks that need the whole log are not made here: their ingredients come back in
+    the second value (see :func:`check_base`, :func:`check_hit_positions`). A problem
+    with one record raises an :class:`InputError` whose ``order`` attribute is the
+    record's place.
     """
     return _build(
         queries,
@@ -162,6 +162,8 @@ def _build(
     impression_action: str,
     max_rank: int,
 ) -> tuple[ClickTable, dict[str, Any]]:
+    """The click table of these records and what the whole-log checks need (orders
+    default to the records' own places)."""
     w = weights
     n_events = len(all_events) if n_events is None else n_events
     q_at = range(len(all_queries)) if query_order is None else query_order

@@ -8,6 +8,7 @@ counts must be the same to the last bit, and the counts must equal the click tab
 
 from __future__ import annotations
 
+import pickle
 from pathlib import Path
 
 import numpy as np
@@ -89,6 +90,8 @@ def test_a_bad_record_gives_the_same_error_in_any_shards(log) -> None:
         with pytest.raises(InputError) as sharded:
             _sharded(log, params, k)
         assert str(sharded.value) == str(whole.value)
+    back = pickle.loads(pickle.dumps(whole.value))  # as a Ray task sends it
+    assert str(back) == str(whole.value) and back.problems == whole.value.problems
     chorus = _params(log, 0, "Chorus")  # Chorus counts from 1: a check over the whole log
     with pytest.raises(InputError) as whole:
         of_log(log, chorus)

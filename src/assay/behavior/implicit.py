@@ -120,7 +120,7 @@ def judge_clicks(
     uncompressed bytes read (default :data:`assay.behavior.read.DEFAULT_MAX_BYTES`).
     """
     from assay.behavior import clickmodels as cm
-    from assay.behavior.sharded import click_stats, read_logs
+    from assay.behavior.sharded import click_statistics
     from assay.behavior.stats import StatsParams
     from assay.behavior.table import checked_weights
 
@@ -132,9 +132,9 @@ def judge_clicks(
 
     limit = DEFAULT_MAX_BYTES if max_bytes is None else max_bytes
     w = checked_weights(weights, positions)
-    log = read_logs(paths, layout=layout, max_bytes=limit)  # one task per file on Ray
-    params = StatsParams(positions, w, application, n_events=len(log.events))
-    table = click_stats(log, params)  # one task per shard of query ids on Ray
+    params = StatsParams(positions, w, application)
+    # on Ray: a task per file reads it, a task per shard of query ids makes its statistics
+    table, files = click_statistics(paths, params, layout=layout, max_bytes=limit)
     if not table.pairs:
         raise UsageError(
             "no search instance with a result list in the log: no impression events and no "
@@ -147,7 +147,7 @@ def judge_clicks(
     counts["graded_pairs"] = sum(1 for r in rows if r.grade is not None)
     return ImplicitJudgments(
         model=model,
-        files=list(log.files),
+        files=files,
         positions=positions,
         application=application,
         weights=dict(weights or {"click": 1.0}),

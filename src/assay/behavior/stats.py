@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import zlib
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -272,13 +272,15 @@ def _lists(
 
 def of_log(log: UbiLog, params: StatsParams) -> ClickStats:
     """The statistics of a whole log, as one shard (the local executor's path)."""
+    params = replace(params, n_events=len(log.events))
     everything = (log.queries, log.events, range(len(log.queries)), range(len(log.events)))
     return reduce_stats([shard_stats(params, everything)], params)
 
 
-def shards_of(log: UbiLog, n: int) -> list[tuple[Any, ...]]:
+def shards_of(log: UbiLog, n: int, offset: int = 0) -> list[tuple[Any, ...]]:
     """``log`` in ``n`` shards by ``query_id`` (a stable hash), each record with its place
-    in the log; events without a ``query_id`` belong to no search and are left out."""
+    in the log (plus ``offset``); events without a ``query_id`` belong to no search and are
+    left out."""
     queries: list[list[UbiQuery]] = [[] for _ in range(n)]
     events: list[list[UbiEvent]] = [[] for _ in range(n)]
     q_at: list[list[int]] = [[] for _ in range(n)]
@@ -293,12 +295,12 @@ def shards_of(log: UbiLog, n: int) -> list[tuple[Any, ...]]:
     for i, q in enumerate(log.queries):
         k = shard(q.query_id)
         queries[k].append(q)
-        q_at[k].append(i)
+        q_at[k].append(offset + i)
     for i, e in enumerate(log.events):
         if e.query_id is not None:
             k = shard(e.query_id)
             events[k].append(e)
-            e_at[k].append(i)
+            e_at[k].append(offset + i)
     return list(zip(queries, events, q_at, e_at, strict=True))
 
 

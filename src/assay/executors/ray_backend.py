@@ -15,6 +15,7 @@ catch everything), so its worker process is ended and Ray lists the task as
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import threading
@@ -42,6 +43,11 @@ class WorkLost(AssayError):
 def _apply(fn: Callable[[Any, Any], Any], shared: Any, item: Any) -> Any:
     """The task body: ``fn(shared, item)`` on a worker."""
     return fn(shared, item)
+
+
+def _apply_parts(fn: Callable[[Any, Any], Any], shared: Any, *parts: Any) -> Any:
+    """A combining task's body: ``fn(shared, parts)`` (Ray resolved every part)."""
+    return fn(shared, list(parts))
 
 
 def _no_state(_: Any) -> None:
@@ -174,6 +180,53 @@ class RayExecutor:
         finally:
             for ref in refs:  # a stop, an error or Ctrl-C: nothing keeps running (see above)
                 ray.cancel(ref, force=True)
+
+    def shuffle(
+        self,
+        split: Callable[[Any, T], tuple[Any, ...]],
+        items: Sequence[T],
+        parts: int,
+        combine: Callable[[Any, list[Any]], R],
+        *,
+        shared: Any = None,
+    ) -> tuple[list[Any], list[R]]:
+        """``split(shared, item)`` as one task per item, returning ``(head, part 0, ...,
+        part parts-1)``; then ``combine(shared, [part k of every item, in order])`` as one
+        task per ``k``, dealt round-robin over the nodes. The parts go from task to task
+        (never through here); the heads (gathered first, in order: the first item's error
+        is the one raised) and the combined values come back."""
+        ray = self.ray()
+        common = {"max_retries": self.options.max_retries, "retry_exceptions": False}
+        splitter = ray.remote(_apply).options(
+            name=f"assay:{getattr(split, '__name__', 'split')}",
+            num_returns=parts + 1,
+            scheduling_strategy="SPREAD",
+            **common,
+        )
+        combiner = ray.remote(_apply_parts)
+        name = f"assay:{getattr(combine, '__name__', 'combine')}"
+        shared_ref = ray.put(shared)
+        refs: list[Any] = []
+        try:
+            split_refs = [splitter.remote(split, shared_ref, item) for item in items]
+            refs = [out[0] for out in split_refs]  # one ref names its task
+            # dealt round-robin over the nodes: SPREAD alone put every one on one node
+            combined = [
+                combiner.options(name=name, scheduling_strategy=placement, **common).remote(
+                    combine, shared_ref, *[out[k + 1] for out in split_refs]
+                )
+                for k, placement in enumerate(spread_placements(ray, parts))
+            ]
+            refs += combined
+            pairs = zip(split_refs, items, strict=True)
+            heads = [self._gather(ray, out[0], item, None) for out, item in pairs]
+            values = [self._gather(ray, ref, k, None) for k, ref in enumerate(combined)]
+            refs = []
+            return heads, values
+        finally:
+            for ref in refs:  # an error or Ctrl-C: nothing keeps running
+                with contextlib.suppress(Exception):  # a task that already ended
+                    ray.cancel(ref, force=True)
 
     def _gather(
         self, ray: Any, ref: Any, item: Any, on_lost: Callable[[Any, BaseException], Any] | None

@@ -179,7 +179,8 @@ class RayExecutor:
                 yield result
         finally:
             for ref in refs:  # a stop, an error or Ctrl-C: nothing keeps running (see above)
-                ray.cancel(ref, force=True)
+                with contextlib.suppress(Exception):  # a task that already ended
+                    ray.cancel(ref, force=True)
 
     def shuffle(
         self,

@@ -29,7 +29,7 @@ def _no_repeats(queries: Sequence[UbiQuery], first: Any) -> None:
         _check_duplicates(list(queries), problems)
 
 
-#: Places in the log: file number x FILE_SPAN + line of record in the file's records.
+#: A record's place in the log: its file's number x FILE_SPAN + its place among that file's.
 FILE_SPAN = 1 << 40
 #: Returned lists come after every impression list (:func:`~assay.behavior.table.shard_table`).
 AFTER_EVENTS = 1 << 62

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 MAX_PROBLEMS = 20
 
@@ -82,6 +83,10 @@ class InputError(AssayError):
         if truncated:
             lines.append(f"... stopped after {len(self.problems)} problems")
         super().__init__("\n".join(lines))
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled with its problems (a Ray worker's error reaches the driver whole)."""
+        return (type(self), (self.problems, self.truncated), self.__dict__)
 
 
 class SystemCallError(AssayError):

@@ -72,3 +72,15 @@ def test_local_commands_never_import_ray(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip().endswith("no ray")
+
+
+def test_local_shuffle_combines_part_k_of_every_item_in_order() -> None:
+    from assay.executors.local import LocalExecutor
+
+    def split(shared: int, item: str) -> tuple:
+        return (item.upper(), *[f"{item}{k * shared}" for k in range(3)])
+
+    heads, combined = LocalExecutor().shuffle(
+        split, ["a", "b"], 3, lambda s, parts: "+".join(parts), shared=10
+    )
+    assert heads == ["A", "B"] and combined == ["a0+b0", "a10+b10", "a20+b20"]

@@ -132,3 +132,32 @@ def test_a_worker_that_never_comes_back_fails_its_queries(ray_cluster, tmp_path:
     assert [f.query_id for f in outcome.failures] == ["q13"]
     assert "Ray worker" in outcome.failures[0].error
     assert len(outcome.run.query_ids) == 39
+
+
+def test_failed_attempts_in_a_row_are_counted_across_tasks(
+    on_ray, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A server that always fails: 4 queries a task, 3 attempts each, so no task alone makes
+    the 15 failed attempts in a row that stop a run; the driver counts them over the tasks
+    in order and stops where a local run stops, with the same message."""
+    judgments = _judgments(tmp_path, n=24)
+    said = {}
+    with stub_server() as (base, _):
+        config = tmp_path / "assay.toml"
+        config.write_text(
+            f'[systems.dead]\ntype = "http"\nurl = "{base}/status/503?q={{query}}"\n'
+            "concurrency = 2\nretries = 2\nbackoff = 0\n"
+        )
+        for executor in ("local", "ray"):
+            capsys.readouterr()
+            cli(
+                "run", str(judgments), "--system", "dead", "--config", str(config),
+                "--no-cache", "-q", "--max-consecutive-failures", "5",
+                "-o", str(tmp_path / f"{executor}.trec"), "--executor", executor,
+                code=1,
+            )  # fmt: skip
+            said[executor] = capsys.readouterr().err
+            assert not (tmp_path / f"{executor}.trec").exists()
+    assert "15 failed attempts in a row" in said["local"]
+    assert "(4 queries failed, 0 succeeded)" in said["local"]
+    assert said["ray"].replace("ray.trec", "") == said["local"].replace("local.trec", "")

@@ -1,6 +1,7 @@
 """Click models in numpy: CTR by position, COEC, PBM and DBN fitted by EM.
 
-Every model reads a :class:`~assay.behavior.table.ClickTable` and returns a
+Every model reads the reduced statistics of a log
+(:class:`~assay.behavior.stats.ClickStats`, or a click table) and returns a
 :class:`Fit`: one estimate per (query, document) pair with a confidence
 interval, on the model's own scale:
 
@@ -33,6 +34,7 @@ from typing import Any
 
 import numpy as np
 
+from assay.behavior.stats import ClickStats, as_stats
 from assay.behavior.table import ClickTable
 
 MODELS = ("ctr", "coec", "pbm", "dbn")
@@ -69,34 +71,34 @@ def wilson(
     return low, high
 
 
-def ctr_by_position(table: ClickTable) -> tuple[np.ndarray, np.ndarray]:
+def ctr_by_position(data: ClickTable | ClickStats) -> tuple[np.ndarray, np.ndarray]:
     """(click-through rate, impressions) at every rank, over all pairs."""
-    shown = table.shown
-    impressions = shown.sum(axis=0).astype(np.float64)
-    clicks = np.where(shown, table.signal, 0.0).sum(axis=0)
+    st = as_stats(data)
+    impressions = np.bincount(st.cell_rank, st.cell_n, st.width)
+    clicks = np.bincount(st.cell_rank, st.cell_c, st.width)
     with np.errstate(divide="ignore", invalid="ignore"):
         ctr = np.where(impressions > 0, clicks / impressions, 0.0)
     return ctr, impressions.astype(np.int64)
 
 
-def expected_clicks(table: ClickTable) -> np.ndarray:
+def expected_clicks(data: ClickTable | ClickStats) -> np.ndarray:
     """Per pair, the clicks an average result would get at the ranks the pair was shown."""
-    ctr, _ = ctr_by_position(table)
-    shown = table.shown
-    ranks = np.nonzero(shown)[1]
-    return np.bincount(table.docs[shown], weights=ctr[ranks], minlength=len(table.pairs))
+    st = as_stats(data)
+    ctr, _ = ctr_by_position(st)
+    return np.bincount(st.cell_pair, st.cell_n * ctr[st.cell_rank], len(st.pairs))
 
 
-def fit_ctr(table: ClickTable, z: float = 1.96) -> Fit:
+def fit_ctr(data: ClickTable | ClickStats, z: float = 1.96) -> Fit:
     """Clicks over impressions per pair."""
-    n = table.pair_impressions()
-    c = table.pair_clicks()
+    st = as_stats(data)
+    n = st.pair_impressions()
+    c = st.pair_clicks()
     low, high = wilson(c, n, z)
     est = np.where(n > 0, c / np.maximum(n, 1), 0.0)
-    return Fit("ctr", est, low, high, {"ctr_by_rank": ctr_by_position(table)[0].tolist()})
+    return Fit("ctr", est, low, high, {"ctr_by_rank": ctr_by_position(st)[0].tolist()})
 
 
-def fit_coec(table: ClickTable, cap: float = 4.0, z: float = 1.96) -> Fit:
+def fit_coec(data: ClickTable | ClickStats, cap: float = 4.0, z: float = 1.96) -> Fit:
     """Clicks over expected clicks, bounded at ``cap``; exact Poisson interval."""
     from scipy.stats import chi2, norm
 
@@ -104,32 +106,33 @@ def fit_coec(table: ClickTable, cap: float = 4.0, z: float = 1.96) -> Fit:
         from assay.errors import UsageError
 
         raise UsageError(f"the COEC cap must be > 0, got {cap}")
-    c = table.pair_clicks()
-    e = expected_clicks(table)
+    st = as_stats(data)
+    c = st.pair_clicks()
+    e = expected_clicks(st)
     alpha = 2 * (1 - norm.cdf(z))
     with np.errstate(divide="ignore", invalid="ignore"):
         est = np.where(e > 0, c / e, 0.0)
         low = np.where((e > 0) & (c > 0), chi2.ppf(alpha / 2, 2 * c) / 2 / e, 0.0)
         high = np.where(e > 0, chi2.ppf(1 - alpha / 2, 2 * c + 2) / 2 / e, cap)
     clip = np.minimum
-    params = {"cap": cap, "ctr_by_rank": ctr_by_position(table)[0].tolist()}
+    params = {"cap": cap, "ctr_by_rank": ctr_by_position(st)[0].tolist()}
     return Fit("coec", clip(est, cap), clip(np.nan_to_num(low), cap), clip(high, cap), params)
 
 
-def fit_pbm(table: ClickTable, *, max_iter: int = 500, tol: float = 1e-9, z: float = 1.96) -> Fit:
+def fit_pbm(
+    data: ClickTable | ClickStats, *, max_iter: int = 500, tol: float = 1e-9, z: float = 1.96
+) -> Fit:
     """Position-based model by EM; examination at rank 0 fixed to 1.
 
     The posteriors depend only on (pair, rank, click), so the E-step runs on the
-    impression and click sums of each (pair, rank) cell, not on every impression.
+    impression and click sums of each (pair, rank) cell (the reduced statistics of
+    :mod:`assay.behavior.stats`), not on every impression.
     """
-    shown = table.shown
-    n_pairs, n_ranks = len(table.pairs), table.docs.shape[1]
-    cell = table.docs[shown] * n_ranks + np.nonzero(shown)[1]
-    seen = np.bincount(cell, minlength=n_pairs * n_ranks).astype(np.float64)
-    keep = np.flatnonzero(seen)
-    n = seen[keep]
-    c = np.bincount(cell, table.signal[shown], n_pairs * n_ranks)[keep]
-    p, r = keep // n_ranks, keep % n_ranks
+    st = as_stats(data)
+    n_pairs, n_ranks = len(st.pairs), st.width
+    p, r = st.cell_pair, st.cell_rank
+    n = st.cell_n.astype(np.float64)
+    c = st.cell_c
     per_pair = np.bincount(p, n, n_pairs)
     per_rank = np.bincount(r, n, n_ranks)
     alpha = np.full(n_pairs, 0.5)

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from assay.behavior.clickmodels import _EPS, Fit, _flat, _ratio, wilson
+from assay.behavior.stats import ClickStats, as_stats
 from assay.behavior.table import ClickTable
 
 
@@ -108,21 +109,27 @@ def estep(lists: Lists, a: np.ndarray, s: np.ndarray, gamma: float) -> dict[str,
 
 
 def fit_dbn(
-    table: ClickTable,
+    data: ClickTable | ClickStats,
     *,
     gamma: float | None = None,
     max_iter: int = 500,
     tol: float = 1e-9,
     z: float = 1.96,
 ) -> Fit:
-    """Fit a, s (per pair) and gamma (shared; fixed when given) by EM."""
-    lists = compact(table)
+    """Fit a, s (per pair) and gamma (shared; fixed when given) by EM.
+
+    The E-step runs once per distinct result list (pairs and clicks), its statistics
+    weighted by how often the list was seen (:mod:`assay.behavior.stats`)."""
+    st = as_stats(data)
+    lists = Lists(st.list_pid, st.list_click)
     valid, click = lists.valid, lists.click
-    n_pairs = len(table.pairs)
+    seen = st.list_count.astype(np.float64)
+    times = np.broadcast_to(seen[:, None], lists.pid.shape)
+    n_pairs = len(st.pairs)
     pid = lists.pid[valid]
     clicked = lists.pid[click]
-    shown_n = np.bincount(pid, minlength=n_pairs).astype(np.float64)
-    click_n = np.bincount(clicked, minlength=n_pairs).astype(np.float64)
+    shown_n = np.bincount(pid, times[valid], n_pairs)
+    click_n = np.bincount(clicked, times[click], n_pairs)
     a = np.full(n_pairs, 0.5)
     s = np.full(n_pairs, 0.5)
     g = 0.5 if gamma is None else float(gamma)
@@ -130,17 +137,16 @@ def fit_dbn(
     converged = False
     for _ in range(max_iter):
         stats = estep(lists, a, s, g)
-        history.append(float(stats["loglik"].sum()))
-        new_a = np.clip(
-            _ratio(np.bincount(pid, stats["num_a"][valid], n_pairs), shown_n, a), _EPS, 1 - _EPS
-        )
-        new_s = np.clip(
-            _ratio(np.bincount(clicked, stats["num_s"][click], n_pairs), click_n, s), 0.0, 1 - _EPS
-        )
+        history.append(float((stats["loglik"] * seen).sum()))
+        num_a = np.bincount(pid, (stats["num_a"] * times)[valid], n_pairs)
+        num_s = np.bincount(clicked, (stats["num_s"] * times)[click], n_pairs)
+        new_a = np.clip(_ratio(num_a, shown_n, a), _EPS, 1 - _EPS)
+        new_s = np.clip(_ratio(num_s, click_n, s), 0.0, 1 - _EPS)
         new_g = g
         if gamma is None:
-            den = stats["den_g"].sum()
-            new_g = float(np.clip(stats["num_g"].sum() / den, _EPS, 1 - _EPS)) if den > 0 else g
+            den = (stats["den_g"] * times).sum()
+            num = (stats["num_g"] * times).sum()
+            new_g = float(np.clip(num / den, _EPS, 1 - _EPS)) if den > 0 else g
         delta = max(
             np.max(np.abs(new_a - a), initial=0),
             np.max(np.abs(new_s - s), initial=0),
@@ -150,7 +156,7 @@ def fit_dbn(
         if delta < 1e-6 or _flat(history, tol):
             converged = True
             break
-    trials = np.bincount(pid, estep(lists, a, s, g)["examined"][valid], n_pairs)
+    trials = np.bincount(pid, (estep(lists, a, s, g)["examined"] * times)[valid], n_pairs)
     a_low, a_high = wilson(a * trials, trials, z)
     s_low, s_high = wilson(s * click_n, click_n, z)
     params = {"gamma": g, "attractiveness": a.tolist(), "satisfaction": s.tolist()}

@@ -120,8 +120,9 @@ def judge_clicks(
     uncompressed bytes read (default :data:`assay.behavior.read.DEFAULT_MAX_BYTES`).
     """
     from assay.behavior import clickmodels as cm
-    from assay.behavior.sharded import read_logs as read_ubi  # one task per file on Ray
-    from assay.behavior.table import build_click_table
+    from assay.behavior.sharded import click_statistics
+    from assay.behavior.stats import StatsParams
+    from assay.behavior.table import checked_weights
 
     if model not in cm.MODELS:
         raise UsageError(f"--model must be one of {', '.join(cm.MODELS)}; got {model!r}")
@@ -130,8 +131,10 @@ def judge_clicks(
     from assay.behavior.read import DEFAULT_MAX_BYTES
 
     limit = DEFAULT_MAX_BYTES if max_bytes is None else max_bytes
-    log = read_ubi(paths, layout=layout, max_bytes=limit)
-    table = build_click_table(log, positions=positions, weights=weights, application=application)
+    w = checked_weights(weights, positions)
+    params = StatsParams(positions, w, application)
+    # on Ray: a task per file reads it, a task per shard of query ids makes its statistics
+    table, files = click_statistics(paths, params, layout=layout, max_bytes=limit)
     if not table.pairs:
         raise UsageError(
             "no search instance with a result list in the log: no impression events and no "
@@ -144,7 +147,7 @@ def judge_clicks(
     counts["graded_pairs"] = sum(1 for r in rows if r.grade is not None)
     return ImplicitJudgments(
         model=model,
-        files=list(log.files),
+        files=files,
         positions=positions,
         application=application,
         weights=dict(weights or {"click": 1.0}),

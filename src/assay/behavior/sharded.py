@@ -1,60 +1,94 @@
-"""UBI logs in many files, read in parallel on the executor in force.
+"""UBI logs in many files, read and turned into click statistics on the executor in force.
 
-Each file is read and checked by :func:`assay.behavior.read.read_ubi` on a
-worker (one task per file); the driver joins the records in the files' order
-(exactly what one ``read_ubi`` over all the files returns), checks for a
-response logged twice across files, and builds the click table and fits the
-click model as a local run does. On the local executor, or for one file, it is
-``read_ubi`` itself.
+Locally the files are read by :func:`assay.behavior.read.read_ubi` and the
+whole log is one shard of statistics. On Ray (:func:`click_statistics`) each
+file is read and checked by one task, which cuts its records into shards by
+``query_id``; each shard of every file goes straight to one more task, which
+joins them in file order and computes the shard's statistics
+(:mod:`assay.behavior.stats`). The driver receives only the response ids (to
+refuse a response logged twice across files) and the statistics, which it
+reduces; the click models' EM iterations run on those.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from assay.behavior.models import UbiLog
+from assay.behavior.models import UbiQuery
 
 
-def _read_one(shared: tuple[str | None, int], path: str) -> UbiLog:
-    from assay.behavior.read import read_ubi
-
-    layout, max_bytes = shared
-    return read_ubi(path, layout=layout, max_bytes=max_bytes)
-
-
-def read_logs(
-    paths: str | Path | Sequence[str | Path],
-    layout: str | None = None,
-    max_bytes: int | None = None,
-) -> UbiLog:
-    """The UBI records of ``paths`` (see :func:`~assay.behavior.read.read_ubi`), each file read
-    by one task of the executor in force. On Ray, ``max_bytes`` bounds each file's
-    uncompressed bytes (each task's memory), not all files together."""
-    from assay.behavior.read import DEFAULT_MAX_BYTES, LAYOUTS, read_ubi
-    from assay.executors import current
-
-    items = [paths] if isinstance(paths, str | Path) else list(paths)
-    executor = current()
-    limit = DEFAULT_MAX_BYTES if max_bytes is None else max_bytes
-    if executor.name == "local" or len(items) < 2 or (layout and layout not in LAYOUTS):
-        return read_ubi(items, layout=layout, max_bytes=limit)
-    logs = list(executor.map(_read_one, [str(p) for p in items], shared=(layout, limit)))
-    merged = UbiLog(
-        tuple(q for one in logs for q in one.queries),
-        tuple(e for one in logs for e in one.events),
-        tuple(str(p) for p in items),
-        {name: found for one in logs for name, found in one.layouts.items()},
-    )
-    _no_repeats(merged, items[0])
-    return merged
-
-
-def _no_repeats(log: UbiLog, first: Any) -> None:
+def _no_repeats(queries: Sequence[UbiQuery], first: Any) -> None:
     """The reader's check that no response is logged twice, over every file."""
     from assay.behavior.read import _check_duplicates
     from assay.errors import collecting
 
     with collecting(first) as problems:
-        _check_duplicates(list(log.queries), problems)
+        _check_duplicates(list(queries), problems)
+
+
+#: A record's place in the log: its file's number x FILE_SPAN + its place among that file's.
+FILE_SPAN = 1 << 40
+#: Returned lists come after every impression list (:func:`~assay.behavior.table.shard_table`).
+AFTER_EVENTS = 1 << 62
+
+
+def click_statistics(
+    paths: str | Path | Sequence[str | Path],
+    params: Any,
+    layout: str | None = None,
+    max_bytes: int | None = None,
+) -> tuple[Any, list[str]]:
+    """The click models' statistics of the UBI logs at ``paths``
+    (:class:`~assay.behavior.stats.ClickStats`) and the files read.
+
+    Locally: :func:`~assay.behavior.read.read_ubi` over every file, the whole log one
+    shard. On Ray the records never reach this process: one task per file reads it and
+    cuts its records into shards by ``query_id``; one task per shard gathers that shard
+    of every file (in file order) and computes its statistics; here only the responses'
+    ids (for the check that none is logged twice across files) and the statistics
+    arrive, and are reduced. Both give the same statistics to the last bit."""
+    from assay.behavior.read import DEFAULT_MAX_BYTES, LAYOUTS, read_ubi
+    from assay.behavior.stats import of_log, reduce_stats
+    from assay.executors import current
+
+    items = [paths] if isinstance(paths, str | Path) else list(paths)
+    files = [str(p) for p in items]
+    executor = current()
+    limit = DEFAULT_MAX_BYTES if max_bytes is None else max_bytes
+    if executor.name == "local" or not items or (layout and layout not in LAYOUTS):
+        return of_log(read_ubi(items, layout=layout, max_bytes=limit), params), files
+    window = getattr(executor, "window", None)
+    n = max(2, len(items), window() if callable(window) else 0)
+    params = replace(params, n_events=AFTER_EVENTS)
+    heads, parts = executor.shuffle(
+        _split_file, list(enumerate(files)), n, _shard_stats, shared=(layout, limit, n, params)
+    )
+    _no_repeats([q for head in heads for q in head], items[0])
+    return reduce_stats(parts, params), files
+
+
+def _split_file(shared: tuple[Any, ...], item: tuple[int, str]) -> tuple[Any, ...]:
+    """On a worker: one file read and cut into shards; its responses' ids, then the shards."""
+    from assay.behavior.read import read_ubi
+    from assay.behavior.stats import shards_of
+
+    layout, max_bytes, n, _ = shared
+    index, path = item
+    log = read_ubi(path, layout=layout, max_bytes=max_bytes)
+    responses = [
+        UbiQuery(q.query_id, "", q.path, q.line, query_response_id=q.query_response_id)
+        for q in log.queries
+        if q.query_response_id is not None
+    ]
+    return (responses, *shards_of(log, n, offset=index * FILE_SPAN))
+
+
+def _shard_stats(shared: tuple[Any, ...], parts: list[tuple[Any, ...]]) -> Any:
+    """On a worker: one shard of every file, joined in file order, as statistics."""
+    from assay.behavior.stats import shard_stats
+
+    joined = tuple([x for part in parts for x in part[i]] for i in range(4))
+    return shard_stats(shared[3], joined)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from typing import Any
 
@@ -105,6 +106,7 @@ def main(argv: list[str] | None = None) -> None:
     try:
         raise SystemExit(_dispatch(argv))
     except KeyboardInterrupt:
+        _say(INTERRUPTED)
         raise SystemExit(EXIT_INTERRUPTED) from None
     except BrokenPipeError:
         _silence_stdout()
@@ -113,6 +115,17 @@ def main(argv: list[str] | None = None) -> None:
         raise
     except BaseException as exc:  # a bug: say so briefly, never a traceback
         raise SystemExit(_unexpected(exc)) from None
+
+
+#: What an interrupted command says (exit 130).
+INTERRUPTED = "interrupted (Ctrl-C): stopped; outstanding work cancelled, no output half-written"
+
+
+def _say(message: str) -> None:
+    """One line on stderr, whatever state stderr is in."""
+    with contextlib.suppress(Exception):
+        sys.stderr.write(message + "\n")
+        sys.stderr.flush()
 
 
 def _dispatch(argv: list[str] | None) -> int:
@@ -138,9 +151,12 @@ def _dispatch(argv: list[str] | None) -> int:
         if _is_usage_error(exc):
             exc.show()  # type: ignore[attr-defined]
             return EXIT_INVALID
-        if type(exc).__name__ == "Abort":
+        if type(exc).__name__ == "Abort":  # click's word for Ctrl-C
+            _say(INTERRUPTED)
             return EXIT_INTERRUPTED
         raise
+    if rc == EXIT_INTERRUPTED:  # typer's answer to Ctrl-C (KeyboardInterrupt)
+        _say(INTERRUPTED)
     return rc if isinstance(rc, int) else 0
 
 

@@ -72,7 +72,8 @@ class ExecutorOptions(BaseModel):
 
 
 class Executor(Protocol):
-    """What every executor does: map in order, fan system batches and model calls out."""
+    """What every executor does: map in order, shuffle parts between tasks, fan system
+    batches and model calls out."""
 
     name: str
 
@@ -85,6 +86,19 @@ class Executor(Protocol):
         on_lost: Callable[[T, BaseException], R] | None = None,
     ) -> Iterator[R]:
         """``fn(shared, item)`` for every item, yielded in the items' order."""
+        ...
+
+    def shuffle(
+        self,
+        split: Callable[[Any, T], tuple[Any, ...]],
+        items: Sequence[T],
+        parts: int,
+        combine: Callable[[Any, list[Any]], R],
+        *,
+        shared: Any = None,
+    ) -> tuple[list[Any], list[R]]:
+        """Split every item into a head and ``parts`` parts, combine part ``k`` of every item
+        (in order) for each ``k``; the heads and the combined values."""
         ...
 
     def system_batches(

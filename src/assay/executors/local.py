@@ -32,6 +32,21 @@ class LocalExecutor:
         for item in items:
             yield fn(shared, item)
 
+    def shuffle(
+        self,
+        split: Callable[[Any, T], tuple[Any, ...]],
+        items: Sequence[T],
+        parts: int,
+        combine: Callable[[Any, list[Any]], R],
+        *,
+        shared: Any = None,
+    ) -> tuple[list[Any], list[R]]:
+        """``split`` each item into ``(head, part 0, ...)``, then ``combine`` the parts of
+        each number across items; the heads and the combined values (see the Ray one)."""
+        outs = [split(shared, item) for item in items]
+        heads = [out[0] for out in outs]
+        return heads, [combine(shared, [out[k + 1] for out in outs]) for k in range(parts)]
+
     def system_batches(
         self, calls: Any, chunks: Sequence[list[str]], texts: dict[str, str]
     ) -> Iterator[tuple[list[str], Any]]:

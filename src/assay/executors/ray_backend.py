@@ -7,11 +7,15 @@ error raised by the work itself comes back as itself (an :class:`AssayError`
 stays one); a task whose every retry lost its worker goes to ``on_lost`` when
 the caller gave one (system calls record the chunk as failed queries, as a
 dead server would be), else it ends the command. Ctrl-C, or a caller that
-stops gathering, cancels every task not yet gathered.
+stops gathering, cancels every task not yet gathered, forcibly: a task waiting
+on a slow server would not see a polite cancel (its calls run in threads that
+catch everything), so its worker process is ended and Ray lists the task as
+``TASK_CANCELLED``.
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import threading
@@ -39,6 +43,11 @@ class WorkLost(AssayError):
 def _apply(fn: Callable[[Any, Any], Any], shared: Any, item: Any) -> Any:
     """The task body: ``fn(shared, item)`` on a worker."""
     return fn(shared, item)
+
+
+def _apply_parts(fn: Callable[[Any, Any], Any], shared: Any, *parts: Any) -> Any:
+    """A combining task's body: ``fn(shared, parts)`` (Ray resolved every part)."""
+    return fn(shared, list(parts))
 
 
 def _no_state(_: Any) -> None:
@@ -169,8 +178,56 @@ class RayExecutor:
                 refs.popleft()
                 yield result
         finally:
-            for ref in refs:  # a stop, an error or Ctrl-C: nothing keeps running
-                ray.cancel(ref)
+            for ref in refs:  # a stop, an error or Ctrl-C: nothing keeps running (see above)
+                with contextlib.suppress(Exception):  # a task that already ended
+                    ray.cancel(ref, force=True)
+
+    def shuffle(
+        self,
+        split: Callable[[Any, T], tuple[Any, ...]],
+        items: Sequence[T],
+        parts: int,
+        combine: Callable[[Any, list[Any]], R],
+        *,
+        shared: Any = None,
+    ) -> tuple[list[Any], list[R]]:
+        """``split(shared, item)`` as one task per item, returning ``(head, part 0, ...,
+        part parts-1)``; then ``combine(shared, [part k of every item, in order])`` as one
+        task per ``k``, dealt round-robin over the nodes. The parts go from task to task
+        (never through here); the heads (gathered first, in order: the first item's error
+        is the one raised) and the combined values come back."""
+        ray = self.ray()
+        common = {"max_retries": self.options.max_retries, "retry_exceptions": False}
+        splitter = ray.remote(_apply).options(
+            name=f"assay:{getattr(split, '__name__', 'split')}",
+            num_returns=parts + 1,
+            scheduling_strategy="SPREAD",
+            **common,
+        )
+        combiner = ray.remote(_apply_parts)
+        name = f"assay:{getattr(combine, '__name__', 'combine')}"
+        shared_ref = ray.put(shared)
+        refs: list[Any] = []
+        try:
+            split_refs = [splitter.remote(split, shared_ref, item) for item in items]
+            refs = [out[0] for out in split_refs]  # one ref names its task
+            # dealt round-robin over the nodes: SPREAD alone put every one on one node
+            combined = [
+                combiner.options(name=name, scheduling_strategy=placement, **common).remote(
+                    combine, shared_ref, *[out[k + 1] for out in split_refs]
+                )
+                for k, placement in enumerate(spread_placements(ray, parts))
+            ]
+            refs += combined
+            pairs = zip(split_refs, items, strict=True)
+            heads = [self._gather(ray, out[0], item, None) for out, item in pairs]
+            values = [self._gather(ray, ref, k, None) for k, ref in enumerate(combined)]
+            refs = []
+            return heads, values
+        finally:
+            for ref in refs:  # an error or Ctrl-C: nothing keeps running
+                with contextlib.suppress(Exception):  # a task that already ended
+                    ray.cancel(ref, force=True)
 
     def _gather(
         self, ray: Any, ref: Any, item: Any, on_lost: Callable[[Any, BaseException], Any] | None
@@ -201,8 +258,9 @@ class RayExecutor:
             on_lost=lost_chunk,
             num_cpus=self.options.io_task_cpus,
         )
-        for chunk, (answers, latencies) in zip(chunks, results, strict=True):
+        for chunk, (answers, latencies, outcomes) in zip(chunks, results, strict=True):
             calls.latencies.extend(latencies)
+            calls.replay(outcomes)  # failed attempts in a row, counted as one process would
             yield chunk, answers
 
     def chat_client(self, client: Any) -> Any:

@@ -3,9 +3,10 @@
 The worker runs the runner's own call path (:meth:`assay.systems.runner._Calls.ask`:
 retries, backoff, ``Retry-After``, checks of each result list) on a copy of
 the driver's calls, and sends back one ``(hits or error, attempts)`` per
-query plus the latencies it measured. The driver records them in chunk
-order through the same code as a local run (failures, circuit breaker), and
-writes the run cache once.
+query, the latencies it measured and the outcome of every attempt. The
+driver records them in chunk order through the same code as a local run
+(failed attempts in a row counted across tasks, failures, circuit breaker),
+and writes the run cache once.
 """
 
 from __future__ import annotations
@@ -44,16 +45,19 @@ def _by_value(function: Any) -> None:
 
 def ask_chunk(
     shared: tuple[Any, dict[str, str]], chunk: list[str]
-) -> tuple[list[Any], list[float]]:
-    """On a worker: ask every query of ``chunk``; the answers and the latencies measured."""
+) -> tuple[list[Any], list[float], list[str | None]]:
+    """On a worker: ask every query of ``chunk``; the answers, the latencies measured and
+    every attempt's outcome in order (the driver counts failed attempts in a row)."""
     calls, texts = shared
     calls = copy.copy(calls)
-    calls.latencies = []
-    return calls.ask(chunk, texts), calls.latencies
+    calls.latencies, calls.outcomes = [], []
+    return calls.ask(chunk, texts), calls.latencies, calls.outcomes
 
 
-def lost_chunk(chunk: list[str], exc: BaseException) -> tuple[list[Any], list[float]]:
+def lost_chunk(
+    chunk: list[str], exc: BaseException
+) -> tuple[list[Any], list[float], list[str | None]]:
     """A chunk whose every task attempt lost its worker: each query failed (as when a server
     never answers), so the run reports it and the circuit breaker counts it."""
     error = Transient(f"the Ray worker asking it was lost ({type(exc).__name__})")
-    return [(error, 1) for _ in chunk], []
+    return [(error, 1) for _ in chunk], [], [str(error) for _ in chunk]

@@ -133,9 +133,9 @@ def build_result(
             summaries.append(summarise(name, prompt.name, provider.name, provider.kind, vcells))
     variants = config.variants()
     baseline = config.baseline or variants[0]
-    usage = Usage.total(
+    usage = Usage.total(  # in grid order, not the order calls ended: the same float sums
         CallRecord(a.input_tokens, a.output_tokens, a.latency, a.cost, a.cached, error=a.error)
-        for a in slots.values()
+        for _, a in sorted(slots.items())
     )
     aggregate = {
         f"pass_rate {v.variant}": v.pass_rate for v in summaries if v.pass_rate is not None

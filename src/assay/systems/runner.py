@@ -316,6 +316,8 @@ class _Calls:
         self.latencies: list[float] = []
         self.failed_attempts = 0  # in a row, across queries and retries
         self.attempt_limit = breaker.threshold * ATTEMPTS_PER_FAILURE
+        #: on a remote worker: each attempt's failure (``None``: success), for the driver
+        self.outcomes: list[str | None] | None = None
 
     def _stopped(self, exc: Any) -> SystemUnavailable:
         return SystemUnavailable(
@@ -351,16 +353,30 @@ class _Calls:
         """:meth:`_ask`, counting failed attempts in a row; stop the run past the limit."""
         out = self._ask(qids, texts)
         for item in out:
-            if not isinstance(item, BaseException):
-                self.failed_attempts = 0
-                continue
-            self.failed_attempts += 1
-            if 0 < self.attempt_limit <= self.failed_attempts:
-                last = redact_text(_describe(item))
-                raise self._stopped(
-                    f"{self.failed_attempts} failed attempts in a row; the last: {last}"
-                )
+            self.count_attempt(item if isinstance(item, BaseException) else None)
         return out
+
+    def count_attempt(self, failure: BaseException | str | None) -> None:
+        """One attempt in the count of failed attempts in a row (``None``: it succeeded);
+        stop the run past the limit. A copy asking for a remote executor only notes each
+        attempt in :attr:`outcomes` (redacted): the driver counts them in order, as one
+        process would have, across every task (:meth:`replay`)."""
+        if self.outcomes is not None:
+            self.outcomes.append(None if failure is None else _said(failure))
+            return
+        if failure is None:
+            self.failed_attempts = 0
+            return
+        self.failed_attempts += 1
+        if 0 < self.attempt_limit <= self.failed_attempts:
+            raise self._stopped(
+                f"{self.failed_attempts} failed attempts in a row; the last: {_said(failure)}"
+            )
+
+    def replay(self, outcomes: list[str | None]) -> None:
+        """Count the attempts a task made (its :attr:`outcomes`), here, in order."""
+        for failure in outcomes:
+            self.count_attempt(failure)
 
     def _ask(self, qids: list[str], texts: dict[str, str]) -> list[list[Hit] | BaseException]:
         batch = [texts[q] for q in qids]
@@ -419,6 +435,11 @@ class _Calls:
 def _transient(exc: BaseException) -> Transient:
     """Any failure of a Python system counts as transient (worth another attempt)."""
     return Transient(f"{type(exc).__name__}: {exc}")
+
+
+def _said(failure: BaseException | str) -> str:
+    """A failed attempt as the stop message names it (redacted)."""
+    return failure if isinstance(failure, str) else redact_text(_describe(failure))
 
 
 def _describe(exc: BaseException) -> str:

@@ -133,20 +133,30 @@ class VectorSystem:
         return self
 
     def _embed_documents(self) -> np.ndarray:
-        """Every document's embedding, in chunks so that progress can be shown."""
+        """Every document's embedding, in chunks of :data:`_CHUNK` (progress is shown per
+        chunk). On Ray each chunk is one task (the same chunks, each embedded by the same
+        :func:`encode_chunk` call, so the same vectors); endpoint models embed from here."""
         import numpy as np
 
+        from assay.executors import current
         from assay.progress import progress
 
-        texts, parts = self._texts, []
+        texts = self._texts
+        chunks = [texts[start : start + _CHUNK] for start in range(0, len(texts), _CHUNK)]
+        shared = (self.encoder, self.batch_size)
+        executor = current()
+        if executor.name == "local" or len(chunks) < 2 or _remote_model(self.encoder):
+            parts: Any = (encode_chunk(shared, chunk) for chunk in chunks)
+        else:
+            parts = executor.map(encode_chunk, chunks, shared=shared)
+        done = []
         with progress(f"{self.name}: embedding", total=len(texts), unit="docs") as tick:
-            for start in range(0, len(texts), _CHUNK):
-                chunk = texts[start : start + _CHUNK]
-                parts.append(self.encoder.encode(chunk, batch_size=self.batch_size))
+            for chunk, part in zip(chunks, parts, strict=True):
+                done.append(part)
                 tick(len(chunk))
-        if not parts:
+        if not done:
             return self.encoder.encode([], batch_size=self.batch_size)
-        return np.concatenate(parts).astype(np.float32, copy=False)
+        return np.concatenate(done).astype(np.float32, copy=False)
 
     def search(self, query: str, k: int) -> list[Hit]:
         """The ``k`` documents most similar to one query text."""
@@ -181,6 +191,19 @@ class VectorSystem:
 
     def __repr__(self) -> str:
         return f"VectorSystem({self.name!r}, model={self.encoder.model_id!r})"
+
+
+def encode_chunk(shared: tuple[Encoder, int], texts: list[str]) -> np.ndarray:
+    """One chunk of documents embedded (here, or as a Ray task: the same call)."""
+    encoder, batch_size = shared
+    return encoder.encode(texts, batch_size=batch_size)
+
+
+def _remote_model(encoder: Encoder) -> bool:
+    """An endpoint model: its calls (and their cache) stay with the driver."""
+    from assay.systems.endpoint_embeddings import EndpointEncoder
+
+    return isinstance(encoder, EndpointEncoder)
 
 
 def from_config(name: str, table: dict[str, Any], *, corpus: Any, base_dir: Path) -> VectorSystem:

@@ -278,15 +278,16 @@ def corpus_options(
     return {"judgments": judgments, "id_field": id_field, "text_fields": text_fields}
 
 
-def options_from(model: type[M], params: Mapping[str, Any], **renamed: str) -> M:
+def options_from(model: type[M], params: Mapping[str, Any], **renamed: str | None) -> M:
     """``model`` (an option model) from a command's parsed parameters of the same names.
 
     ``renamed`` maps a field to the parameter that sets it where the names
-    differ (``text_fields="text_field"``); fields no parameter sets keep their
+    differ (``text_fields="text_field"``), or to ``None`` where a parameter of
+    the field's name means something else; fields no parameter sets keep their
     defaults, so the library and the command line decide each option once.
     """
     names = {field: renamed.get(field, field) for field in model.model_fields}
-    return model(**{field: params[name] for field, name in names.items() if name in params})
+    return model(**{f: params[n] for f, n in names.items() if n is not None and n in params})
 
 
 def record_result(result: Any, store: str | None) -> None:

@@ -112,8 +112,6 @@ def evaluate(
         source=options_from(SourceOptions, locals(), text_fields="text_field"),
         name=name,
         progress=True,
-        queries=queries,
-        split=split,
         abstain_below=abstain_below,
         prefer=prefer,
         mix_synthetic=mix_synthetic,

@@ -28,7 +28,6 @@ MAX_BODY = 25
 NOT_YET_THIN: dict[str, str] = {
     "answers": "body over 25 lines",
     "fuse": "imports library helpers",
-    "gate": "body over 25 lines",
     "generate queries": "body over 25 lines",
     "history": "body over 25 lines",
     "judge agree": "body over 25 lines",

@@ -14,7 +14,6 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from assay.errors import UsageError
 from assay.procedures.arguments import prepare
 from assay.procedures.options import SourceOptions, takes_scoring_options
 
@@ -95,13 +94,19 @@ def evaluate(
     Returns an :class:`~assay.results.EvaluationResult`; ``.per_query_frame()``
     gives the per-query rows as a pandas DataFrame.
     """
-    from assay.procedures.live import corpus_ids, executing, run_keywords
+    from assay.procedures.live import corpus_ids, executing, run_keywords, run_or_system
     from assay.procedures.sources import load_source, reading_beside
 
     keywords = run_keywords(
         source, retries=retries, cache=cache, max_consecutive_failures=max_consecutive_failures
     )
-    run = _run_or_system(run, source, judgments)
+    run = run_or_system(
+        run,
+        source,
+        judgments,
+        both="give a RUN file or --system NAME, not both",
+        neither="give a RUN file to score, or --system NAME to run a system",
+    )
     with reading_beside(run) as given:  # a run file is read while the judgments load
         load = {"queries": queries, "split": split, "corpus_ids": corpus_ids(source)}
         js, measures, by_fields = prepare(
@@ -144,22 +149,6 @@ def evaluate(
 
     # model labels on every query + people's sample, on the run scored
     return attach_calibration(result, ppi(js, loaded.run, calibrate, metrics=result.metrics))
-
-
-def _run_or_system(run: Any, source: SourceOptions | None, judgments: Any) -> Any:
-    """``run``, or the live system ``source.system`` names: one of them, not both."""
-    system = source.system if source is not None else None
-    if run is not None and system is not None:
-        raise UsageError("give a RUN file or --system NAME, not both", "system")
-    if source is None:
-        return run
-    if run is None and system is None:
-        raise UsageError("give a RUN file to score, or --system NAME to run a system", "run")
-    if system is None:
-        return run
-    from assay.procedures.live import live_system
-
-    return live_system(system, source, judgments)
 
 
 def score(

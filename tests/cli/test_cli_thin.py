@@ -29,7 +29,6 @@ NOT_YET_THIN: dict[str, str] = {
     "answers": "body over 25 lines",
     "fuse": "imports library helpers",
     "generate queries": "body over 25 lines",
-    "history": "body over 25 lines",
     "judge agree": "body over 25 lines",
     "judge answers": "imports library helpers",
     "judge claims": "imports library helpers",

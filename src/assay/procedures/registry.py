@@ -18,7 +18,7 @@ COMMANDS: dict[str, str] = {
     "fuse": "assay.systems.fusion:fuse_files",
     "gate": "assay.procedures.gating:gate",
     "generate queries": "assay.generate.queries:generate_queries",
-    "history": "assay.store.history:build_history",
+    "history": "assay.store.history:read_history",
     "judge agree": "assay.procedures.agreement:agreement",
     "judge answers": "assay.judges.cases:grade_answers",
     "judge calibrate": "assay.procedures.calibration:calibrate",

@@ -40,7 +40,6 @@ NOT_YET_THIN: dict[str, str] = {
     "judge sample-queries": "imports library helpers",
     "judge serve": "body over 25 lines",
     "matrix": "body over 25 lines",
-    "report": "imports library helpers",
     "run": "body over 25 lines",
     "schema config": "imports library helpers",
     "serve": "body over 25 lines",

@@ -32,7 +32,7 @@ COMMANDS: dict[str, str] = {
     "judge sample-queries": "assay.behavior.sample:sample_queries",
     "judge serve": "assay.judging.serve:prepare",
     "matrix": "assay.matrix:run_matrix",
-    "report": "assay.results:read_result_file",
+    "report": "assay.procedures.result_files:read_result",
     "run": "assay.systems.runner:run_system",
     "schema config": "assay.procedures.config_schema:config_json_schema",
     "serve": "assay.systems.server:create_app",

@@ -379,4 +379,6 @@ def finish(
     exit_if_failed(result.failed_runs(), max_failed)
     code = result.exit_code()
     if code:
-        raise SystemExit(code)
+        import typer
+
+        raise typer.Exit(code)  # as the commands raised it before they were thin

@@ -94,7 +94,7 @@ def evaluate(
     Returns an :class:`~assay.results.EvaluationResult`; ``.per_query_frame()``
     gives the per-query rows as a pandas DataFrame.
     """
-    from assay.procedures.live import corpus_ids, executing, run_keywords, run_or_system
+    from assay.procedures.live import executing, run_keywords, run_or_system, source_documents
     from assay.procedures.sources import load_source, reading_beside
 
     keywords = run_keywords(
@@ -108,7 +108,7 @@ def evaluate(
         neither="give a RUN file to score, or --system NAME to run a system",
     )
     with reading_beside(run) as given:  # a run file is read while the judgments load
-        load = {"queries": queries, "split": split, "corpus_ids": corpus_ids(source)}
+        load = {"queries": queries, "split": split, "corpus_ids": source_documents(source)}
         js, measures, by_fields = prepare(
             judgments,
             run,

@@ -118,7 +118,7 @@ def failed_bound(source: SourceOptions | None, max_failed: int) -> int:
     return source.max_failed
 
 
-def corpus_ids(source: SourceOptions | None) -> frozenset[str] | None:
+def source_documents(source: SourceOptions | None) -> frozenset[str] | None:
     """The ids of ``source``'s corpus, when it names one: judgments outside it are refused."""
     if source is None or source.corpus is None:
         return None

@@ -96,7 +96,7 @@ def test_library_and_cli_give_the_same_evaluation_and_comparison(tmp_path: Path)
 
 def test_the_cache_of_the_source_is_used(tmp_path: Path) -> None:
     cache = tmp_path / "cache"
-    source = SourceOptions(system="keyword", config=CONFIG, cache_dir=cache)
+    source = SourceOptions(system="keyword", config=CONFIG, cache_dir=cache, executor="local")
     first = assay.evaluate(QUESTIONS, metrics=["nDCG@10"], source=source)
     again = assay.evaluate(QUESTIONS, metrics=["nDCG@10"], source=source)
     assert len(list(cache.glob("*.json"))) == 1

@@ -11,7 +11,7 @@ verify-suite, through the library and the command line, build systems here.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from contextlib import contextmanager, nullcontext
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -114,7 +114,9 @@ def failed_bound(source: SourceOptions | None, max_failed: int) -> int:
     if source is None:
         return max_failed
     if max_failed not in (0, source.max_failed):
-        raise UsageError("give `max_failed` either as a keyword or in `source`, not both")
+        raise UsageError(
+            "give `max_failed` either as a keyword or in `source`, not both", "max_failed"
+        )
     return source.max_failed
 
 
@@ -149,8 +151,7 @@ def run_or_system(
 def executing(source: SourceOptions | None) -> Iterator[None]:
     """Run the body on ``source.executor`` when it names one (the previous choice after)."""
     if source is None or source.executor is None:
-        with nullcontext():
-            yield
+        yield
         return
     from assay.executors import use
 

@@ -25,6 +25,7 @@ _LAZY = {
     "verify_suite": "assay.procedures.verification",
     "score_answers": "assay.answers.score",
     "ScoringOptions": "assay.procedures.options",
+    "SourceOptions": "assay.procedures.options",
     # inputs
     "load_judgments": "assay.judgments.load",
     "load_run": "assay.runs.io",
@@ -87,6 +88,7 @@ __all__ = [
     "Run",
     "RunInfo",
     "ScoringOptions",
+    "SourceOptions",
     "Store",
     "System",
     "SystemCallError",
@@ -120,7 +122,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from assay.procedures.evaluation import evaluate
     from assay.procedures.gate_result import GateCheck, GateResult
     from assay.procedures.gating import gate
-    from assay.procedures.options import ScoringOptions
+    from assay.procedures.options import ScoringOptions, SourceOptions
     from assay.procedures.verification import VerifyCheck, VerifyResult, verify_suite
     from assay.results import (
         Abstention,

@@ -179,6 +179,10 @@ def test_evaluate_calibrate_option_calls_the_same_function(dl19, capsys) -> None
     assert len(rules) == 1 and "PPI++" in rules[0]["text"]
     direct = calibrate(model, runs[0], sample, metrics=["nDCG@10"])
     assert cal["metrics"][0]["ppi"] == pytest.approx(direct.metrics[0].ppi)
+    import assay  # the library's `calibrate=` is the same step
+
+    lib = assay.evaluate(model, runs[0], ["nDCG@10"], calibrate=sample).calibration
+    assert {**lib, "created_at": None} == {**cal, "created_at": None}
     from assay.cli import main
 
     with pytest.raises(SystemExit) as stop:

@@ -135,6 +135,29 @@ def test_history_reads_a_read_only_store(recorded: Path, tmp_path: Path, where: 
     assert db.read_bytes() == before
 
 
+def test_gate_reads_its_last_baseline_from_a_read_only_store(
+    recorded: Path, tmp_path: Path
+) -> None:
+    """``gate --baseline last --no-record`` only reads the store: a read-only one will do."""
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    db = folder / "h.db"
+    shutil.copy(recorded, db)
+    before = db.read_bytes()
+    db.chmod(stat.S_IRUSR | stat.S_IRGRP | stat.S_IROTH)
+    folder.chmod(stat.S_IRUSR | stat.S_IXUSR | stat.S_IRGRP | stat.S_IXGRP)
+    cmd = [*_without_write_access(), sys.executable, "-c", "from assay.cli import main; main()"]
+    cmd += [*_commands(tmp_path, db)["gate"], "-f", "json"]
+    try:
+        probe = subprocess.run(cmd, capture_output=True, text=True, timeout=120, cwd=tmp_path)
+        assert probe.returncode == 0, probe.stderr
+        assert json.loads(probe.stdout)["passed"] is True
+        assert sorted(p.name for p in folder.iterdir()) == ["h.db"]
+    finally:
+        folder.chmod(stat.S_IRWXU)
+    assert db.read_bytes() == before
+
+
 @pytest.mark.parametrize("url", ["::::", "sqlite:x.db", "foo://x", "mysql://u@h/db", "h.db:"])
 def test_mistyped_store_urls_are_refused(
     url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
+
+from pydantic import BaseModel
 
 from assay.errors import UsageError
+
+M = TypeVar("M", bound=BaseModel)
 
 
 def validate_choice(option: str, value: str, choices: Sequence[str]) -> None:
@@ -251,39 +255,20 @@ def build_cli_system(
     judgments: Path | None = None,
     offline: bool = False,
 ) -> Any:
-    """Build a system from ``--system`` and the corpus options (``offline``: ``--offline``).
+    """Build a system from ``--system`` and the corpus options (``offline``: ``--offline``),
+    with :func:`assay.procedures.live.live_system` (a BEIR folder's corpus when no
+    ``--corpus`` is given)."""
+    from assay.procedures.live import live_system
+    from assay.procedures.options import SourceOptions
 
-    When the judgments are a BEIR folder and no ``--corpus`` is given, the
-    folder's corpus is the corpus (:func:`assay.judgments.beir.corpus_of`).
-    """
-    from assay.judgments.beir import corpus_of
-    from assay.systems.config import build_system
-
-    corpus = corpus_of(judgments, corpus)
-
-    overrides: dict[str, Any] = {}
-    if id_field:
-        overrides["id_field"] = id_field
-    if text_fields:
-        overrides["text_fields"] = list(text_fields)
-    from assay.systems.cache import deferred_system
-
-    def build() -> Any:
-        return build_system(
-            spec,
-            config_path=config,
-            corpus=str(corpus) if corpus is not None else None,
-            overrides=overrides or None,
-        )
-
-    # built on first use: a run found in the cache loads no corpus, model or index
-    system = deferred_system(
-        spec, build, config_path=config, corpus=corpus, overrides=overrides or None
+    options = SourceOptions(
+        config=config,
+        corpus=corpus,
+        id_field=id_field,
+        text_fields=tuple(text_fields) if text_fields else None,
+        offline=offline,
     )
-    setter = getattr(system, "set_offline", None)
-    if offline and callable(setter):
-        setter(True)  # endpoint embeddings replay their cache; other systems call nothing
-    return system
+    return live_system(spec, options, judgments)
 
 
 def corpus_options(
@@ -291,6 +276,18 @@ def corpus_options(
 ) -> dict[str, Any]:
     """The corpus keywords of :func:`build_cli_system` from a command's shared options."""
     return {"judgments": judgments, "id_field": id_field, "text_fields": text_fields}
+
+
+def options_from(model: type[M], params: Mapping[str, Any], **renamed: str | None) -> M:
+    """``model`` (an option model) from a command's parsed parameters of the same names.
+
+    ``renamed`` maps a field to the parameter that sets it where the names
+    differ (``text_fields="text_field"``), or to ``None`` where a parameter of
+    the field's name means something else; fields no parameter sets keep their
+    defaults, so the library and the command line decide each option once.
+    """
+    names = {field: renamed.get(field, field) for field in model.model_fields}
+    return model(**{f: params[n] for f, n in names.items() if n is not None and n in params})
 
 
 def record_result(result: Any, store: str | None) -> None:
@@ -386,4 +383,6 @@ def finish(
     exit_if_failed(result.failed_runs(), max_failed, result.failed_what)
     code = result.exit_code()
     if code:
-        raise SystemExit(code)
+        import typer
+
+        raise typer.Exit(code)  # as the commands raised it before they were thin

@@ -110,39 +110,16 @@ def compare(
     mix_synthetic: o.MixSynthetic = False,
 ) -> None:
     """Compare systems with a baseline: deltas, CIs, paired tests, Holm, slices, power."""
-    from assay.cli.common import (
-        build_cli_system,
-        check_max_failed_option,
-        corpus_options,
-        exit_if_failed,
-        load_cli_judgments,
-        record_result,
-        resolve_format,
-        run_cache,
-    )
-    from assay.errors import UsageError
+    from assay.cli.common import finish, options_from, resolve_format
     from assay.procedures.comparison import compare as run_compare
-    from assay.procedures.sources import is_result_file
-    from assay.progress import set_quiet
+    from assay.procedures.options import ScoringOptions, SourceOptions
 
-    set_quiet(quiet)
     fmt = resolve_format(fmt, output, FORMATS)
-    check_max_failed_option(max_failed)
-    sources: list[Any] = list(runs or [])
-    if len(sources) + len(system or []) < 2:
-        raise UsageError("compare needs at least two runs, result files or --system options")
-    corpus_args = corpus_options(judgments, id_field, text_field)
-    sources += [
-        build_cli_system(spec, config=config, corpus=corpus, **corpus_args) for spec in system or []
-    ]
-    js: Any = judgments
-    if system or not all(is_result_file(Path(r)) for r in runs or []):
-        js = load_cli_judgments(judgments, judgments_format, split=split, queries=queries)
     result = run_compare(
-        js,
-        sources,
+        judgments,
+        list(runs or []),
         metric,
-        baseline=baseline if baseline is not None else 0,
+        baseline=0 if baseline is None else baseline,
         by=by or [],
         test=test,
         alpha=alpha,
@@ -151,17 +128,10 @@ def compare(
         n_resamples=n_resamples,
         ci_method=ci_method,
         top=top,
-        missing=missing,
-        ties=ties,
-        k=k,
         progress=True,
-        retries=retries,
-        cache=run_cache(no_cache, cache_dir),
-        allow_version_mismatch=allow_version_mismatch,
         mix_synthetic=mix_synthetic,
-        ignore_identical_ids=ignore_identical_ids,
+        options=options_from(ScoringOptions, locals()),
+        systems=system or [],
+        source=options_from(SourceOptions, locals(), text_fields="text_field", system=None),
     )
-    if record:
-        record_result(result, store)
-    _emit(result, fmt, output)
-    exit_if_failed([(s.name, s.failed_queries) for s in result.systems], max_failed)
+    finish(result, fmt, output, max_failed=max_failed, record=record, store=store, emitter=_emit)

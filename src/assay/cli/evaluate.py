@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -12,6 +13,15 @@ from assay.cli.app import app
 
 FORMATS = ("table", "plain", "json", "csv", "markdown", "parquet")
 Format = o.format_option(*FORMATS)
+
+
+def _check_digits(value: int | None) -> int | None:
+    """``--digits``: a whole number from 0 to 15, checked as click parses it."""
+    from assay.errors import UsageError
+
+    if value is not None and not 0 <= value <= 15:
+        raise UsageError(f"--digits must be a whole number from 0 to 15, got {value}")
+    return value
 
 
 @app.command()
@@ -46,7 +56,11 @@ def evaluate(
     split: o.Split = "test",
     digits: Annotated[
         int | None,
-        typer.Option("--digits", help="Decimals in tables (default: from the number of queries)."),
+        typer.Option(
+            "--digits",
+            help="Decimals in tables (default: from the number of queries).",
+            callback=_check_digits,
+        ),
     ] = None,
     per_query: Annotated[
         bool | None,
@@ -84,103 +98,38 @@ def evaluate(
     ] = False,
 ) -> None:
     """Score a run (or a live system) on a judgment set, overall and per group."""
-    from assay.cli.common import (
-        build_cli_system,
-        check_max_failed_option,
-        emit_report,
-        load_cli_judgments,
-        record_result,
-        resolve_format,
-        run_cache,
-    )
-    from assay.corpora import read_corpus_ids
-    from assay.errors import UsageError
-    from assay.policies import check_policies
-    from assay.procedures.arguments import check_k, check_order
-    from assay.procedures.evaluation import evaluate
-    from assay.procedures.sources import reading_beside
-    from assay.progress import set_quiet
+    from assay.cli.common import finish, options_from, resolve_format
+    from assay.procedures.evaluation import evaluate as run_evaluation
+    from assay.procedures.options import ScoringOptions, SourceOptions
 
-    set_quiet(quiet)
     fmt = resolve_format(fmt, output, FORMATS)
-    check_max_failed_option(max_failed)
-    if digits is not None and not 0 <= digits <= 15:
-        raise UsageError(f"--digits must be a whole number from 0 to 15, got {digits}")
-    check_policies(missing, ties)
-    check_k(k)
-    if run is not None and system is not None:
-        raise UsageError("give a RUN file or --system NAME, not both")
-    if run is None and system is None:
-        raise UsageError("give a RUN file to score, or --system NAME to run a system")
-    check_order(judgments, run)
-    with reading_beside(run) as source:  # the run file is read while the judgments load
-        corpus_ids = read_corpus_ids(corpus, id_field=id_field) if corpus is not None else None
-        js = load_cli_judgments(
-            judgments,
-            judgments_format,
-            queries=queries,
-            split=split,
-            corpus_ids=corpus_ids,
-            prefer=prefer,
-        )
-    if system is not None:
-        source = build_cli_system(
-            system,
-            config=config,
-            corpus=corpus,
-            id_field=id_field,
-            text_fields=text_field,
-            judgments=judgments,
-            offline=offline,
-        )
-    cache = run_cache(no_cache, cache_dir)
-    if calibrate is not None:  # calibration needs the run itself: load it once, here
-        from assay.procedures.sources import load_source
-
-        source = load_source(
-            source,
-            js,
-            k=k,
-            name=name,
-            progress=True,
-            retries=retries,
-            cache=cache,
-            allow_version_mismatch=allow_version_mismatch,
-            max_consecutive_failures=max_consecutive_failures,
-        )
-    result = evaluate(
-        js,
-        source,
+    result = run_evaluation(
+        judgments,
+        run,
         metric,
         by or [],
-        missing=missing,
-        ties=ties,
-        k=k,
+        options=options_from(ScoringOptions, locals()),
+        source=options_from(SourceOptions, locals(), text_fields="text_field"),
         name=name,
         progress=True,
-        retries=retries,
         abstain_below=abstain_below,
-        cache=cache,
-        allow_version_mismatch=allow_version_mismatch,
-        max_consecutive_failures=max_consecutive_failures,
+        prefer=prefer,
         mix_synthetic=mix_synthetic,
-        ignore_identical_ids=ignore_identical_ids,
+        calibrate=calibrate,
     )
-    if calibrate is not None:  # model labels on every query + people's sample
-        from assay.procedures.calibration import attach_calibration
-        from assay.procedures.calibration import calibrate as ppi
+    emitter = partial(_emit, digits=digits, per_query=per_query)
+    finish(result, fmt, output, max_failed=max_failed, record=record, store=store, emitter=emitter)
 
-        cal = ppi(js, source.run, calibrate, metrics=list(result.metrics))
-        result = attach_calibration(result, cal)
-    if record:
-        record_result(result, store)
+
+def _emit(
+    result: Any, fmt: str, output: Any, *, digits: int | None, per_query: bool | None
+) -> None:
+    """The evaluation in ``fmt``; in the table, the calibration's intervals after it."""
+    from assay.cli.common import emit_report
+    from assay.procedures.calibration import CalibrationResult
+    from assay.report.judges_text import render_calibration
+
     emit_report(result, fmt, output, digits=digits, per_query=per_query)
-    if calibrate is not None and fmt == "table":
-        from assay.report.judges_text import render_calibration
-
-        typer.echo(render_calibration(cal))
-    if result.judgments.queries == 0 and result.run.failed_queries:
-        raise typer.Exit(1)  # every call failed: nothing was scored
-    from assay.cli.common import exit_if_failed
-
-    exit_if_failed([(result.run.name, list(result.run.failed_queries))], max_failed)
+    calibration = getattr(result, "calibration", None)
+    if calibration is not None and fmt == "table":
+        typer.echo(render_calibration(CalibrationResult.model_validate(calibration)))

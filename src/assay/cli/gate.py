@@ -112,42 +112,17 @@ def gate(
     executor: o.Executor = None,
 ) -> None:
     """Gate a candidate (run file or --system) against a baseline: exit 1 on a regression."""
-    from assay.cli.common import (
-        build_cli_system,
-        check_max_failed_option,
-        corpus_options,
-        deprecated_flag,
-        load_cli_judgments,
-        resolve_format,
-        run_cache,
-        say_wrote,
-    )
-    from assay.errors import UsageError
-    from assay.fileio import write_text_atomic
+    from assay.cli.common import finish, options_from, resolve_format
     from assay.procedures.gating import gate as run_gate
+    from assay.procedures.options import ScoringOptions, SourceOptions
 
-    check_max_failed_option(max_failed)
-    from assay.progress import set_quiet
-
-    set_quiet(quiet)
     fmt = resolve_format(fmt, output, GATE_FORMATS)
     files = _gate_files(fmt, output, markdown, junit, json_out)
-    if not baseline:
-        raise UsageError("--baseline is required (a result file, 'last' or a run id)")
-    if (run is None) == (system is None):
-        raise UsageError("give either a RUN file or --system NAME (not both)")
-    js = load_cli_judgments(judgments, judgments_format, split=split, queries=queries)
-    corpus_args = corpus_options(judgments, id_field, text_field)
-    candidate = (
-        run
-        if run is not None
-        else build_cli_system(system, config=config, corpus=corpus, **corpus_args)
-    )
     result = run_gate(
-        js,
-        candidate,
+        judgments,
+        run,
         baseline,
-        metric or ["nDCG@10"],
+        metric,
         margin=margin,
         mode=mode,
         by=by or [],
@@ -155,29 +130,33 @@ def gate(
         alpha=alpha,
         seed=seed,
         n_resamples=n_resamples,
-        missing=missing,
-        ties=ties,
-        k=k,
-        retries=retries,
-        cache=run_cache(no_cache, cache_dir),
-        allow_version_mismatch=allow_version_mismatch,
         store=store,
-        max_failed=max_failed,
-        ignore_identical_ids=ignore_identical_ids,
+        options=options_from(ScoringOptions, locals()),
+        source=options_from(SourceOptions, locals(), text_fields="text_field"),
     )
-    evaluation = result.candidate_evaluation
-    if record:
-        from assay.store.api import record_gate_quietly
+    result = _record(result, store) if record else result
+    _save_evaluation(result, save_result)
+    finish(result, fmt, None, emitter=lambda r, f, _: _write_gate(r, f, files))
 
-        # a store failure warns on stderr; the verdict and the reports stand
-        result = record_gate_quietly(evaluation, result, store)
-    if save_result is not None:
-        deprecated_flag("--save-result", "`assay evaluate JUDGMENTS RUN -o FILE.json`")
-        write_text_atomic(save_result, evaluation.to_json())
-        say_wrote(save_result, "evaluation", "json")
-    _write_gate(result, fmt, files)
-    if not result.passed:
-        raise typer.Exit(1)
+
+def _record(result: Any, store: str | None) -> Any:
+    """Record the candidate's evaluation and the gate result (a store failure only warns);
+    the result with the candidate's run id."""
+    from assay.store.api import record_gate_quietly
+
+    return record_gate_quietly(result.candidate_evaluation, result, store)
+
+
+def _save_evaluation(result: Any, path: Path | None) -> None:
+    """The deprecated ``--save-result FILE``: the candidate's evaluation as JSON."""
+    if path is None:
+        return
+    from assay.cli.common import deprecated_flag, say_wrote
+    from assay.fileio import write_text_atomic
+
+    deprecated_flag("--save-result", "`assay evaluate JUDGMENTS RUN -o FILE.json`")
+    write_text_atomic(path, result.candidate_evaluation.to_json())
+    say_wrote(path, "evaluation", "json")
 
 
 def _gate_files(

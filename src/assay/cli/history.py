@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -10,18 +10,6 @@ from assay.cli import options as o
 from assay.cli.app import app
 
 FORMATS = ("table", "plain", "json", "html")
-
-
-def _metric_name(text: str) -> str:
-    """A measure's canonical name (``ndcg_cut_10`` -> ``nDCG@10``), else ``text`` as recorded
-    (``passed``, ``delta nDCG@10``, an answer score)."""
-    from assay.errors import UsageError
-    from assay.metrics.measures import parse_measure
-
-    try:
-        return parse_measure(text).name
-    except UsageError:
-        return text
 
 
 @app.command()
@@ -56,24 +44,17 @@ def history(
     output: o.output_option(*FORMATS) = None,  # type: ignore[valid-type]
 ) -> None:
     """List recorded results over time; --format html adds a trend chart."""
-
-    from assay.cli.common import emit, resolve_format
-    from assay.store.api import open_store
-    from assay.store.history import build_history
+    from assay.cli.common import finish, resolve_format
+    from assay.store.history import read_history
 
     fmt = resolve_format(fmt, output, FORMATS)
-    metrics = [_metric_name(m) for m in dict.fromkeys(metric)] if metric else None
-    with open_store(store, read_only=True) as st:
-        entries = st.list(system=system, judgments=judgments, kind=None if kind == "all" else kind)
-        where = repr(st)
-    if metrics:
-        entries = [e for e in entries if any(m in e.metrics for m in metrics)]
-    report = build_history(
-        entries,
-        store=where,
-        metrics=metrics,
-        filters={"system": system, "judgments": judgments, "kind": kind},
-    )
+    report = read_history(store, system=system, judgments=judgments, metrics=metric, kind=kind)
+    finish(report, fmt, output, emitter=_emit)
+
+
+def _emit(report: Any, fmt: str, output: Any) -> None:
+    """The history in ``fmt``: the table, JSON, or the HTML page with its trend chart."""
+    from assay.cli.common import emit
     from assay.report.history_terminal import render_terminal
 
     def text(f: str) -> str:

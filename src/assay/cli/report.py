@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -32,18 +32,26 @@ def report(
 ) -> None:
     """Render any result file again (evaluation, comparison, answers, gate, verify, matrix,
     history, judge and implicit-judgment results), in every format its command writes."""
+    from assay.procedures.result_files import read_result
+
+    result = read_result(result_file)
+    # rendered only: a failed gate or failed queries in the file do not fail `report`
+    _emit(result, fmt, output, folder=result_file.resolve().parent)
+
+
+def _emit(result: Any, fmt: str | None, output: list[Path] | None, *, folder: Path) -> None:
+    """The result in ``fmt`` (else the ``-o`` suffix's), among the formats its kind renders
+    in; ``html`` is ``assay view``'s page, reading files beside the result from ``folder``."""
     from assay.cli.common import emit_result, resolve_format
     from assay.report.render import FORMATS_BY_KIND, render
-    from assay.results import read_result_file
 
-    result = read_result_file(result_file)
     fmt = resolve_format(fmt, output, FORMATS_BY_KIND[result.kind])
 
     def text(f: str) -> str:
         if f == "html" and result.kind != "history":  # `assay view`'s page, one file
             from assay.report.html.export import render_html
 
-            return render_html(result, folders=[result_file.resolve().parent])
+            return render_html(result, folders=[folder])
         return render(result, f)
 
     emit_result(result, fmt, output, text=text)

@@ -52,50 +52,22 @@ def verify_suite_command(
     executor: o.Executor = None,
 ) -> None:
     """Run a system and a degraded variant; exit 1 unless the variant scores significantly lower."""
-    from assay.cli.common import (
-        build_cli_system,
-        check_max_failed_option,
-        corpus_options,
-        exit_if_failed,
-        load_cli_judgments,
-        record_result,
-        resolve_format,
-        run_cache,
-    )
-    from assay.errors import UsageError
-    from assay.procedures.verification import SHUFFLE, verify_suite
+    from assay.cli.common import finish, options_from, resolve_format
+    from assay.procedures.options import ScoringOptions, SourceOptions
+    from assay.procedures.verification import verify_suite
 
-    check_max_failed_option(max_failed)
     fmt = resolve_format(fmt, output, FORMATS)
-    if not system or not degraded:
-        raise UsageError("give --system NAME and --degraded NAME (or --degraded shuffle)")
-    js = load_cli_judgments(judgments, judgments_format, queries=queries, split=split)
-    corpus_args = corpus_options(judgments, id_field, text_field)
-    sys_obj = build_cli_system(system, config=config, corpus=corpus, **corpus_args)
-    worse = (
-        SHUFFLE
-        if degraded == SHUFFLE
-        else build_cli_system(degraded, config=config, corpus=corpus, **corpus_args)
-    )
     result = verify_suite(
-        js,
-        sys_obj,
-        worse,
+        judgments,
+        None,  # the system is --system, in the source options
+        degraded,
         metric or ["nDCG@10"],
         alpha=alpha,
         seed=seed,
-        missing=missing,
-        ties=ties,
-        k=k,
-        retries=retries,
-        cache=run_cache(no_cache, cache_dir),
+        options=options_from(ScoringOptions, locals()),
+        source=options_from(SourceOptions, locals(), text_fields="text_field"),
     )
-    if record:
-        record_result(result, store)  # a store error warns; the verdict stands
-    _emit(result, fmt, output)
-    exit_if_failed(list(result.failed_queries.items()), max_failed)
-    if not result.passed:
-        raise typer.Exit(1)
+    finish(result, fmt, output, max_failed=max_failed, record=record, store=store, emitter=_emit)
 
 
 def _emit(result: Any, fmt: str, output: Any) -> None:

@@ -14,6 +14,7 @@ __all__, __getattr__, __dir__ = lazy(
         "RunProvenance": "assay.procedures.sources",
         "ScoringOptions": "assay.procedures.options",
         "Source": "assay.procedures.sources",
+        "SourceOptions": "assay.procedures.options",
         "VerifyCheck": "assay.procedures.verification",
         "VerifyResult": "assay.procedures.verification",
         "compare": "assay.procedures.comparison",

@@ -33,8 +33,10 @@ def prepare(
     judgments_format: str | None,
     prefer: str | None,
     mix_synthetic: bool,
+    load: Mapping[str, Any] | None = None,
 ) -> tuple[JudgmentSet, list[Measure], list[str]]:
-    """:func:`evaluate`'s checks of its arguments, then the loaded judgments."""
+    """:func:`evaluate`'s checks of its arguments, then the loaded judgments (``load``: the
+    keywords of :func:`as_judgments`, such as ``queries``, ``split``, ``corpus_ids``)."""
     from assay.metrics.depth import check_depth
     from assay.metrics.measures import parse_measures
     from assay.procedures.sources import as_system
@@ -46,7 +48,7 @@ def prepare(
     if as_system(run) is not None:
         check_depth(measures, asked=k)  # R@1000 of a system asked for 100: before any call
     by_fields = [by] if isinstance(by, str) else list(by)
-    js = as_judgments(judgments, judgments_format, prefer=prefer)
+    js = as_judgments(judgments, judgments_format, prefer=prefer, **(load or {}))
     by_fields = synthetic_groups(js, by_fields, mix_synthetic)
     for field_name in by_fields:
         js.groups(field_name)  # raises a UsageError naming the fields available

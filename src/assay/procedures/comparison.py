@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from assay.errors import UsageError
 from assay.policies import check_policies
-from assay.procedures.options import takes_scoring_options
+from assay.procedures.options import SourceOptions, takes_scoring_options
 
 if TYPE_CHECKING:  # pragma: no cover
     from assay.judgments.models import JudgmentSet
@@ -49,6 +49,10 @@ def compare(
     allow_version_mismatch: bool = False,
     mix_synthetic: bool = False,
     ignore_identical_ids: bool = False,
+    systems: Sequence[str] = (),
+    source: SourceOptions | None = None,
+    queries: str | Path | None = None,
+    split: str = "test",
 ) -> ComparisonResult:
     """Compare runs with a baseline on one judgment set: deltas, CIs, paired tests, Holm.
 
@@ -59,28 +63,42 @@ def compare(
     ``ignore_identical_ids``, see :func:`assay.evaluate`). ``baseline``
     is a name or an index (default: the first). The statistics' parameters are
     those of :func:`assay.stats.compare.compare`.
+
+    ``systems`` names live systems compared after ``runs``, built and called
+    as ``source`` (:class:`~assay.procedures.options.SourceOptions`) says;
+    with ``source``, ``retries`` and ``cache`` come from it. ``queries`` and
+    ``split`` are those of :func:`~assay.judgments.load.load_judgments`.
     """
+    from assay.procedures.live import executing, live_system, run_keywords
     from assay.stats.compare import compare as compare_results
 
-    if len(runs) < 2:
+    keywords = run_keywords(source, retries=retries, cache=cache)
+    if systems or source is not None:
+        if len(runs) + len(systems) < 2:
+            raise UsageError(
+                "compare needs at least two runs, result files or `system` options", "runs"
+            )
+        options = source if source is not None else SourceOptions()
+        runs = [*_listed(runs), *(live_system(s, options, judgments) for s in systems)]
+    elif len(runs) < 2:
         raise UsageError(f"compare needs at least two runs (got {len(runs)})", "runs")
-
-    results = evaluate_sources(
-        judgments,
-        runs,
-        metrics,
-        by=by,
-        missing=missing,
-        ties=ties,
-        k=k,
-        progress=progress,
-        retries=retries,
-        cache=cache,
-        judgments_format=judgments_format,
-        allow_version_mismatch=allow_version_mismatch,
-        mix_synthetic=mix_synthetic,
-        ignore_identical_ids=ignore_identical_ids,
-    )
+    with executing(source):
+        results = evaluate_sources(
+            judgments,
+            runs,
+            metrics,
+            by=by,
+            missing=missing,
+            ties=ties,
+            k=k,
+            progress=progress,
+            judgments_format=judgments_format,
+            allow_version_mismatch=allow_version_mismatch,
+            mix_synthetic=mix_synthetic,
+            ignore_identical_ids=ignore_identical_ids,
+            load={"queries": queries, "split": split} if queries is not None else {"split": split},
+            **keywords,
+        )
     slices = [by] if isinstance(by, str) else list(by)
     if "synthetic" in results[0].groups and "synthetic" not in slices:
         slices.append("synthetic")  # synthetic and people's queries are compared apart too
@@ -100,6 +118,12 @@ def compare(
     )
 
 
+def _listed(runs: Sequence[Any] | Mapping[str, Any]) -> list[Any]:
+    if isinstance(runs, Mapping):
+        raise UsageError("give `runs` as a list when `system` options are given too", "runs")
+    return list(runs)
+
+
 def evaluate_sources(
     judgments: JudgmentSet | str | Path,
     runs: Sequence[Any] | Mapping[str, Any],
@@ -116,11 +140,14 @@ def evaluate_sources(
     allow_version_mismatch: bool = False,
     mix_synthetic: bool = False,
     ignore_identical_ids: bool = False,
+    max_consecutive_failures: int | None = None,
+    load: Mapping[str, Any] | None = None,
 ) -> list[EvaluationResult]:
     """One evaluation result per source, in order, all scored with one policy.
 
     Result files are read as they are (their policy is checked when paired);
-    the judgments are loaded only when some source needs scoring.
+    the judgments are loaded only when some source needs scoring (``load``:
+    the keywords of :func:`~assay.procedures.arguments.as_judgments`).
     """
     from assay.metrics.measures import parse_measures
     from assay.procedures.arguments import as_judgments, check_k, synthetic_groups
@@ -136,7 +163,7 @@ def evaluate_sources(
     results: list[EvaluationResult] = []
     for label, run in named:
         if not (isinstance(run, str | Path) and is_result_file(Path(run))) and js is None:
-            js = as_judgments(judgments, judgments_format)
+            js = as_judgments(judgments, judgments_format, **(load or {}))
             by_fields = synthetic_groups(js, by_fields, mix_synthetic)
         source = load_source(
             run,
@@ -148,6 +175,7 @@ def evaluate_sources(
             cache=cache,
             allow_version_mismatch=allow_version_mismatch,
             allow_results=True,
+            max_consecutive_failures=max_consecutive_failures,
         )
         result = score(
             source,

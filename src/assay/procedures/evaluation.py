@@ -14,16 +14,14 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from assay.policies import ScoringPolicy
 from assay.procedures.arguments import prepare
-from assay.procedures.options import takes_scoring_options
+from assay.procedures.options import SourceOptions, takes_scoring_options
 
 if TYPE_CHECKING:  # pragma: no cover
     from assay.judgments.models import JudgmentSet
     from assay.metrics.measures import Measure
-    from assay.perquery import PerQuery
     from assay.procedures.sources import RunProvenance, Source
-    from assay.results import EvaluationResult, NoAnswerRow
+    from assay.results import EvaluationResult
     from assay.runs.models import Run
     from assay.systems.cache import RunCache
 
@@ -34,7 +32,7 @@ NOT_FOUND = None
 @takes_scoring_options
 def evaluate(
     judgments: JudgmentSet | str | Path,
-    run: Any,
+    run: Any = None,
     metrics: Iterable[str | Measure] | None = None,
     by: Iterable[str] | str = (),
     *,
@@ -52,6 +50,10 @@ def evaluate(
     prefer: str | None = None,
     mix_synthetic: bool = False,
     ignore_identical_ids: bool = False,
+    source: SourceOptions | None = None,
+    queries: str | Path | None = None,
+    split: str = "test",
+    calibrate: str | Path | None = None,
 ) -> EvaluationResult:
     """Score a run or a search function on a judgment set (judgments first, like the peers).
 
@@ -80,28 +82,58 @@ def evaluate(
     query's id before scoring, as BEIR does by default (off: trec_eval scores
     them); the documents below move up a rank and the report says how many.
 
+    ``source`` (:class:`~assay.procedures.options.SourceOptions`) names a live
+    system to run instead of ``run`` (``source.system``) and how it is built
+    and called: then ``retries``, ``cache`` and ``max_consecutive_failures``
+    come from it. A ``source.corpus`` also refuses judgments of documents
+    outside it. ``queries`` and ``split`` are those of
+    :func:`~assay.judgments.load.load_judgments`. ``calibrate`` (people's
+    labels on a sample) adds PPI++ intervals to the result
+    (:func:`~assay.procedures.calibration.calibrate`).
+
     Returns an :class:`~assay.results.EvaluationResult`; ``.per_query_frame()``
     gives the per-query rows as a pandas DataFrame.
     """
+    from assay.procedures.live import executing, run_keywords, run_or_system, source_documents
     from assay.procedures.sources import load_source, reading_beside
 
-    with reading_beside(run) as given:  # a run file is read while the judgments load
-        js, measures, by_fields = prepare(
-            judgments, run, metrics, by, missing, ties, k, judgments_format, prefer, mix_synthetic
-        )
-    source = load_source(
-        given,
-        js,
-        k=k,
-        name=name,
-        progress=progress,
-        retries=retries,
-        cache=cache,
-        allow_version_mismatch=allow_version_mismatch,
-        max_consecutive_failures=max_consecutive_failures,
+    keywords = run_keywords(
+        source, retries=retries, cache=cache, max_consecutive_failures=max_consecutive_failures
     )
-    return score(
+    run = run_or_system(
+        run,
         source,
+        judgments,
+        both="give a RUN file or --system NAME, not both",
+        neither="give a RUN file to score, or --system NAME to run a system",
+    )
+    with reading_beside(run) as given:  # a run file is read while the judgments load
+        load = {"queries": queries, "split": split, "corpus_ids": source_documents(source)}
+        js, measures, by_fields = prepare(
+            judgments,
+            run,
+            metrics,
+            by,
+            missing,
+            ties,
+            k,
+            judgments_format,
+            prefer,
+            mix_synthetic,
+            load={name: value for name, value in load.items() if value is not None},
+        )
+    with executing(source):
+        loaded = load_source(
+            given,
+            js,
+            k=k,
+            name=name,
+            progress=progress,
+            allow_version_mismatch=allow_version_mismatch,
+            **keywords,
+        )
+    result = score(
+        loaded,
         js,
         measures,
         by_fields,
@@ -110,6 +142,13 @@ def evaluate(
         abstain_below=abstain_below,
         ignore_identical_ids=ignore_identical_ids,
     )
+    if calibrate is None:
+        return result
+    from assay.procedures.calibration import attach_calibration
+    from assay.procedures.calibration import calibrate as ppi
+
+    # model labels on every query + people's sample, on the run scored
+    return attach_calibration(result, ppi(js, loaded.run, calibrate, metrics=result.metrics))
 
 
 def score(
@@ -173,6 +212,13 @@ def score_run(
 
     from assay.metrics.depth import check_depth
     from assay.metrics.engine import compute
+    from assay.procedures.scoring_parts import (
+        judgments_info,
+        no_answer_rows,
+        per_query_columns,
+        run_info,
+        run_policies,
+    )
     from assay.procedures.sources import RunProvenance
     from assay.results import EvaluationResult, Policy
 
@@ -197,14 +243,14 @@ def score_run(
     values = {m.name: np.asarray(table.values[m], dtype=np.float64) for m in measures}
     if not every:
         values = {name: v[keep] for name, v in values.items()}
-    per_query = _per_query_columns(
+    per_query = per_query_columns(
         judgments, table.query_ids, keep, np.asarray(table.first_rel_rank), present, values
     )
     # Every part is built from checked values: construct without re-validating
     # the per-query rows (the JSON output is the same as with validation).
     return EvaluationResult.model_construct(
-        judgments=_judgments_info(judgments, len(qids)),
-        run=_run_info(
+        judgments=judgments_info(judgments, len(qids)),
+        run=run_info(
             run, info, table, int(np.count_nonzero(~present & ~_failed(table, failed)))
         ).model_copy(update={"identical_ids_dropped": dropped}),
         policy=Policy(missing=missing, ties=ties, ignore_identical_ids=ignore_identical_ids),  # type: ignore[arg-type]
@@ -212,7 +258,7 @@ def score_run(
         aggregate={m.name: _mean(values[m.name], m) for m in measures},
         groups=_group_means(judgments, qids, values, measures, by),
         per_query=per_query,
-        no_answer=_no_answer_rows(run, judgments, ties, failed),
+        no_answer=no_answer_rows(run, judgments, ties, failed),
         environment=_environment(),
         policies=run_policies(
             judgments,
@@ -271,61 +317,6 @@ def _scored_mask(table: Any, info: RunProvenance, missing: str) -> tuple[Any, An
     return present, keep
 
 
-def _mean_overlap(judgments: JudgmentSet) -> float | None:
-    """Mean word overlap of the synthetic queries with their documents (``overlap``)."""
-    import pandas as pd
-
-    ids = judgments.synthetic_ids
-    if not ids or "overlap" not in judgments.queries.columns:
-        return None
-    values = pd.to_numeric(judgments.queries.loc[ids, "overlap"], errors="coerce").dropna()
-    return float(values.mean()) if len(values) else None
-
-
-def _judgments_info(judgments: JudgmentSet, scored: int) -> Any:
-    from assay.results import JudgmentsInfo
-
-    return JudgmentsInfo(
-        path=judgments.path,
-        name=judgments.name,
-        version=judgments.version,
-        format=judgments.format,
-        queries=scored,
-        no_answer_queries=len(judgments.no_answer_ids),
-        total_queries=len(judgments),
-        label_sources=judgments.label_sources(),
-        synthetic_queries=len(judgments.synthetic_ids),
-        synthetic_overlap=_mean_overlap(judgments),
-        warnings=list(judgments.warnings),
-    )
-
-
-def _run_info(run: Run, info: RunProvenance, table: Any, missing_count: int) -> Any:
-    from assay.results import RunInfo
-
-    empty = set(info.empty_query_ids)
-    counted = getattr(table, "run_queries", None)  # the engine's count: no id list
-    run_queries = counted if counted is not None and not empty else len(run.query_ids)
-    if empty:
-        run_queries += len(empty - set(run.query_ids))
-    return RunInfo(
-        name=info.name,
-        path=info.path,
-        system=info.system,
-        corpus_version=info.corpus_version,
-        queries_in_run=info.queries_asked if info.queries_asked is not None else run_queries,
-        ignored_queries=table.ignored_queries,
-        missing_queries=missing_count,
-        tied_pairs_at_cutoff=table.tied_pairs_at_cutoff,
-        failed_queries=sorted(info.failed_query_ids),
-        failures=list(info.failures),
-        warnings=list(info.warnings),
-        config_hash=info.config_hash,
-        k=info.k,
-        latency_ms=info.latency_ms,
-    )
-
-
 def _group_means(
     judgments: JudgmentSet,
     qids: list[str],
@@ -352,71 +343,11 @@ def _group_means(
     return groups
 
 
-# --------------------------------------------------------------------------- helpers
-def _per_query_columns(
-    judgments: JudgmentSet,
-    qids: list[str],
-    keep: Any,
-    first: Any,
-    in_run: Any,
-    values: dict[str, Any],
-) -> PerQuery:
-    """Per-query columns: query_id, text, first_rel_rank, in_run, metadata, metrics.
-
-    Ids, texts and metadata are taken from the judgment set's own columns by
-    position (Arrow ``take``), so no Python object is made per query.
-    """
-    import numpy as np
-    import pyarrow as pa
-
-    from assay.pairs import arrow_text
-    from assay.perquery import PerQuery
-
-    queries = judgments.queries
-    rows = _query_positions(judgments, qids)
-    rows = pa.array(rows[keep] if not keep.all() else rows)
-    ids = arrow_text(queries.index).take(rows)
-    text = arrow_text(queries["text"].fillna("")).take(rows)
-    meta = {f: _meta_column(queries[f]).take(rows) for f in judgments.metadata_fields}
-    kept = (lambda a: a) if keep.all() else (lambda a: np.asarray(a)[keep])
-    return PerQuery.from_arrays(ids, text, kept(first), kept(in_run), meta, values)
-
-
-def _query_positions(judgments: JudgmentSet, qids: list[str]) -> Any:
-    """Row of each of ``qids`` in ``judgments.queries`` (the answerable ids: a mask)."""
-    import numpy as np
-
-    queries = judgments.queries
-    if qids == judgments.answerable_ids:  # what the engine scores: no look-up
-        return np.flatnonzero(~queries["no_answer"].to_numpy(bool))
-    return queries.index.get_indexer(qids)
-
-
-def _meta_column(column: Any) -> Any:
-    """A metadata column as Arrow: missing values null; mixed types as their text."""
-    import pyarrow as pa
-
-    try:
-        return pa.array(column.array if hasattr(column, "array") else column, from_pandas=True)
-    except (pa.ArrowInvalid, pa.ArrowTypeError):
-        return pa.array([None if _clean(v) is None else str(v) for v in column], pa.string())
-
-
 def _mean(values: Any, measure: Measure) -> float:
     """The measure's aggregate (mean; sum for counts, as trec_eval); NaN when nothing was scored."""
     from assay.metrics.engine import aggregate
 
     return aggregate(measure, values) if len(values) else math.nan
-
-
-def _clean(value: Any) -> Any:
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return None
-    if type(value) is str:  # the usual case, before the pandas check
-        return value
-    import pandas as pd
-
-    return None if value is pd.NA else value
 
 
 def _environment() -> dict[str, Any]:
@@ -426,92 +357,3 @@ def _environment() -> dict[str, Any]:
         return environment()
     except Exception:  # provenance is best effort, never a reason to fail a run
         return {}
-
-
-def _no_answer_rows(
-    run: Run, judgments: JudgmentSet, ties: str, failed: set[str] | frozenset[str] = frozenset()
-) -> list[NoAnswerRow]:
-    """What the run returned for each no-answer query (a failed call says so)."""
-    from assay.results import NoAnswerRow
-    from assay.runs.models import Run
-
-    ids = judgments.no_answer_ids
-    if not ids:
-        return []
-    wanted = set(ids)
-    frame = run.frame
-    sub = frame[frame["query_id"].isin(wanted)]
-    top: dict[str, tuple[str, float | None, int]] = {}
-    if len(sub):
-        ranked = Run(sub.reset_index(drop=True), name=run.name, has_scores=run.has_scores)
-        for qid, items in ranked.to_dict(ties=ties).items():  # type: ignore[arg-type]
-            doc, score = items[0]
-            top[qid] = (doc, None if math.isnan(score) else score, len(items))
-    rows = []
-    for qid in ids:
-        q = judgments.query(qid)
-        doc, score, count = top.get(qid, (None, None, 0))
-        rows.append(
-            NoAnswerRow(
-                query_id=qid,
-                text=q.text,
-                returned=count,
-                top_doc=doc,
-                top_score=score,
-                failed=qid in failed,
-                **{k: v for k, v in q.metadata.items() if k not in NoAnswerRow.model_fields},
-            )
-        )
-    return rows
-
-
-def run_policies(
-    judgments: JudgmentSet,
-    metrics: Sequence[object],
-    *,
-    missing: str,
-    ties: str,
-    info: RunProvenance,
-    ignored_queries: int = 0,
-    depth_warnings: Sequence[str] = (),
-    identical_ids_dropped: int | None = None,
-) -> list[ScoringPolicy]:
-    """:func:`scoring_policies` of one run scored on ``judgments`` (what ``score_run`` records).
-
-    ``info`` is the run's provenance (failed calls; ``k`` of a live system);
-    ``judgments.prefer`` names the label source that won, when a label file
-    had two labels for a pair; ``identical_ids_dropped`` as in
-    :func:`scoring_policies`.
-    """
-    qrels = judgments.qrels
-    negative = int((qrels["grade"] < 0).sum()) if len(qrels) else 0
-    from assay.metrics.rules import scoring_policies
-
-    return scoring_policies(
-        missing=missing,
-        ties=ties,
-        metrics=[str(m) for m in metrics],
-        no_answer_queries=len(judgments.no_answer_ids),
-        ignored_queries=ignored_queries,
-        failed_queries=len(info.failed_query_ids),
-        negative_grades=negative,
-        prefer=judgments.prefer,
-        synthetic_queries=len(judgments.synthetic_ids),
-        total_queries=len(judgments),
-        depth_warnings=depth_warnings,
-        system_depth=info.k if info.queries_asked is not None else None,
-        identical_ids_dropped=identical_ids_dropped,
-    ) + _system_rules(info)
-
-
-def _system_rules(info: RunProvenance) -> list[ScoringPolicy]:
-    """How a live vector system embeds: model, dimensions, prefixes, long texts."""
-    from assay.policies import policy_rule
-
-    system = info.system if isinstance(info.system, dict) else {}
-    if system.get("type") != "vector":
-        return []
-    from assay.systems.vector import policy_text
-
-    text = policy_text(system)
-    return [policy_rule("embedding", text)] if text else []

@@ -112,6 +112,10 @@ class GateResult(ResultModel):
         """The candidate's evaluation when :func:`gate` scored it (not in the result file)."""
         return self._candidate
 
+    def exit_code(self) -> int:
+        """1 when the gate fails (a regression, or too many failed queries), else 0."""
+        return 0 if self.passed else 1
+
     @property
     def failures(self) -> list[GateCheck]:
         """Gated checks that failed."""

@@ -25,7 +25,7 @@ from assay.bounds import at_least
 from assay.errors import UsageError
 from assay.metrics.rules import mean_decided_policies
 from assay.procedures.gate_result import MODES, GateCheck, GateResult
-from assay.procedures.options import takes_scoring_options
+from assay.procedures.options import SourceOptions, takes_scoring_options
 
 if TYPE_CHECKING:  # pragma: no cover
     from assay.judgments.models import JudgmentSet
@@ -170,7 +170,7 @@ def gate(
     judgments: JudgmentSet | str | Path,
     candidate: Any,
     baseline: Any,
-    metrics: Iterable[str | Measure] = ("nDCG@10",),
+    metrics: Iterable[str | Measure] | None = ("nDCG@10",),
     *,
     margin: float = 0.01,
     mode: str = "noninferiority",
@@ -190,6 +190,9 @@ def gate(
     store: str | None = None,
     max_failed: int = 0,
     ignore_identical_ids: bool = False,
+    source: SourceOptions | None = None,
+    queries: str | Path | None = None,
+    split: str = "test",
 ) -> GateResult:
     """Gate a candidate (any source :func:`assay.evaluate` takes) against a baseline.
 
@@ -204,12 +207,23 @@ def gate(
     The candidate's evaluation travels with the result as
     :attr:`GateResult.candidate_evaluation` (not in its file).
     ``ignore_identical_ids`` as in :func:`assay.evaluate` (a baseline result must
-    have been scored the same way).
+    have been scored the same way). ``candidate`` may be ``None`` when ``source``
+    (:class:`~assay.procedures.options.SourceOptions`) names the system to run;
+    with ``source``, ``retries``, ``cache`` and ``max_failed`` come from it.
+    ``queries`` and ``split`` are those of :func:`~assay.judgments.load.load_judgments`.
     """
     from assay.metrics.measures import parse_measures
     from assay.procedures.comparison import evaluate_sources
+    from assay.procedures.live import executing, failed_bound, run_keywords, run_or_system
     from assay.results import EvaluationResult
 
+    if baseline is None or baseline == "":
+        raise UsageError("`baseline` is required (a result file, 'last' or a run id)", "baseline")
+    keywords = run_keywords(source, retries=retries, cache=cache)
+    max_failed = failed_bound(source, max_failed)
+    mixed = "give either a RUN file or --system NAME (not both)"
+    candidate = run_or_system(candidate, source, judgments, both=mixed, neither=mixed)
+    metrics = ["nDCG@10"] if metrics is None else list(metrics)
     measures = parse_measures([m if isinstance(m, str) else m.name for m in metrics] or None)
     from_store = isinstance(baseline, str) and not Path(baseline).exists()
     given = isinstance(baseline, EvaluationResult) or from_store
@@ -218,14 +232,15 @@ def gate(
         ties=ties,
         k=k,
         progress=progress,
-        retries=retries,
-        cache=cache,
         judgments_format=judgments_format,
         allow_version_mismatch=allow_version_mismatch,
         ignore_identical_ids=ignore_identical_ids,
+        load={"split": split} if queries is None else {"split": split, "queries": queries},
+        **keywords,
     )
     sources = [candidate] if given else [candidate, baseline]
-    scored = evaluate_sources(judgments, sources, measures, **kwargs)
+    with executing(source):
+        scored = evaluate_sources(judgments, sources, measures, **kwargs)
     base, base_id, source = baseline, None, ""
     if from_store:
         base, base_id = resolve_baseline(
@@ -452,7 +467,7 @@ def resolve_baseline(
         )
     from assay.store.api import open_store
 
-    with open_store(store_url) as store:
+    with open_store(store_url, read_only=True) as store:  # a read-only store will do
         run_id = (
             int(spec) if spec.isdigit() else store.last_id(system=system, judgments=judgments_name)
         )

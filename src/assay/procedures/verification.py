@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from assay.errors import UsageError
 from assay.metrics.rules import mean_decided_policies
 from assay.policies import ScoringPolicy, check_policies, chosen_policies
-from assay.procedures.options import takes_scoring_options
+from assay.procedures.options import SourceOptions, takes_scoring_options
 from assay.results import MIGRATIONS, Policy, ResultModel
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -87,6 +87,14 @@ class VerifyResult(ResultModel):
             self.policies = chosen_policies(self.policy.missing, self.policy.ties)
         return self
 
+    def failed_runs(self) -> list[tuple[str, list[str]]]:
+        """The failed queries of the system's run and of the degraded one."""
+        return [(name, list(ids)) for name, ids in self.failed_queries.items()]
+
+    def exit_code(self) -> int:
+        """1 unless the degraded variant scores significantly lower on every metric."""
+        return 0 if self.passed else 1
+
 
 def _from_v1(data: dict[str, Any]) -> dict[str, Any]:
     """Schema 1 held one metric's check at the top level; schema 2 lists checks."""
@@ -137,30 +145,40 @@ def verify_suite(
     cache: RunCache | str | Path | bool | None = None,
     judgments_format: str | None = None,
     allow_version_mismatch: bool = False,
+    source: SourceOptions | None = None,
+    queries: str | Path | None = None,
+    split: str = "test",
 ) -> VerifyResult:
     """Does a deliberately degraded variant of ``system`` score significantly lower?
 
     ``system`` and ``degraded`` are sources :func:`assay.evaluate` takes (a
     live system, a run file, a Run...); ``degraded="shuffle"`` shuffles the
     system's own ranked lists (seeded), which are then scored in the given order.
+    With ``source`` (:class:`~assay.procedures.options.SourceOptions`), ``system``
+    is ``source.system`` (give ``None``) and ``degraded`` a system name, both
+    built and called as ``source`` says (``retries`` and ``cache`` from it).
+    ``queries`` and ``split`` are those of :func:`~assay.judgments.load.load_judgments`.
     """
     from assay.metrics.measures import parse_measures
     from assay.procedures.arguments import as_judgments, check_k
     from assay.procedures.evaluation import score
+    from assay.procedures.live import executing, run_keywords
     from assay.procedures.sources import Source, load_source
 
     check_policies(missing, ties)
     check_k(k)
-    measures = parse_measures([m if isinstance(m, str) else m.name for m in metrics] or None)
-    js = as_judgments(judgments, judgments_format)
     options: dict[str, Any] = dict(
         k=k,
         progress=progress,
-        retries=retries,
-        cache=cache,
         allow_version_mismatch=allow_version_mismatch,
+        **run_keywords(source, retries=retries, cache=cache),
     )
-    ref_source = load_source(system, js, **options)
+    system, degraded = _live_pair(system, degraded, source, judgments)
+    measures = parse_measures([m if isinstance(m, str) else m.name for m in metrics] or None)
+    load = {"split": split} if queries is None else {"split": split, "queries": queries}
+    js = as_judgments(judgments, judgments_format, **load)
+    with executing(source):
+        ref_source = load_source(system, js, **options)
     reference = score(ref_source, js, measures, missing=missing, ties=ties)
     if isinstance(degraded, str) and degraded == SHUFFLE:
         if ref_source.run is None:
@@ -172,9 +190,9 @@ def verify_suite(
         # the shuffled run has no scores: its order is the ranking under either tie policy
         worse = score(Source(shuffled, provenance), js, measures, missing=missing, ties=ties)
     else:
-        worse = score(
-            load_source(degraded, js, **options), js, measures, missing=missing, ties=ties
-        )
+        with executing(source):
+            worse_source = load_source(degraded, js, **options)
+        worse = score(worse_source, js, measures, missing=missing, ties=ties)
     return verify_results(
         reference,
         worse,
@@ -184,6 +202,26 @@ def verify_suite(
         n_permutations=n_permutations,
         n_resamples=n_resamples,
     )
+
+
+def _live_pair(
+    system: Any, degraded: Any, source: SourceOptions | None, judgments: Any
+) -> tuple[Any, Any]:
+    """``system`` and ``degraded``, or with ``source`` the live systems they name."""
+    if source is None:
+        return system, degraded
+    from assay.procedures.live import live_system
+
+    spec = source.system if system is None else system
+    if not spec or not degraded:
+        raise UsageError(
+            "give `system` NAME and `degraded` NAME (or `degraded` shuffle)",
+            "system" if not spec else "degraded",
+        )
+    built = live_system(spec, source, judgments) if isinstance(spec, str) else spec
+    if not isinstance(degraded, str) or degraded == SHUFFLE:
+        return built, degraded
+    return built, live_system(degraded, source, judgments)
 
 
 def verify_results(

@@ -173,6 +173,10 @@ class ComparisonResult(ResultModel):
         fragment = PairedColumns.coerce(self.per_query).json_fragment()
         return self.json_with("per_query", fragment, indent).decode("utf-8")
 
+    def failed_runs(self) -> list[tuple[str, list[str]]]:
+        """Each compared system's failed queries (live calls, or a run file's sidecar)."""
+        return [(s.name, list(s.failed_queries)) for s in self.systems]
+
     @property
     def candidates(self) -> list[str]:
         """Names of the non-baseline systems, in input order."""

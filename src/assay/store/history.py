@@ -49,6 +49,49 @@ class HistoryReport(ResultModel):
     metrics_note: str | None = Field(None, description="why not every metric is shown")
 
 
+def read_history(
+    store: str | None = None,
+    *,
+    system: str | None = None,
+    judgments: str | None = None,
+    metrics: list[str] | None = None,
+    kind: str = "evaluation",
+) -> HistoryReport:
+    """The recorded results of the history ``store`` over time (opened read-only).
+
+    ``system`` and ``judgments`` (a name or version) filter the results;
+    ``kind`` is a result kind or ``all``. ``metrics`` (any spelling a measure
+    has: ``ndcg_cut_10`` is ``nDCG@10``; else the name as recorded) chooses the
+    columns and keeps the results that have one of them.
+    """
+    from assay.store.api import open_store
+
+    names = [_metric_name(m) for m in dict.fromkeys(metrics)] if metrics else None
+    with open_store(store, read_only=True) as st:
+        entries = st.list(system=system, judgments=judgments, kind=None if kind == "all" else kind)
+        where = repr(st)
+    if names:
+        entries = [e for e in entries if any(m in e.metrics for m in names)]
+    return build_history(
+        entries,
+        store=where,
+        metrics=names,
+        filters={"system": system, "judgments": judgments, "kind": kind},
+    )
+
+
+def _metric_name(text: str) -> str:
+    """A measure's canonical name (``ndcg_cut_10`` -> ``nDCG@10``), else ``text`` as recorded
+    (``passed``, ``delta nDCG@10``, an answer score)."""
+    from assay.errors import UsageError
+    from assay.metrics.measures import parse_measure
+
+    try:
+        return parse_measure(text).name
+    except UsageError:
+        return text
+
+
 def build_history(
     entries: list[HistoryEntry],
     *,

@@ -1,0 +1,49 @@
+"""``report``: a saved result file of any kind -> its result model, to render again."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # pragma: no cover
+    from assay.answers.result import AnswersResult
+    from assay.behavior.implicit import ImplicitJudgments
+    from assay.generate.queries import SyntheticQueries
+    from assay.judges.cases import AnswersGradeResult, ClaimsResult
+    from assay.judges.relevance import JudgeJob
+    from assay.matrix.result import MatrixResult
+    from assay.procedures.agreement import AgreementResult
+    from assay.procedures.calibration import CalibrationResult
+    from assay.procedures.gate_result import GateResult
+    from assay.procedures.verification import VerifyResult
+    from assay.results import EvaluationResult
+    from assay.stats.models import ComparisonResult
+    from assay.store.history import HistoryReport
+
+
+def read_result(
+    path: str | Path,
+) -> (
+    EvaluationResult
+    | ComparisonResult
+    | AnswersResult
+    | GateResult
+    | VerifyResult
+    | MatrixResult
+    | HistoryReport
+    | AgreementResult
+    | CalibrationResult
+    | JudgeJob
+    | ClaimsResult
+    | AnswersGradeResult
+    | ImplicitJudgments
+    | SyntheticQueries
+):
+    """The result file at ``path`` (JSON, or a Parquet evaluation) as its kind's model.
+
+    Every kind of :data:`assay.results.RESULT_MODELS` is read (older schema
+    versions migrated); errors name the file, line and field.
+    """
+    from assay.results import read_result_file
+
+    return read_result_file(path)  # type: ignore[no-any-return]

@@ -383,4 +383,3 @@ def finish(
     code = result.exit_code()
     if code:
         raise SystemExit(code)
-

@@ -1,5 +1,8 @@
-"""Scoring options shared by the procedures, defined once.
+"""Option models shared by the procedures, defined once.
 
+:class:`SourceOptions` says how a live system is built and called (the
+``--system``, corpus, cache, retry and failure options of every command that
+runs one); the procedures take it as ``source=``.
 :class:`ScoringOptions` holds the keywords that :func:`~assay.evaluate`,
 :func:`~assay.compare`, :func:`~assay.gate` and :func:`~assay.verify_suite`
 repeat: how runs are read and scored. Each of them takes one object as
@@ -13,6 +16,7 @@ from __future__ import annotations
 import functools
 import inspect
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -61,6 +65,70 @@ class ScoringOptions(BaseModel):
             at_least("k", self.k)
             if self.retries is not None:
                 at_least("retries", self.retries, 0)
+        except UsageError as exc:  # as it is, not wrapped in pydantic's ValidationError
+            raise UsageError(str(exc), exc.parameter) from None
+
+
+class SourceOptions(BaseModel):
+    """How a live system is built and called, the same for every procedure running one.
+
+    ``no_cache`` wins over ``cache_dir``; ``max_failed`` is how many failed
+    queries a run may have before the result's exit status says it failed.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    system: str | None = Field(
+        None,
+        description="the system: a name in assay.toml, a type (keyword, bm25, vector) "
+        "or module:function (None: no live system)",
+    )
+    config: Path | None = Field(None, description="an assay.toml declaring systems")
+    corpus: Path | None = Field(
+        None,
+        description="corpus of a built-in system (CSV, JSONL, BEIR corpus.jsonl; "
+        "None: a BEIR judgments folder's own corpus)",
+    )
+    id_field: str | None = Field(None, description="the corpus's id field (None: detected)")
+    text_fields: tuple[str, ...] | None = Field(
+        None, description="the corpus's text fields (None: detected)"
+    )
+    offline: bool = Field(
+        False, description="make no model calls: endpoint embeddings replay their cache"
+    )
+    no_cache: bool = Field(
+        False, description="always call the system; neither reuse nor store a cached run"
+    )
+    cache_dir: Path | None = Field(
+        None, description="the run cache (None: $ASSAY_CACHE_DIR or .assay/cache)"
+    )
+    retries: int | None = Field(
+        None, description="retries of a failed system call, with backoff (None: the system's)"
+    )
+    max_consecutive_failures: int = Field(
+        5, description="stop a run after this many failed queries in a row (0: never)"
+    )
+    max_failed: int = Field(
+        0, description="failed queries a run may have before the procedure's result fails"
+    )
+    executor: str | None = Field(
+        None,
+        description="where system calls run: 'local' or 'ray' (None: $ASSAY_EXECUTOR, else local)",
+    )
+
+    def model_post_init(self, context: Any, /) -> None:
+        """Check the bounds with the keywords' own rules (a UsageError naming the parameter)."""
+        from assay.bounds import at_least
+
+        try:
+            if self.retries is not None:
+                at_least("retries", self.retries, 0)
+            at_least("max_consecutive_failures", self.max_consecutive_failures, 0)
+            at_least("max_failed", self.max_failed, 0)
+            if self.executor is not None:
+                from assay.executors import options_from
+
+                options_from(self.executor)
         except UsageError as exc:  # as it is, not wrapped in pydantic's ValidationError
             raise UsageError(str(exc), exc.parameter) from None
 

@@ -15,7 +15,7 @@ COMMANDS: dict[str, str] = {
     "answers": "assay.procedures.answers:check_answers",
     "compare": "assay.procedures.comparison:compare",
     "evaluate": "assay.procedures.evaluation:evaluate",
-    "fuse": "assay.systems.fusion:fuse_files",
+    "fuse": "assay.procedures.fusion:fuse",
     "gate": "assay.procedures.gating:gate",
     "generate queries": "assay.generate.queries:generate_queries",
     "history": "assay.store.history:build_history",
@@ -36,7 +36,7 @@ COMMANDS: dict[str, str] = {
     "run": "assay.systems.runner:run_system",
     "schema config": "assay.procedures.config_schema:config_json_schema",
     "serve": "assay.systems.server:create_app",
-    "trec-eval": "assay.metrics.treceval:trec_eval_files",
+    "trec-eval": "assay.procedures.treceval:trec_eval",
     "validate": "assay.procedures.validation:validate_path",
     "verify-suite": "assay.procedures.verification:verify_suite",
     "view": "assay.view:make_app",
@@ -54,6 +54,7 @@ NO_RESULT: frozenset[str] = frozenset(
         "run",
         "schema config",
         "serve",
+        "trec-eval",  # trec_eval's own text, byte for byte
         "view",
     }
 )

@@ -383,3 +383,4 @@ def finish(
     code = result.exit_code()
     if code:
         raise SystemExit(code)
+

@@ -45,10 +45,8 @@ NOT_YET_THIN: dict[str, str] = {
     "matrix": "body over 25 lines",
     "report": "imports library helpers",
     "run": "body over 25 lines",
-    "serve": "body over 25 lines",
     "validate": "body over 25 lines",
     "verify-suite": "body over 25 lines",
-    "view": "imports library helpers",
 }
 
 

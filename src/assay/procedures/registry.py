@@ -35,11 +35,11 @@ COMMANDS: dict[str, str] = {
     "report": "assay.results:read_result_file",
     "run": "assay.systems.runner:run_system",
     "schema config": "assay.procedures.config_schema:config_json_schema",
-    "serve": "assay.systems.server:create_app",
+    "serve": "assay.procedures.serving:serve_system",
     "trec-eval": "assay.procedures.treceval:trec_eval",
     "validate": "assay.procedures.validation:validate_path",
     "verify-suite": "assay.procedures.verification:verify_suite",
-    "view": "assay.view:make_app",
+    "view": "assay.view.launch:open_view",
 }
 
 #: Commands whose procedure returns no result model: a server, or data files

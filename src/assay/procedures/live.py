@@ -1,0 +1,130 @@
+"""A live system from :class:`~assay.procedures.options.SourceOptions`, for every procedure.
+
+:func:`live_system` builds the system the options name (deferred: a run found
+in the run cache loads no corpus, model or index), :func:`run_keywords` turns
+the options into the keywords of :func:`~assay.procedures.sources.load_source`
+(``retries``, ``cache``, ``max_consecutive_failures``), and :func:`executing`
+runs a procedure's body on the options' executor. Evaluate, compare, gate and
+verify-suite, through the library and the command line, build systems here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager, nullcontext
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from assay.errors import UsageError
+from assay.procedures.options import SourceOptions
+
+if TYPE_CHECKING:  # pragma: no cover
+    from assay.systems.base import System
+    from assay.systems.cache import RunCache
+
+
+def source_options(source: SourceOptions | None) -> SourceOptions:
+    """``source`` checked to be a :class:`SourceOptions` (``None``: the defaults)."""
+    if source is None:
+        return SourceOptions()
+    if not isinstance(source, SourceOptions):
+        raise UsageError(f"`source` must be a SourceOptions, got {type(source).__name__}", "source")
+    return source
+
+
+def live_system(spec: str, source: SourceOptions, judgments: Any = None) -> System:
+    """The system ``spec`` names, built with ``source``'s config, corpus and fields.
+
+    When ``judgments`` is a BEIR folder and ``source`` names no corpus, the
+    folder's corpus is the corpus (:func:`assay.judgments.beir.corpus_of`).
+    ``source.offline`` makes endpoint embeddings replay their cache.
+    """
+    from assay.judgments.beir import corpus_of
+    from assay.systems.cache import deferred_system
+    from assay.systems.config import build_system
+
+    corpus = corpus_of(judgments if isinstance(judgments, str | Path) else None, source.corpus)
+    overrides: dict[str, Any] = {}
+    if source.id_field:
+        overrides["id_field"] = source.id_field
+    if source.text_fields:
+        overrides["text_fields"] = list(source.text_fields)
+
+    def build() -> Any:
+        return build_system(
+            spec,
+            config_path=source.config,
+            corpus=str(corpus) if corpus is not None else None,
+            overrides=overrides or None,
+        )
+
+    system = deferred_system(
+        spec, build, config_path=source.config, corpus=corpus, overrides=overrides or None
+    )
+    setter = getattr(system, "set_offline", None)
+    if source.offline and callable(setter):
+        setter(True)  # endpoint embeddings replay their cache; other systems call nothing
+    return system
+
+
+def source_cache(source: SourceOptions) -> RunCache | None:
+    """The run cache ``source`` asks for (``None`` with ``no_cache``)."""
+    if source.no_cache:
+        return None
+    from assay.systems.cache import RunCache
+
+    return RunCache(source.cache_dir)
+
+
+def run_keywords(
+    source: SourceOptions | None,
+    *,
+    retries: int | None = None,
+    cache: Any = None,
+    max_consecutive_failures: int | None = None,
+) -> dict[str, Any]:
+    """The ``retries``/``cache``/``max_consecutive_failures`` keywords of a live run.
+
+    Without ``source`` they are the keywords given. With it, they come from
+    ``source``; a keyword also given another value (not ``None``) is a
+    :class:`UsageError`.
+    """
+    given = {
+        "retries": retries,
+        "cache": cache,
+        "max_consecutive_failures": max_consecutive_failures,
+    }
+    if source is None:
+        return given
+    source = source_options(source)
+    chosen = {
+        "retries": source.retries,
+        "cache": source_cache(source),
+        "max_consecutive_failures": source.max_consecutive_failures,
+    }
+    for name, value in given.items():
+        if value is not None and (name == "cache" or value != chosen[name]):
+            raise UsageError(f"give `{name}` either as a keyword or in `source`, not both", name)
+    return chosen
+
+
+def corpus_ids(source: SourceOptions | None) -> frozenset[str] | None:
+    """The ids of ``source``'s corpus, when it names one: judgments outside it are refused."""
+    if source is None or source.corpus is None:
+        return None
+    from assay.corpora import read_corpus_ids
+
+    return read_corpus_ids(source.corpus, id_field=source.id_field)
+
+
+@contextmanager
+def executing(source: SourceOptions | None) -> Iterator[None]:
+    """Run the body on ``source.executor`` when it names one (the previous choice after)."""
+    if source is None or source.executor is None:
+        with nullcontext():
+            yield
+        return
+    from assay.executors import use
+
+    with use(source.executor):
+        yield

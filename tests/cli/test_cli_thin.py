@@ -43,7 +43,6 @@ NOT_YET_THIN: dict[str, str] = {
     "judge serve": "body over 25 lines",
     "matrix": "body over 25 lines",
     "report": "imports library helpers",
-    "run": "body over 25 lines",
     "validate": "validate_files returns FilesReport (a JSON array of file reports), not a "
     "registered result kind: a ValidationResult needs an entry in RESULT_MODELS",
     "verify-suite": "body over 25 lines",

@@ -211,8 +211,24 @@ Executor = Annotated[
         callback=_choose_executor,
     ),
 ]
+
+
+def _choose_quiet(value: bool) -> bool:
+    """Turn progress output off (``--quiet``) or on as click parses the flag."""
+    from assay.progress import set_quiet
+
+    set_quiet(value)
+    return value
+
+
 Quiet = Annotated[
-    bool, typer.Option("--quiet", "-q", help="No progress bars or progress lines on stderr.")
+    bool,
+    typer.Option(
+        "--quiet",
+        "-q",
+        help="No progress bars or progress lines on stderr.",
+        callback=_choose_quiet,
+    ),
 ]
 
 

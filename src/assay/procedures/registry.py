@@ -33,7 +33,7 @@ COMMANDS: dict[str, str] = {
     "judge serve": "assay.judging.serve:prepare",
     "matrix": "assay.matrix:run_matrix",
     "report": "assay.results:read_result_file",
-    "run": "assay.systems.runner:run_system",
+    "run": "assay.procedures.running:run_to_file",
     "schema config": "assay.procedures.config_schema:config_json_schema",
     "serve": "assay.procedures.serving:serve_system",
     "trec-eval": "assay.procedures.treceval:trec_eval",

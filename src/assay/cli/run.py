@@ -72,7 +72,7 @@ def run_command(
     :mod:`assay.failures`), 2 on invalid input.
     """
     from assay.cli.common import exit_if_failed, say_wrote
-    from assay.procedures.options import SourceOptions
+    from assay.procedures.options import ScoringOptions, SourceOptions
     from assay.procedures.running import RunOptions, run_to_file
 
     source = SourceOptions(
@@ -82,11 +82,11 @@ def run_command(
         max_consecutive_failures=max_consecutive_failures,
     )  # fmt: skip
     options = RunOptions(
-        k=k, concurrency=concurrency, format=fmt, name=name, corpus_format=corpus_format,
-        abstain_below=abstain_below, judgments_format=judgments_format, queries=queries,
-        split=split, progress=progress,
+        concurrency=concurrency, format=fmt, name=name, corpus_format=corpus_format,
+        abstain_below=abstain_below, progress=progress,
     )  # fmt: skip
-    written = run_to_file(judgments, output, source, options)
+    reading = ScoringOptions(k=k, judgments_format=judgments_format, queries=queries, split=split)
+    written = run_to_file(judgments, output, source, options, reading)
     say_wrote(written.path, "run", written.format)
     say_wrote(written.sidecar, "run sidecar", "json")
     _summary(written.outcome, written.abstention)

@@ -108,6 +108,16 @@ def run_keywords(
     return chosen
 
 
+def failed_bound(source: SourceOptions | None, max_failed: int) -> int:
+    """``max_failed``, or ``source.max_failed`` (a keyword also given another value than
+    the default 0 is a :class:`UsageError`)."""
+    if source is None:
+        return max_failed
+    if max_failed not in (0, source.max_failed):
+        raise UsageError("give `max_failed` either as a keyword or in `source`, not both")
+    return source.max_failed
+
+
 def corpus_ids(source: SourceOptions | None) -> frozenset[str] | None:
     """The ids of ``source``'s corpus, when it names one: judgments outside it are refused."""
     if source is None or source.corpus is None:
@@ -115,6 +125,24 @@ def corpus_ids(source: SourceOptions | None) -> frozenset[str] | None:
     from assay.corpora import read_corpus_ids
 
     return read_corpus_ids(source.corpus, id_field=source.id_field)
+
+
+def run_or_system(
+    run: Any, source: SourceOptions | None, judgments: Any, *, both: str, neither: str
+) -> Any:
+    """``run``, or the live system ``source.system`` names (:func:`live_system`).
+
+    Giving both is a :class:`UsageError` saying ``both``; with ``source``,
+    giving neither is one saying ``neither``.
+    """
+    system = source.system if source is not None else None
+    if run is not None and system is not None:
+        raise UsageError(both, "system")
+    if source is None:
+        return run
+    if run is None and system is None:
+        raise UsageError(neither, "run")
+    return run if system is None else live_system(system, source, judgments)
 
 
 @contextmanager

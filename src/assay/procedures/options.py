@@ -42,6 +42,10 @@ class ScoringOptions(BaseModel):
     judgments_format: str | None = Field(
         None, description="format of a judgments path (None: detected from name and content)"
     )
+    queries: Path | None = Field(
+        None, description="queries file of TREC qrels (TSV of id and text, or JSONL)"
+    )
+    split: str = Field("test", description="split of a BEIR folder's qrels (test, dev, train)")
     allow_version_mismatch: bool = Field(
         False, description="score a run made on another judgment-set version"
     )

@@ -18,18 +18,18 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from assay.errors import UsageError
-from assay.procedures.options import SourceOptions
+from assay.procedures.options import ScoringOptions, SourceOptions
 
 #: Formats a run is written in.
 RUN_FORMATS = ("trec", "jsonl")
 
 
 class RunOptions(BaseModel):
-    """How the queries are read and sent, and how the run is written."""
+    """How the queries are sent and the run written (how judgments are read and ``k``:
+    :class:`~assay.procedures.options.ScoringOptions`)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    k: int = Field(100, description="documents asked of the system per query")
     concurrency: int = Field(1, description="queries in flight at once")
     format: str | None = Field(
         None, description="run format: trec or jsonl (None: from the file name, else trec)"
@@ -41,11 +41,6 @@ class RunOptions(BaseModel):
     abstain_below: float | None = Field(
         None, description="score abstention: a query abstains below this top score"
     )
-    judgments_format: str | None = Field(
-        None, description="format of the judgments (None: detected from name and content)"
-    )
-    queries: Path | None = Field(None, description="queries file of TREC qrels")
-    split: str = Field("test", description="BEIR split")
     progress: bool = Field(True, description="show progress (a bar, or a line now and then)")
 
     def model_post_init(self, context: Any, /) -> None:
@@ -55,7 +50,6 @@ class RunOptions(BaseModel):
         try:
             if self.format is not None:
                 one_of("format", self.format, RUN_FORMATS)
-            at_least("k", self.k)
             at_least("concurrency", self.concurrency)
         except UsageError as exc:  # as it is, not wrapped in pydantic's ValidationError
             raise UsageError(str(exc), exc.parameter) from None
@@ -77,9 +71,17 @@ class WrittenRun:
 
 
 def run_to_file(
-    judgments: str | Path, output: str | Path, source: SourceOptions, options: RunOptions
+    judgments: str | Path,
+    output: str | Path,
+    source: SourceOptions,
+    options: RunOptions | None = None,
+    reading: ScoringOptions | None = None,
 ) -> WrittenRun:
     """Run every query of ``judgments`` through ``source.system``; write run and sidecar.
+
+    ``reading`` says how the judgments are read (``judgments_format``,
+    ``queries``, ``split``) and how many documents are asked per query (``k``);
+    its scoring fields are not used.
 
     ``source`` gives the system, its corpus and fields, the cache, the retries
     (at most :data:`~assay.systems.limits.MAX_RETRIES`), the circuit breaker
@@ -91,18 +93,19 @@ def run_to_file(
     from assay.systems.limits import retries as checked_retries
     from assay.systems.runner import run_system
 
+    options, reading = options or RunOptions(), reading or ScoringOptions()
     if source.system is None:
         raise UsageError("`system` is needed: the system to run", "system")
     if source.retries is not None:
         checked_retries(source.retries, "`retries`")
     judgment_set = as_judgments(
-        judgments, options.judgments_format, split=options.split,
-        **({"queries": options.queries} if options.queries is not None else {}),
+        judgments, reading.judgments_format, split=reading.split,
+        **({"queries": reading.queries} if reading.queries is not None else {}),
     )  # fmt: skip
     system = _system(source, judgments, options.corpus_format)
     with executing(source):
         outcome = run_system(
-            system, judgment_set, options.k, retries=source.retries,
+            system, judgment_set, reading.k, retries=source.retries,
             max_consecutive_failures=source.max_consecutive_failures,
             concurrency=options.concurrency, progress=options.progress,
             cache=source_cache(source),

@@ -47,7 +47,10 @@ def test_run_to_file_writes_what_assay_run_writes(tmp_path: Path, capsys) -> Non
     def content(path: Path) -> dict:
         return {k: v for k, v in json.loads(path.read_text()).items() if k not in STAMPS}
 
-    assert content(written.sidecar) == content(by_cli.with_name("k.trec.json"))
+    assert content(written.sidecar_path) == content(by_cli.with_name("k.trec.json"))
+    typed = written.sidecar  # the sidecar, typed
+    assert (typed.system, typed.k, typed.failures) == ("keyword", 7, [])
+    assert typed.abstention is not None and typed.abstention["threshold"] == 0.2
     assert written.failed_runs() == [("keyword", [])]
 
 

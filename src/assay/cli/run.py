@@ -88,7 +88,7 @@ def run_command(
     reading = ScoringOptions(k=k, judgments_format=judgments_format, queries=queries, split=split)
     written = run_to_file(judgments, output, source, options, reading)
     say_wrote(written.path, "run", written.format)
-    say_wrote(written.sidecar, "run sidecar", "json")
+    say_wrote(written.sidecar_path, "run sidecar", "json")
     _summary(written.outcome, written.abstention)
     exit_if_failed(written.failed_runs(), source.max_failed)
 

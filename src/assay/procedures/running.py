@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from assay.errors import UsageError
 from assay.procedures.options import ScoringOptions, SourceOptions
+from assay.results import Failure, Latency
 
 #: Formats a run is written in.
 RUN_FORMATS = ("trec", "jsonl")
@@ -55,13 +56,45 @@ class RunOptions(BaseModel):
             raise UsageError(str(exc), exc.parameter) from None
 
 
+class RunSidecar(BaseModel):
+    """The sidecar written beside a run (``RUN.json``), typed: the provenance of the run.
+
+    Keys a runner adds for some runs (``over_depth_queries``, ``latency_basis``)
+    are kept as extra fields.
+    """
+
+    model_config = ConfigDict(extra="allow")
+
+    system: str = Field(description="the system's name")
+    system_config: dict[str, Any] = Field(description="its configuration, secrets redacted")
+    config_hash: str = Field(description="hash of the configuration")
+    corpus_version: str | None = Field(description="version of the corpus it indexes")
+    judgments_version: str = Field(description="version of the judgment set run")
+    k: int = Field(description="documents asked per query")
+    queries: int = Field(description="queries asked")
+    succeeded: int = Field(description="queries answered")
+    failures: list[Failure] = Field(description="queries whose every attempt failed")
+    empty_query_ids: list[str] = Field(description="queries answered with no document")
+    latency_ms: Latency = Field(description="latency of the successful calls")
+    started: str = Field(description="when the run started (UTC, ISO 8601)")
+    finished: str = Field(description="when it finished")
+    cached: bool = Field(description="True when read from the run cache")
+    assay_version: str = Field(description="the assay that made it")
+    judgments: str = Field(description="the judgments path run")
+    abstention: dict[str, Any] | None = Field(
+        None, description="abstention at abstain_below (absent without it)"
+    )
+
+
 @dataclass(frozen=True)
 class WrittenRun:
-    """A run written with its sidecar: the outcome (failures, latency...) and the files."""
+    """A run written with its sidecar: the outcome (run, failures, latency), the typed
+    sidecar and the files."""
 
     outcome: Any
+    sidecar: RunSidecar
     path: Path
-    sidecar: Path
+    sidecar_path: Path
     format: str
     abstention: Any = None
 
@@ -131,9 +164,10 @@ def _write(
             outcome.run, judgment_set, options.abstain_below, failed=outcome.failed_ids
         )
         sidecar["abstention"] = abstention.to_dict()
+    typed = RunSidecar.model_validate(sidecar)  # before writing: nothing half-written
     path, side = write_run_pair(outcome.run, output, sidecar, format=options.format, tag=tag)
     fmt = options.format or format_from_name(output, "run") or "trec"
-    return WrittenRun(outcome, Path(path), Path(side), fmt, abstention)
+    return WrittenRun(outcome, typed, Path(path), Path(side), fmt, abstention)
 
 
 def _system(source: SourceOptions, judgments: str | Path, corpus_format: str | None) -> Any:

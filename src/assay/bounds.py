@@ -1,4 +1,4 @@
-"""Bounds of numeric parameters, checked and worded in one place.
+"""Bounds of parameters (numbers, choices), checked and worded in one place.
 
 Messages name the library parameter in backticks (```k```); the CLI rewrites
 it as the flag that sets it (``-k``), so the same check reads right from
@@ -8,6 +8,7 @@ Python and from the command line. It imports only :mod:`assay.errors`.
 from __future__ import annotations
 
 import operator
+from collections.abc import Sequence
 
 from assay.errors import UsageError
 
@@ -30,3 +31,12 @@ def at_least(name: str, value: object, minimum: int = 1) -> int:
             f"`{name}` must be a whole number >= {minimum}, got {value!r}", parameter=name
         )
     return number
+
+
+def one_of(name: str, value: object, choices: Sequence[str]) -> str:
+    """``value`` when it is one of ``choices``; else a :class:`UsageError` naming ``name``."""
+    if value not in choices:
+        raise BoundError(
+            f"`{name}` must be one of {', '.join(choices)}; got {value!r}", parameter=name
+        )
+    return str(value)

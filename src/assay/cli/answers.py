@@ -52,57 +52,39 @@ def answers(
     cases (support left for reviewers) to -o; questions the system fails on are
     reported and make the exit code 1.
     """
-    from assay.cli.common import resolve_format, validate_choice
-    from assay.errors import UsageError
+    from assay.cli.common import record_result, validate_choice
+    from assay.procedures.answers import AnswersOptions, check_answers
 
     if format is not None:
         validate_choice("--format", format, FORMATS)
+    options = AnswersOptions(
+        cases=cases, corpus=corpus, by=tuple(by or ()), system_name=system_name,
+        collect=collect, system=system, judgments=judgments, output=tuple(output or ()),
+    )  # fmt: skip
+    if not collect:
+        _refuse_suffixes(format, options.output)
+    outcome = check_answers(options)
     if collect:
-        if cases is not None:
-            raise UsageError("--collect writes cases; do not also name a cases file")
-        if system is None or judgments is None or output is None:
-            raise UsageError("--collect needs --system module:function, --judgments and -o")
-        if system_name is not None:
-            raise UsageError(
-                "--system-name names the system when scoring; --collect records --system "
-                "in each case"
-            )
-        if len(output) != 1:
-            raise UsageError("--collect writes one cases file: give a single -o")
-        failed = _collect(system, judgments, output[0])
-        if failed:
+        if _say_collected(outcome):
             raise typer.Exit(1)
         return
-    if cases is None:
-        raise UsageError("name a cases file to score (or use --collect)")
-    if system is not None or judgments is not None:
-        raise UsageError("--system and --judgments are only used with --collect")
-    if system_name is not None and not system_name.strip():
-        raise UsageError("--system-name must not be empty")
-    outputs = list(output or [])
-    for path in outputs:  # refuse a suffix answers cannot write before scoring
-        resolve_format(None if len(outputs) > 1 else format, path, FORMATS)
-    result = _score(cases, corpus, by or [], format or "table", outputs, system_name)
+    _emit(outcome, format or "table", list(options.output))
     if record:
-        from assay.cli.common import record_result
-
-        record_result(result, store)
+        record_result(outcome, store)
 
 
-def _score(
-    cases: Path,
-    corpus: Path | None,
-    by: list[str],
-    fmt: str,
-    outputs: list[Path],
-    system_name: str | None = None,
-) -> Any:
-    """Load, score and render a cases file; return the :class:`AnswersResult`."""
-    from assay.answers import score_answers
+def _refuse_suffixes(fmt: str | None, outputs: tuple[Path, ...]) -> None:
+    """Refuse an ``-o`` suffix answers cannot write, before scoring."""
+    from assay.cli.common import resolve_format
+
+    for path in outputs:
+        resolve_format(None if len(outputs) > 1 else fmt, path, FORMATS)
+
+
+def _emit(result: Any, fmt: str, outputs: list[Path]) -> None:
+    """Render the :class:`AnswersResult`: on stdout (the table) and to each ``-o`` file."""
     from assay.cli.common import emit, suffix_format
     from assay.report.answers_terminal import print_answers
-
-    result = score_answers(cases, corpus, by=by, system_name=system_name)
 
     def table(console: Any) -> None:
         print_answers(result, console)
@@ -120,7 +102,6 @@ def _score(
             choices=FORMATS,
             kind=result.kind,
         )
-    return result
 
 
 def _render(result: Any, fmt: str) -> str:
@@ -136,38 +117,26 @@ def _render(result: Any, fmt: str) -> str:
     return result.to_json() + "\n"
 
 
-def _collect(system: str, judgments: Path, output: Path) -> int:
-    """Collect cases from ``system``; write the successful ones to ``output``.
-
-    Returns the number of questions that failed (each reported on stderr).
-    """
+def _say_collected(collected: Any) -> int:
+    """Say on stderr what a collection wrote and which questions failed; their number."""
     from rich.console import Console
     from rich.markup import escape
 
-    from assay.answers.collect import collect_cases, load_function, write_cases
     from assay.cli.common import say_wrote
-    from assay.judgments.load import load_judgments
-    from assay.progress import progress
     from assay.words import count
 
-    function = load_function(system)
-    questions = load_judgments(judgments)
     stderr = Console(stderr=True, highlight=False, soft_wrap=True)
-    with progress("collecting answers", total=len(questions), unit="questions") as tick:
-        collected = collect_cases(function, questions, system=system, on_case=lambda qid: tick())
-    cases, failures = collected.cases, collected.failures
-    for failure in failures:
+    for failure in collected.failures:
         stderr.print(f"[bold red]failed:[/bold red] {escape(str(failure))}")
-    if cases:
-        write_cases(cases, output)
-        say_wrote(output, "cases", "jsonl")
-        pending = sum(len(s["judgments"]) for c in cases for s in c["support"].values())
+    if collected.cases:
+        say_wrote(collected.path, "cases", "jsonl")
         stderr.print(
-            f"wrote {len(cases)} cases to {escape(str(output))}; "
-            f"{count(pending, 'claim citation')} await a support judgment"
+            f"wrote {collected.cases} cases to {escape(str(collected.path))}; "
+            f"{count(collected.pending, 'claim citation')} await a support judgment"
         )
-    if failures:
-        total = len(cases) + len(failures)
-        kept = "; no case written" if not cases else ""
-        stderr.print(f"{len(failures)} of {count(total, 'question')} failed{kept}")
-    return len(failures)
+    if collected.failures:
+        kept = "; no case written" if not collected.cases else ""
+        stderr.print(
+            f"{len(collected.failures)} of {count(collected.questions, 'question')} failed{kept}"
+        )
+    return len(collected.failures)

@@ -35,27 +35,13 @@ def fuse(
     fmt: o.RunFormat = None,
 ) -> None:
     """Fuse run files query by query; the rank column of each file is used, as pyserini."""
-    from assay.cli.common import say_wrote, validate_choice
-    from assay.errors import UsageError
-    from assay.formats import format_from_name
-    from assay.runs.io import FORMATS, write_run
-    from assay.systems.fusion import FUSION_METHODS, fuse_files
+    from assay.cli.common import say_wrote
+    from assay.procedures.fusion import FuseOptions, fuse
 
-    if fmt is not None:
-        validate_choice("--format", fmt, FORMATS)
-    fmt = fmt or format_from_name(output, "run") or "trec"
-    if method not in FUSION_METHODS:
-        raise UsageError(f"--method must be one of {', '.join(FUSION_METHODS)}; got {method!r}")
-    fused = fuse_files(
-        runs,
-        method=method,  # type: ignore[arg-type]
-        k_rrf=k_rrf,
-        weights=weights,
-        alpha=alpha,
-        depth=depth,
-        limit=limit,
-        name=tag,
-    )
-    write_run(fused, output, format=fmt, tag=tag, ties="given")
-    typer.echo(f"fused {len(runs)} runs ({method})", err=True)
-    say_wrote(output, "run", fmt)
+    options = FuseOptions(
+        method=method, k_rrf=k_rrf, weights=weights, alpha=alpha, depth=depth, limit=limit,
+        tag=tag, format=fmt,
+    )  # fmt: skip
+    fused = fuse(runs, output, options)
+    typer.echo(f"fused {fused.inputs} runs ({fused.method})", err=True)
+    say_wrote(fused.path, "run", fused.format)

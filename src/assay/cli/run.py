@@ -10,8 +10,6 @@ import typer
 from assay.cli import options as o
 from assay.cli.app import app
 
-RUN_FORMATS = ("trec", "jsonl")
-
 
 @app.command("run")
 def run_command(
@@ -73,105 +71,30 @@ def run_command(
     Exit 1 when more queries failed than ``--max-failed`` (see
     :mod:`assay.failures`), 2 on invalid input.
     """
-    from assay.errors import UsageError
-    from assay.progress import set_quiet
-    from assay.systems.runner import run_system
+    from assay.cli.common import exit_if_failed, say_wrote
+    from assay.procedures.options import ScoringOptions, SourceOptions
+    from assay.procedures.running import RunOptions, run_to_file
 
-    set_quiet(quiet)
-    if fmt is not None and fmt not in RUN_FORMATS:
-        raise UsageError(f"--format must be one of {', '.join(RUN_FORMATS)}; got {fmt!r}")
-    from assay.bounds import at_least
-
-    at_least("k", k)
-    from assay.cli.common import check_max_failed_option, exit_if_failed
-
-    check_max_failed_option(max_failed)
-    if retries is not None:
-        from assay.systems.limits import retries as checked_retries
-
-        checked_retries(retries, "--retries")
-    at_least("max_consecutive_failures", max_consecutive_failures, 0)
-    at_least("concurrency", concurrency)
-    from assay.cli.common import load_cli_judgments
-
-    judgment_set = load_cli_judgments(judgments, judgments_format, queries=queries, split=split)
-    from assay.judgments.beir import corpus_of
-
-    corpus = corpus_of(judgments, corpus)
-    sut = _build(system, config, corpus, id_field, text_field, corpus_format, offline)
-    from assay.cli.common import run_cache
-
-    cache = run_cache(no_cache, cache_dir)
-    outcome = run_system(
-        sut,
-        judgment_set,
-        k,
-        retries=retries,
+    source = SourceOptions(
+        system=system, config=config, corpus=corpus, id_field=id_field, offline=offline,
+        text_fields=tuple(text_field) if text_field else None, no_cache=no_cache,
+        cache_dir=cache_dir, retries=retries, max_failed=max_failed, executor=executor,
         max_consecutive_failures=max_consecutive_failures,
-        concurrency=concurrency,
-        progress=progress,
-        cache=cache,
-    )
-    sidecar = outcome.metadata()
-    sidecar["judgments"] = str(judgments)
-    abstention = None
-    if abstain_below is not None:
-        from assay.systems.abstain import abstention_report
-
-        abstention = abstention_report(
-            outcome.run, judgment_set, abstain_below, failed=outcome.failed_ids
-        )
-        sidecar["abstention"] = abstention.to_dict()
-    _write(outcome.run, output, fmt, sidecar, tag=name or sut.name)
-    _summary(outcome, output, abstention)
-    exit_if_failed([(outcome.system_name, outcome.failed_ids)], max_failed)
+    )  # fmt: skip
+    options = RunOptions(
+        concurrency=concurrency, format=fmt, name=name, corpus_format=corpus_format,
+        abstain_below=abstain_below, progress=progress,
+    )  # fmt: skip
+    reading = ScoringOptions(k=k, judgments_format=judgments_format, queries=queries, split=split)
+    written = run_to_file(judgments, output, source, options, reading)
+    say_wrote(written.path, "run", written.format)
+    say_wrote(written.sidecar_path, "run sidecar", "json")
+    _summary(written.outcome, written.abstention)
+    exit_if_failed(written.failed_runs(), source.max_failed)
 
 
-def _build(
-    spec: str,
-    config: Path | None,
-    corpus: Path | None,
-    id_field: str | None,
-    text_fields: list[str] | None,
-    corpus_format: str | None,
-    offline: bool = False,
-) -> Any:
-    from assay.systems.cache import deferred_system
-    from assay.systems.config import build_system
-
-    overrides: dict[str, Any] = {
-        "id_field": id_field,
-        "text_fields": list(text_fields) if text_fields else None,
-        "corpus_format": corpus_format,
-    }
-
-    def build() -> Any:
-        return build_system(
-            spec,
-            config_path=config,
-            corpus=str(corpus) if corpus is not None else None,
-            overrides=overrides,
-        )
-
-    given = {key: value for key, value in overrides.items() if value is not None}
-    system = deferred_system(spec, build, config_path=config, corpus=corpus, overrides=given)
-    if offline and callable(getattr(system, "set_offline", None)):
-        system.set_offline(True)  # endpoint embeddings replay their cache
-    return system
-
-
-def _write(run: Any, output: Path, fmt: str | None, sidecar: dict[str, Any], tag: str) -> None:
-    from assay.runs.sidecar import write_run_pair
-
-    path, side = write_run_pair(run, output, sidecar, format=fmt, tag=tag)
-    from assay.cli.common import say_wrote
-    from assay.formats import format_from_name
-
-    say_wrote(path, "run", fmt or format_from_name(output, "run") or "trec")
-    say_wrote(side, "run sidecar", "json")
-
-
-def _summary(outcome: Any, output: Path, abstention: Any) -> None:
+def _summary(outcome: Any, abstention: Any) -> None:
+    """What the run did: queries, latency, versions, failures, abstention (on stdout)."""
     from rich.console import Console
     from rich.markup import escape
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import typer
 
 from assay.cli.app import app
@@ -13,8 +15,6 @@ app.add_typer(schema_app, name="schema")
 @schema_app.command("config")
 def config_schema() -> None:
     """Print the JSON Schema of assay.toml ([systems.NAME] and [models.NAME] tables)."""
-    import json
-
     from assay.procedures.config_schema import config_json_schema
 
     typer.echo(json.dumps(config_json_schema(), indent=2, ensure_ascii=False))

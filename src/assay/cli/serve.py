@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import ipaddress
-from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from assay.cli import options as o
 from assay.cli.app import app
-from assay.errors import UsageError
+from assay.web.listen import is_loopback as _is_loopback  # noqa: F401  (judge serve's)
 
 
 @app.command()
@@ -40,48 +38,23 @@ def serve(
     Queries run concurrently (8 at a time, 64 more may wait; beyond that 503
     with Retry-After); query text is capped at 10,000 characters.
     """
-    import uvicorn
+    from assay.procedures.options import SourceOptions
+    from assay.procedures.serving import ServeOptions, serve_system
 
-    from assay.cli.common import build_cli_system
-    from assay.systems.base import config_hash
-    from assay.systems.server import create_app
-
-    if not 0 < port < 65536:
-        raise UsageError(f"--port must be between 1 and 65535; got {port}")
-    if config is None and Path("assay.toml").is_file():
-        config = Path("assay.toml")
-    elif config is not None and not config.is_file():
-        raise UsageError(f"--config {config}: no such file")
-    built = build_cli_system(
-        system, config=config, corpus=corpus, id_field=id_field, text_fields=text_field
-    )
-    if not _is_loopback(host):
+    source = SourceOptions(
+        system=system, config=config, corpus=corpus, id_field=id_field,
+        text_fields=tuple(text_field) if text_field else None,
+    )  # fmt: skip
+    server = serve_system(source, ServeOptions(host=host, port=port, log_level=log_level))
+    if not server.loopback:
         typer.echo(
-            f"warning: listening on {host}: anyone who can reach it can query {built.name!r}",
+            f"warning: listening on {host}: anyone who can reach it can query "
+            f"{server.system_name!r}",
             err=True,
         )
     typer.echo(
-        f"serving {built.name!r} ({config_hash(built.config)}) on http://{host}:{port}"
+        f"serving {server.system_name!r} ({server.config_hash}) on {server.url}"
         " - GET /search?q=...&k=10, GET /health; Ctrl-C to stop",
         err=True,
     )
-    from assay.systems.server import DEFAULT_MAX_QUEUE, DEFAULT_WORKERS
-
-    uvicorn.run(
-        create_app(built),
-        host=host,
-        port=port,
-        log_level=log_level,
-        lifespan="off",
-        # connections beyond the workers, the bounded queue and some slack get 503
-        limit_concurrency=DEFAULT_WORKERS + DEFAULT_MAX_QUEUE + 16,
-    )
-
-
-def _is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
+    server.run()

@@ -58,34 +58,15 @@ def trec_eval(
     ] = None,
 ) -> None:
     """Score a TREC run as trec_eval does and print trec_eval's output, byte for byte."""
-    from assay.bounds import at_least
-    from assay.metrics.treceval import trec_eval_files
+    from assay.procedures.treceval import TrecEvalOptions, trec_eval
 
-    if depth is not None:
-        at_least("trec_eval_depth", depth)
-    at_least("trec_eval_level", level)
-    if rel_format == "qrels":
-        _check_order(qrels, run)
-    lines, warnings = trec_eval_files(
-        qrels, run, list(measures or []), rel_format=rel_format, zscore_file=zscore_file,
-        per_query=per_query, complete=complete, depth=depth, rel=level,
-        judged_only=judged_only, summary=not no_summary,
+    options = TrecEvalOptions(
+        measures=measures or [], per_query=per_query, complete=complete, depth=depth,
+        level=level, judged_only=judged_only, summary=not no_summary, rel_format=rel_format,
+        zscore_file=zscore_file,
     )  # fmt: skip
+    lines, warnings = trec_eval(qrels, run, options)
     for warning in warnings:
         typer.echo(f"warning: {warning}", err=True)
     if lines:
         typer.echo("\n".join(lines))
-
-
-def _check_order(qrels: Path, run: Path) -> None:
-    """Refuse a run given first and qrels second with one hint, not a line-by-line list."""
-    from assay.errors import UsageError
-    from assay.procedures.arguments import check_order
-
-    try:
-        check_order(qrels, run)
-    except UsageError:
-        raise UsageError(
-            f"{qrels} looks like a run and {run} like qrels: qrels come first, then the run "
-            "(assay trec-eval QRELS RUN, as trec_eval)"
-        ) from None

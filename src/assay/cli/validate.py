@@ -52,51 +52,30 @@ def validate(
     output: o.output_option(*OUTPUT_FORMATS) = None,  # type: ignore[valid-type]
 ) -> None:
     """Check files and print a summary of each; exit 2 when any has problems."""
-    from assay.cli.common import emit, resolve_format, validate_choice
-    from assay.corpora import read_corpus_ids
-    from assay.judgments.load import FORMATS
-    from assay.procedures.validation import KINDS, validate_path
+    from assay.cli.common import emit, resolve_format
+    from assay.errors import AssayError
+    from assay.procedures.validation import ValidateOptions, validate_files
 
     fmt = resolve_format(fmt, output, OUTPUT_FORMATS)
-    if kind is not None:
-        validate_choice("--kind", kind, KINDS)
-    if judgments_format is not None:
-        validate_choice("--judgments-format", judgments_format, FORMATS)
-    ids = read_corpus_ids(corpus, id_field=id_field) if corpus is not None else None
-    reports = [
-        validate_path(
-            f,
-            kind=kind,
-            judgments_format=judgments_format,
-            queries=queries,
-            split=split,
-            corpus_ids=ids,
-            id_field=id_field,
-            text_fields=text_field,
-        )
-        for f in files
-    ]
-    import json
-
+    options = ValidateOptions(
+        kind=kind, judgments_format=judgments_format, queries=queries, split=split,
+        corpus=corpus, id_field=id_field, text_fields=tuple(text_field) if text_field else None,
+    )  # fmt: skip
+    checked = validate_files(files, options)
     emit(
         fmt,
         output,
-        text=lambda f: json.dumps(reports, indent=2, ensure_ascii=False),
-        table=lambda console: _print_tables(reports, console),
+        text=lambda f: checked.to_json(),
+        table=lambda console: _print_tables(checked.reports, console),
         choices=OUTPUT_FORMATS,
         kind="validation",
     )
-    failed = [r["path"] for r in reports if not r["ok"]]
-    if failed:
-        from assay.errors import AssayError
-
-        # An AssayError (not typer.Exit) so that main() exits with code 2.
-        from assay.words import count
-
-        raise AssayError(f"{len(failed)} of {count(len(reports), 'file')} failed validation")
+    failure = checked.failure()
+    if failure:  # an AssayError (not typer.Exit) so that main() exits with code 2
+        raise AssayError(failure)
 
 
-def _print_tables(reports: list[dict[str, Any]], out: Any) -> None:
+def _print_tables(reports: list[Any], out: Any) -> None:
     from rich.console import Console
     from rich.markup import escape
 
@@ -105,21 +84,21 @@ def _print_tables(reports: list[dict[str, Any]], out: Any) -> None:
 
     err = Console(stderr=True, highlight=False, soft_wrap=True)
     for report in reports:
-        if not report["ok"]:
+        if not report.ok:
             err.print(
-                f"[bold red]error:[/bold red] {escape(report['path'])} "
-                f"({report['kind'] or 'unknown kind'}): {count(len(report['problems']), 'problem')}"
+                f"[bold red]error:[/bold red] {escape(report.path)} "
+                f"({report.kind or 'unknown kind'}): {count(len(report.problems), 'problem')}"
             )
-            for problem in report["problems"]:
+            for problem in report.problems:
                 err.print(f"  {escape(problem)}")
-            if report["truncated"]:
-                err.print(f"  ... stopped after {len(report['problems'])} problems")
+            if report.truncated:
+                err.print(f"  ... stopped after {len(report.problems)} problems")
             continue
         table = Table(
             [Column("field", key=True), Column("value", wrap=True)],
-            title=f"{report['path']} ({report['kind']}): OK",
+            title=f"{report.path} ({report.kind}): OK",
         )
-        summary = report["summary"]
+        summary = report.summary or {}
         for key, value in summary.items():
             if key in ("path", "warnings"):
                 continue

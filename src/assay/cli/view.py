@@ -25,26 +25,16 @@ def view(
     port: Annotated[int, typer.Option("--port", help="Port to listen on.")] = 8766,
 ) -> None:
     """Browse results down to the documents: a read-only local web app with a JSON API."""
-    import uvicorn
+    from assay.view.launch import ViewOptions, open_view
 
-    from assay.cli.serve import _is_loopback
-    from assay.errors import UsageError
-    from assay.view import make_app
-
-    if not 0 < port < 65536:
-        raise UsageError(f"--port must be between 1 and 65535; got {port}")
-    hosts = ["127.0.0.1", "localhost", "[::1]", "::1"] if _is_loopback(host) else None
-    web = make_app(
-        results or [],
-        store=store,
-        corpus=corpus,
-        id_field=id_field,
-        text_fields=text_field,
-        allowed_hosts=hosts,
-    )
-    if hosts is None:
+    options = ViewOptions(
+        store=store, corpus=corpus, id_field=id_field, host=host, port=port,
+        text_fields=tuple(text_field) if text_field else None,
+    )  # fmt: skip
+    viewer = open_view(results or [], options)
+    if not viewer.loopback:
         typer.echo(
             f"warning: listening on {host}: anyone who can reach it sees the results", err=True
         )
-    typer.echo(f"assay view on http://{host}:{port}/ (read-only); Ctrl-C to stop", err=True)
-    uvicorn.run(web, host=host, port=port, log_level="warning")
+    typer.echo(f"assay view on {viewer.url}/ (read-only); Ctrl-C to stop", err=True)
+    viewer.run()

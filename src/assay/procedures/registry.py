@@ -15,7 +15,7 @@ COMMANDS: dict[str, str] = {
     "answers": "assay.procedures.answers:check_answers",
     "compare": "assay.procedures.comparison:compare",
     "evaluate": "assay.procedures.evaluation:evaluate",
-    "fuse": "assay.systems.fusion:fuse_files",
+    "fuse": "assay.procedures.fusion:fuse",
     "gate": "assay.procedures.gating:gate",
     "generate queries": "assay.procedures.generation:generate_query_file",
     "history": "assay.store.history:read_history",
@@ -33,13 +33,13 @@ COMMANDS: dict[str, str] = {
     "judge serve": "assay.procedures.judging_files:judging_page",
     "matrix": "assay.procedures.matrix_run:run_matrix_file",
     "report": "assay.procedures.result_files:read_result",
-    "run": "assay.systems.runner:run_system",
+    "run": "assay.procedures.running:run_to_file",
     "schema config": "assay.procedures.config_schema:config_json_schema",
-    "serve": "assay.systems.server:create_app",
-    "trec-eval": "assay.metrics.treceval:trec_eval_files",
-    "validate": "assay.procedures.validation:validate_path",
+    "serve": "assay.procedures.serving:serve_system",
+    "trec-eval": "assay.procedures.treceval:trec_eval",
+    "validate": "assay.procedures.validation:validate_files",
     "verify-suite": "assay.procedures.verification:verify_suite",
-    "view": "assay.view:make_app",
+    "view": "assay.view.launch:open_view",
 }
 
 #: Commands whose procedure returns no result model: a server, or data files
@@ -56,6 +56,7 @@ NO_RESULT: frozenset[str] = frozenset(
         "run",
         "schema config",
         "serve",
+        "trec-eval",  # trec_eval's own text, byte for byte
         "view",
     }
 )

@@ -11,8 +11,110 @@ from collections.abc import Collection, Sequence
 from pathlib import Path
 from typing import Any
 
-from assay.errors import AssayError, InputError, UsageError
+from pydantic import BaseModel, ConfigDict, Field
+
+from assay.errors import AssayError, InputError, Problem, UsageError
 from assay.formats import KINDS
+
+
+class ValidateOptions(BaseModel):
+    """How ``assay validate`` reads the files it checks."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    kind: str | None = Field(
+        None,
+        description="kind of every file: judgments, run, corpus, answers, config or result "
+        "(None: detected per file)",
+    )
+    judgments_format: str | None = Field(
+        None, description="judgment format: jsonl, csv, json, trec or beir (None: detected)"
+    )
+    queries: Path | None = Field(None, description="queries file of TREC qrels (TSV or JSONL)")
+    split: str = Field("test", description="BEIR split")
+    corpus: Path | None = Field(
+        None, description="corpus (JSONL or BEIR folder): judged doc ids must exist in it"
+    )
+    id_field: str | None = Field(None, description="the corpus's id field (None: detected)")
+    text_fields: tuple[str, ...] | None = Field(
+        None, description="the corpus's text fields (None: detected)"
+    )
+
+    def model_post_init(self, context: Any, /) -> None:
+        """Check the choices (a UsageError naming ``kind`` or ``judgments_format``)."""
+        from assay.bounds import one_of
+        from assay.judgments.load import FORMATS
+
+        try:
+            if self.kind is not None:
+                one_of("kind", self.kind, KINDS)
+            if self.judgments_format is not None:
+                one_of("judgments_format", self.judgments_format, FORMATS)
+        except UsageError as exc:  # as it is, not wrapped in pydantic's ValidationError
+            raise UsageError(str(exc), exc.parameter) from None
+
+
+class FileReport(BaseModel):
+    """What :func:`validate_path` found in one file (see there)."""
+
+    path: str = Field(description="the file checked")
+    kind: str | None = Field(description="its kind (None: not told)")
+    ok: bool = Field(description="True when it has no problem")
+    summary: dict[str, Any] | None = Field(description="what it holds, when it is valid")
+    problems: list[str] = Field(description="each naming file, line, field and a hint")
+    truncated: bool = Field(description="True when more problems were left unsaid")
+
+
+class FilesReport(BaseModel):
+    """The reports of the files :func:`validate_files` checked, in the order given."""
+
+    reports: list[FileReport] = Field(description="one per file")
+
+    @property
+    def failed(self) -> list[str]:
+        """Paths of the files with problems."""
+        return [r.path for r in self.reports if not r.ok]
+
+    def exit_code(self) -> int:
+        """2 when any file has problems (bad input), else 0."""
+        return 2 if self.failed else 0
+
+    def failure(self) -> str | None:
+        """``'1 of 2 files failed validation'``, or None when every file is valid."""
+        from assay.words import count
+
+        if not self.failed:
+            return None
+        return f"{len(self.failed)} of {count(len(self.reports), 'file')} failed validation"
+
+    def to_json(self) -> str:
+        """The reports as a JSON array (what ``assay validate -f json`` prints)."""
+        import json
+
+        rows = [r.model_dump(mode="json") for r in self.reports]
+        return json.dumps(rows, indent=2, ensure_ascii=False)
+
+
+def validate_files(files: Sequence[str | Path], options: ValidateOptions) -> FilesReport:
+    """Check each file of ``files`` as ``options`` say, without evaluating anything.
+
+    With ``options.corpus``, judged doc ids must be among its ids. Bad files
+    are reported (never raised); see :func:`validate_path`.
+    """
+    from assay.corpora import read_corpus_ids
+
+    ids = None
+    if options.corpus is not None:
+        ids = read_corpus_ids(options.corpus, id_field=options.id_field)
+    reports = [
+        validate_path(
+            f, kind=options.kind, judgments_format=options.judgments_format,
+            queries=options.queries, split=options.split, corpus_ids=ids,
+            id_field=options.id_field, text_fields=options.text_fields,
+        )
+        for f in files
+    ]  # fmt: skip
+    return FilesReport(reports=[FileReport(**r) for r in reports])
 
 
 def detect_kind(path: str | Path) -> str:
@@ -43,7 +145,7 @@ def validate_path(
     input; raises :class:`UsageError` only for an unknown ``kind``.
     """
     if kind is not None and kind not in KINDS:
-        raise UsageError(f"--kind must be one of {', '.join(KINDS)}; got {kind!r}")
+        raise UsageError(f"`kind` must be one of {', '.join(KINDS)}; got {kind!r}", "kind")
     report: dict[str, Any] = {
         "path": str(path),
         "kind": kind,
@@ -132,8 +234,8 @@ def _answers_summary(path: str | Path) -> dict[str, Any]:
 
 
 def _config_summary(path: str | Path) -> dict[str, Any]:
-    """Parse an assay.toml; every system must name a known type and an existing corpus."""
-    from assay.errors import Problem
+    """Parse an assay.toml; every system must name a known type and an existing corpus, every
+    model table must be one the commands accept."""
     from assay.systems.config import load_config, system_types
 
     data = load_config(path)
@@ -164,9 +266,51 @@ def _config_summary(path: str | Path) -> dict[str, Any]:
                 )
             )
         rows.append(f"{name} ({kind}" + (f", corpus {corpus})" if corpus else ")"))
+    models, model_problems = _check_models(path, data.get("models", {}))
+    problems += model_problems
     if problems:
         raise InputError(problems)
-    return {"path": str(path), "systems": rows}
+    summary: dict[str, Any] = {"path": str(path), "systems": rows}
+    if models:
+        summary["models"] = models
+    return summary
+
+
+def _check_models(path: str | Path, models: Any) -> tuple[list[str], list[Problem]]:
+    """Each ``[models.NAME]`` table checked as the commands read it
+    (:func:`~assay.systems.model_config.model_from_table`: keys, types, ranges,
+    ``${VAR}`` set): rows ``NAME (model)`` and the problems found."""
+    from assay.systems.model_config import model_from_table
+
+    if not isinstance(models, dict) or any(not isinstance(t, dict) for t in models.values()):
+        return [], [Problem(str(path), None, "models must be tables: [models.NAME]", "models")]
+    rows, problems = [], []
+    for name, table in models.items():
+        where = f"[models.{name}]"
+        try:
+            model = model_from_table(name, table)
+        except UsageError as exc:
+            lines = str(exc).splitlines()
+            hint = next((x for x in lines if x.startswith("allowed keys:")), None)
+            at = _header_line(path, where)
+            for line in lines:
+                if line != hint:
+                    text = line.removeprefix(where).removeprefix(":").strip()
+                    problems.append(Problem(str(path), at, text, f"models.{name}", hint))
+        else:
+            rows.append(f"{name} ({model.shown()['model']})")
+    return rows, problems
+
+
+def _header_line(path: str | Path, header: str) -> int | None:
+    """The 1-based line of the table ``header`` (``[models.NAME]``) in ``path``, if found."""
+    from assay.textio import drop_bom
+
+    text = drop_bom(Path(path).read_bytes()).decode("utf-8", "replace")
+    for number, line in enumerate(text.splitlines(), 1):
+        if line.split("#", 1)[0].replace(" ", "") == header:
+            return number
+    return None
 
 
 def _result_summary(path: str | Path) -> dict[str, Any]:

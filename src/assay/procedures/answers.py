@@ -1,0 +1,121 @@
+"""``assay answers`` as a library procedure: score grounded answers, or collect them.
+
+:func:`check_answers` takes one :class:`AnswersOptions`. Scoring a cases file
+returns an :class:`~assay.answers.result.AnswersResult`; with ``collect``, the
+RAG function ``system`` answers every question of ``judgments`` and the cases
+built (support left for reviewers) are written to the one ``output`` file: the
+:class:`CollectedAnswers` returned says what was written and which questions
+failed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from assay.errors import UsageError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from assay.answers.result import AnswersResult
+
+
+class AnswersOptions(BaseModel):
+    """What ``assay answers`` scores (a cases file) or collects (``collect``)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    cases: Path | None = Field(None, description="cases JSONL to score (None with collect)")
+    corpus: Path | None = Field(
+        None, description="corpus (or file of ids): citations must resolve to a record"
+    )
+    by: tuple[str, ...] = Field((), description="case metadata fields to group the scores by")
+    system_name: str | None = Field(
+        None, description="name of the system that answered (None: the one the cases share)"
+    )
+    collect: bool = Field(False, description="call a live system and write cases to review")
+    system: str | None = Field(None, description="with collect: the RAG function, module:function")
+    judgments: Path | None = Field(
+        None, description="with collect: the questions (any judgment format)"
+    )
+    output: tuple[Path, ...] = Field(
+        (), description="with collect: the one cases file written (JSONL)"
+    )
+
+    def model_post_init(self, context: Any, /) -> None:
+        """Refuse options that do not go together (a UsageError naming them)."""
+        if self.collect:
+            self._check_collect()
+            return
+        if self.cases is None:
+            raise UsageError("name a cases file to score (or use `collect`)", "cases")
+        if self.system is not None or self.judgments is not None:
+            raise UsageError("`system` and --judgments are only used with `collect`", "system")
+        if self.system_name is not None and not self.system_name.strip():
+            raise UsageError("`system_name` must not be empty", "system_name")
+
+    def _check_collect(self) -> None:
+        if self.cases is not None:
+            raise UsageError("`collect` writes cases; do not also name a cases file", "cases")
+        if self.system is None or self.judgments is None or not self.output:
+            raise UsageError("`collect` needs `system` module:function, --judgments and -o")
+        if self.system_name is not None:
+            raise UsageError(
+                "`system_name` names the system when scoring; `collect` records `system` "
+                "in each case",
+                "system_name",
+            )
+        if len(self.output) != 1:
+            raise UsageError("`collect` writes one cases file: give a single -o", "output")
+
+
+@dataclass(frozen=True)
+class CollectedAnswers:
+    """Cases collected from a live system: where they were written and what failed."""
+
+    path: Path
+    cases: int
+    pending: int
+    failures: list[Any]
+
+    @property
+    def questions(self) -> int:
+        """Questions asked (cases written and questions failed)."""
+        return self.cases + len(self.failures)
+
+
+def check_answers(options: AnswersOptions) -> AnswersResult | CollectedAnswers:
+    """Score ``options.cases`` (an :class:`AnswersResult`), or collect cases (``collect``).
+
+    Collecting writes the successful cases atomically (nothing when every
+    question failed) and goes on past a failing question: each is in
+    :attr:`CollectedAnswers.failures`.
+    """
+    if options.collect:
+        return _collect(options.system or "", options.judgments, options.output[0])  # type: ignore[arg-type]
+    from assay.answers import score_answers
+
+    return score_answers(
+        options.cases,  # type: ignore[arg-type]
+        options.corpus,
+        by=list(options.by),
+        system_name=options.system_name,
+    )
+
+
+def _collect(system: str, judgments: Path, output: Path) -> CollectedAnswers:
+    from assay.answers.collect import collect_cases, load_function, write_cases
+    from assay.judgments.load import load_judgments
+    from assay.progress import progress
+
+    function = load_function(system)
+    questions = load_judgments(judgments)
+    with progress("collecting answers", total=len(questions), unit="questions") as tick:
+        collected = collect_cases(function, questions, system=system, on_case=lambda qid: tick())
+    cases = collected.cases
+    if cases:
+        write_cases(cases, output)
+    pending = sum(len(s["judgments"]) for c in cases for s in c["support"].values())
+    return CollectedAnswers(output, len(cases), pending, list(collected.failures))

@@ -227,7 +227,14 @@ def score_run(
     if ignore_identical_ids:
         from assay.runs.identical import drop_identical_ids
 
+        answered = run.frame["query_id"].unique()
         run, dropped = drop_identical_ids(run)
+        # a query whose every document was itself was answered: scored as an empty list
+        # (as BEIR, which keeps it among its results), never skipped as absent
+        emptied = sorted(set(map(str, answered)) - set(map(str, run.frame["query_id"].unique())))
+        if emptied:
+            empty = [*info.empty_query_ids, *emptied]
+            info = info.model_copy(update={"empty_query_ids": empty})
     live_k = info.k if info.queries_asked is not None else None  # a live system's depth
     shallow = check_depth(measures, asked=live_k, run=run)
     if shallow:

@@ -438,3 +438,26 @@ def test_matrix_refuses_a_wrong_baseline_before_any_model_call(
         assert stub.state.requests == []  # refused before the first call
         rc = in_process("matrix", "models.toml", "--no-cache", "--no-record")
         assert rc == 0 and len(stub.state.requests) > 0  # the same config does call the model
+
+
+def test_python_dash_m_assay_is_the_assay_program() -> None:
+    """`python -m assay` runs the same app as the `assay` script (help, exit code)."""
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-m", "assay", "--version"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0 and done.stdout.startswith("assay ")
+    bad = subprocess.run(
+        [sys.executable, "-m", "assay", "evaluate", "no-such-file.jsonl", "no-such-run.trec"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert bad.returncode == 2 and "Traceback" not in bad.stderr

@@ -1,0 +1,6 @@
+"""``python -m assay``: the same program as the ``assay`` script."""
+
+from assay.cli import main
+
+if __name__ == "__main__":
+    main()

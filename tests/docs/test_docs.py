@@ -189,3 +189,9 @@ def test_api_reference_covers_every_public_name() -> None:
     for name in assay.__all__:
         if not name.startswith("_"):
             assert f".{name}\n" in text, f"assay.{name} is missing from the API reference"
+
+
+def test_readme_is_a_front_page() -> None:
+    """The README stays a front page of at most 250 lines; the rest is in the site."""
+    lines = (ROOT / "README.md").read_text(encoding="utf-8").splitlines()
+    assert len(lines) <= 250, f"README.md has {len(lines)} lines"

@@ -82,6 +82,11 @@ class ResultModel(BaseModel):
         0 when it did its job, 1 when it ran and says no (a gate that fails, nothing scored)."""
         return 0
 
+    def exit_message(self) -> str | None:
+        """What the command says on stderr (an ``error:`` line) when it ends with a non-zero
+        :meth:`exit_code`; None (the default): nothing more than its output."""
+        return None
+
     @classmethod
     def from_file(cls, path: str | Path) -> Self:
         """Read a result file of this kind; errors name the file and field."""
@@ -112,6 +117,7 @@ RESULT_MODELS: dict[str, str] = {
     "model_answers": "assay.judges.cases:AnswersGradeResult",
     "implicit_judgments": "assay.behavior.implicit:ImplicitJudgments",
     "synthetic-queries": "assay.generate.queries:SyntheticQueries",
+    "validation": "assay.procedures.validation:ValidationResult",
 }
 
 #: (kind, schema_version) -> a function upgrading a payload by one version. A reader

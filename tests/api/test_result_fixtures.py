@@ -26,6 +26,7 @@ KINDS = {
     "model_answers.json": "model_answers",
     "synthetic_queries.json": "synthetic-queries",
     "implicit_judgments.json": "implicit_judgments",
+    "validation.json": "validation",
 }
 
 

@@ -106,6 +106,7 @@ def _command(kind: str, runs: dict[str, Path], tmp: Path, toml: Path | None) -> 
         ],
         "matrix": ["matrix", MATRIX, "--no-record"],
         "history": ["history", "--store", store, "--kind", "all"],
+        "validation": ["validate", QUESTIONS, runs["a"], CONFIG],
         "agreement": ["judge", "agree", QUESTIONS, QUESTIONS],
         "calibration": ["judge", "calibrate", QUESTIONS, runs["a"], "--human", runs["human"]],
         "model_judgments": [
@@ -153,7 +154,7 @@ def _command(kind: str, runs: dict[str, Path], tmp: Path, toml: Path | None) -> 
 
 
 def test_every_written_kind_is_registered() -> None:
-    """The 14 kinds commands write are in RESULT_MODELS, each with its report formats."""
+    """The 15 kinds commands write are in RESULT_MODELS, each with its report formats."""
     assert set(RESULT_MODELS) == set(FORMATS_BY_KIND)
     from assay.results import result_model
 
@@ -165,7 +166,7 @@ def test_every_written_kind_is_registered() -> None:
 
 KINDS = [
     "evaluation", "comparison", "answers", "gate", "verify", "matrix", "history",
-    "agreement", "calibration",
+    "validation", "agreement", "calibration",
     "model_judgments", "model_claims", "model_answers", "synthetic-queries",
     "implicit_judgments",
 ]  # fmt: skip
@@ -325,7 +326,7 @@ def test_data_commands_say_what_they_wrote(
         found = {Path(m[0]).name: (m[1], m[2]) for m in WROTE.findall(err)}
         assert found.get(name) == said, (argv, err)
     assert json.loads((tmp_path / "f.jsonl").read_text().splitlines()[-1])
-    assert json.loads((tmp_path / "v.json").read_text())[0]["ok"] is True
+    assert json.loads((tmp_path / "v.json").read_text())["reports"][0]["ok"] is True
     code, _, err = _run(
         ["judge", "pool", QUESTIONS, runs["a"], "-o", tmp_path / "x", "-f", "csv"], capsys
     )

@@ -178,5 +178,5 @@ def test_new_formats_through_validate_cli(ubi: Path) -> None:
             text=True,
         )
         assert out.returncode == 0, out.stderr
-        report = json.loads(out.stdout)[0]
+        report = json.loads(out.stdout)["reports"][0]
         assert report["kind"] == "judgments" and report["ok"]

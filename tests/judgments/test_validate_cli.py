@@ -1,4 +1,5 @@
-"""``assay validate``: summaries, JSON output, several files, kind detection."""
+"""``assay validate``: summaries, JSON output (a validation result), several files, kind
+detection."""
 
 from __future__ import annotations
 
@@ -35,7 +36,9 @@ def test_json_summary(capsys) -> None:
     files = [str(FIX / "eval_questions.csv"), str(FIX / "qrels.jsonl")]
     code, out, _ = run_cli(["validate", *files, "--format", "json"], capsys)
     assert code == 0
-    reports = json.loads(out)
+    result = json.loads(out)
+    assert (result["kind"], result["schema_version"]) == ("validation", "1")
+    reports = result["reports"]
     assert [r["ok"] for r in reports] == [True, True]
     first = reports[0]["summary"]
     assert (first["queries"], first["answerable_queries"], first["no_answer_queries"]) == (
@@ -55,7 +58,25 @@ def test_several_files_one_bad(tmp_path: Path, capsys) -> None:
     assert f"{bad}:1: [relevant] grade 1.5" in err
     assert "1 of 2 files failed validation" in err
     code, out, _ = run_cli(["validate", str(bad), "--format", "json"], capsys)
-    assert code == 2 and json.loads(out)[0]["problems"][0].startswith(f"{bad}:1:")
+    assert code == 2 and json.loads(out)["reports"][0]["problems"][0].startswith(f"{bad}:1:")
+
+
+def test_result_with_a_bad_file_renders_again(tmp_path: Path, capsys) -> None:
+    """The result file of a failed validation is written in full; ``assay report`` prints
+    the same table and the same problems (exit 0: it only renders)."""
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"query_id": "a", "query": "x", "relevant": {"d": 1.5}}\n')
+    saved = tmp_path / "v.json"
+    files = [str(FIX / "qrels.jsonl"), str(bad)]
+    code, out, err = run_cli(["validate", *files, "-o", str(saved)], capsys)
+    assert code == 2 and out == "", err
+    assert err.splitlines()[-1] == "error: 1 of 2 files failed validation"
+    assert [r["ok"] for r in json.loads(saved.read_text())["reports"]] == [True, False]
+    code, table, problems = run_cli(["validate", *files, "-f", "plain"], capsys)
+    assert code == 2
+    code, again, said = run_cli(["report", str(saved), "-f", "plain"], capsys)
+    assert code == 0 and again == table and "qrels.jsonl (judgments): OK" in again
+    assert said == problems.removesuffix("error: 1 of 2 files failed validation\n")
 
 
 def test_bad_option_is_a_usage_error(capsys) -> None:
@@ -93,7 +114,7 @@ def test_beir_folder_is_judgments(shared_data: Path, capsys) -> None:
     code, out, _ = run_cli(
         ["validate", str(shared_data / "beir_scifact"), "--format", "json"], capsys
     )
-    assert code == 0 and json.loads(out)[0]["summary"]["queries"] == 300
+    assert code == 0 and json.loads(out)["reports"][0]["summary"]["queries"] == 300
 
 
 @pytest.mark.skipif(
@@ -104,7 +125,7 @@ def test_validate_run(tmp_path: Path, capsys) -> None:
     run.write_text("1 Q0 d1 1 0.5 bm25\n1 Q0 d2 2 0.4 bm25\n2 Q0 d1 1 0.9 bm25\n")
     code, out, err = run_cli(["validate", str(run), "--format", "json"], capsys)
     assert code == 0, err
-    report = json.loads(out)[0]
+    report = json.loads(out)["reports"][0]
     assert report["kind"] == "run"
     assert (report["summary"]["queries"], report["summary"]["rows"]) == (2, 3)
     bad = tmp_path / "bad.txt"
@@ -127,5 +148,5 @@ def test_validate_corpus(tmp_path: Path, capsys) -> None:
     corpus.write_text('{"_id": "d1", "text": "hello"}\n{"_id": "d2", "text": "world"}\n')
     code, out, err = run_cli(["validate", str(corpus), "--format", "json"], capsys)
     assert code == 0, err
-    report = json.loads(out)[0]
+    report = json.loads(out)["reports"][0]
     assert report["kind"] == "corpus" and report["summary"]["documents"] == 2

@@ -49,7 +49,7 @@ def test_answer_cases_validate_without_bogus_errors(capsys) -> None:
 def test_config_and_result_files_validate(result_file: Path, capsys) -> None:
     code, out, err = run_cli(["validate", str(CONFIG), str(result_file), "-f", "json"], capsys)
     assert code == 0, err
-    config, result = json.loads(out)
+    config, result = json.loads(out)["reports"]
     assert config["kind"] == "config" and any("keyword" in s for s in config["summary"]["systems"])
     assert result["kind"] == "result" and result["summary"]["result_kind"] == "evaluation"
 

@@ -375,13 +375,20 @@ def finish(
 ) -> None:
     """The end of every command: record the result (when asked), render it (``emitter``,
     default :func:`emit_result`), name runs over ``--max-failed`` and exit 1, then exit
-    with :meth:`~assay.results.ResultModel.exit_code`. A result's ``failed_what`` names
-    what its failures are (model calls; queries by default)."""
+    with :meth:`~assay.results.ResultModel.exit_code` (and its ``exit_message`` as an
+    ``error:`` line, when it has one). A result's ``failed_what`` names what its failures
+    are (model calls; queries by default)."""
     if record:
         record_result(result, store)
     (emitter or emit_result)(result, fmt, output)
     exit_if_failed(result.failed_runs(), max_failed, result.failed_what)
     code = result.exit_code()
+    if code and (message := result.exit_message()):
+        from assay.errors import AssayError
+
+        error = AssayError(message)
+        error.exit_code = code
+        raise error  # main() says it as `error: ...` and exits with code
     if code:
         import typer
 

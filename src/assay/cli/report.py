@@ -31,7 +31,8 @@ def report(
     ] = None,
 ) -> None:
     """Render any result file again (evaluation, comparison, answers, gate, verify, matrix,
-    history, judge and implicit-judgment results), in every format its command writes."""
+    history, validation, judge and implicit-judgment results), in every format its command
+    writes."""
     from assay.procedures.result_files import read_result
 
     result = read_result(result_file)

@@ -15,6 +15,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from assay.procedures.agreement import AgreementResult
     from assay.procedures.calibration import CalibrationResult
     from assay.procedures.gate_result import GateResult
+    from assay.procedures.validation import ValidationResult
     from assay.procedures.verification import VerifyResult
     from assay.results import EvaluationResult
     from assay.stats.models import ComparisonResult
@@ -38,6 +39,7 @@ def read_result(
     | AnswersGradeResult
     | ImplicitJudgments
     | SyntheticQueries
+    | ValidationResult
 ):
     """The result file at ``path`` (JSON, or a Parquet evaluation) as its kind's model.
 

@@ -1,20 +1,24 @@
 """Validate judgment sets, runs, corpora, answer cases, assay.toml and result files.
 
 :func:`detect_kind` tells what a file is; :func:`validate_path` loads it with
-the right reader and returns a plain-dict report (summary or problems) that the
-``assay validate`` command prints as a table or as JSON.
+the right reader and returns a plain-dict report (summary or problems);
+:func:`validate_files` gathers them in a :class:`ValidationResult`, the result
+``assay validate`` prints as a table or writes as JSON.
 """
 
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from assay.errors import AssayError, InputError, Problem, UsageError
 from assay.formats import KINDS
+from assay.resultio import ResultModel
+
+VALIDATION_SCHEMA_VERSION = "1"
 
 
 class ValidateOptions(BaseModel):
@@ -65,10 +69,13 @@ class FileReport(BaseModel):
     truncated: bool = Field(description="True when more problems were left unsaid")
 
 
-class FilesReport(BaseModel):
-    """The reports of the files :func:`validate_files` checked, in the order given."""
+class ValidationResult(ResultModel):
+    """The reports of the files :func:`validate_files` checked, in the order given
+    (what ``assay validate`` prints, and writes with ``-o FILE.json``)."""
 
-    reports: list[FileReport] = Field(description="one per file")
+    schema_version: str = VALIDATION_SCHEMA_VERSION
+    kind: Literal["validation"] = "validation"
+    reports: list[FileReport] = Field(description="one per file, in the order given")
 
     @property
     def failed(self) -> list[str]:
@@ -87,15 +94,12 @@ class FilesReport(BaseModel):
             return None
         return f"{len(self.failed)} of {count(len(self.reports), 'file')} failed validation"
 
-    def to_json(self) -> str:
-        """The reports as a JSON array (what ``assay validate -f json`` prints)."""
-        import json
-
-        rows = [r.model_dump(mode="json") for r in self.reports]
-        return json.dumps(rows, indent=2, ensure_ascii=False)
+    def exit_message(self) -> str | None:
+        """The :meth:`failure` (``assay validate`` ends with it as an ``error:`` line)."""
+        return self.failure()
 
 
-def validate_files(files: Sequence[str | Path], options: ValidateOptions) -> FilesReport:
+def validate_files(files: Sequence[str | Path], options: ValidateOptions) -> ValidationResult:
     """Check each file of ``files`` as ``options`` say, without evaluating anything.
 
     With ``options.corpus``, judged doc ids must be among its ids. Bad files
@@ -114,7 +118,7 @@ def validate_files(files: Sequence[str | Path], options: ValidateOptions) -> Fil
         )
         for f in files
     ]  # fmt: skip
-    return FilesReport(reports=[FileReport(**r) for r in reports])
+    return ValidationResult(reports=[FileReport(**r) for r in reports])
 
 
 def detect_kind(path: str | Path) -> str:

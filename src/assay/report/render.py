@@ -1,4 +1,4 @@
-"""Render any saved result file (evaluation, comparison, answers, gate, verify) again.
+"""Render any saved result file (evaluation, comparison, answers, gate, verify...) again.
 
 Result files are self-describing (``kind`` and ``schema_version``), so a report
 can be produced from the file alone, in any format its kind supports.
@@ -20,6 +20,7 @@ FORMATS_BY_KIND: dict[str, tuple[str, ...]] = {
     "gate": ("table", "plain", "json", "markdown", "junit", "html"),
     "verify": ("table", "plain", "json"),
     "matrix": ("table", "plain", "json", "markdown", "html"),
+    "validation": ("table", "plain", "json"),
     **KIND_FORMATS,
 }
 
@@ -113,6 +114,10 @@ def print_terminal(result: Any, console: Any) -> None:
         from assay.report.matrix_terminal import render_terminal
 
         render_terminal(result, console)
+    elif kind == "validation":
+        from assay.report.validation_terminal import print_validation
+
+        print_validation(result, console)
     else:
         from assay.report.gate_terminal import render_verify_terminal
 

@@ -23,7 +23,7 @@ def pg_schema_url(prefix: str = "assay_t") -> Iterator[str]:
     from sqlalchemy import create_engine, text
 
     schema = f"{prefix}_{uuid.uuid4().hex[:12]}"
-    admin = create_engine(base)
+    admin = create_engine(base, connect_args={"connect_timeout": 10})  # a dead server fails fast
     with admin.begin() as conn:
         conn.execute(text(f'CREATE SCHEMA "{schema}"'))
     sep = "&" if "?" in base else "?"

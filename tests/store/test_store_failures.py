@@ -184,3 +184,32 @@ def test_an_unreadable_store_exits_2_naming_it(recorded: Path, tmp_path: Path) -
         recorded.chmod(stat.S_IRUSR | stat.S_IWUSR)
     assert probe.returncode == 2 and str(recorded) in probe.stderr, probe.stderr
     assert "Traceback" not in probe.stderr and "unexpected" not in probe.stderr
+
+
+def test_a_server_that_never_answers_is_refused_in_bounded_time(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A PostgreSQL URL whose port accepts connections but never speaks (another program
+    holds it): the store is refused within its connect timeout, exit 2 naming it; the
+    default bound applies when the URL sets none, the URL's own otherwise."""
+    import socket
+    import time
+
+    pytest.importorskip("psycopg")
+    from assay.store import db
+
+    monkeypatch.setattr(db, "CONNECT_TIMEOUT_S", 1)  # the default, shortened for the test
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(8)  # accepts (the kernel does), never answers
+    port = listener.getsockname()[1]
+    try:
+        for query in ("", "?connect_timeout=1"):
+            url = f"postgresql+psycopg://u@127.0.0.1:{port}/db{query}"
+            started = time.monotonic()
+            code, text = _run(["history", "--store", url], capsys)
+            assert time.monotonic() - started < 20
+            assert code == 2 and "Traceback" not in text and "unexpected" not in text, text
+            assert f"127.0.0.1:{port}" in text, text
+    finally:
+        listener.close()

@@ -37,6 +37,10 @@ ROLE_GATE_PASSED = "gate-passed"
 ROLE_GATE_FAILED = "gate-failed"
 #: Milliseconds a SQLite writer waits for the lock before giving up.
 BUSY_TIMEOUT_MS = 60_000
+#: Seconds a database server has to complete a connection (TCP, TLS, start-up and
+#: authentication) before the store is reported unreachable; ``?connect_timeout=N``
+#: in the URL sets another bound.
+CONNECT_TIMEOUT_S = 10
 #: Key of the PostgreSQL advisory lock that serialises migrations.
 _PG_LOCK_KEY = 0x61737361  # "assa"
 
@@ -195,7 +199,8 @@ def create_engine_for(url: str) -> Engine:
             engine = create_engine(parsed, connect_args={"timeout": BUSY_TIMEOUT_MS / 1000})
             _sqlite_setup(engine)
             return engine
-        return create_engine(parsed, pool_pre_ping=True)
+        args = {} if "connect_timeout" in parsed.query else {"connect_timeout": CONNECT_TIMEOUT_S}
+        return create_engine(parsed, pool_pre_ping=True, connect_args=args)
     except (NoSuchModuleError, ImportError) as exc:
         raise UsageError(
             f"cannot open store {parsed.render_as_string(hide_password=True)}: {exc}"

@@ -175,11 +175,27 @@ def _mean_of(command: str, proc: subprocess.CompletedProcess, out: Path) -> floa
     return data["checks"][0]["system_mean"]
 
 
-def test_system_runs_reuse_the_run_cache(tmp_path: Path) -> None:
-    """``--system X`` reuses the run ``assay run`` cached, in every command; ``--no-cache`` not."""
-    env = {"ASSAY_CACHE_DIR": str(tmp_path / "cache"), "ASSAY_RECORD": "0"}
+def _in_process(argv: list[str], capsys: pytest.CaptureFixture[str]) -> subprocess.CompletedProcess:
+    """One command run by ``main`` in this process (the subprocess form's fields)."""
+    from assay.cli.app import main
+
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as exc:
+        main(argv)
+    out = capsys.readouterr()
+    return subprocess.CompletedProcess(argv, int(exc.value.code or 0), out.out, out.err)
+
+
+def test_system_runs_reuse_the_run_cache(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``--system X`` reuses the run ``assay run`` cached, in every command; ``--no-cache`` not.
+    (In process: the subprocess form of the same commands is in the tests above.)"""
+    monkeypatch.setenv("ASSAY_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("ASSAY_RECORD", "0")
+    monkeypatch.chdir(tmp_path)
     common = ["-s", "keyword", "--config", str(CONFIG)]
-    made = _cli("run", str(QUESTIONS), *common, "-o", "kw.trec", cwd=tmp_path, env=env)
+    made = _in_process(["run", str(QUESTIONS), *common, "-o", "kw.trec"], capsys)
     assert made.returncode == 0, made.stderr
     base = tmp_path / "base.json"
     base.write_text(assay.evaluate(QUESTIONS, tmp_path / "kw.trec", ["nDCG@10"]).to_json())
@@ -191,16 +207,16 @@ def test_system_runs_reuse_the_run_cache(tmp_path: Path) -> None:
     argvs = {
         "evaluate": ["evaluate", str(QUESTIONS), *common, "-m", "nDCG@10", "-f", "json"],
         "compare": ["compare", str(QUESTIONS), "kw.trec", *common, "-m", "nDCG@10", "-f", "json"],
-        "gate": ["gate", str(QUESTIONS), *common, "--baseline", str(base), "--json", str(out)],
+        "gate": ["gate", str(QUESTIONS), *common, "--baseline", str(base), "-o", str(out)],
         "verify-suite": [
             "verify-suite", str(QUESTIONS), *common, "--degraded", "shuffle", "-f", "json",
         ],
     }  # fmt: skip
     for command, argv in argvs.items():
-        cached = _cli(*argv, cwd=tmp_path, env=env)
+        cached = _in_process(argv, capsys)
         assert cached.returncode in (0, 1) and not cached.stderr.count("Traceback"), cached.stderr
         assert _mean_of(command, cached, out) == 0.0, command  # the cached (marked) run
-        fresh = _cli(*argv, "--no-cache", cwd=tmp_path, env=env)
+        fresh = _in_process([*argv, "--no-cache"], capsys)
         assert fresh.returncode in (0, 1), fresh.stderr
         assert _mean_of(command, fresh, out) > 0.5, command  # the system, called again
 

@@ -41,37 +41,12 @@ def export(
 
 
 def _say_exported(summary: Any) -> None:
-    """What the export wrote, on stderr: the file, the version, how pairs were decided."""
+    """What the export wrote, on stderr (:func:`assay.report.judges_text.export_lines`)."""
     from assay.cli.common import say_wrote
     from assay.procedures.judging_files import ReviewExport
+    from assay.report.judges_text import export_lines
 
-    if isinstance(summary, ReviewExport):
-        say_wrote(summary.path, "review", "jsonl")
-        typer.echo(f"review: {summary.items} reviewed items", err=True)
-        return
-    rules = ", ".join(f"{rule} {n}" for rule, n in sorted(summary.rules.items()))
-    say_wrote(summary.path, "judgments", summary.format)
-    typer.echo(
-        f"judgments version {summary.version}: "
-        f"{summary.pairs} pairs over {summary.queries} queries; pairs by rule: {rules}",
-        err=True,
-    )
-    if summary.ties:
-        typer.echo(
-            f"note: {len(summary.ties)} tied pairs left out until adjudicated, e.g. "
-            f"{summary.ties[0][0]}/{summary.ties[0][1]}",
-            err=True,
-        )
-    if summary.kept_no_answer:
-        typer.echo(
-            f"note: {len(summary.kept_no_answer)} no-answer queries of --base kept no-answer "
-            f"(e.g. {summary.kept_no_answer[0]}): the people's grades >= 1 for them are kept "
-            "in assessments only; remove the no-answer mark in the base to make one answerable",
-            err=True,
-        )
-    if summary.no_answer_queries:
-        typer.echo(
-            f"note: {len(summary.no_answer_queries)} queries have no grade >= 1 and are written "
-            "with no_answer=true (ranking metrics skip them)",
-            err=True,
-        )
+    review = isinstance(summary, ReviewExport)
+    say_wrote(summary.path, *(("review", "jsonl") if review else ("judgments", summary.format)))
+    for line in export_lines(summary):
+        typer.echo(line, err=True)

@@ -94,40 +94,11 @@ def run_command(
 
 
 def _summary(outcome: Any, abstention: Any) -> None:
-    """What the run did: queries, latency, versions, failures, abstention (on stdout)."""
+    """What the run did, on stdout (:func:`assay.report.run_terminal.run_summary_lines`)."""
     from rich.console import Console
-    from rich.markup import escape
+
+    from assay.report.run_terminal import run_summary_lines
 
     console = Console(highlight=False, soft_wrap=True)
-    lat = outcome.latency_ms
-    ok = outcome.queries - len(outcome.failures)
-    cached = " (from cache)" if outcome.cached else ""
-    console.print(
-        f"{escape(outcome.system_name)}: {ok}/{outcome.queries} queries, k={outcome.k}, "
-        f"config {outcome.config_hash}{cached}"
-    )
-    if lat.get("p50") is not None:
-        console.print(f"latency p50 {lat['p50']:.1f} ms, p95 {lat['p95']:.1f} ms")
-    if outcome.corpus_version:
-        console.print(f"corpus {outcome.corpus_version}, judgments {outcome.judgments_version}")
-    for f in outcome.failures[:10]:
-        console.print(
-            f"[red]failed[/red] {escape(f.query_id)} after {f.attempts} attempts: {escape(f.error)}"
-        )
-    over = outcome.extra.get("over_depth_queries")
-    if over:
-        console.print(
-            f"[yellow]warning[/yellow] {over} queries returned more than k={outcome.k} "
-            "results; the first k were kept (over_depth_queries in the sidecar)"
-        )
-    if len(outcome.failures) > 10:
-        console.print(f"... and {len(outcome.failures) - 10} more failures (see the sidecar)")
-    if abstention is not None:
-        acc, far = abstention.abstention_accuracy, abstention.false_abstention_rate
-        console.print(
-            f"abstention below {abstention.threshold:g}: "
-            f"{abstention.no_answer_abstained}/{abstention.no_answer_queries} no-answer queries"
-            f"{'' if acc is None else f' ({acc:.2f})'}, false abstention "
-            f"{abstention.answerable_abstained}/{abstention.answerable_queries}"
-            f"{'' if far is None else f' ({far:.2f})'}"
-        )
+    for line in run_summary_lines(outcome, abstention):
+        console.print(line)

@@ -155,3 +155,32 @@ def render_answer_grades(result: Any) -> str:
     for key, label in names.items():
         lines.append(f"  {label}: {_f(result.rates.get(key), 3)}")
     return "\n".join(lines)
+
+
+def export_lines(summary: Any) -> list[str]:
+    """What ``judge export`` wrote, line by line: a review's item count, or the judgment
+    set's version, pairs by rule, ties left out and no-answer queries."""
+    if not hasattr(summary, "rules"):  # a review export
+        return [f"review: {summary.items} reviewed items"]
+    rules = ", ".join(f"{rule} {n}" for rule, n in sorted(summary.rules.items()))
+    lines = [
+        f"judgments version {summary.version}: "
+        f"{summary.pairs} pairs over {summary.queries} queries; pairs by rule: {rules}"
+    ]
+    if summary.ties:
+        lines.append(
+            f"note: {len(summary.ties)} tied pairs left out until adjudicated, e.g. "
+            f"{summary.ties[0][0]}/{summary.ties[0][1]}"
+        )
+    if summary.kept_no_answer:
+        lines.append(
+            f"note: {len(summary.kept_no_answer)} no-answer queries of --base kept no-answer "
+            f"(e.g. {summary.kept_no_answer[0]}): the people's grades >= 1 for them are kept "
+            "in assessments only; remove the no-answer mark in the base to make one answerable"
+        )
+    if summary.no_answer_queries:
+        lines.append(
+            f"note: {len(summary.no_answer_queries)} queries have no grade >= 1 and are written "
+            "with no_answer=true (ranking metrics skip them)"
+        )
+    return lines

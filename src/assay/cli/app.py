@@ -63,11 +63,26 @@ _COMMAND_MODULES = (
 )
 
 
-def _load_commands() -> None:
+#: The modules that define each top-level command: ``assay evaluate ...`` imports one
+#: module, not all of them (help, ``--version`` and unknown names load every module).
+_MODULES_OF = {
+    **{
+        m.rsplit(".", 1)[1].replace("_", "-"): (m,)
+        for m in _COMMAND_MODULES
+        if not m.startswith(("assay.cli.judge", "assay.cli.verify"))
+    },
+    "verify-suite": ("assay.cli.verify",),
+    "judge": tuple(m for m in _COMMAND_MODULES if m.startswith("assay.cli.judge")),
+}
+
+
+def _load_commands(argv: list[str] | None = None) -> None:
+    """Import the command modules: those of the command ``argv`` names first, or all."""
     import importlib
 
-    for name in _COMMAND_MODULES:
-        importlib.import_module(name)
+    name = argv[0] if argv else None
+    for module in _MODULES_OF.get(name, _COMMAND_MODULES) if name else _COMMAND_MODULES:
+        importlib.import_module(module)
 
 
 def _command() -> Any:
@@ -131,7 +146,7 @@ def _say(message: str) -> None:
 def _dispatch(argv: list[str] | None) -> int:
     from assay.errors import AssayError
 
-    _load_commands()
+    _load_commands(sys.argv[1:] if argv is None else argv)
     try:
         rc = _command()(args=argv, standalone_mode=False, prog_name="assay")
     except AssayError as exc:

@@ -401,7 +401,7 @@ def main() -> None:
     ap.add_argument(
         "--repeat",
         type=int,
-        default=3,
+        default=5,
         help="runs of the CLI's -o json job and of pyarrow's read; the median is reported",
     )
     ap.add_argument(

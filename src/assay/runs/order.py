@@ -151,14 +151,15 @@ def _score_order(g: np.ndarray, s: np.ndarray, starts: np.ndarray, grouped: bool
         keys = [("g", "ascending"), ("s", "descending")]
         order = pc.sort_indices(table, sort_keys=keys).to_numpy()
     elif nseg * width == n:  # every list has the same length: the rows are the matrix
-        matrix = np.negative(s).reshape(nseg, width)
+        matrix = s.reshape(nseg, width)
+        order = np.empty(n, dtype=np.intp)  # written in place by both halves: no copy
+        cells = order.reshape(nseg, width)
 
-        def sort_rows(rows: slice) -> np.ndarray:
-            within = np.argsort(matrix[rows], axis=1)
-            within += starts[rows, None]
-            return within.reshape(-1)
+        def sort_rows(rows: slice) -> None:
+            # ascending, read backwards (scores are finite, a Run's rule): descending
+            np.add(np.argsort(matrix[rows], axis=1)[:, ::-1], starts[rows, None], out=cells[rows])
 
-        order = np.concatenate(halves(sort_rows, nseg, n))
+        halves(sort_rows, nseg, n)
     else:
         matrix = np.full(nseg * width, np.inf)
         cell = np.arange(n, dtype=np.int64)

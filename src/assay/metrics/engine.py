@@ -466,8 +466,10 @@ def _probe(table: np.ndarray, g: np.ndarray, h: np.ndarray, bits: int) -> np.nda
 
 def _pair_hash(q: np.ndarray, h: np.ndarray, bits: int) -> np.ndarray:
     """A ``bits``-bit multiplicative hash of (query code, doc hash) pairs (uint32 math)."""
-    folded = (h >> np.uint64(32)).astype(np.uint32)
-    folded ^= h.astype(np.uint32)
+    # the high and low 32-bit words of each hash, XORed (either word order gives the
+    # same value): one uint32 array, no uint64 temporaries
+    words = np.ascontiguousarray(h, dtype=np.uint64).view(np.uint32).reshape(-1, 2)
+    folded = np.bitwise_xor(words[:, 0], words[:, 1])
     out = np.multiply(q.astype(np.uint32, copy=False), np.uint32(0x9E3779B1))
     out += np.multiply(folded, np.uint32(0x85EBCA77), out=folded)
     out *= np.uint32(0xC2B2AE35)

@@ -313,7 +313,12 @@ def arrow_strings(column: Any) -> Any:
     import pandas as pd
     import pyarrow as pa
 
-    if column.num_chunks != 1 or column.type != pa.large_string():
+    if column.type == pa.string() and column.nbytes < 1 << 31:
+        # joined first, then widened: the cast shares the joined data and only writes
+        # new offsets (widening every chunk first made a second set of offsets)
+        joined = column.combine_chunks() if column.num_chunks != 1 else column.chunk(0)
+        column = pa.chunked_array([joined.cast(pa.large_string())])
+    elif column.num_chunks != 1 or column.type != pa.large_string():
         column = pa.chunked_array([column.cast(pa.large_string()).combine_chunks()])
 
     try:  # pandas >= 2.3: the dtype pandas gives a column of Python strings

@@ -470,7 +470,9 @@ def _pair_hash(q: np.ndarray, h: np.ndarray, bits: int) -> np.ndarray:
     # same value): one uint32 array, no uint64 temporaries
     words = np.ascontiguousarray(h, dtype=np.uint64).view(np.uint32).reshape(-1, 2)
     folded = np.bitwise_xor(words[:, 0], words[:, 1])
-    out = np.multiply(q.astype(np.uint32, copy=False), np.uint32(0x9E3779B1))
+    # int32 codes are read as uint32 in place (the same bits as astype, without a copy)
+    words_q = q.view(np.uint32) if q.dtype == np.int32 else q.astype(np.uint32, copy=False)
+    out = np.multiply(words_q, np.uint32(0x9E3779B1))
     out += np.multiply(folded, np.uint32(0x85EBCA77), out=folded)
     out *= np.uint32(0xC2B2AE35)
     out >>= np.uint32(32 - bits)

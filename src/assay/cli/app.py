@@ -151,11 +151,21 @@ GC_THRESHOLD = (20_000, 50, 50)
 
 
 def _dispatch(argv: list[str] | None) -> int:
+    """Run the command under :data:`GC_THRESHOLD`; an in-process caller (a test, a program
+    calling :func:`main`) gets its own threshold back afterwards."""
     import gc
 
+    before = gc.get_threshold()
+    gc.set_threshold(*GC_THRESHOLD)
+    try:
+        return _run_command(argv)
+    finally:
+        gc.set_threshold(*before)
+
+
+def _run_command(argv: list[str] | None) -> int:
     from assay.errors import AssayError
 
-    gc.set_threshold(*GC_THRESHOLD)
     _load_commands(sys.argv[1:] if argv is None else argv)
     try:
         rc = _command()(args=argv, standalone_mode=False, prog_name="assay")

@@ -1,0 +1,304 @@
+"""Run rows to judged rows in rank order: steps 1-4 of :mod:`assay.metrics.engine`.
+
+A run's rows are mapped to the judgment set's queries, put in trec_eval's
+rank order (or ranked by counting, when sorting would cost more), and only
+the rows whose (query, doc) pair is judged go on to the kernels, with their
+rank and grade.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+from weakref import WeakKeyDictionary
+
+import numpy as np
+
+from assay.judgments.models import JudgmentSet
+from assay.metrics.annotated import annotated_rows
+from assay.pairs import arrow_text
+from assay.runs.models import Run
+from assay.runs.order import group_order, is_grouped, ranked, run_starts
+
+
+@dataclass
+class Rows:
+    """Run rows of evaluated queries whose doc is judged for the query, in rank order,
+    grouped by query.
+
+    The rest gain nothing in any measure; ``retrieved`` counts all rows per query.
+    """
+
+    q: np.ndarray  # int64 evaluated-query index per kept row
+    rank: np.ndarray  # int64 1-based rank within its query
+    grade: np.ndarray  # int64 judged grade per kept row (UNJUDGED for a negative grade)
+    retrieved: np.ndarray  # float64 rows per evaluated query (all rows, judged or not)
+    present: np.ndarray  # evaluated-query indices present in the run
+    ignored: int  # run queries that are not answerable in the judgments
+    tied: int  # (query, cutoff) pairs whose k-th and (k+1)-th rows tie on score
+    annotated: tuple[np.ndarray, np.ndarray] | None = None  # see kernels.Context
+
+
+@dataclass
+class Qrels:
+    """The judgments of the evaluated queries, keyed by (query, doc-id hash)."""
+
+    q: np.ndarray  # int64 evaluated-query index per judgment
+    grade: np.ndarray  # int64 per judgment
+    ids: Any  # pyarrow doc id per judgment
+    h: np.ndarray  # uint64 doc-id hash per judgment (assay.pairs.hashes)
+    key: np.ndarray  # uint64 (query, doc hash) keys, sorted
+    by_key: np.ndarray  # the judgment of each sorted key
+    unique: bool  # no two judgments share a key
+
+
+def _codes(series: Any) -> tuple[np.ndarray, Any]:
+    """Integer codes (any int width, no copy) and uniques (pandas Index) of a string column."""
+    import pandas as pd
+
+    if isinstance(series.dtype, pd.CategoricalDtype):
+        return series.cat.codes.to_numpy(), series.cat.categories  # int8 to int64
+    if "pyarrow" in str(getattr(series.dtype, "storage", "")):  # Arrow strings: hash in Arrow
+        import pyarrow as pa
+
+        from assay.pairs import encode
+
+        codes, dictionary = encode(pa.array(series.array))
+        return codes, pd.Index(pd.array(dictionary, dtype=series.dtype))
+    codes, uniques = pd.factorize(series)
+    return codes.astype(np.int64, copy=False), pd.Index(uniques)
+
+
+def _lookup(values: Any, universe: Any) -> np.ndarray:
+    """Position of each of ``values`` in ``universe`` (both string arrays), -1 if absent."""
+    import pyarrow.compute as pc
+
+    idx = pc.index_in(arrow_text(values), value_set=arrow_text(universe))
+    return idx.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
+
+
+def qrels_arrays(judgments: JudgmentSet, qids: list[str]) -> Qrels:
+    import pyarrow as pa
+
+    from assay.pairs import hashed_pairs, hashes
+
+    qr = judgments.qrels
+    if len(qr) == 0 or not qids:
+        empty, none = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.uint64)
+        return Qrels(empty, empty, pa.array([], pa.string()), none, none, empty, True)
+    qcodes, quniq = _qrels_codes(judgments)
+    q = _lookup(quniq, qids)[qcodes]
+    ids = arrow_text(qr["doc_id"])
+    h = hashes(ids)
+    grade = qr["grade"].to_numpy().astype(np.int64)
+    # trec_eval: a negative grade is "in the pool, not judged" (UNJUDGED, -2)
+    grade = np.where(grade < 0, -2, grade)
+    keep = q >= 0
+    if not keep.all():
+        rows = np.flatnonzero(keep)
+        q, grade, ids, h = q[rows], grade[rows], ids.take(rows), h[rows]
+    key = hashed_pairs(q, h)
+    by_key = np.argsort(key)
+    key = key[by_key]
+    unique = not bool((key[1:] == key[:-1]).any())
+    return Qrels(q, grade, ids, h, key, by_key, unique)
+
+
+#: Per judgment set: its qrels frame and that frame's (query codes, query ids),
+#: hashed once however many runs are scored against the set.
+_QRELS_CODES: WeakKeyDictionary[JudgmentSet, tuple[Any, tuple[Any, ...]]] = WeakKeyDictionary()
+
+
+def _qrels_codes(judgments: JudgmentSet) -> tuple[Any, ...]:
+    qr = judgments.qrels
+    found = _QRELS_CODES.get(judgments)
+    if found is None or found[0] is not qr:  # a new set, or its qrels were replaced
+        found = (qr, _codes(qr["query_id"]))
+        _QRELS_CODES[judgments] = found
+    return found[1]
+
+
+def ranked_rows(
+    run: Run,
+    qids: list[str],
+    qrels: Qrels,
+    ties: str,
+    cutoffs: list[int],
+    holes: tuple[Any, int] = (None, 0),
+) -> Rows:
+    frame = run.frame
+    nq = len(qids)
+    empty = np.zeros(0, dtype=np.int64)
+    if len(frame) == 0:
+        return Rows(empty, empty, empty, np.zeros(nq), empty, 0, 0, (empty, empty))
+    gcodes, guniq = _codes(frame["query_id"])
+    gmap = _lookup(guniq, qids) if qids else np.full(len(guniq), -1, dtype=np.int64)
+    starts, heads = run_starts(gcodes)
+    counts = np.bincount(heads, weights=np.diff(np.r_[starts, len(gcodes)]), minlength=len(guniq))
+    used = counts > 0
+    ignored = int(np.count_nonzero(used & (gmap < 0)))
+    evaluated = used & (gmap >= 0)
+    present = np.unique(gmap[evaluated])
+    retrieved = np.zeros(nq, dtype=np.float64)
+    retrieved[gmap[evaluated]] = counts[evaluated]  # distinct ids map to distinct queries
+
+    d, duniq, dhash = _doc_refs(frame["doc_id"])
+    unmoved = d if duniq is frame["doc_id"].array else None  # row numbers, rows in place
+    score = frame["score"].to_numpy(dtype=np.float64)
+    if ignored:
+        keep = gmap[gcodes] >= 0
+        gcodes, d, score = gcodes[keep], d[keep], score[keep]
+        starts, heads = run_starts(gcodes)
+    if not is_grouped(heads):  # queries interleaved (merged shards): group them first, stably
+        pre = group_order(gcodes)
+        gcodes, d, score = gcodes[pre], d[pre], score[pre]
+        del pre
+        starts, heads = run_starts(gcodes)
+    scored = run.has_scores and ties == "score"
+    before = gcodes
+    order, moved, gcodes, d, score = ranked(gcodes, d, score, duniq, scored, starts, heads)
+    if gcodes is not before:  # rows regrouped (else only reordered within each query)
+        starts, heads = run_starts(gcodes)
+    row_hash = dhash if d is unmoved else None  # rows in file order: no gather
+    if moved is not None:  # tie groups re-sorted: their rows swap docs (same query, score)
+        d = d.copy() if order is None else d
+        d[moved[0]] = d[moved[1]]
+        if row_hash is not None:
+            row_hash = row_hash.copy()
+            row_hash[moved[0]] = row_hash[moved[1]]
+
+    tied = _tied_pairs(starts, score, cutoffs) if run.has_scores else 0
+    named = None
+    if holes[0] is not None:
+        named = annotated_rows(gcodes, d, duniq, gmap, starts, heads, *holes)
+    if not len(qrels.q) or not len(gcodes):
+        return Rows(empty, empty, empty, retrieved, present, ignored, tied, named)
+    idx = _maybe_judged(gcodes, dhash[d] if row_hash is None else row_hash, gmap, qrels)
+    q = gmap[gcodes[idx]]
+    at, judgment = _judgments_of(q, dhash[d[idx]], qrels)
+    same = _same_ids(duniq.take(d[idx[at]]), qrels.ids.take(judgment))
+    idx, judgment = idx[at[same]], judgment[same]  # exact: a hash match was a candidate
+    qcode = gcodes[idx]
+    first_row = np.zeros(len(guniq), dtype=np.int64)
+    first_row[heads] = starts  # rows are grouped now: one run of rows per query
+    rank = idx - first_row[qcode] + 1
+    grade = qrels.grade[judgment]
+    return Rows(gmap[qcode], rank, grade, retrieved, present, ignored, tied, named)
+
+
+def _judgments_of(q: np.ndarray, h: np.ndarray, qrels: Qrels) -> tuple[np.ndarray, np.ndarray]:
+    """``(at, judgment)``: rows ``at`` of (``q``, ``h``) whose (query, doc hash) key a
+    judgment has, and that judgment; a row is repeated for each judgment sharing its
+    key (two doc ids of one query with one hash), so that the ids can decide."""
+    from assay.pairs import hashed_pairs
+
+    key = hashed_pairs(q, h)
+    ask = np.argsort(key)  # sorted needles walk the sorted keys once: cache-friendly
+    lo = np.empty(len(key), dtype=np.int64)
+    lo[ask] = np.searchsorted(qrels.key, key[ask], side="left")
+    if qrels.unique:  # the usual case: one judgment per key
+        found = np.minimum(lo, len(qrels.key) - 1)
+        at = np.flatnonzero(qrels.key[found] == key)
+        return at, qrels.by_key[lo[at]]
+    count = np.empty(len(key), dtype=np.int64)
+    count[ask] = np.searchsorted(qrels.key, key[ask], side="right")
+    count -= lo
+    at = np.repeat(np.arange(len(key)), count)
+    start = np.repeat(lo - (np.cumsum(count) - count), count)
+    judgment = qrels.by_key[start + np.arange(len(at))]
+    keep = qrels.q[judgment] == q[at]  # keys mix the query in: compare it too
+    return at[keep], judgment[keep]
+
+
+def _same_ids(a: Any, b: Any) -> np.ndarray:
+    """Bool per position: the doc ids of ``a`` and ``b`` (string arrays) are equal."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    a, b = arrow_text(a), arrow_text(b)
+    if a.type != b.type:
+        a, b = a.cast(pa.large_string()), b.cast(pa.large_string())
+    return pc.equal(a, b).to_numpy(zero_copy_only=False).astype(bool, copy=False)
+
+
+def _doc_refs(docs: Any) -> tuple[np.ndarray, Any, np.ndarray]:
+    """``(d, ids, hashes)`` for a run's doc column: ``ids.take(d)`` gives each row's doc id
+    and ``hashes[d]`` its :func:`assay.pairs.hashes` value.
+
+    A categorical column gives its codes and categories; any other column its
+    row numbers and its own array (``ids is docs.array``), so that no doc id is
+    hashed into a dictionary.
+    """
+    import pandas as pd
+
+    from assay.pairs import hashes
+
+    if isinstance(docs.dtype, pd.CategoricalDtype):
+        categories = docs.cat.categories
+        return docs.cat.codes.to_numpy(), categories, hashes(arrow_text(categories))
+    rows = np.arange(len(docs), dtype=np.int32 if len(docs) < 1 << 31 else np.int64)
+    return rows, docs.array, hashes(arrow_text(docs))
+
+
+def _maybe_judged(g: np.ndarray, h: np.ndarray, gmap: np.ndarray, qrels: Qrels) -> np.ndarray:
+    """Rows whose (query, doc) pair may be judged: all judged rows, few others.
+
+    ``h`` holds each row's doc-id hash. A hash set of the judged pairs (the
+    run's query codes, the judged docs' hashes) is probed by every row; a false
+    positive only costs a row that the exact match then drops.
+    """
+    if not len(qrels.q) or not len(gmap):
+        return np.zeros(0, dtype=np.int64)
+    run_q = np.full(max(int(gmap.max()), int(qrels.q.max()), 0) + 1, -1, dtype=np.int64)
+    known = np.flatnonzero(gmap >= 0)
+    run_q[gmap[known]] = known
+    kq = run_q[qrels.q]
+    ok = kq >= 0
+    if not ok.any():
+        return np.zeros(0, dtype=np.int64)
+    kh = qrels.h[ok]
+    bits = int(min(max(np.ceil(np.log2(np.count_nonzero(ok) * 32.0)), 10), 27))
+    table = np.zeros(1 << bits, dtype=bool)
+    table[_pair_hash(kq[ok], kh, bits)] = True
+    return _probe(table, g, h, bits)
+
+
+def _probe(table: np.ndarray, g: np.ndarray, h: np.ndarray, bits: int) -> np.ndarray:
+    """Rows whose pair hash hits ``table`` (a large run in two halves on two threads)."""
+    from assay._threads import halves
+
+    def hits(rows: slice) -> np.ndarray:
+        return np.flatnonzero(table[_pair_hash(g[rows], h[rows], bits)]) + rows.start
+
+    return np.concatenate(halves(hits, len(g)))
+
+
+def _pair_hash(q: np.ndarray, h: np.ndarray, bits: int) -> np.ndarray:
+    """A ``bits``-bit multiplicative hash of (query code, doc hash) pairs (uint32 math)."""
+    # the high and low 32-bit words of each hash, XORed (either word order gives the
+    # same value): one uint32 array, no uint64 temporaries
+    words = np.ascontiguousarray(h, dtype=np.uint64).view(np.uint32).reshape(-1, 2)
+    folded = np.bitwise_xor(words[:, 0], words[:, 1])
+    # int32 codes are read as uint32 in place (the same bits as astype, without a copy)
+    words_q = q.view(np.uint32) if q.dtype == np.int32 else q.astype(np.uint32, copy=False)
+    out = np.multiply(words_q, np.uint32(0x9E3779B1))
+    out += np.multiply(folded, np.uint32(0x85EBCA77), out=folded)
+    out *= np.uint32(0xC2B2AE35)
+    out >>= np.uint32(32 - bits)
+    return out
+
+
+def _tied_pairs(starts: np.ndarray, score: np.ndarray, cutoffs: list[int]) -> int:
+    """(query, k) pairs where the k-th and (k+1)-th results have equal scores.
+
+    ``starts`` are the first rows of the queries (rows grouped, in rank order).
+    """
+    n = len(score)
+    if not cutoffs or n < 2:
+        return 0
+    length = np.diff(np.r_[starts, n])
+    total = 0
+    for k in cutoffs:
+        at = starts[length > k] + (k - 1)
+        total += int(np.count_nonzero(score[at] == score[at + 1]))
+    return total

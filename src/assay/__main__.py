@@ -1,6 +1,6 @@
 """``python -m assay``: the same program as the ``assay`` script."""
 
-from assay.cli import main
+from assay.cli import script
 
 if __name__ == "__main__":
-    main()
+    script()

@@ -147,7 +147,7 @@ EXPECTED = {
         "score_case",
         "score_cases",
     ],
-    "assay.cli": ["app", "main"],
+    "assay.cli": ["app", "main", "script"],
     "assay.metrics": ["Measure", "aggregate", "compute", "parse_measure", "parse_measures"],
     "assay.behavior": [
         "ImplicitJudgments",

@@ -21,7 +21,7 @@ EXAMPLE = ROOT / "examples" / "statistics"
 QUESTIONS = EXAMPLE / "questions.csv"
 CONFIG = EXAMPLE / "assay.toml"
 CASES = ROOT / "examples" / "answers" / "cases.jsonl"
-CMD = [sys.executable, "-c", "from assay.cli import main; main()"]
+CMD = [sys.executable, "-m", "assay"]  # the program as installed: main() then the quick exit
 
 
 def assay(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:

@@ -66,8 +66,14 @@ def test_every_ir_measures_spelling_gives_ir_measures_values(case) -> None:
     qrel_rows = [ir_measures.Qrel(q, d, g) for q, docs in qrels.items() for d, g in docs.items()]
     run_rows = [ir_measures.ScoredDoc(q, d, s) for q, docs in run.items() for d, s in docs.items()]
     theirs: dict[tuple[str, str], float] = {}
-    for row in ir_measures.iter_calc(measures, qrel_rows, run_rows):
-        theirs[(str(row.measure), row.query_id)] = float(row.value)
+    # ir_measures (0.4.3) gives nDCG with custom gains a wrong 0.0 when plain nDCG at the
+    # same cutoff is computed in the same call (q0: d0 judged 1, retrieved first: 1.0
+    # alone, 0.0 beside nDCG@3); each gains measure is asked for on its own
+    plain = [m for m in measures if "gains" not in str(m)]
+    calls = [plain, *([m] for m in measures if m not in plain)]
+    for call in calls:
+        for row in ir_measures.iter_calc(call, qrel_rows, run_rows):
+            theirs[(str(row.measure), row.query_id)] = float(row.value)
     judgments = JudgmentSet.from_records([{"query_id": q, "text": q} for q in qrels], qrels)
     table = compute(judgments, Run.from_dict(run), names, missing="skip")
     for name, measure in zip(names, measures, strict=True):

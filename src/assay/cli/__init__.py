@@ -7,6 +7,6 @@ arguments, calls the library and prints. :func:`main` turns any
 
 from __future__ import annotations
 
-from assay.cli.app import app, main
+from assay.cli.app import app, main, script
 
-__all__ = ["app", "main"]
+__all__ = ["app", "main", "script"]

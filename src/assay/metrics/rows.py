@@ -18,7 +18,15 @@ from assay.judgments.models import JudgmentSet
 from assay.metrics.annotated import annotated_rows
 from assay.pairs import arrow_text
 from assay.runs.models import Run
-from assay.runs.order import group_order, is_grouped, ranked, run_starts
+from assay.runs.order import (
+    counted_ranks,
+    group_order,
+    in_score_order,
+    is_grouped,
+    ranked,
+    run_starts,
+    score_matrix,
+)
 
 
 @dataclass
@@ -155,6 +163,13 @@ def ranked_rows(
         del pre
         starts, heads = run_starts(gcodes)
     scored = run.has_scores and ties == "score"
+    done = (retrieved, present, ignored)
+    if scored and holes[0] is None and not in_score_order(score, starts):
+        rows = _counted_rows(
+            gcodes, d, score, starts, (duniq, dhash, unmoved), gmap, qrels, cutoffs, done
+        )
+        if rows is not None:
+            return rows
     before = gcodes
     order, moved, gcodes, d, score = ranked(gcodes, d, score, duniq, scored, starts, heads)
     if gcodes is not before:  # rows regrouped (else only reordered within each query)
@@ -172,18 +187,71 @@ def ranked_rows(
     if holes[0] is not None:
         named = annotated_rows(gcodes, d, duniq, gmap, starts, heads, *holes)
     if not len(qrels.q) or not len(gcodes):
-        return Rows(empty, empty, empty, retrieved, present, ignored, tied, named)
-    idx = _maybe_judged(gcodes, dhash[d] if row_hash is None else row_hash, gmap, qrels)
-    q = gmap[gcodes[idx]]
-    at, judgment = _judgments_of(q, dhash[d[idx]], qrels)
-    same = _same_ids(duniq.take(d[idx[at]]), qrels.ids.take(judgment))
-    idx, judgment = idx[at[same]], judgment[same]  # exact: a hash match was a candidate
+        return Rows(empty, empty, empty, *done, tied, named)
+    idx, judgment = _judged_rows(gcodes, d, (duniq, dhash, row_hash), gmap, qrels)
     qcode = gcodes[idx]
     first_row = np.zeros(len(guniq), dtype=np.int64)
     first_row[heads] = starts  # rows are grouped now: one run of rows per query
     rank = idx - first_row[qcode] + 1
     grade = qrels.grade[judgment]
-    return Rows(gmap[qcode], rank, grade, retrieved, present, ignored, tied, named)
+    return Rows(gmap[qcode], rank, grade, *done, tied, named)
+
+
+def _judged_rows(
+    g: np.ndarray, d: np.ndarray, docs: tuple[Any, np.ndarray, Any], gmap: np.ndarray, qrels: Qrels
+) -> tuple[np.ndarray, np.ndarray]:
+    """``(rows, judgment)``: the rows (ascending) whose (query, doc id) a judgment has, and it.
+
+    ``docs`` is ``(doc_ids, hashes, row_hash)``: row ``i``'s doc id is
+    ``doc_ids.take(d[i])``, its hash ``hashes[d[i]]``, already gathered in
+    ``row_hash`` when that is not ``None``.
+    """
+    doc_ids, dhash, row_hash = docs
+    idx = _maybe_judged(g, dhash[d] if row_hash is None else row_hash, gmap, qrels)
+    q = gmap[g[idx]]
+    at, judgment = _judgments_of(q, dhash[d[idx]], qrels)
+    same = _same_ids(doc_ids.take(d[idx[at]]), qrels.ids.take(judgment))
+    return idx[at[same]], judgment[same]  # exact: a hash match was a candidate
+
+
+def _counted_rows(
+    g: np.ndarray,
+    d: np.ndarray,
+    score: np.ndarray,
+    starts: np.ndarray,
+    docs: tuple[Any, np.ndarray, Any],
+    gmap: np.ndarray,
+    qrels: Qrels,
+    cutoffs: list[int],
+    done: tuple[np.ndarray, np.ndarray, int],
+) -> Rows | None:
+    """:class:`Rows` of grouped rows not in score order, without sorting them.
+
+    Only the judged rows need a rank, and a few per list are cheaper to rank
+    by counting (:func:`assay.runs.order.counted_ranks`) than every row is to
+    sort. ``None`` when the run is too ragged or tied for that: the caller
+    sorts.
+    """
+    matrix = score_matrix(score, starts)
+    if matrix is None:
+        return None
+    doc_ids, dhash, unmoved = docs
+    tied = _tied_in_matrix(matrix, np.diff(np.r_[starts, len(g)]), cutoffs)
+    empty = np.zeros(0, dtype=np.int64)
+    if not len(qrels.q):
+        return Rows(empty, empty, empty, *done, tied, None)
+    row_hash = dhash if d is unmoved else None
+    idx, judgment = _judged_rows(g, d, (doc_ids, dhash, row_hash), gmap, qrels)
+    block = np.searchsorted(starts, idx, side="right") - 1
+    rank = counted_ranks(matrix, starts, block, idx, d, doc_ids)
+    if rank is None:
+        return None
+    # rows grouped by query, each query's in rank order (the kernels' contract)
+    key = block * (matrix.shape[1] + 1) + rank
+    if len(key) > 1 and not (key[1:] > key[:-1]).all():
+        by_rank = np.argsort(key, kind="stable")
+        idx, judgment, rank = idx[by_rank], judgment[by_rank], rank[by_rank]
+    return Rows(gmap[g[idx]], rank, qrels.grade[judgment], *done, tied, None)
 
 
 def _judgments_of(q: np.ndarray, h: np.ndarray, qrels: Qrels) -> tuple[np.ndarray, np.ndarray]:
@@ -264,13 +332,14 @@ def _maybe_judged(g: np.ndarray, h: np.ndarray, gmap: np.ndarray, qrels: Qrels) 
 
 
 def _probe(table: np.ndarray, g: np.ndarray, h: np.ndarray, bits: int) -> np.ndarray:
-    """Rows whose pair hash hits ``table`` (a large run in two halves on two threads)."""
-    from assay._threads import halves
+    """Rows whose pair hash hits ``table`` (a large run piece by piece, on two threads)."""
+    from assay._threads import pieces
 
     def hits(rows: slice) -> np.ndarray:
         return np.flatnonzero(table[_pair_hash(g[rows], h[rows], bits)]) + rows.start
 
-    return np.concatenate(halves(hits, len(g)))
+    found = pieces(hits, len(g))
+    return np.concatenate(found) if found else np.zeros(0, dtype=np.int64)
 
 
 def _pair_hash(q: np.ndarray, h: np.ndarray, bits: int) -> np.ndarray:
@@ -302,3 +371,23 @@ def _tied_pairs(starts: np.ndarray, score: np.ndarray, cutoffs: list[int]) -> in
         at = starts[length > k] + (k - 1)
         total += int(np.count_nonzero(score[at] == score[at + 1]))
     return total
+
+
+def _tied_in_matrix(matrix: np.ndarray, lens: np.ndarray, cutoffs: list[int]) -> int:
+    """:func:`_tied_pairs` from a :func:`assay.runs.order.score_matrix` (rows unsorted)."""
+    from assay._threads import PIECE, pieces
+
+    width = matrix.shape[1]
+    cutoffs = [k for k in cutoffs if k < width]
+    if not cutoffs:
+        return 0
+
+    def count(rows: slice) -> int:
+        # ascending: the -inf padding sorts first, a list's k-th best is at width - k
+        part = np.sort(matrix[rows], axis=1)
+        return sum(
+            int(np.count_nonzero((part[:, width - k] == part[:, width - k - 1]) & (lens[rows] > k)))
+            for k in cutoffs
+        )
+
+    return sum(pieces(count, len(matrix), PIECE // width, matrix.size))

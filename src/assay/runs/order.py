@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from assay._threads import halves
+from assay._threads import PIECE, halves, pieces
 from assay.pairs import is_grouped
 
 
@@ -92,8 +92,7 @@ def ranked(
         return (
             (order, None, g, d, s) if order is None else (order, None, g[order], d[order], s[order])
         )
-    boundary = np.zeros(n - 1, dtype=bool)
-    boundary[starts[1:] - 1] = True  # row i and i+1 belong to different runs
+    boundary = _boundaries(n, starts)
     order = None
     if not grouped or not (boundary | (s[1:] <= s[:-1])).all():
         order = _score_order(g, s, starts, grouped)
@@ -142,7 +141,7 @@ def _score_order(g: np.ndarray, s: np.ndarray, starts: np.ndarray, grouped: bool
         starts, _ = run_starts(g)
     lens = np.diff(np.r_[starts, n])
     width, nseg = int(lens.max()), len(starts)
-    if nseg * width > 2 * n + PAD_SLACK:
+    if not _fits_matrix(n, nseg, width):
         import pyarrow as pa
         import pyarrow.compute as pc
 
@@ -161,18 +160,112 @@ def _score_order(g: np.ndarray, s: np.ndarray, starts: np.ndarray, grouped: bool
 
         halves(sort_rows, nseg, n)
     else:
-        matrix = np.full(nseg * width, np.inf)
-        cell = np.arange(n, dtype=np.int64)
-        cell += np.repeat(np.arange(nseg, dtype=np.int64) * width - starts, lens)
-        matrix[cell] = -s
-        del cell
-        within = np.argsort(matrix.reshape(nseg, width), axis=1)
-        del matrix
-        within += starts[:, None]
-        order = within.reshape(-1)
-        if (lens != width).any():  # drop the padding cells (they sort last)
-            order = order[(within - starts[:, None] < lens[:, None]).reshape(-1)]
+        # ascending, read backwards: descending, the -inf padding cells last
+        within = np.argsort(score_matrix(s, starts), axis=1)[:, ::-1] + starts[:, None]
+        # drop the padding cells (their cell numbers run past the list's length)
+        order = within[within - starts[:, None] < lens[:, None]]
     return order if pre is None else pre[order]
+
+
+def in_score_order(s: np.ndarray, starts: np.ndarray) -> bool:
+    """True when the scores ``s`` never rise within a block of rows starting at ``starts``."""
+    n = len(s)
+    return n < 2 or bool((_boundaries(n, starts) | (s[1:] <= s[:-1])).all())
+
+
+def _boundaries(n: int, starts: np.ndarray) -> np.ndarray:
+    """Bool per pair of neighbouring rows ``(i, i + 1)``: they belong to different blocks."""
+    boundary = np.zeros(max(n - 1, 0), dtype=bool)
+    boundary[starts[1:] - 1] = True
+    return boundary
+
+
+def _fits_matrix(n: int, nseg: int, width: int) -> bool:
+    """A (lists x longest list) matrix of ``n`` rows is not mostly padding."""
+    return nseg * width <= 2 * n + PAD_SLACK
+
+
+def score_matrix(s: np.ndarray, starts: np.ndarray) -> np.ndarray | None:
+    """The scores of each block of rows as a row of a (blocks x longest block) matrix.
+
+    Shorter blocks are padded with ``-inf`` after their scores (a Run's scores
+    are finite, so padding never ties with or beats a score). When every block
+    has the same length the matrix is a view of ``s``; ``None`` when the
+    matrix would be mostly padding (:data:`PAD_SLACK`).
+    """
+    n, nseg = len(s), len(starts)
+    lens = np.diff(np.r_[starts, n])
+    width = int(lens.max()) if nseg else 0
+    if not _fits_matrix(n, nseg, width):
+        return None
+    if nseg * width == n:
+        return s.reshape(nseg, width)
+    matrix = np.full(nseg * width, -np.inf)
+    cell = np.arange(n, dtype=np.int64)
+    cell += np.repeat(np.arange(nseg, dtype=np.int64) * width - starts, lens)
+    matrix[cell] = s
+    return matrix.reshape(nseg, width)
+
+
+def counted_ranks(
+    matrix: np.ndarray,
+    starts: np.ndarray,
+    block: np.ndarray,
+    rows: np.ndarray,
+    d: np.ndarray,
+    doc_ids: Any,
+) -> np.ndarray | None:
+    """The trec_eval rank (1-based) of each of ``rows`` in its block, counted, not sorted.
+
+    ``matrix`` is :func:`score_matrix` of the rows' scores, ``block`` the block
+    of each of ``rows``, ``d`` the doc code of every row (``doc_ids.take``
+    gives its id). A row's rank is one plus the rows of its block with a
+    higher score, or the same score and a higher doc id: the place that
+    :func:`ranked` gives it. ``len(rows) x width`` comparisons instead of a sort
+    of every row, when only a few rows per list need a rank (the judged
+    ones). ``None`` when ties would need more doc id comparisons than there
+    are rows (the caller sorts instead).
+    """
+    width = matrix.shape[1]
+    x = matrix.reshape(-1)[block * width + (rows - starts[block])]
+
+    def count(at: slice) -> tuple[np.ndarray, np.ndarray]:
+        got, mine = matrix[block[at]], x[at, None]
+        return np.count_nonzero(got > mine, axis=1), np.count_nonzero(got == mine, axis=1)
+
+    counted = pieces(count, len(rows), PIECE // max(width, 1), len(rows) * width)
+    if not counted:
+        return np.zeros(0, dtype=np.int64)
+    above = np.concatenate([c[0] for c in counted]).astype(np.int64, copy=False)
+    level = np.concatenate([c[1] for c in counted])
+    tied = np.flatnonzero(level > 1)  # the row itself is one
+    if len(tied):
+        if int(level[tied].sum()) - len(tied) > matrix.size:
+            return None
+        above[tied] += _tied_above(matrix, starts, block[tied], rows[tied], x[tied], d, doc_ids)
+    above += 1
+    return above
+
+
+def _tied_above(
+    matrix: np.ndarray,
+    starts: np.ndarray,
+    block: np.ndarray,
+    rows: np.ndarray,
+    x: np.ndarray,
+    d: np.ndarray,
+    doc_ids: Any,
+) -> np.ndarray:
+    """Per row of ``rows``: the rows of its block with its score and a higher doc id."""
+    which, cell = np.nonzero(matrix[block] == x[:, None])
+    other = starts[block[which]] + cell
+    keep = other != rows[which]
+    which, other = which[keep], other[keep]
+    codes = np.r_[d[other], d[rows[which]]]
+    _, inv = np.unique(_strings(codes, doc_ids), return_inverse=True)
+    inv = inv.reshape(-1)
+    higher = inv[: len(other)] > inv[len(other) :]
+    return np.bincount(which[higher], minlength=len(rows))
 
 
 def _strings(codes: np.ndarray, doc_ids: Any) -> np.ndarray:

@@ -7,8 +7,11 @@ descending. Every measure must be the same whatever order the lines come in.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -105,5 +108,83 @@ def test_given_order_survives_interleaving(rows) -> None:
     grouped = sorted(rows, key=lambda r: r[0])  # stable: each query's lines in file order
     a = compute(judgments, Run(_frame(rows)), MEASURES, ties="given")
     b = compute(judgments, Run(_frame(grouped)), MEASURES, ties="given")
+    for m in a.values:
+        assert np.array_equal(a.values[m], b.values[m]), m.name
+
+
+def _grouped(rows) -> tuple[np.ndarray, np.ndarray, np.ndarray, Any]:
+    """(query codes, scores, doc codes, doc ids) of ``rows`` grouped by query, file order kept."""
+    frame = _frame(sorted(rows, key=lambda r: r[0]))
+    g = pd.factorize(frame["query_id"])[0].astype(np.int64)
+    return g, frame["score"].to_numpy(), np.arange(len(frame)), pa.array(frame["doc_id"])
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(rows=runs(), slack=st.sampled_from([0, 4096]), seed=st.integers(0, 1000))
+def test_counted_ranks_are_the_places_of_the_sorted_order(rows, slack: int, seed: int) -> None:
+    """A rank counted (higher scores, then equal scores with a higher doc id) is the row's
+    place in trec_eval's order, ties included; ragged runs (no slack) get no matrix."""
+    g, s, d, docs = _grouped(rows)
+    starts, _ = _runs(g)
+    order = engine.trec_order(g, s, d, docs)
+    place = np.empty(len(g), dtype=np.int64)
+    place[np.arange(len(g)) if order is None else order] = np.arange(len(g))
+    block = np.searchsorted(starts, np.arange(len(g)), side="right") - 1
+    expected = place - starts[block] + 1
+    saved, engine.PAD_SLACK = engine.PAD_SLACK, slack
+    try:
+        matrix = engine.score_matrix(s, starts)
+    finally:
+        engine.PAD_SLACK = saved
+    lens = np.diff(np.r_[starts, len(g)])
+    if matrix is None:
+        assert len(starts) * lens.max() > 2 * len(g) + slack
+        return
+    picked = np.flatnonzero(np.random.default_rng(seed).random(len(g)) < 0.5)
+    got = engine.counted_ranks(matrix, starts, block[picked], picked, d, docs)
+    if got is None:  # too tied to count: more doc comparisons than cells
+        same = (s[picked, None] == matrix[block[picked]]).sum(axis=1)
+        assert int(same[same > 1].sum() - np.count_nonzero(same > 1)) > matrix.size
+        return
+    assert got.tolist() == expected[picked].tolist()
+
+
+def test_an_unsorted_grouped_run_is_ranked_without_a_sort(monkeypatch) -> None:
+    """The counted path scores a run grouped by query but not by score with no sort at all,
+    and gives what the sorted lines give."""
+    import assay.metrics.rows as rows_module
+
+    rng = np.random.default_rng(3)
+    lines = [(f"q{q}", f"d{i}", float(v)) for q in range(40) for i, v in enumerate(rng.random(25))]
+    qids = sorted({q for q, _, _ in lines})
+    qrels = {q: {f"d{i}": int(rng.integers(0, 3)) for i in range(0, 25, 3)} for q in qids}
+    judgments = JudgmentSet.from_records([{"query_id": q, "text": ""} for q in qids], qrels)
+    ordered = sorted(lines, key=lambda r: (r[0], -r[2]))
+    expected = compute(judgments, Run(_frame(ordered)), [*MEASURES, "nDCG@10"])
+
+    def no_sort(*args, **kwargs):
+        raise AssertionError("the unsorted run was sorted")
+
+    monkeypatch.setattr(rows_module, "ranked", no_sort)
+    got = compute(judgments, Run(_frame(lines)), [*MEASURES, "nDCG@10"])
+    for m in expected.values:
+        assert np.array_equal(got.values[m], expected.values[m]), m.name
+
+
+def test_a_run_tied_throughout_falls_back_to_the_sort() -> None:
+    """Every score equal: counting would compare doc ids pair by pair, so the rows are
+    sorted instead, with the same values as the ordered lines."""
+    lines = [(f"q{q}", f"d{i:02d}", 1.0) for q in range(3) for i in range(30)]
+    qrels = {f"q{q}": {f"d{i:02d}": 1 for i in range(0, 30, 2)} for q in range(3)}
+    judgments = JudgmentSet.from_records([{"query_id": q, "text": ""} for q in qrels], qrels)
+    g, s, d, docs = _grouped(lines)
+    starts, _ = _runs(g)
+    matrix = engine.score_matrix(s, starts)
+    block = np.searchsorted(starts, np.arange(len(g)), side="right") - 1
+    assert engine.counted_ranks(matrix, starts, block, np.arange(len(g)), d, docs) is None
+    shuffled = [lines[i] for i in np.random.default_rng(0).permutation(len(lines))]
+    ordered = sorted(lines, key=lambda r: (r[0], [-ord(c) for c in r[1]]))
+    a = compute(judgments, Run(_frame(shuffled)), MEASURES)
+    b = compute(judgments, Run(_frame(ordered)), MEASURES)
     for m in a.values:
         assert np.array_equal(a.values[m], b.values[m]), m.name

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pandas as pd
 import pyarrow as pa
@@ -12,6 +14,7 @@ from hypothesis import strategies as st
 from assay import _threads, pairs
 from assay.pairs import (
     codes,
+    encode,
     encode_grouped,
     first_rows,
     hashes,
@@ -205,6 +208,21 @@ def test_hashes_on_two_threads_equal_one_thread(monkeypatch):
     assert one.tolist() == hashes(pa.array(values, pa.string())).tolist()
 
 
+@pytest.mark.parametrize("threaded", [False, True])
+@pytest.mark.parametrize("where", [None, 0, 3])
+def test_interleaved_codes_find_a_repeat_among_even_or_odd_ones(monkeypatch, where, threaded):
+    """Interleaved query codes: even and odd codes are sorted apart (two threads when large),
+    and a repeat under either is found."""
+    if threaded:
+        monkeypatch.setattr(_threads, "THREADED_AT", 2)
+    a = np.tile(np.arange(6, dtype=np.int32), 4)  # six queries, their rows interleaved
+    b = np.arange(24, dtype=np.int64)
+    if where is not None:
+        b[where + 18] = b[where]  # query `where` lists its first doc again in its last row
+    assert may_repeat(a, b, 24) == (where is not None)
+    assert may_repeat(a, b.astype(np.uint64) * np.uint64(7), None) == (where is not None)
+
+
 @pytest.mark.parametrize("where", [None, 0, 5])
 def test_may_repeat_on_two_threads_finds_a_repeat_in_either_half(monkeypatch, where):
     monkeypatch.setattr(_threads, "THREADED_AT", 2)
@@ -272,3 +290,30 @@ def test_repeated_ids_confirm_a_hash_match_on_the_ids(monkeypatch):
     rows, firsts = repeated_ids(a, pa.array(["d1", "d2", "d3", "d2"]))
     assert rows.tolist() == [3] and firsts.tolist() == [1]
     assert repeated_ids(a[:3], pa.array(["d1", "d2", "d3"]))[0].tolist() == []
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    values=st.lists(st.sampled_from(["a", "b", "c", "dd", "é", ""]), max_size=40),
+    cuts=st.lists(st.integers(0, 40), max_size=5),
+    threaded=st.booleans(),
+)
+def test_encode_gives_first_appearance_codes_in_one_or_two_halves(values, cuts, threaded):
+    """Two halves on two threads join their dictionaries: the codes and uniques are
+    pandas' factorize of the whole column, however it is cut into chunks."""
+    saved = _threads.THREADED_AT
+    _threads.THREADED_AT = 1 if threaded else saved
+    try:
+        _check_encode(values, cuts)
+    finally:
+        _threads.THREADED_AT = saved
+
+
+def _check_encode(values: list[str], cuts: list[int]) -> None:
+    bounds = sorted({0, len(values), *(c for c in cuts if c <= len(values))})
+    chunks = [pa.array(values[a:b], pa.string()) for a, b in itertools.pairwise(bounds)]
+    codes, dictionary = encode(pa.chunked_array(chunks, pa.string()))
+    want_codes, want_uniques = pd.factorize(pd.Series(values, dtype=object))
+    assert codes.dtype == np.int32
+    assert codes.tolist() == want_codes.tolist()
+    assert dictionary.to_pylist() == list(want_uniques)

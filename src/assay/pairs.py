@@ -36,6 +36,20 @@ def is_grouped(heads: np.ndarray) -> bool:
     return int(np.bincount(heads.astype(np.intp, copy=False)).max()) <= 1
 
 
+def interleaved(g: np.ndarray, ng: int | None = None) -> bool:
+    """True when the codes ``g`` (``ng`` distinct values at most; ``g.max() + 1`` if
+    ``None``) change more often than there are codes, so some code has two runs of rows.
+
+    A cheap test (one comparison per row) that spares the caller the millions
+    of run starts of interleaved codes; False does not prove that the codes
+    are grouped (see :func:`is_grouped`).
+    """
+    if len(g) < 2:
+        return False
+    ng = int(g.max()) + 1 if ng is None else ng
+    return int(np.count_nonzero(g[1:] != g[:-1])) >= ng
+
+
 def may_repeat(a: np.ndarray, b: np.ndarray, nb: int | None) -> bool:
     """False when no ``(a, b)`` pair repeats; ``nb`` bounds the ``b`` codes.
 
@@ -49,6 +63,8 @@ def may_repeat(a: np.ndarray, b: np.ndarray, nb: int | None) -> bool:
     n = len(a)
     if n < 2:
         return False
+    if interleaved(a):
+        return _split_repeat(a, b, nb)
     starts = np.r_[0, np.flatnonzero(a[1:] != a[:-1]) + 1]
     size = n // len(starts)
     grouped = is_grouped(a[starts])
@@ -65,7 +81,27 @@ def may_repeat(a: np.ndarray, b: np.ndarray, nb: int | None) -> bool:
                 n,
             )
         )
-    return _sorted_repeat(a, b, nb, 0, n)
+    return _split_repeat(a, b, nb)
+
+
+def _split_repeat(a: np.ndarray, b: np.ndarray, nb: int | None) -> bool:
+    """True when two rows have the same ``(a, b)`` key, ``a`` interleaved: the keys of even
+    and of odd ``a`` values (never equal to each other) are sorted apart, on two threads."""
+    from assay._threads import halves
+
+    key = _keys(a, b, nb)
+    odd = (a & 1).astype(bool)
+    parts = [key[~odd], key[odd]]
+    del key
+
+    def repeats(which: slice) -> bool:
+        for part in parts[which]:  # both parts, or one per thread
+            part.sort()
+            if (part[1:] == part[:-1]).any():
+                return True
+        return False
+
+    return any(halves(repeats, 2, len(a)))
 
 
 def _sorted_repeat(a: np.ndarray, b: np.ndarray, nb: int | None, lo: int, hi: int) -> bool:
@@ -190,13 +226,44 @@ def as_numpy(column: Any, dtype: Any) -> np.ndarray:
 
 
 def encode(column: Any) -> tuple[np.ndarray, Any]:
-    """int32 codes (first-appearance order) and the unique values of a string column."""
+    """int32 codes (first-appearance order) and the unique values of a string column.
+
+    A large column of several chunks is encoded as two halves on two threads,
+    whose dictionaries are then joined: the second half's new values follow
+    the first half's, so the codes keep first-appearance order.
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from assay._threads import halves
+
+    chunks = getattr(column, "chunks", None)
+    if chunks is None or len(chunks) < 2:
+        return _encode_one(column)
+    parts = halves(
+        lambda part: _encode_one(pa.chunked_array(chunks[part], column.type)),
+        len(chunks),
+        len(column),
+    )
+    if len(parts) == 1:
+        return parts[0]
+    (codes_a, dict_a), (codes_b, dict_b) = parts
+    at = pc.index_in(dict_b, value_set=dict_a).fill_null(-1).to_numpy(zero_copy_only=False)
+    new = at < 0
+    at = at.astype(np.int32)
+    at[new] = len(dict_a) + np.arange(int(np.count_nonzero(new)), dtype=np.int32)
+    dictionary = pa.concat_arrays([dict_a, dict_b.filter(pa.array(new))])
+    return np.concatenate([codes_a, at[codes_b]]), dictionary
+
+
+def _encode_one(column: Any) -> tuple[np.ndarray, Any]:
+    """:func:`encode` on one thread."""
     import pyarrow as pa
 
     encoded = column.dictionary_encode()  # one dictionary shared by every chunk
     if isinstance(encoded, pa.ChunkedArray):
         if encoded.num_chunks == 0:
-            return np.zeros(0, dtype=np.int32), pa.array([], pa.string())
+            return np.zeros(0, dtype=np.int32), pa.array([], column.type)
         dictionary = encoded.chunk(0).dictionary
         codes = as_numpy(pa.chunked_array([c.indices for c in encoded.chunks]), np.int32)
         return codes, dictionary

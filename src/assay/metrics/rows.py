@@ -16,7 +16,7 @@ import numpy as np
 
 from assay.judgments.models import JudgmentSet
 from assay.metrics.annotated import annotated_rows
-from assay.pairs import arrow_text
+from assay.pairs import arrow_text, interleaved
 from assay.runs.models import Run
 from assay.runs.order import (
     counted_ranks,
@@ -141,8 +141,7 @@ def ranked_rows(
         return Rows(empty, empty, empty, np.zeros(nq), empty, 0, 0, (empty, empty))
     gcodes, guniq = _codes(frame["query_id"])
     gmap = _lookup(guniq, qids) if qids else np.full(len(guniq), -1, dtype=np.int64)
-    starts, heads = run_starts(gcodes)
-    counts = np.bincount(heads, weights=np.diff(np.r_[starts, len(gcodes)]), minlength=len(guniq))
+    starts, heads, counts = _query_blocks(gcodes, len(guniq))
     used = counts > 0
     ignored = int(np.count_nonzero(used & (gmap < 0)))
     evaluated = used & (gmap >= 0)
@@ -156,8 +155,8 @@ def ranked_rows(
     if ignored:
         keep = gmap[gcodes] >= 0
         gcodes, d, score = gcodes[keep], d[keep], score[keep]
-        starts, heads = run_starts(gcodes)
-    if not is_grouped(heads):  # queries interleaved (merged shards): group them first, stably
+        starts, heads, _ = _query_blocks(gcodes, len(guniq))
+    if heads is None or not is_grouped(heads):  # queries interleaved: group them, stably
         pre = group_order(gcodes)
         gcodes, d, score = gcodes[pre], d[pre], score[pre]
         del pre
@@ -195,6 +194,16 @@ def ranked_rows(
     rank = idx - first_row[qcode] + 1
     grade = qrels.grade[judgment]
     return Rows(gmap[qcode], rank, grade, *done, tied, named)
+
+
+def _query_blocks(g: np.ndarray, ng: int) -> tuple[Any, Any, np.ndarray]:
+    """``(starts, heads, counts)``: :func:`run_starts` of the query codes ``g`` and the rows
+    per code; ``starts`` and ``heads`` are ``None`` when the codes change more often than
+    there are codes (interleaved queries: their starts would be millions of rows)."""
+    if interleaved(g, ng):
+        return None, None, np.bincount(g, minlength=ng).astype(np.float64)
+    starts, heads = run_starts(g)
+    return starts, heads, np.bincount(heads, weights=np.diff(np.r_[starts, len(g)]), minlength=ng)
 
 
 def _judged_rows(

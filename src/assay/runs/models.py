@@ -103,13 +103,15 @@ class Run:
             return 0
         if not isinstance(col.dtype, pd.CategoricalDtype):
             return int(col.value_counts().max())
+        from assay.pairs import interleaved
         from assay.runs.order import is_grouped, run_starts
 
         codes = col.cat.codes.to_numpy()
-        starts, heads = run_starts(codes)
-        if is_grouped(heads):  # each query one block of rows (the usual case)
-            return int(np.diff(np.r_[starts, len(codes)]).max())
-        return int(np.bincount(codes.astype(np.intp)).max())
+        if not interleaved(codes, len(col.cat.categories)):
+            starts, heads = run_starts(codes)
+            if is_grouped(heads):  # each query one block of rows (the usual case)
+                return int(np.diff(np.r_[starts, len(codes)]).max())
+        return int(np.bincount(codes).max())
 
     def ranked(self, ties: TiePolicy = "score") -> pd.DataFrame:
         """Rows sorted into rank order within each query (queries keep first-seen order).

@@ -58,7 +58,7 @@ def group_order(g: np.ndarray) -> np.ndarray:
         return np.argsort(g.astype(np.uint16), kind="stable")
     if top >= 1 << 32:  # pragma: no cover - more than 4 billion queries
         return np.argsort(g, kind="stable")
-    order = np.argsort((g & 0xFFFF).astype(np.uint16), kind="stable")
+    order = np.argsort(g.astype(np.uint16), kind="stable")  # the low 16 bits (a wrapping cast)
     high = (g >> 16).astype(np.uint16)[order]
     return order[np.argsort(high, kind="stable")]
 

@@ -163,7 +163,9 @@ def ranked_rows(
         starts, heads = run_starts(gcodes)
     scored = run.has_scores and ties == "score"
     done = (retrieved, present, ignored)
-    if scored and holes[0] is None and not in_score_order(score, starts):
+    # rows in score order without ties: a row's rank is its place in its block; else the
+    # judged rows' ranks are counted (ties broken by doc id for those rows only)
+    if scored and holes[0] is None and not in_score_order(score, starts, strict=True):
         rows = _counted_rows(
             gcodes, d, score, starts, (duniq, dhash, unmoved), gmap, qrels, cutoffs, done
         )
@@ -234,7 +236,7 @@ def _counted_rows(
     cutoffs: list[int],
     done: tuple[np.ndarray, np.ndarray, int],
 ) -> Rows | None:
-    """:class:`Rows` of grouped rows not in score order, without sorting them.
+    """:class:`Rows` of grouped rows not strictly in score order, without sorting them.
 
     Only the judged rows need a rank, and a few per list are cheaper to rank
     by counting (:func:`assay.runs.order.counted_ranks`) than every row is to

@@ -167,10 +167,15 @@ def _score_order(g: np.ndarray, s: np.ndarray, starts: np.ndarray, grouped: bool
     return order if pre is None else pre[order]
 
 
-def in_score_order(s: np.ndarray, starts: np.ndarray) -> bool:
-    """True when the scores ``s`` never rise within a block of rows starting at ``starts``."""
+def in_score_order(s: np.ndarray, starts: np.ndarray, strict: bool = False) -> bool:
+    """True when the scores ``s`` never rise within a block of rows starting at ``starts``
+    (with ``strict``: always fall, so that no two rows of a block tie)."""
     n = len(s)
-    return n < 2 or bool((_boundaries(n, starts) | (s[1:] <= s[:-1])).all())
+    if n < 2:
+        return True
+    below = s[1:] < s[:-1] if strict else s[1:] <= s[:-1]
+    below |= _boundaries(n, starts)
+    return bool(below.all())
 
 
 def _boundaries(n: int, starts: np.ndarray) -> np.ndarray:

@@ -113,14 +113,15 @@ def _sorted_repeat(a: np.ndarray, b: np.ndarray, nb: int | None, lo: int, hi: in
 
 def _blocks_repeat(blocks: np.ndarray) -> bool:
     """True when a row of ``blocks`` holds a value twice (rows sorted; a large
-    matrix in two halves on two threads)."""
-    from assay._threads import halves
+    matrix piece by piece, on two threads)."""
+    from assay._threads import PIECE, pieces
 
     def repeats(rows: slice) -> bool:
         part = np.sort(blocks[rows], axis=1)
         return bool((part[:, 1:] == part[:, :-1]).any())
 
-    return any(halves(repeats, len(blocks), blocks.size))
+    width = max(blocks.shape[1], 1)
+    return any(pieces(repeats, len(blocks), PIECE // width, blocks.size))
 
 
 def repeated_pairs(a: np.ndarray, b: np.ndarray, nb: int) -> tuple[np.ndarray, np.ndarray]:
@@ -415,9 +416,15 @@ def _column_hashes(column: Any) -> np.ndarray:
 
     chunks = column.chunks if isinstance(column, pa.ChunkedArray) else [column]
     pieces = [c.slice(i, _PIECE) for c in chunks for i in range(0, len(c), _PIECE)]
-    done = halves(lambda part: [_chunk_hashes(c) for c in pieces[part]], len(pieces), len(column))
-    parts = [h for half in done for h in half]
-    return np.concatenate(parts) if parts else np.zeros(0, dtype=np.uint64)
+    ends = np.cumsum([len(p) for p in pieces], dtype=np.int64)
+    out = np.empty(len(column), dtype=np.uint64)  # each piece writes its part: no joined copy
+
+    def hash_pieces(part: slice) -> None:
+        for i in range(part.start, part.stop):
+            out[ends[i] - len(pieces[i]) : ends[i]] = _chunk_hashes(pieces[i])
+
+    halves(hash_pieces, len(pieces), len(column))
+    return out
 
 
 def _remembered(kind: str, column: Any, compute: Any) -> Any:

@@ -134,6 +134,8 @@ def ranked_rows(
     cutoffs: list[int],
     holes: tuple[Any, int] = (None, 0),
 ) -> Rows:
+    """The judged rows of ``run`` for the queries ``qids``, with rank and grade (steps 1-4
+    of :mod:`assay.metrics.engine`); ``holes`` is ``(named docs, depth)`` for Hole@k."""
     frame = run.frame
     nq = len(qids)
     empty = np.zeros(0, dtype=np.int64)
@@ -152,25 +154,56 @@ def ranked_rows(
     d, duniq, dhash = _doc_refs(frame["doc_id"])
     unmoved = d if duniq is frame["doc_id"].array else None  # row numbers, rows in place
     score = frame["score"].to_numpy(dtype=np.float64)
-    if ignored:
-        keep = gmap[gcodes] >= 0
-        gcodes, d, score = gcodes[keep], d[keep], score[keep]
-        starts, heads, _ = _query_blocks(gcodes, len(guniq))
-    if heads is None or not is_grouped(heads):  # queries interleaved: group them, stably
-        pre = group_order(gcodes)
-        gcodes, d, score = gcodes[pre], d[pre], score[pre]
-        del pre
-        starts, heads = run_starts(gcodes)
+    keep = (gmap[gcodes] >= 0) if ignored else None
+    gcodes, d, score, starts, heads = _grouped(gcodes, d, score, keep, (starts, heads))
     scored = run.has_scores and ties == "score"
     done = (retrieved, present, ignored)
+    docs = (duniq, dhash, unmoved)
     # rows in score order without ties: a row's rank is its place in its block; else the
     # judged rows' ranks are counted (ties broken by doc id for those rows only)
     if scored and holes[0] is None and not in_score_order(score, starts, strict=True):
-        rows = _counted_rows(
-            gcodes, d, score, starts, (duniq, dhash, unmoved), gmap, qrels, cutoffs, done
-        )
+        rows = _counted_rows(gcodes, d, score, starts, docs, gmap, qrels, cutoffs, done)
         if rows is not None:
             return rows
+    sort = (scored, run.has_scores, cutoffs, holes)
+    return _placed_rows(gcodes, d, score, (starts, heads), docs, gmap, qrels, sort, done)
+
+
+def _grouped(
+    g: np.ndarray, d: np.ndarray, score: np.ndarray, keep: Any, blocks: tuple[Any, Any]
+) -> tuple[np.ndarray, ...]:
+    """``(g, d, score, starts, heads)`` of the rows ``keep`` (all if ``None``), grouped by
+    query code (a stable regrouping only when the queries are interleaved); ``blocks`` are
+    the :func:`_query_blocks` starts and heads of all the rows."""
+    starts, heads = blocks
+    if keep is not None:
+        g, d, score = g[keep], d[keep], score[keep]
+        starts, heads, _ = _query_blocks(g, int(g.max()) + 1 if len(g) else 0)
+    if heads is None or not is_grouped(heads):  # queries interleaved: group them, stably
+        pre = group_order(g)
+        g, d, score = g[pre], d[pre], score[pre]
+        del pre
+        starts, heads = run_starts(g)
+    return g, d, score, starts, heads
+
+
+def _placed_rows(
+    gcodes: np.ndarray,
+    d: np.ndarray,
+    score: np.ndarray,
+    blocks: tuple[np.ndarray, np.ndarray],
+    docs: tuple[Any, np.ndarray, Any],
+    gmap: np.ndarray,
+    qrels: Qrels,
+    sort: tuple[bool, bool, list[int], tuple[Any, int]],
+    done: tuple[np.ndarray, np.ndarray, int],
+) -> Rows:
+    """:class:`Rows` with the rows put in rank order (:func:`assay.runs.order.ranked`):
+    a judged row's rank is its place in its query's block. ``sort`` is ``(scored,
+    has_scores, cutoffs, holes)``."""
+    scored, has_scores, cutoffs, holes = sort
+    duniq, dhash, unmoved = docs
+    starts, heads = blocks
     before = gcodes
     order, moved, gcodes, d, score = ranked(gcodes, d, score, duniq, scored, starts, heads)
     if gcodes is not before:  # rows regrouped (else only reordered within each query)
@@ -182,20 +215,19 @@ def ranked_rows(
         if row_hash is not None:
             row_hash = row_hash.copy()
             row_hash[moved[0]] = row_hash[moved[1]]
-
-    tied = _tied_pairs(starts, score, cutoffs) if run.has_scores else 0
+    tied = _tied_pairs(starts, score, cutoffs) if has_scores else 0
     named = None
     if holes[0] is not None:
         named = annotated_rows(gcodes, d, duniq, gmap, starts, heads, *holes)
+    empty = np.zeros(0, dtype=np.int64)
     if not len(qrels.q) or not len(gcodes):
         return Rows(empty, empty, empty, *done, tied, named)
     idx, judgment = _judged_rows(gcodes, d, (duniq, dhash, row_hash), gmap, qrels)
     qcode = gcodes[idx]
-    first_row = np.zeros(len(guniq), dtype=np.int64)
+    first_row = np.zeros(int(gcodes.max()) + 1, dtype=np.int64)
     first_row[heads] = starts  # rows are grouped now: one run of rows per query
     rank = idx - first_row[qcode] + 1
-    grade = qrels.grade[judgment]
-    return Rows(gmap[qcode], rank, grade, *done, tied, named)
+    return Rows(gmap[qcode], rank, qrels.grade[judgment], *done, tied, named)
 
 
 def _query_blocks(g: np.ndarray, ng: int) -> tuple[Any, Any, np.ndarray]:

@@ -37,13 +37,9 @@ def is_grouped(heads: np.ndarray) -> bool:
 
 
 def interleaved(g: np.ndarray, ng: int | None = None) -> bool:
-    """True when the codes ``g`` (``ng`` distinct values at most; ``g.max() + 1`` if
-    ``None``) change more often than there are codes, so some code has two runs of rows.
-
-    A cheap test (one comparison per row) that spares the caller the millions
-    of run starts of interleaved codes; False does not prove that the codes
-    are grouped (see :func:`is_grouped`).
-    """
+    """True when the codes ``g`` (at most ``ng`` values, ``g.max() + 1`` if ``None``)
+    change more often than there are codes: some code has two runs of rows. One
+    comparison per row, no run starts; False does not prove grouping (:func:`is_grouped`)."""
     if len(g) < 2:
         return False
     ng = int(g.max()) + 1 if ng is None else ng

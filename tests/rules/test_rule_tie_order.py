@@ -43,13 +43,17 @@ def test_run_ranked_is_trec_order(rows: list[tuple[str, str, float]]) -> None:
 
 
 def test_the_metrics_engine_uses_this_rule() -> None:
-    """One tie order: the engine ranks runs with :func:`assay.runs.order.ranked`, the
-    function behind :func:`~assay.runs.order.trec_order` too."""
-    from assay.metrics import engine
+    """One tie order: the engine's rows (``assay.metrics.rows``) are ranked with
+    :func:`assay.runs.order.ranked`, the function behind
+    :func:`~assay.runs.order.trec_order` too, or counted with
+    :func:`assay.runs.order.counted_ranks` from the same module."""
+    from assay.metrics import engine, rows
     from assay.runs import order
 
-    assert engine.ranked is order.ranked
-    assert not hasattr(engine, "_rank_order") and not hasattr(engine, "rank_order")
+    assert rows.ranked is order.ranked
+    assert rows.counted_ranks is order.counted_ranks
+    for module in (engine, rows):
+        assert not hasattr(module, "_rank_order") and not hasattr(module, "rank_order")
 
 
 def test_already_in_order_gives_none() -> None:

@@ -188,3 +188,20 @@ def test_a_run_tied_throughout_falls_back_to_the_sort() -> None:
     b = compute(judgments, Run(_frame(ordered)), MEASURES)
     for m in a.values:
         assert np.array_equal(a.values[m], b.values[m]), m.name
+
+
+def test_counting_every_row_of_long_lists_is_left_to_the_sort() -> None:
+    """When most rows need a rank (a fully judged pool), counting would compare each with
+    its whole list: past the budget the caller sorts instead."""
+    rng = np.random.default_rng(5)
+    s = rng.random(40 * 500)
+    starts = np.arange(0, len(s), 500)
+    matrix = engine.score_matrix(s, starts)
+    rows = np.arange(len(s))
+    block = rows // 500
+    docs = pa.array([f"d{i}" for i in range(len(s))])
+    assert engine.counted_ranks(matrix, starts, block, rows, rows, docs) is None
+    few = rows[::50]  # a few judged rows per list: counted
+    got = engine.counted_ranks(matrix, starts, block[few], few, rows, docs)
+    within = np.argsort(np.argsort(-matrix, axis=1), axis=1) + 1
+    assert got.tolist() == within.reshape(-1)[few].tolist()

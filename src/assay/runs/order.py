@@ -212,6 +212,11 @@ def score_matrix(s: np.ndarray, starts: np.ndarray) -> np.ndarray | None:
     return matrix.reshape(nseg, width)
 
 
+#: Comparisons :func:`counted_ranks` may make, in multiples of a sort of every list
+#: (cells x log2(list length)); beyond it the caller sorts.
+COUNT_BUDGET = 8
+
+
 def counted_ranks(
     matrix: np.ndarray,
     starts: np.ndarray,
@@ -228,10 +233,13 @@ def counted_ranks(
     higher score, or the same score and a higher doc id: the place that
     :func:`ranked` gives it. ``len(rows) x width`` comparisons instead of a sort
     of every row, when only a few rows per list need a rank (the judged
-    ones). ``None`` when ties would need more doc id comparisons than there
-    are rows (the caller sorts instead).
+    ones). ``None`` when counting would cost more than :data:`COUNT_BUDGET`
+    times a sort of every list, or ties would need more doc id comparisons
+    than there are cells (the caller sorts instead).
     """
     width = matrix.shape[1]
+    if len(rows) * width > COUNT_BUDGET * matrix.size * max(np.log2(max(width, 1)), 1.0):
+        return None  # most rows need a rank (a fully judged pool): sorting is cheaper
     x = matrix.reshape(-1)[block * width + (rows - starts[block])]
 
     def count(at: slice) -> tuple[np.ndarray, np.ndarray]:

@@ -1,4 +1,5 @@
-"""assay.pairs: string codes and repeated (query, doc) pairs, against a plain-Python count."""
+"""assay.pairs (string codes) and assay.repeats (repeated (query, doc) pairs), against a
+plain-Python count."""
 
 from __future__ import annotations
 
@@ -18,10 +19,8 @@ from assay.pairs import (
     encode_grouped,
     first_rows,
     hashes,
-    may_repeat,
-    repeated_ids,
-    repeated_pairs,
 )
+from assay.repeats import may_repeat, repeated_ids, repeated_pairs
 from assay.results import QueryRow, trusted_rows
 
 

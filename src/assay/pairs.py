@@ -1,13 +1,10 @@
-"""String ids as integer codes, and repeated (query, doc) pairs: one rule for runs and judgments.
+"""String ids as integer codes and hashes, and blocks of equal codes.
 
-A run lists each document once per query; a judgment file grades each
-document once per query. Both rules come down to the same question over two
-columns of integer codes: which rows repeat the pair of an earlier row, and
-which row was that. :func:`repeated_pairs` answers it in O(n log n) numpy
-without a Python loop; :func:`may_repeat` is the cheap O(n) test for the usual
-case (no repeat) that lets callers skip the sort. The codes come from
-:func:`encode` (Arrow's hash, first-appearance order) or :func:`encode_grouped`
-(faster for ids that come in runs of equal values, as query ids do).
+The codes come from :func:`encode` (Arrow's hash, first-appearance order) or
+:func:`encode_grouped` (faster for ids that come in runs of equal values, as
+query ids do); :func:`grouped_blocks` tells whether each code's rows form one
+block. Repeated (query, doc) pairs are found with these in
+:mod:`assay.repeats`.
 
 Hashing every id of a 10-million-row run into a dictionary is the slowest
 step of reading it, so the checks that only ask "could two of these be
@@ -36,109 +33,29 @@ def is_grouped(heads: np.ndarray) -> bool:
     return int(np.bincount(heads.astype(np.intp, copy=False)).max()) <= 1
 
 
-def interleaved(g: np.ndarray, ng: int | None = None) -> bool:
-    """True when the codes ``g`` (at most ``ng`` values, ``g.max() + 1`` if ``None``)
-    change more often than there are codes: some code has two runs of rows. One
-    comparison per row, no run starts; False does not prove grouping (:func:`is_grouped`)."""
-    if len(g) < 2:
-        return False
-    ng = int(g.max()) + 1 if ng is None else ng
-    return int(np.count_nonzero(g[1:] != g[:-1])) >= ng
+def run_starts(g: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Start rows of the runs of equal codes in ``g``, and the code of each run."""
+    if not len(g):
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    starts = np.flatnonzero(g[1:] != g[:-1])
+    starts += 1
+    starts = np.r_[0, starts]
+    return starts, g[starts]
 
 
-def may_repeat(a: np.ndarray, b: np.ndarray, nb: int | None) -> bool:
-    """False when no ``(a, b)`` pair repeats; ``nb`` bounds the ``b`` codes.
+def grouped_blocks(g: np.ndarray, ng: int | None = None) -> tuple[np.ndarray, np.ndarray] | None:
+    """:func:`run_starts` of the codes ``g`` when each code's rows form one block, else None.
 
-    ``nb=None`` says ``b`` holds :func:`hashes`: then True only means that a
-    pair may repeat (two hashes agree), and the caller confirms it on codes.
-    When each ``a`` value is one block of rows and all blocks have the same
-    length (k results per query), sorting the ``b`` values of each block is
-    enough; blocks of other lengths are sorted as two halves of whole blocks
-    (on two threads when large); interleaved ``a`` values sort all keys at once.
+    Codes that change more often than there are codes (``ng``; ``g.max() + 1``
+    if ``None``) are interleaved for sure: that is told by one comparison per
+    row, before the starts of millions of runs are built.
     """
-    n = len(a)
-    if n < 2:
-        return False
-    if interleaved(a):
-        return _split_repeat(a, b, nb)
-    starts = np.r_[0, np.flatnonzero(a[1:] != a[:-1]) + 1]
-    size = n // len(starts)
-    grouped = is_grouped(a[starts])
-    if grouped and size * len(starts) == n and (np.diff(starts) == size).all():
-        return _blocks_repeat(b.reshape(len(starts), size))
-    if grouped:  # blocks of any length: two halves of whole blocks, sorted apart
-        from assay._threads import halves
-
-        ends = np.r_[starts, n]
-        return any(
-            halves(
-                lambda part: _sorted_repeat(a, b, nb, ends[part.start], ends[part.stop]),
-                len(starts),
-                n,
-            )
-        )
-    return _split_repeat(a, b, nb)
-
-
-def _split_repeat(a: np.ndarray, b: np.ndarray, nb: int | None) -> bool:
-    """True when two rows have the same ``(a, b)`` key, ``a`` interleaved: the keys of even
-    and of odd ``a`` values (never equal to each other) are sorted apart, on two threads."""
-    from assay._threads import halves
-
-    key = _keys(a, b, nb)
-    odd = (a & 1).astype(bool)
-    parts = [key[~odd], key[odd]]
-    del key
-
-    def repeats(which: slice) -> bool:
-        for part in parts[which]:  # both parts, or one per thread
-            part.sort()
-            if (part[1:] == part[:-1]).any():
-                return True
-        return False
-
-    return any(halves(repeats, 2, len(a)))
-
-
-def _sorted_repeat(a: np.ndarray, b: np.ndarray, nb: int | None, lo: int, hi: int) -> bool:
-    """True when two of rows ``lo:hi`` have the same ``(a, b)`` key (one sort)."""
-    key = _keys(a[lo:hi], b[lo:hi], nb)
-    key.sort()
-    return bool((key[1:] == key[:-1]).any())
-
-
-def _blocks_repeat(blocks: np.ndarray) -> bool:
-    """True when a row of ``blocks`` holds a value twice (rows sorted; a large
-    matrix piece by piece, on two threads)."""
-    from assay._threads import PIECE, pieces
-
-    def repeats(rows: slice) -> bool:
-        part = np.sort(blocks[rows], axis=1)
-        return bool((part[:, 1:] == part[:, :-1]).any())
-
-    width = max(blocks.shape[1], 1)
-    return any(pieces(repeats, len(blocks), PIECE // width, blocks.size))
-
-
-def repeated_pairs(a: np.ndarray, b: np.ndarray, nb: int) -> tuple[np.ndarray, np.ndarray]:
-    """``(rows, firsts)``: each row whose ``(a, b)`` pair an earlier row has, and that row.
-
-    Both arrays are 0-based row numbers, ``rows`` ascending; empty when no
-    pair repeats.
-    """
-    empty = np.zeros(0, dtype=np.int64)
-    if not may_repeat(a, b, nb):
-        return empty, empty
-    key = _keys(a, b, nb)
-    order = np.argsort(key, kind="stable")
-    skey = key[order]
-    same = skey[1:] == skey[:-1]
-    dup = np.flatnonzero(same) + 1
-    starts = np.flatnonzero(np.r_[True, ~same])  # first row of each run of equal keys
-    group_of = np.searchsorted(starts, dup, side="right") - 1
-    rows, firsts = order[dup], order[starts[group_of]]
-    by_row = np.argsort(rows, kind="stable")
-    return rows[by_row].astype(np.int64), firsts[by_row].astype(np.int64)
+    if len(g) > 1:
+        ng = int(g.max()) + 1 if ng is None else ng
+        if int(np.count_nonzero(g[1:] != g[:-1])) >= ng:
+            return None
+    starts, heads = run_starts(g)
+    return (starts, heads) if is_grouped(heads) else None
 
 
 def codes(column: Any) -> tuple[np.ndarray, int]:
@@ -194,21 +111,6 @@ def _first_rows(found: np.ndarray) -> np.ndarray:
         return np.zeros(0, dtype=np.int64)
     highest = np.maximum.accumulate(found)
     return np.flatnonzero(np.r_[True, highest[1:] > highest[:-1]])
-
-
-def repeated_ids(a: np.ndarray, ids: Any) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`repeated_pairs` of integer codes ``a`` and the strings ``ids``: the rule
-    for "a doc listed twice for one query", in runs and in judgments alike.
-
-    The ids' :func:`hashes` rule a repeat out in one pass (the usual case); only
-    when two agree are the ids encoded, so that the answer is exact.
-    """
-    column = arrow_text(ids)
-    if not may_repeat(a, hashes(column), None):
-        empty = np.zeros(0, dtype=np.int64)
-        return empty, empty
-    found, count = codes(column)
-    return repeated_pairs(a, found, count)
 
 
 def as_numpy(column: Any, dtype: Any) -> np.ndarray:
@@ -315,7 +217,9 @@ def hashed_pairs(a: np.ndarray, h: np.ndarray) -> np.ndarray:
     return key
 
 
-def _keys(a: np.ndarray, b: np.ndarray, nb: int | None) -> np.ndarray:
+def pair_keys(a: np.ndarray, b: np.ndarray, nb: int | None) -> np.ndarray:
+    """One key per ``(a, b)`` pair: ``a * nb + b`` for codes ``b`` below ``nb``, or
+    :func:`hashed_pairs` when ``nb`` is ``None`` (``b`` holds :func:`hashes`)."""
     if nb is None:  # b holds hashes
         return hashed_pairs(a, b)
     key = a.astype(np.int64)

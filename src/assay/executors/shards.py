@@ -150,7 +150,8 @@ def _set_name(path: Path) -> str:
 
 def _check_across(paths: list[Path], rows: list[int], table: Any) -> None:
     """Refuse a (query, doc) pair listed twice, naming the shard and line of both."""
-    from assay.pairs import arrow_column, arrow_strings, encode_grouped, repeated_ids
+    from assay.pairs import arrow_column, arrow_strings, encode_grouped
+    from assay.repeats import repeated_ids
     from assay.runs.checks import duplicate_doc
 
     qcodes, _ = encode_grouped(table.column("query_id"))

@@ -218,7 +218,8 @@ def check_qrels_frame(
 
 def _log_duplicates(frame: pd.DataFrame, log: ProblemLog, doc_field: str) -> np.ndarray:
     """Mask of rows repeating an earlier row's (query, doc) pair; each one logged."""
-    from assay.pairs import codes, repeated_ids
+    from assay.pairs import codes
+    from assay.repeats import repeated_ids
 
     rows, firsts = repeated_ids(codes(frame["query_id"])[0], frame["doc_id"])
     dup = np.zeros(len(frame), dtype=bool)

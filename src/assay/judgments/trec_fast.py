@@ -32,7 +32,8 @@ def clean_qrels(data: bytes, columns: tuple[str, ...]) -> pd.DataFrame | None:
     ``doc_id`` and ``grade``).
     """
     from assay._threads import beside
-    from assay.pairs import arrow_column, arrow_strings, codes, hashes, repeated_ids
+    from assay.pairs import arrow_column, arrow_strings, codes, hashes
+    from assay.repeats import repeated_ids
 
     body = memoryview(data)[:-1] if data.endswith(b"\n") else memoryview(data)  # no copy
     if not body or data.startswith((b"#", b" ")) or data.endswith((b" ", b" \n")):

@@ -16,13 +16,12 @@ import numpy as np
 
 from assay.judgments.models import JudgmentSet
 from assay.metrics.annotated import annotated_rows
-from assay.pairs import arrow_text, interleaved
+from assay.pairs import arrow_text, grouped_blocks
 from assay.runs.models import Run
 from assay.runs.order import (
     counted_ranks,
     group_order,
     in_score_order,
-    is_grouped,
     ranked,
     run_starts,
     score_matrix,
@@ -143,7 +142,7 @@ def ranked_rows(
         return Rows(empty, empty, empty, np.zeros(nq), empty, 0, 0, (empty, empty))
     gcodes, guniq = _codes(frame["query_id"])
     gmap = _lookup(guniq, qids) if qids else np.full(len(guniq), -1, dtype=np.int64)
-    starts, heads, counts = _query_blocks(gcodes, len(guniq))
+    blocks, counts = _query_blocks(gcodes, len(guniq))
     used = counts > 0
     ignored = int(np.count_nonzero(used & (gmap < 0)))
     evaluated = used & (gmap >= 0)
@@ -155,7 +154,7 @@ def ranked_rows(
     unmoved = d if duniq is frame["doc_id"].array else None  # row numbers, rows in place
     score = frame["score"].to_numpy(dtype=np.float64)
     keep = (gmap[gcodes] >= 0) if ignored else None
-    gcodes, d, score, starts, heads = _grouped(gcodes, d, score, keep, (starts, heads))
+    gcodes, d, score, starts, heads = _grouped(gcodes, d, score, keep, blocks)
     scored = run.has_scores and ties == "score"
     done = (retrieved, present, ignored)
     docs = (duniq, dhash, unmoved)
@@ -170,21 +169,20 @@ def ranked_rows(
 
 
 def _grouped(
-    g: np.ndarray, d: np.ndarray, score: np.ndarray, keep: Any, blocks: tuple[Any, Any]
+    g: np.ndarray, d: np.ndarray, score: np.ndarray, keep: Any, blocks: Any
 ) -> tuple[np.ndarray, ...]:
     """``(g, d, score, starts, heads)`` of the rows ``keep`` (all if ``None``), grouped by
-    query code (a stable regrouping only when the queries are interleaved); ``blocks`` are
-    the :func:`_query_blocks` starts and heads of all the rows."""
-    starts, heads = blocks
+    query code (a stable regrouping only when the queries are interleaved); ``blocks`` is
+    :func:`assay.pairs.grouped_blocks` of all the rows."""
     if keep is not None:
         g, d, score = g[keep], d[keep], score[keep]
-        starts, heads, _ = _query_blocks(g, int(g.max()) + 1 if len(g) else 0)
-    if heads is None or not is_grouped(heads):  # queries interleaved: group them, stably
+        blocks = grouped_blocks(g)
+    if blocks is None:  # queries interleaved: group them, stably
         pre = group_order(g)
         g, d, score = g[pre], d[pre], score[pre]
         del pre
-        starts, heads = run_starts(g)
-    return g, d, score, starts, heads
+        blocks = run_starts(g)
+    return g, d, score, *blocks
 
 
 def _placed_rows(
@@ -230,14 +228,14 @@ def _placed_rows(
     return Rows(gmap[qcode], rank, qrels.grade[judgment], *done, tied, named)
 
 
-def _query_blocks(g: np.ndarray, ng: int) -> tuple[Any, Any, np.ndarray]:
-    """``(starts, heads, counts)``: :func:`run_starts` of the query codes ``g`` and the rows
-    per code; ``starts`` and ``heads`` are ``None`` when the codes change more often than
-    there are codes (interleaved queries: their starts would be millions of rows)."""
-    if interleaved(g, ng):
-        return None, None, np.bincount(g, minlength=ng).astype(np.float64)
-    starts, heads = run_starts(g)
-    return starts, heads, np.bincount(heads, weights=np.diff(np.r_[starts, len(g)]), minlength=ng)
+def _query_blocks(g: np.ndarray, ng: int) -> tuple[Any, np.ndarray]:
+    """``(blocks, counts)``: :func:`assay.pairs.grouped_blocks` of the query codes ``g``
+    (``None`` when interleaved) and the rows per code, float64."""
+    blocks = grouped_blocks(g, ng)
+    if blocks is None:
+        return None, np.bincount(g, minlength=ng).astype(np.float64)
+    starts, heads = blocks
+    return blocks, np.bincount(heads, weights=np.diff(np.r_[starts, len(g)]), minlength=ng)
 
 
 def _judged_rows(

@@ -103,14 +103,12 @@ class Run:
             return 0
         if not isinstance(col.dtype, pd.CategoricalDtype):
             return int(col.value_counts().max())
-        from assay.pairs import interleaved
-        from assay.runs.order import is_grouped, run_starts
+        from assay.pairs import grouped_blocks
 
         codes = col.cat.codes.to_numpy()
-        if not interleaved(codes, len(col.cat.categories)):
-            starts, heads = run_starts(codes)
-            if is_grouped(heads):  # each query one block of rows (the usual case)
-                return int(np.diff(np.r_[starts, len(codes)]).max())
+        blocks = grouped_blocks(codes, len(col.cat.categories))
+        if blocks is not None:  # each query one block of rows (the usual case)
+            return int(np.diff(np.r_[blocks[0], len(codes)]).max())
         return int(np.bincount(codes).max())
 
     def ranked(self, ties: TiePolicy = "score") -> pd.DataFrame:

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from assay._threads import PIECE, halves, pieces
-from assay.pairs import is_grouped
+from assay.pairs import is_grouped, run_starts
 
 
 def trec_order(
@@ -35,16 +35,6 @@ def trec_order(
     positions, sources = moved
     final[positions] = final[sources]
     return final
-
-
-def run_starts(g: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Start rows of the runs of equal codes in ``g``, and the code of each run."""
-    if not len(g):
-        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
-    starts = np.flatnonzero(g[1:] != g[:-1])
-    starts += 1
-    starts = np.r_[0, starts]
-    return starts, g[starts]
 
 
 def group_order(g: np.ndarray) -> np.ndarray:

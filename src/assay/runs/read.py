@@ -17,7 +17,8 @@ from typing import Any
 import numpy as np
 
 from assay.errors import InputError, Problem, collecting
-from assay.pairs import arrow_column, repeated_ids
+from assay.pairs import arrow_column
+from assay.repeats import repeated_ids
 from assay.runs._columns import Columns, categorical, parse_columns
 from assay.runs.checks import RankingCheck, duplicate_doc, score_fault
 from assay.runs.markers import JSONL_MARKER, TREC_MARKER

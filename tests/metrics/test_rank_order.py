@@ -205,3 +205,22 @@ def test_counting_every_row_of_long_lists_is_left_to_the_sort() -> None:
     got = engine.counted_ranks(matrix, starts, block[few], few, rows, docs)
     within = np.argsort(np.argsort(-matrix, axis=1), axis=1) + 1
     assert got.tolist() == within.reshape(-1)[few].tolist()
+
+
+def test_a_fully_judged_pool_is_sorted_and_probed_once(monkeypatch) -> None:
+    """Every row judged on long lists: the counted path steps aside before looking for
+    the judged rows, so they are looked for once, by the sorted path."""
+    import assay.metrics.rows as rows_module
+
+    rng = np.random.default_rng(9)
+    lines = [(f"q{q}", f"d{i}", float(v)) for q in range(4) for i, v in enumerate(rng.random(400))]
+    qrels = {f"q{q}": {f"d{i}": int(rng.integers(0, 3)) for i in range(400)} for q in range(4)}
+    judgments = JudgmentSet.from_records([{"query_id": q, "text": ""} for q in qrels], qrels)
+    expected = compute(judgments, Run(_frame(sorted(lines, key=lambda r: (r[0], -r[2])))), MEASURES)
+    calls = []
+    real = rows_module._maybe_judged
+    monkeypatch.setattr(rows_module, "_maybe_judged", lambda *a: calls.append(1) or real(*a))
+    got = compute(judgments, Run(_frame(lines)), MEASURES)
+    assert len(calls) == 1
+    for m in expected.values:
+        assert np.array_equal(got.values[m], expected.values[m]), m.name

@@ -20,6 +20,7 @@ from assay.pairs import arrow_text, grouped_blocks
 from assay.runs.models import Run
 from assay.runs.order import (
     counted_ranks,
+    counting_pays,
     group_order,
     in_score_order,
     ranked,
@@ -270,11 +271,15 @@ def _counted_rows(
 
     Only the judged rows need a rank, and a few per list are cheaper to rank
     by counting (:func:`assay.runs.order.counted_ranks`) than every row is to
-    sort. ``None`` when the run is too ragged or tied for that: the caller
+    sort. ``None`` when the run is too ragged or tied for that, or most rows
+    are judged (decided before the judged rows are looked for): the caller
     sorts.
     """
     matrix = score_matrix(score, starts)
-    if matrix is None:
+    # the judgments of the run's queries bound the judged rows: decided before the probe
+    in_run = np.zeros(len(done[0]), dtype=bool)
+    in_run[done[1]] = True
+    if matrix is None or not counting_pays(int(np.count_nonzero(in_run[qrels.q])), matrix):
         return None
     doc_ids, dhash, unmoved = docs
     tied = _tied_in_matrix(matrix, np.diff(np.r_[starts, len(g)]), cutoffs)

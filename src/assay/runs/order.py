@@ -207,6 +207,13 @@ def score_matrix(s: np.ndarray, starts: np.ndarray) -> np.ndarray | None:
 COUNT_BUDGET = 8
 
 
+def counting_pays(rows: int, matrix: np.ndarray) -> bool:
+    """Counting the ranks of ``rows`` rows against ``matrix`` (:func:`counted_ranks`)
+    stays within :data:`COUNT_BUDGET` sorts of every list."""
+    width = matrix.shape[1]
+    return rows * width <= COUNT_BUDGET * matrix.size * max(np.log2(max(width, 1)), 1.0)
+
+
 def counted_ranks(
     matrix: np.ndarray,
     starts: np.ndarray,
@@ -228,7 +235,7 @@ def counted_ranks(
     than there are cells (the caller sorts instead).
     """
     width = matrix.shape[1]
-    if len(rows) * width > COUNT_BUDGET * matrix.size * max(np.log2(max(width, 1)), 1.0):
+    if not counting_pays(len(rows), matrix):
         return None  # most rows need a rank (a fully judged pool): sorting is cheaper
     x = matrix.reshape(-1)[block * width + (rows - starts[block])]
 

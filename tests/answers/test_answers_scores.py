@@ -54,6 +54,7 @@ def test_claim_support_any_citation_supports(tmp_path: Path) -> None:
         "value": 0.5,
         "numerator": 1,
         "denominator": 2,
+        "kind": "rate",
     }
     assert result.scores["hallucination_rate"].value == 1.0
     assert result.per_case[0]["first_failure"] == "unsupported_claim"

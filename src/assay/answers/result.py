@@ -31,6 +31,10 @@ SCORES: dict[str, tuple[str, str]] = {
     "numeric_accuracy": ("numeric accuracy", "answers whose stated numbers all verify"),
     "numbers_verified": ("numbers verified", "stated numbers that match an expected value"),
     "evidence_hit_rate": ("evidence hit rate", "cases with expected evidence that retrieved any"),
+    "exact_match": ("exact match", "answers equal to a reference (SQuAD v1.1 normalisation)"),
+    "token_f1": ("token F1", "mean SQuAD v1.1 token-overlap F1 with the best reference"),
+    "rouge_l": ("ROUGE-L", "mean rouge-score rougeL F-measure with the best reference"),
+    "answer_similarity": ("answer similarity", "mean cosine of answer and reference embeddings"),
 }
 #: Scores where lower is better (renderers mark them).
 LOWER_IS_BETTER = frozenset({"false_refusal_rate", "hallucination_rate"})
@@ -50,17 +54,43 @@ NO_FAILURE = "none"
 
 
 class Score(BaseModel):
-    """One score: ``value`` = ``numerator`` / ``denominator`` (``None`` when 0/0)."""
+    """One score. A rate: ``value`` = ``numerator`` / ``denominator`` (``None`` when 0/0).
+    A mean (``kind`` ``"mean"``): ``value`` is the mean over the ``numerator`` cases
+    scored of the ``denominator`` cases read (``None`` when none was scored)."""
 
     value: float | None
     numerator: int
     denominator: int
+    kind: Literal["rate", "mean"] = "rate"
 
     @classmethod
     def of(cls, numerator: int, denominator: int) -> Score:
         """Build a score from counts."""
         value = numerator / denominator if denominator else None
         return cls(value=value, numerator=numerator, denominator=denominator)
+
+    @classmethod
+    def mean(cls, values: list[float], read: int) -> Score:
+        """The mean of ``values`` (the cases scored) out of ``read`` cases."""
+        value = sum(values) / len(values) if values else None
+        return cls(value=value, numerator=len(values), denominator=read, kind="mean")
+
+
+class LedgerEntry(BaseModel):
+    """One measure's share of the cases: how many it scored, and which it left out, why."""
+
+    scored: int = Field(description="cases the measure scored")
+    left_out: dict[str, int] = Field(default_factory=dict, description="cases left out, by reason")
+    left_out_cases: dict[str, list[str]] = Field(
+        default_factory=dict, description="ids of the cases left out, by reason"
+    )
+
+
+class Ledger(BaseModel):
+    """The integrity ledger: cases read and, for every measure, scored + left out = read."""
+
+    cases_read: int
+    measures: dict[str, LedgerEntry] = Field(default_factory=dict)
 
 
 class CasesInfo(BaseModel):
@@ -100,6 +130,11 @@ class AnswersResult(ResultModel):
     group_fields: list[str] = Field(default_factory=list)
     groups: dict[str, dict[str, dict[str, float | int | None]]] = Field(default_factory=dict)
     per_case: list[dict[str, Any]] = Field(default_factory=list)
+    source: str = Field(
+        "cases", description="format read: cases (structured), ragas, deepeval or otlp"
+    )
+    ledger: Ledger | None = Field(None, description="cases read, scored and left out per measure")
+    policy: list[str] = Field(default_factory=list, description="how the measures read the text")
 
     def summary(self) -> dict[str, float | None]:
         """``{score name: value}`` (the shape of seed 000's fixture report)."""

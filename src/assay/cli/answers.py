@@ -16,7 +16,28 @@ FORMATS = ("table", "plain", "json", "markdown", "csv")
 @app.command()
 def answers(
     cases: Annotated[
-        Path | None, typer.Argument(help="Cases JSONL to score (omit with --collect).")
+        Path | None,
+        typer.Argument(
+            help="Cases to score (omit with --collect): assay's cases JSONL, a ragas dataset "
+            "(JSONL, CSV, Parquet or a save_to_disk folder), deepeval test cases (JSON/JSONL) "
+            "or OTLP JSON traces."
+        ),
+    ] = None,
+    input_format: Annotated[
+        str | None,
+        typer.Option(
+            "--input-format",
+            help="Format of the cases: cases, ragas, deepeval or otlp (default: told from the "
+            "first row).",
+        ),
+    ] = None,
+    similarity: Annotated[
+        str | None,
+        typer.Option(
+            "--similarity",
+            help="Free-text cases: add answer_similarity with this embedding model ('default': "
+            "multilingual-e5-small when installed, else wordllama).",
+        ),
     ] = None,
     corpus: Annotated[
         Path | None,
@@ -57,8 +78,11 @@ def answers(
 
     if format is not None:
         validate_choice("--format", format, FORMATS)
+    if input_format is not None:
+        validate_choice("--input-format", input_format, ("cases", "ragas", "deepeval", "otlp"))
     options = AnswersOptions(
-        cases=cases, corpus=corpus, by=tuple(by or ()), system_name=system_name,
+        cases=cases, input_format=input_format, similarity_model=similarity,
+        corpus=corpus, by=tuple(by or ()), system_name=system_name,
         collect=collect, system=system, judgments=judgments, output=tuple(output or ()),
     )  # fmt: skip
     if not collect:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -27,7 +27,19 @@ class AnswersOptions(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    cases: Path | None = Field(None, description="cases JSONL to score (None with collect)")
+    cases: Path | None = Field(
+        None,
+        description="cases to score (None with collect): assay's cases JSONL, a ragas dataset "
+        "(JSONL, CSV, Parquet, save_to_disk folder), deepeval test cases or OTLP JSON traces",
+    )
+    input_format: Literal["cases", "ragas", "deepeval", "otlp"] | None = Field(
+        None, description="format of the cases file (None: told from its first row)"
+    )
+    similarity_model: str | None = Field(
+        None,
+        description="free-text cases: embedding model for answer_similarity ('default': "
+        "multilingual-e5-small when installed, else wordllama; None: not computed)",
+    )
     corpus: Path | None = Field(
         None, description="corpus (or file of ids): citations must resolve to a record"
     )
@@ -53,6 +65,8 @@ class AnswersOptions(BaseModel):
             raise UsageError("name a cases file to score (or use `collect`)", "cases")
         if self.system is not None or self.judgments is not None:
             raise UsageError("`system` and --judgments are only used with `collect`", "system")
+        if self.similarity_model is not None and not self.similarity_model.strip():
+            raise UsageError("`similarity_model` must not be empty", "similarity_model")
         if self.system_name is not None and not self.system_name.strip():
             raise UsageError("`system_name` must not be empty", "system_name")
 
@@ -96,12 +110,36 @@ def check_answers(options: AnswersOptions) -> AnswersResult | CollectedAnswers:
     if options.collect:
         return _collect(options.system or "", options.judgments, options.output[0])  # type: ignore[arg-type]
     from assay.answers import score_answers
+    from assay.answers.rows import detect_format
+
+    fmt = options.input_format or detect_format(options.cases)  # type: ignore[arg-type]
+    if fmt != "cases":
+        return _score_text(options, fmt)
+    if options.similarity_model is not None:
+        raise UsageError(
+            "`similarity_model` scores free-text answers against references; structured "
+            "cases have none",
+            "similarity_model",
+        )
 
     return score_answers(
         options.cases,  # type: ignore[arg-type]
         options.corpus,
         by=list(options.by),
         system_name=options.system_name,
+    )
+
+
+def _score_text(options: AnswersOptions, fmt: str) -> AnswersResult:
+    from assay.answers.rows import read_text_cases
+    from assay.answers.text_score import score_text_cases
+
+    cases = read_text_cases(options.cases, fmt)  # type: ignore[arg-type]
+    return score_text_cases(
+        cases,
+        by=options.by,
+        system_name=options.system_name,
+        similarity_model=options.similarity_model,
     )
 
 

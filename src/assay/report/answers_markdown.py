@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from assay.answers.result import LAYERS, LOWER_IS_BETTER, NO_FAILURE, SCORES, AnswersResult
-from assay.report.answers_terminal import GROUP_COLUMNS, fmt
+from assay.report.answers_ledger import LEDGER_HEADER, group_columns, ledger_rows
+from assay.report.answers_terminal import fmt
 from assay.report.table import markdown_rows
 
 
@@ -21,7 +22,18 @@ def answers_markdown(result: AnswersResult) -> str:
         count = f"{score.numerator}/{score.denominator}"
         scores.append([f"{label}{arrow}", fmt(score.value), count, meaning])
     lines += markdown_rows(["score", "value", "count", "measures"], scores, right=(1, 2))
-    lines += ["", "### First failing layer", ""]
+    if result.ledger is not None:
+        lines += ["", f"### Ledger ({result.ledger.cases_read} cases read)", ""]
+        lines += markdown_rows(LEDGER_HEADER, ledger_rows(result), right=(1, 2))
+    if result.source == "cases":
+        lines += _layers(result)
+    lines += _groups(result)
+    lines += [""] + [f"Policy: {line}" for line in result.policy] if result.policy else []
+    return "\n".join(lines) + "\n"
+
+
+def _layers(result: AnswersResult) -> list[str]:
+    lines = ["", "### First failing layer", ""]
     layers = [[label, result.failures.get(key, 0), act] for key, (label, act) in LAYERS.items()]
     layers.append(["no failure", result.failures.get(NO_FAILURE, 0), ""])
     lines += markdown_rows(["layer", "cases", "where to act"], layers, right=(1,))
@@ -41,12 +53,18 @@ def answers_markdown(result: AnswersResult) -> str:
             for row in failing
         ]
         lines += markdown_rows(header, rows, right=(1,))
+    return lines
+
+
+def _groups(result: AnswersResult) -> list[str]:
+    lines: list[str] = []
+    columns = group_columns(result)
     for field, values in result.groups.items():
         lines += ["", f"### By {field}", ""]
-        header = [field, "n", *GROUP_COLUMNS.values()]
+        header = [field, "n", *columns.values()]
         rows = [
-            [value, scores["n"], *(fmt(scores.get(name)) for name in GROUP_COLUMNS)]
+            [value, scores["n"], *(fmt(scores.get(name)) for name in columns)]
             for value, scores in values.items()
         ]
         lines += markdown_rows(header, rows, right=range(1, len(header)))
-    return "\n".join(lines) + "\n"
+    return lines

@@ -8,21 +8,9 @@ from __future__ import annotations
 from typing import Any
 
 from assay.answers.result import LAYERS, LOWER_IS_BETTER, NO_FAILURE, SCORES, AnswersResult
+from assay.report.answers_ledger import LEDGER_HEADER, group_columns, ledger_rows
 from assay.report.table import Column, Table, print_line, print_table
 from assay.words import count
-
-#: Short column titles of the group table.
-GROUP_COLUMNS = {
-    "status_accuracy": "status",
-    "provenance_pass_rate": "provenance",
-    "claim_support_rate": "support",
-    "citation_validity": "citations",
-    "refusal_accuracy": "refusal",
-    "false_refusal_rate": "false ref.",
-    "hallucination_rate": "halluc.",
-    "numeric_accuracy": "numeric",
-}
-
 
 def fmt(value: float | None) -> str:
     """A score with two decimals; an en dash when undefined."""
@@ -35,7 +23,8 @@ def header_line(result: AnswersResult) -> str:
     corpus = f", corpus {info.corpus} ({info.corpus_ids} ids)" if info.corpus else ""
     system = f"{result.system_name} on " if result.system_name else ""
     cases = count(info.cases, "case")
-    return f"Grounded answers: {system}{info.name} ({cases}, {info.version}{corpus})"
+    kind = "Grounded answers" if result.source == "cases" else f"Answers ({result.source})"
+    return f"{kind}: {system}{info.name} ({cases}, {info.version}{corpus})"
 
 
 def answers_tables(result: AnswersResult) -> list[Table]:
@@ -51,7 +40,24 @@ def answers_tables(result: AnswersResult) -> list[Table]:
             f"{label}{arrow}", fmt(score.value), f"{score.numerator}/{score.denominator}"
         )
     out = [scores]
+    if result.ledger is not None:
+        ledger = Table(
+            [Column(LEDGER_HEADER[0], key=True), Column(LEDGER_HEADER[1], "right"),
+             Column(LEDGER_HEADER[2], "right"), Column(LEDGER_HEADER[3], wrap=True)],
+            title=f"Ledger ({count(result.ledger.cases_read, 'case')} read)",
+        )  # fmt: skip
+        for row in ledger_rows(result):
+            ledger.add_row(*row)
+        out.append(ledger)
+    if result.source == "cases":
+        out += _layer_tables(result)
+    out += _group_tables(result)
+    return out
 
+
+def _layer_tables(result: AnswersResult) -> list[Table]:
+    """Structured cases: failures by layer and the failing cases."""
+    out = []
     layers = Table(
         [Column("layer", key=True), Column("cases", "right"), Column("where to act", wrap=True)],
         title="First failing layer",
@@ -80,14 +86,19 @@ def answers_tables(result: AnswersResult) -> list[Table]:
                 row["detail"],
             )
         out.append(cases)
+    return out
 
+
+def _group_tables(result: AnswersResult) -> list[Table]:
+    out = []
+    columns = group_columns(result)
     for field, values in result.groups.items():
         cols = [Column(field, key=True), Column("n", "right")]
-        cols += [Column(title, "right") for title in GROUP_COLUMNS.values()]
+        cols += [Column(title, "right") for title in columns.values()]
         table = Table(cols, title=f"By {field}")
         for value, scores_ in values.items():
             table.add_row(
-                value, str(scores_["n"]), *(fmt(scores_.get(name)) for name in GROUP_COLUMNS)
+                value, str(scores_["n"]), *(fmt(scores_.get(name)) for name in columns)
             )
         out.append(table)
     return out
@@ -101,3 +112,5 @@ def print_answers(result: AnswersResult, console: Any = None) -> None:
     print_line(console, header_line(result))
     for table in answers_tables(result):
         print_table(table, console)
+    for line in result.policy:
+        print_line(console, f"policy: {line}")

@@ -39,8 +39,12 @@ def read_traces(p: Path, log: ProblemLog) -> tuple[list[TextCase], list[dict[str
         for resource, span in _spans(request, line, log):
             trace = span.get("traceId")
             if not isinstance(trace, str) or not trace or not isinstance(span.get("spanId"), str):
-                log.add(line, f"span {span.get('spanId')!r} has no traceId/spanId text",
-                        field="traceId", hint="OTLP JSON writes ids as hex text")  # fmt: skip
+                log.add(
+                    line,
+                    f"span {span.get('spanId')!r} has no traceId/spanId text",
+                    field="traceId",
+                    hint="OTLP JSON writes ids as hex text",
+                )
                 continue
             traces.setdefault(trace, []).append((line, span, resource))
             raws.append(span)
@@ -54,12 +58,16 @@ def _requests(p: Path, log: ProblemLog) -> list[tuple[int | None, dict[str, Any]
     text = read_text(p, log)
     if text is None:
         return []
-    stripped = text.strip()
-    if stripped.startswith("{") and "\n{" not in stripped:
-        from assay.textio import json_object
+    import json
 
-        obj = json_object(stripped, 1, log, what="trace export")
-        return [] if obj is None else [(None, obj)]
+    from assay.textio import parse_json
+
+    try:  # one export, perhaps pretty-printed; else one export per line
+        whole = parse_json(text)
+    except json.JSONDecodeError:
+        whole = None
+    if isinstance(whole, dict):
+        return [(None, whole)]
     return list(json_lines(text, log, what="trace export"))
 
 
@@ -67,8 +75,12 @@ def _spans(request: dict[str, Any], line: int | None, log: ProblemLog) -> list[t
     out: list[tuple[dict, dict]] = []
     groups = request.get("resourceSpans")
     if not isinstance(groups, list):
-        log.add(line, "no resourceSpans list", field="resourceSpans",
-                hint="an OTLP JSON trace export holds resourceSpans")  # fmt: skip
+        log.add(
+            line,
+            "no resourceSpans list",
+            field="resourceSpans",
+            hint="an OTLP JSON trace export holds resourceSpans",
+        )
         return out
     for group in groups:
         resource = _attributes((group.get("resource") or {}).get("attributes"))
@@ -79,7 +91,9 @@ def _spans(request: dict[str, Any], line: int | None, log: ProblemLog) -> list[t
     return out
 
 
-def _case(trace: str, spans: list[tuple[int | None, dict, dict]], log: ProblemLog) -> TextCase | None:
+def _case(
+    trace: str, spans: list[tuple[int | None, dict, dict]], log: ProblemLog
+) -> TextCase | None:
     before = len(log.problems)
     ids = {span["spanId"] for _, span, _ in spans}
     root = next((s for _, s, _ in spans if s.get("parentSpanId") not in ids), spans[0][1])
@@ -87,7 +101,9 @@ def _case(trace: str, spans: list[tuple[int | None, dict, dict]], log: ProblemLo
     retriever = _last(spans, attrs, "RETRIEVER")
     llm = _last(spans, attrs, "LLM")
     line = spans[0][0]
-    contexts = () if retriever is None else _documents(retriever, attrs[retriever["spanId"]], line, log)
+    contexts = (
+        () if retriever is None else _documents(retriever, attrs[retriever["spanId"]], line, log)
+    )
     answer = None if llm is None else _llm_output(attrs[llm["spanId"]])
     question = attrs[root["spanId"]].get("input.value")
     if not isinstance(question, str) and retriever is not None:
@@ -120,30 +136,46 @@ def _last(spans: list[tuple[Any, dict, dict]], attrs: dict[str, dict], kind: str
     return max(found, key=lambda s: int(s.get("endTimeUnixNano") or 0), default=None)
 
 
-def _documents(span: dict, attrs: dict[str, Any], line: int | None, log: ProblemLog) -> tuple[Context, ...]:
+def _documents(
+    span: dict, attrs: dict[str, Any], line: int | None, log: ProblemLog
+) -> tuple[Context, ...]:
     docs: dict[int, dict[str, Any]] = {}
     for key, value in attrs.items():
         if m := _DOC.match(key):
             docs.setdefault(int(m.group(1)), {})[m.group(2)] = (key, value)
     where = f"span {span['spanId']}"
     if sorted(docs) != list(range(len(docs))):
-        log.add(line, f"{where}: retrieval documents are numbered {sorted(docs)}, not 0..{len(docs) - 1}",
-                field="retrieval.documents", hint="number the documents from 0 without gaps")  # fmt: skip
+        log.add(
+            line,
+            f"{where}: retrieval documents are numbered {sorted(docs)}, not 0..{len(docs) - 1}",
+            field="retrieval.documents",
+            hint="number the documents from 0 without gaps",
+        )
         return ()
     out = []
     for n in range(len(docs)):
         doc = docs[n]
         key, score = doc.get("score", ("", None))
         if score is not None and (isinstance(score, bool) or not isinstance(score, int | float)):
-            log.add(line, f"{where}: document score must be a number, got {score!r}",
-                    field=key, hint="write the score as doubleValue")  # fmt: skip
+            log.add(
+                line,
+                f"{where}: document score must be a number, got {score!r}",
+                field=key,
+                hint="write the score as doubleValue",
+            )
             continue
         text, doc_id = doc.get("content", ("", None))[1], doc.get("id", ("", None))[1]
         if text is None and doc_id is None:
-            log.add(line, f"{where}: document {n} has neither id nor content",
-                    field=f"retrieval.documents.{n}", hint="record document.id or document.content")  # fmt: skip
+            log.add(
+                line,
+                f"{where}: document {n} has neither id nor content",
+                field=f"retrieval.documents.{n}",
+                hint="record document.id or document.content",
+            )
             continue
-        out.append(Context(_opt_text(text), _opt_text(doc_id), None if score is None else float(score)))
+        out.append(
+            Context(_opt_text(text), _opt_text(doc_id), None if score is None else float(score))
+        )
     return tuple(out)
 
 

@@ -98,7 +98,9 @@ def rouge_l(answer: str, references: Sequence[str]) -> float | None:
     return float(scorer.score_multi(readable, answer)["rougeL"].fmeasure)
 
 
-def similarities(encoder: Any, answers: Sequence[str], references: Sequence[Sequence[str]]) -> list[float]:
+def similarities(
+    encoder: Any, answers: Sequence[str], references: Sequence[Sequence[str]]
+) -> list[float]:
     """Cosine of ``encoder``'s vectors of each answer and its references (best reference).
 
     The encoder returns unit rows (see :mod:`assay.systems.embeddings`), so the

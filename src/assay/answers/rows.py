@@ -88,8 +88,12 @@ def _map_rows(rows: Iterator[Row], fmt: str, log: ProblemLog) -> tuple[list[Text
         if case is None:
             continue
         if case.case_id in seen:
-            log.add(line, f"duplicate case id {case.case_id!r} (first at {seen[case.case_id]})",
-                    field="id", hint="give every case its own id")  # fmt: skip
+            log.add(
+                line,
+                f"duplicate case id {case.case_id!r} (first at {seen[case.case_id]})",
+                field="id",
+                hint="give every case its own id",
+            )
             continue
         seen[case.case_id] = place
         cases.append(case)
@@ -117,16 +121,23 @@ def _json_rows(p: Path, log: ProblemLog) -> Iterator[Row]:
     text = read_text(p, log)
     if text is None:
         return
-    if text.lstrip().startswith("["):
+    from assay.formats import first_line, sniff_line
+    from assay.textio import parse_json
+
+    if sniff_line(first_line(p))[1] == "json":  # a JSON array (deepeval's save_as)
         try:
-            items = json.loads(text)
+            items = parse_json(text)
         except json.JSONDecodeError as exc:
             log.add(exc.lineno, f"malformed JSON: {exc.msg}", hint="check the JSON array")
             return
         for i, item in enumerate(items):
             if not isinstance(item, dict):
-                log.add(None, f"item {i} is not an object", field=f"[{i}]",
-                        hint="a JSON array of test cases holds one object per case")  # fmt: skip
+                log.add(
+                    None,
+                    f"item {i} is not an object",
+                    field=f"[{i}]",
+                    hint="a JSON array of test cases holds one object per case",
+                )
                 continue
             yield None, f"item {i}", item
         return
@@ -154,11 +165,13 @@ def _csv_rows(p: Path, log: ProblemLog) -> Iterator[Row]:
 
 def _csv_list(cell: str, name: str, line: int, log: ProblemLog) -> Any:
     """A list column as ragas and pandas write it: ``['a', 'b']`` (Python) or JSON."""
+    from assay.textio import parse_json
+
     text = cell.strip()
     if not text:
         return None
     try:
-        value = json.loads(text)
+        value = parse_json(text)
     except json.JSONDecodeError:
         try:
             value = ast.literal_eval(text)
@@ -167,8 +180,12 @@ def _csv_list(cell: str, name: str, line: int, log: ProblemLog) -> Any:
     if isinstance(value, tuple):
         value = list(value)
     if not isinstance(value, list):
-        log.add(line, f"{name} must be a list, written ['...', '...'] or as JSON, got {cell[:40]!r}",
-                field=name, hint="write the list as ragas writes it: ['first', 'second']")  # fmt: skip
+        log.add(
+            line,
+            f"{name} must be a list, written ['...', '...'] or as JSON, got {cell[:40]!r}",
+            field=name,
+            hint="write the list as ragas writes it: ['first', 'second']",
+        )
         return None
     return value
 
@@ -205,10 +222,17 @@ def _dataset_folder(p: Path, log: ProblemLog) -> Iterator[Row]:
 def _dataset_split(p: Path, label: str, log: ProblemLog) -> Iterator[Row]:
     state = _json_file(p / "state.json", log, required=True)
     files = state.get("_data_files") if isinstance(state, dict) else None
-    if not isinstance(files, list) or not all(isinstance(f, dict) and "filename" in f for f in files):
+    if not isinstance(files, list) or not all(
+        isinstance(f, dict) and "filename" in f for f in files
+    ):
         if state is not None:
-            log.add(None, "state.json has no _data_files list", field="_data_files",
-                    path=str(p / "state.json"), hint="save the dataset with save_to_disk")  # fmt: skip
+            log.add(
+                None,
+                "state.json has no _data_files list",
+                field="_data_files",
+                path=str(p / "state.json"),
+                hint="save the dataset with save_to_disk",
+            )
         return
     import pyarrow as pa
 
@@ -219,8 +243,12 @@ def _dataset_split(p: Path, label: str, log: ProblemLog) -> Iterator[Row]:
             with pa.memory_map(str(arrow)) as source:
                 tables.append(pa.ipc.open_stream(source).read_all())
         except (OSError, pa.ArrowInvalid) as exc:
-            log.add(None, f"unreadable Arrow file: {exc}", path=str(arrow),
-                    hint="save the dataset again with save_to_disk")  # fmt: skip
+            log.add(
+                None,
+                f"unreadable Arrow file: {exc}",
+                path=str(arrow),
+                hint="save the dataset again with save_to_disk",
+            )
     if tables and len(tables) == len(files):
         yield from _table_rows(pa.concat_tables(tables, promote_options="default"), label)
 
@@ -228,11 +256,17 @@ def _dataset_split(p: Path, label: str, log: ProblemLog) -> Iterator[Row]:
 def _json_file(p: Path, log: ProblemLog, required: bool = False) -> Any:
     if not p.is_file():
         if required:
-            log.add(None, "not a dataset folder: no state.json", path=str(p),
-                    hint="give a folder written by datasets' save_to_disk, or a file")  # fmt: skip
+            log.add(
+                None,
+                "not a dataset folder: no state.json",
+                path=str(p),
+                hint="give a folder written by datasets' save_to_disk, or a file",
+            )
         return None
+    from assay.textio import parse_json
+
     try:
-        return json.loads(p.read_text(encoding="utf-8"))
+        return parse_json(p.read_bytes())
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         log.add(None, f"malformed JSON: {exc}", path=str(p), hint="save the dataset again")
         return None
@@ -241,15 +275,14 @@ def _json_file(p: Path, log: ProblemLog, required: bool = False) -> Any:
 # ------------------------------------------------------------- detection
 def _first_json(p: Path) -> Any:
     """The first JSON object of a JSONL file, or of a JSON file (the first item of an array)."""
-    from assay.textio import read_head
+    from assay.formats import first_line
+    from assay.textio import parse_json
 
-    head = read_head(p, 1 << 20).decode("utf-8", errors="replace").lstrip("\ufeff")
-    first = next((line for line in head.splitlines() if line.strip()), "")
     try:
-        value = json.loads(first)
+        value = parse_json(first_line(p))
     except json.JSONDecodeError:
         try:
-            value = json.loads(p.read_bytes())
+            value = parse_json(p.read_bytes())
         except (OSError, ValueError):
             return None
     if isinstance(value, list):
@@ -267,10 +300,9 @@ def _first_keys(p: Path) -> list[str]:
         features = _peek_json(info)
         return list((features or {}).get("features", {}) or {})
     if p.suffix.lower() == ".csv":
-        from assay.textio import read_head
+        from assay.formats import first_line
 
-        head = read_head(p, 1 << 16).decode("utf-8", errors="replace").lstrip("\ufeff")
-        return [c.strip() for c in (head.splitlines() or [""])[0].split(",")]
+        return [c.strip() for c in first_line(p).split(",")]
     if p.suffix.lower() == ".parquet":
         import pyarrow.parquet as pq
 
@@ -283,7 +315,9 @@ def _first_keys(p: Path) -> list[str]:
 
 
 def _peek_json(p: Path) -> Any:
+    from assay.textio import parse_json
+
     try:
-        return json.loads(p.read_text(encoding="utf-8"))
+        return parse_json(p.read_bytes())
     except (OSError, UnicodeDecodeError, json.JSONDecodeError):
         return None

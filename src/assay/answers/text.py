@@ -144,9 +144,16 @@ def map_row(
     if len(log.problems) > before:
         return None
     answer = values.get("answer")
-    contexts = _contexts(values.get("contexts"), values.get("context_ids"), "retrieved", line, prefix, log)
+    contexts = _contexts(
+        values.get("contexts"), values.get("context_ids"), "retrieved", line, prefix, log
+    )
     reference_contexts = _contexts(
-        values.get("reference_contexts"), values.get("reference_ids"), "reference", line, prefix, log
+        values.get("reference_contexts"),
+        values.get("reference_ids"),
+        "reference",
+        line,
+        prefix,
+        log,
     )
     if len(log.problems) > before:
         return None
@@ -174,22 +181,34 @@ def _check(name: str, value: Any, key: str, line: int | None, prefix: str, log: 
     if name in ("question", "answer"):
         if isinstance(value, str):
             return value
-        log.add(line, f"{key} must be text, got {_show(value)}", field=prefix + key,
-                hint=f'write "{key}": "..."')  # fmt: skip
+        log.add(
+            line,
+            f"{key} must be text, got {_show(value)}",
+            field=prefix + key,
+            hint=f'write "{key}": "..."',
+        )
         return None
     if name == "references":
         if isinstance(value, str) or (
             isinstance(value, list) and all(isinstance(v, str) for v in value)
         ):
             return value
-        log.add(line, f"{key} must be text (or a list of texts), got {_show(value)}",
-                field=prefix + key, hint=f'write "{key}": "the expected answer"')  # fmt: skip
+        log.add(
+            line,
+            f"{key} must be text (or a list of texts), got {_show(value)}",
+            field=prefix + key,
+            hint=f'write "{key}": "the expected answer"',
+        )
         return None
     if isinstance(value, list) and all(_is_item(v, name) for v in value):
         return [str(v) if isinstance(v, int) else v for v in value]
     kind = "ids" if name.endswith("ids") else "texts"
-    log.add(line, f"{key} must be a list of {kind}, got {_show(value)}", field=prefix + key,
-            hint=f'write "{key}": ["...", "..."]')  # fmt: skip
+    log.add(
+        line,
+        f"{key} must be a list of {kind}, got {_show(value)}",
+        field=prefix + key,
+        hint=f'write "{key}": ["...", "..."]',
+    )
     return None
 
 
@@ -221,9 +240,7 @@ def _contexts(
         return ()
     count = len(texts if texts is not None else ids or [])
     return tuple(
-        Context(
-            text=None if texts is None else texts[i], doc_id=None if ids is None else ids[i]
-        )
+        Context(text=None if texts is None else texts[i], doc_id=None if ids is None else ids[i])
         for i in range(count)
     )
 
@@ -236,8 +253,12 @@ def _case_id(
         return place, ""
     value = obj[key]
     if isinstance(value, bool) or not isinstance(value, str | int) or str(value).strip() == "":
-        log.add(line, f"{key} must be text or an integer, got {_show(value)}",
-                field=prefix + key, hint=f'write "{key}": "case-1"')  # fmt: skip
+        log.add(
+            line,
+            f"{key} must be text or an integer, got {_show(value)}",
+            field=prefix + key,
+            hint=f'write "{key}": "case-1"',
+        )
         return place, key
     return str(value), key
 

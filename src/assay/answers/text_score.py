@@ -79,7 +79,10 @@ def add_similarity(rows: list[dict[str, Any]], cases: Sequence[TextCase], model:
             rows[i]["answer_similarity"] = value
     describe = getattr(encoder, "describe", None)
     words = describe() if callable(describe) else encoder.model_id
-    return f"answer_similarity: cosine of {words} ({encoder.model_id}); best over references."
+    return (
+        f"answer_similarity: cosine of {words} ({encoder.model_id}); answer and reference "
+        "both embedded as passages; best over references."
+    )
 
 
 def measure_scores(rows: Sequence[dict[str, Any]], names: Sequence[str]) -> dict[str, Score]:

@@ -135,6 +135,9 @@ class AnswersResult(ResultModel):
     )
     ledger: Ledger | None = Field(None, description="cases read, scored and left out per measure")
     policy: list[str] = Field(default_factory=list, description="how the measures read the text")
+    context_matches: dict[str, int] | None = Field(
+        None, description="free-text cases: contexts by how they got an id (id, exact, ...)"
+    )
 
     def summary(self) -> dict[str, float | None]:
         """``{score name: value}`` (the shape of seed 000's fixture report)."""

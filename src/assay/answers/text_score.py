@@ -166,4 +166,5 @@ def score_text_cases(
         per_case=rows,
         ledger=ledger_of(rows, names),
         policy=policy,
+        context_matches=None if context_scores is None else dict(context_scores.matches),
     )

@@ -54,7 +54,11 @@ def answers(
         typer.Option("--system", "-s", help="With --collect: the RAG function, module:function."),
     ] = None,
     judgments: Annotated[
-        Path | None, typer.Option(help="With --collect: the questions (any judgment format).")
+        Path | None,
+        typer.Option(
+            help="With --collect: the questions (any judgment format). Scoring free-text "
+            "cases: the judgments their contexts are scored against."
+        ),
     ] = None,
     system_name: Annotated[
         str | None,

@@ -50,7 +50,9 @@ class AnswersOptions(BaseModel):
     collect: bool = Field(False, description="call a live system and write cases to review")
     system: str | None = Field(None, description="with collect: the RAG function, module:function")
     judgments: Path | None = Field(
-        None, description="with collect: the questions (any judgment format)"
+        None,
+        description="with collect: the questions (any judgment format); scoring free-text "
+        "cases: the judgments their contexts are scored against",
     )
     output: tuple[Path, ...] = Field(
         (), description="with collect: the one cases file written (JSONL)"
@@ -63,8 +65,8 @@ class AnswersOptions(BaseModel):
             return
         if self.cases is None:
             raise UsageError("name a cases file to score (or use `collect`)", "cases")
-        if self.system is not None or self.judgments is not None:
-            raise UsageError("`system` and --judgments are only used with `collect`", "system")
+        if self.system is not None:
+            raise UsageError("`system` is only used with `collect`", "system")
         if self.similarity_model is not None and not self.similarity_model.strip():
             raise UsageError("`similarity_model` must not be empty", "similarity_model")
         if self.system_name is not None and not self.system_name.strip():
@@ -115,11 +117,11 @@ def check_answers(options: AnswersOptions) -> AnswersResult | CollectedAnswers:
     fmt = options.input_format or detect_format(options.cases)  # type: ignore[arg-type]
     if fmt != "cases":
         return _score_text(options, fmt)
-    if options.similarity_model is not None:
+    if options.similarity_model is not None or options.judgments is not None:
         raise UsageError(
-            "`similarity_model` scores free-text answers against references; structured "
-            "cases have none",
-            "similarity_model",
+            "`similarity_model` and `judgments` score free-text answers and their contexts; "
+            "structured cases are scored without them",
+            "similarity_model" if options.judgments is None else "judgments",
         )
 
     return score_answers(
@@ -135,12 +137,35 @@ def _score_text(options: AnswersOptions, fmt: str) -> AnswersResult:
     from assay.answers.text_score import score_text_cases
 
     cases = read_text_cases(options.cases, fmt)  # type: ignore[arg-type]
-    return score_text_cases(
+    result = score_text_cases(
         cases,
         by=options.by,
         system_name=options.system_name,
         similarity_model=options.similarity_model,
+        context_scores=_context_scores(cases, options),
     )
+    if options.corpus is not None:
+        result.cases.corpus = str(options.corpus)
+    return result
+
+
+def _context_scores(cases: Any, options: AnswersOptions) -> Any:
+    """The contexts' retrieval measures, when anything says what is relevant (else ``None``)."""
+    has_refs = any(case.reference_contexts for case in cases.cases)
+    if options.judgments is None and not has_refs:
+        return None
+    from assay.answers.contexts import score_contexts
+
+    corpus = judgments = None
+    if options.corpus is not None:
+        from assay.corpora.load import load_corpus
+
+        corpus = load_corpus(options.corpus)
+    if options.judgments is not None:
+        from assay.judgments.load import load_judgments
+
+        judgments = load_judgments(options.judgments)
+    return score_contexts(cases.cases, corpus, judgments)
 
 
 def _collect(system: str, judgments: Path, output: Path) -> CollectedAnswers:

@@ -21,6 +21,10 @@ Scripted behaviours: a document saying ``ignore ... reply with WORD`` is obeyed
 ``untrusted``; a model id containing ``timid`` always declines; a question
 holding ``FLAKY`` alternates between answering and declining call by call.
 
+Claim-extraction prompts (``Answer to split:``) get one claim per sentence of the
+answer, citing the numbered contexts that hold all its long words (``BADINDEX``: a
+context number that does not exist; ``NOCLAIMS``: JSON of another shape).
+
 Query-writing prompts (``Document:``) get a query made of the passage's first
 eight long words (a copier, as models often are); a passage holding
 ``DUPLICATE`` always gets the same query.
@@ -178,7 +182,25 @@ def stub_embedding(text: str) -> list[float]:
     return vector
 
 
+def _split(text: str) -> dict[str, Any]:
+    """Claim-extraction prompts: one claim per sentence of the answer, citing every context
+    holding all its long words; ``BADINDEX`` cites a context that does not exist, ``NOCLAIMS``
+    answers with another shape."""
+    answer = text.split("Answer to split:", 1)[1].strip()
+    if "NOCLAIMS" in answer:
+        return {"statements": [answer]}
+    block = text.split("Contexts:", 1)[1].split("Answer to split:", 1)[0]
+    contexts = re.findall(r"^\[(\d+)\] (.*)$", block, re.M)
+    claims = []
+    for sentence in (s.strip() for s in re.split(r"(?<=[.!?])\s+", answer) if s.strip()):
+        cited = [int(n) for n, ctx in contexts if _words(sentence) <= _words(ctx)]
+        claims.append({"text": sentence, "contexts": [99] if "BADINDEX" in sentence else cited})
+    return {"claims": claims}
+
+
 def _answer(text: str, seen: int) -> dict[str, Any]:
+    if "Answer to split:" in text:
+        return _split(text)
     if "Claim:" in text:
         claim, source = _field(text, "Claim"), _field(text, "Source")
         ok = _words(claim) <= _words(source)

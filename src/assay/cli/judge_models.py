@@ -268,8 +268,13 @@ def calibrate_cmd(
 # ----------------------------------------------------------------- answer cases
 @judge_app.command("claims")
 def claims(
-    cases: Annotated[Path, typer.Argument(help="Cases file (JSONL) with claims to judge.")],
-    corpus: Annotated[Path, typer.Option("--corpus", help="Corpus holding the cited documents.")],
+    cases: Annotated[
+        Path,
+        typer.Argument(
+            help="Cases file (JSONL) with claims to judge; with --extract, free-text answers "
+            "(ragas, deepeval or OTLP traces)."
+        ),
+    ],
     model: ModelOpt,
     output: Annotated[
         list[Path],
@@ -279,6 +284,30 @@ def claims(
             help="Cases file to write: FILE.jsonl; repeatable: FILE.json, FILE.txt get the result.",
         ),
     ],
+    corpus: Annotated[
+        Path | None,
+        typer.Option(
+            "--corpus",
+            help="Corpus holding the cited documents (with --extract: texts of contexts "
+            "known by id only).",
+        ),
+    ] = None,
+    extract: Annotated[
+        str | None,
+        typer.Option(
+            "--extract",
+            help="Split free-text answers into claims first: sentences (no model) or model "
+            "(the model also names the supporting contexts).",
+        ),
+    ] = None,
+    people: Annotated[
+        Path | None,
+        typer.Option(
+            "--people",
+            help="People's labels of a sample of claims (JSONL: case_id, claim, supported): "
+            "adds a PPI++ interval of the claim support rate.",
+        ),
+    ] = None,
     id_field: o.IdField = None,
     text_field: o.TextFields = None,
     samples: SamplesOpt = 1,
@@ -291,15 +320,24 @@ def claims(
     max_failed: MaxFailedCalls = 0,
     executor: Executor = None,
 ) -> None:
-    """Fill each missing claim-citation support judgment with the model's verdict."""
-    from assay.cli.common import data_file, finish
-    from assay.cli.model_options import calls_emitter, model_calls
-    from assay.procedures.judging import GradingOptions, judge_claims
+    """Fill each missing claim-citation support judgment with the model's verdict.
 
+    With --extract, the cases are free-text answers: each is split into claims
+    (by sentence, or by the model naming the supporting contexts) and written as
+    structured cases whose support the model then judges.
+    """
+    from assay.cli.common import data_file, finish, validate_choice
+    from assay.cli.model_options import calls_emitter, model_calls
+    from assay.procedures.judging import ClaimsOptions, judge_claims
+
+    if extract is not None:
+        validate_choice("--extract", extract, ("sentences", "model"))
     filled_file, results = data_file(output, "filled cases")
     fmt = _format(fmt, results)
     calls = model_calls(model, config, cache_dir, offline, no_cache, max_cost, max_failed)
-    options = GradingOptions(samples=samples, id_field=id_field, text_fields=text_field)
+    options = ClaimsOptions(
+        samples=samples, id_field=id_field, text_fields=text_field, extract=extract, people=people
+    )
     result = judge_claims(cases, corpus, filled_file, calls=calls, options=options)
     emitter = calls_emitter(filled_file, "cases")
     finish(result, fmt, results, max_failed=max_failed, emitter=emitter)

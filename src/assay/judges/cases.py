@@ -45,6 +45,12 @@ class ClaimsResult(ResultModel):
     left_for_people: list[str] = Field(default_factory=list)
     unscored: list[dict[str, Any]] = Field(default_factory=list)
     output: str | None = None
+    extraction: dict[str, Any] | None = Field(
+        None, description="with --extract: cases read, written, claims, cases left out and why"
+    )
+    faithfulness: dict[str, Any] | None = Field(
+        None, description="PPI++ interval of the claim support rate (people's sample given)"
+    )
 
     #: What :meth:`failed_runs` lists: the model calls that failed.
     failed_what: ClassVar[str] = FAILED_CALLS

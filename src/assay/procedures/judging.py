@@ -13,7 +13,7 @@ import json
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -35,6 +35,24 @@ class GradingOptions(BaseModel):
     id_field: str | None = Field(None, description="the corpus field holding document ids")
     text_fields: list[str] | None = Field(
         None, description="the corpus fields making a document's text (None: detected)"
+    )
+
+
+class ClaimsOptions(GradingOptions):
+    """``judge claims``: claims extracted from free-text answers, and people's sample."""
+
+    extract: Literal["sentences", "model"] | None = Field(
+        None,
+        description="the cases are free-text answers (ragas, deepeval, OTLP): split each "
+        "into claims by sentence or by the model, then judge their support",
+    )
+    input_format: Literal["ragas", "deepeval", "otlp"] | None = Field(
+        None, description="with extract: the format of the cases (None: told from the file)"
+    )
+    people: Path | None = Field(
+        None,
+        description="people's labels of a sample of claims (JSONL: case_id, claim, supported) "
+        "for a PPI++ interval of the claim support rate",
     )
 
 
@@ -98,7 +116,7 @@ def judge_relevance(
 
 def judge_claims(
     cases: str | Path,
-    corpus: str | Path,
+    corpus: str | Path | None,
     output: str | Path | None,
     *,
     calls: ModelCallOptions,
@@ -106,23 +124,88 @@ def judge_claims(
     on_call: Callable[..., None] | None = None,
 ) -> ClaimsResult:
     """Fill each missing claim-citation support judgment of ``cases`` with the model's verdict;
-    write the filled cases (JSONL) to ``output``."""
-    from assay.corpora.load import load_corpus
-    from assay.fileio import write_text_atomic
+    write the filled cases (JSONL) to ``output``.
+
+    With ``options.extract`` (a :class:`ClaimsOptions`) the cases are free-text answers:
+    each is split into claims first (see :mod:`assay.answers.extract`), the contexts are
+    the documents (``corpus`` adds texts for contexts known by id only).
+    """
     from assay.judges.cases import grade_claims, read_case_lines
 
     options = options or GradingOptions()
-    raw = read_case_lines(cases)
-    docs = load_corpus(corpus, id_field=options.id_field, text_fields=options.text_fields)
+    extract = getattr(options, "extract", None)
+    if extract is None and corpus is None:
+        from assay.errors import UsageError
+
+        raise UsageError("name the `corpus` holding the cited documents", "corpus")
     with calls.executor_in_force(), calls.open_client() as client:
+        if extract is None:
+            raw, account, texts = read_case_lines(cases), None, None
+        else:
+            raw, account, texts = _extracted(cases, options, client, calls, on_call)  # type: ignore[arg-type]
+        docs = _claim_corpus(corpus, options, texts)
         filled, result = grade_claims(
             raw, docs, client, samples=options.samples, max_cost=calls.max_cost, on_call=on_call
         )
+    result.extraction = None if account is None else account.model_dump(mode="json")
+    people = getattr(options, "people", None)
+    if people is not None:
+        from assay.answers.extract import faithfulness_interval, read_people
+
+        result.faithfulness = faithfulness_interval(filled, read_people(people))
     if output is not None:
+        from assay.fileio import write_text_atomic
+
         text = "".join(json.dumps(c, ensure_ascii=False) + "\n" for c in filled)
         write_text_atomic(output, text)
         result.output = str(output)
     return result
+
+
+def _extracted(
+    cases: str | Path,
+    options: ClaimsOptions,
+    client: Any,
+    calls: ModelCallOptions,
+    on_call: Callable[..., None] | None,
+) -> tuple[list[dict[str, Any]], Any, Any]:
+    from assay.answers.extract import extract_cases
+    from assay.answers.rows import detect_format, read_text_cases
+
+    fmt = options.input_format or detect_format(cases)
+    if fmt == "cases":
+        from assay.errors import UsageError
+
+        raise UsageError("`extract` splits free-text answers; these cases already have claims")
+    text_cases = read_text_cases(cases, fmt)
+    raw, account = extract_cases(
+        text_cases.cases,
+        options.extract or "sentences",
+        client,
+        samples=options.samples,
+        max_cost=calls.max_cost,
+        on_call=on_call,
+    )
+    return raw, account, list(text_cases.cases)
+
+
+def _claim_corpus(corpus: str | Path | None, options: GradingOptions, texts: Any) -> Any:
+    """The documents claims cite: the corpus, plus (extracting) the contexts' own texts."""
+    from assay.corpora.load import load_corpus
+    from assay.corpora.models import Corpus
+
+    records: list[dict[str, Any]] = []
+    if corpus is not None:
+        docs = load_corpus(corpus, id_field=options.id_field, text_fields=options.text_fields)
+        if texts is None:
+            return docs
+        records = [{"_id": i, "text": t} for i, t in zip(docs.ids, docs.texts(), strict=True)]
+    if texts is not None:
+        from assay.answers.claims import context_records
+
+        known = {r["_id"] for r in records}
+        records += [r for r in context_records(texts) if r["_id"] not in known]
+    return Corpus.from_records(records, id_field="_id", text_fields=["text"], name="contexts")
 
 
 def judge_answers(

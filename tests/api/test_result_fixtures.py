@@ -107,6 +107,14 @@ NEW_FIELDS = {
     "identical_ids_dropped",
     "assay_version",  # history results before they were registered result kinds
     "output",  # synthetic-queries: the queries file written
+    # answers: the integrity ledger, the format read, how contexts got ids, a score's kind
+    "ledger",
+    "source",
+    "context_matches",
+    "kind",
+    # model-claims: claims extracted from free text, the PPI++ interval of support
+    "extraction",
+    "faithfulness",
 }
 
 

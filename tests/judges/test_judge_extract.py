@@ -38,7 +38,8 @@ ROWS = [
     {
         "id": "c6",
         "user_input": "Where was it played?",
-        "response": "It was played at the Los Angeles Memorial Coliseum! Tickets cost twelve dollars.",
+        "response": "It was played at the Los Angeles Memorial Coliseum! "
+        "Tickets cost twelve dollars.",
         "retrieved_contexts": [CTX],
         "retrieved_context_ids": ["sb1"],
     },

@@ -12,12 +12,13 @@ def answers_markdown(result: AnswersResult) -> str:
     """The report as Markdown: scores, failures by layer, failing cases, groups."""
     info = result.cases
     system = f"`{result.system_name}` on " if result.system_name else ""
-    lines = [f"## Grounded answers: {system}{info.name}", ""]
+    kind = "Grounded answers" if result.source == "cases" else f"Answers ({result.source})"
+    lines = [f"## {kind}: {system}{info.name}", ""]
     corpus = f"; corpus `{info.corpus}` ({info.corpus_ids} ids)" if info.corpus else ""
     lines += [f"{info.cases} cases, version `{info.version}`{corpus}.", ""]
     scores = []
     for name, score in result.scores.items():
-        label, meaning = SCORES.get(name, (name, ""))
+        label, meaning = SCORES.get(name, (name, "the contexts as a ranked list"))
         arrow = " ↓" if name in LOWER_IS_BETTER else ""
         count = f"{score.numerator}/{score.denominator}"
         scores.append([f"{label}{arrow}", fmt(score.value), count, meaning])
@@ -28,7 +29,8 @@ def answers_markdown(result: AnswersResult) -> str:
     if result.source == "cases":
         lines += _layers(result)
     lines += _groups(result)
-    lines += [""] + [f"Policy: {line}" for line in result.policy] if result.policy else []
+    for line in result.policy:
+        lines += ["", f"Policy: {line}"]
     return "\n".join(lines) + "\n"
 
 

@@ -147,3 +147,15 @@ def test_trace_without_retriever_is_left_out_with_its_reason(
         "no retriever span": 1,
         "no judgments for the question": 1,
     }
+
+
+def test_options_for_free_text_refused_on_structured_cases(
+    examples_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cases = str(examples_dir / "answers" / "cases.jsonl")
+    code, _, err = run(["answers", cases, "--similarity", "default", "--no-record"], capsys)
+    assert code == 2 and "--similarity compares free-text answers with references" in err
+    qrels = tmp_path / "q.jsonl"
+    qrels.write_text('{"query_id": "q1", "query": "x", "relevant": {"d": 1}}\n')
+    code, _, err = run(["answers", cases, "--judgments", str(qrels), "--no-record"], capsys)
+    assert code == 2 and "a judgment set scores the contexts of free-text cases" in err

@@ -85,7 +85,7 @@ def answers(
     if input_format is not None:
         validate_choice("--input-format", input_format, ("cases", "ragas", "deepeval", "otlp"))
     options = AnswersOptions(
-        cases=cases, input_format=input_format, similarity_model=similarity,
+        cases=cases, input_format=input_format, similarity=similarity,
         corpus=corpus, by=tuple(by or ()), system_name=system_name,
         collect=collect, system=system, judgments=judgments, output=tuple(output or ()),
     )  # fmt: skip

@@ -35,7 +35,7 @@ class AnswersOptions(BaseModel):
     input_format: Literal["cases", "ragas", "deepeval", "otlp"] | None = Field(
         None, description="format of the cases file (None: told from its first row)"
     )
-    similarity_model: str | None = Field(
+    similarity: str | None = Field(
         None,
         description="free-text cases: embedding model for answer_similarity ('default': "
         "multilingual-e5-small when installed, else wordllama; None: not computed)",
@@ -67,8 +67,8 @@ class AnswersOptions(BaseModel):
             raise UsageError("name a cases file to score (or use `collect`)", "cases")
         if self.system is not None:
             raise UsageError("`system` is only used with `collect`", "system")
-        if self.similarity_model is not None and not self.similarity_model.strip():
-            raise UsageError("`similarity_model` must not be empty", "similarity_model")
+        if self.similarity is not None and not self.similarity.strip():
+            raise UsageError("`similarity` must not be empty", "similarity")
         if self.system_name is not None and not self.system_name.strip():
             raise UsageError("`system_name` must not be empty", "system_name")
 
@@ -117,11 +117,16 @@ def check_answers(options: AnswersOptions) -> AnswersResult | CollectedAnswers:
     fmt = options.input_format or detect_format(options.cases)  # type: ignore[arg-type]
     if fmt != "cases":
         return _score_text(options, fmt)
-    if options.similarity_model is not None or options.judgments is not None:
+    if options.similarity is not None:
         raise UsageError(
-            "`similarity_model` and `judgments` score free-text answers and their contexts; "
-            "structured cases are scored without them",
-            "similarity_model" if options.judgments is None else "judgments",
+            "`similarity` compares free-text answers with references; structured cases have none",
+            "similarity",
+        )
+    if options.judgments is not None:
+        raise UsageError(
+            "a judgment set scores the contexts of free-text cases; structured cases name "
+            "expected_ids instead",
+            "judgments",
         )
 
     return score_answers(
@@ -141,7 +146,7 @@ def _score_text(options: AnswersOptions, fmt: str) -> AnswersResult:
         cases,
         by=options.by,
         system_name=options.system_name,
-        similarity_model=options.similarity_model,
+        similarity_model=options.similarity,
         context_scores=_context_scores(cases, options),
     )
     if options.corpus is not None:

@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 from helpers_answers import run
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from assay.answers.rows import detect_format, read_text_cases
 from assay.errors import InputError
@@ -248,3 +250,41 @@ def test_cli_reads_scores_and_exits_2_on_bad_input(
     unknown.write_text('{"prompt": "q", "completion": "a"}\n')
     code, out, err = run(["answers", str(unknown), "--no-record"], capsys)
     assert code == 2 and "cannot tell the format from the fields completion, prompt" in err
+
+
+_TEXT = st.text(st.characters(blacklist_categories=("Cs", "Cc")), min_size=1, max_size=12)
+_ROW = st.fixed_dictionaries(
+    {
+        "user_input": _TEXT,
+        "response": _TEXT,
+        "retrieved_contexts": st.lists(_TEXT, min_size=1, max_size=3),
+        "reference": _TEXT,
+    }
+)
+
+
+@settings(max_examples=40, deadline=None)
+@given(rows=st.lists(_ROW, min_size=1, max_size=4))
+def test_jsonl_csv_and_parquet_read_alike(rows: list[dict]) -> None:
+    """The same rows written as JSONL, as pandas writes CSV (lists as Python literals, as
+    ragas' to_csv does) and as Parquet read as the same cases."""
+    import tempfile
+
+    import pandas as pd
+
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        (folder / "r.jsonl").write_text(
+            "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), "utf-8"
+        )
+        pd.DataFrame(rows).to_csv(folder / "r.csv", index=False)
+        pd.DataFrame(rows).to_parquet(folder / "r.parquet")
+        views = [
+            _view(read_text_cases(folder / f"r.{s}", "ragas")) for s in ("jsonl", "csv", "parquet")
+        ]
+    expected = [
+        (r["user_input"], r["response"] if r["response"].strip() else None,
+         tuple(r["retrieved_contexts"]), (r["reference"],) if r["reference"].strip() else (), {})
+        for r in rows
+    ]  # fmt: skip
+    assert views == [expected, expected, expected]

@@ -149,3 +149,26 @@ def test_people_sample_gives_a_ppi_interval(ragas: Path, model_toml: Path, tmp_p
     interval = result["faithfulness"]
     assert interval["labelled"] == 3 and interval["unlabelled"] == len(rest)
     assert (interval["low"], interval["high"]) == pytest.approx((low[0], high[0]), abs=1e-9)
+
+
+def test_failed_calls_and_refusals_are_named_in_the_library(
+    model_toml: Path, tmp_path: Path
+) -> None:
+    from assay.procedures.judging import ClaimsOptions, judge_claims
+    from assay.procedures.model_options import ModelCallOptions
+
+    rows = [
+        {"id": "e1", "user_input": "Where?", "response": "Down ERROR500 here.", "retrieved_contexts": [CTX]},
+        {"id": "e2", "user_input": "Where?", "response": "It is REFUSE here.", "retrieved_contexts": [CTX]},
+        ROWS[0],
+    ]  # fmt: skip
+    path = tmp_path / "rows.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    calls = ModelCallOptions(model="stub", config=model_toml, no_cache=True, max_failed=10)
+    result = judge_claims(
+        path, None, tmp_path / "out.jsonl", calls=calls, options=ClaimsOptions(extract="model")
+    )
+    assert result.extraction["left_out"] == {"failed call": ["e1"], "model refused": ["e2"]}
+    assert result.extraction["cases_written"] == 1
+    written = [json.loads(line) for line in (tmp_path / "out.jsonl").open()]
+    assert [c["case_id"] for c in written] == ["c1"]

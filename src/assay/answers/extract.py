@@ -68,10 +68,7 @@ def extract_cases(
         )  # type: ignore[arg-type]
         for case, grade in zip(todo, run.items, strict=True):
             if grade.verdict is None:
-                reason = "failed call" if grade.graded else "not asked (budget or failures)"
-                if grade.unscored and all(u.startswith("unparsable") for u in grade.unscored):
-                    reason = "unreadable output"
-                left.setdefault(reason, []).append(case.case_id)
+                left.setdefault(_why_unscored(grade), []).append(case.case_id)
                 continue
             try:
                 claims_of[case.case_id] = model_claims(case, grade.verdict)
@@ -95,6 +92,17 @@ def extract_cases(
         run=run,
     )
     return written, account
+
+
+def _why_unscored(grade: Any) -> str:
+    """The reason a case's extraction has no verdict, from its calls' outcomes."""
+    if not grade.graded:
+        return "not asked (budget or failures)"
+    if grade.unscored and all(u.startswith("unparsable") for u in grade.unscored):
+        return "unreadable output"
+    if grade.unscored and all(u.startswith("refused") for u in grade.unscored):
+        return "model refused"
+    return "failed call"
 
 
 def faithfulness_interval(

@@ -157,11 +157,11 @@ def test_failed_calls_and_refusals_are_named_in_the_library(
     from assay.procedures.judging import ClaimsOptions, judge_claims
     from assay.procedures.model_options import ModelCallOptions
 
+    bad = {"e1": "Down ERROR500 here.", "e2": "It is REFUSE here."}
     rows = [
-        {"id": "e1", "user_input": "Where?", "response": "Down ERROR500 here.", "retrieved_contexts": [CTX]},
-        {"id": "e2", "user_input": "Where?", "response": "It is REFUSE here.", "retrieved_contexts": [CTX]},
-        ROWS[0],
-    ]  # fmt: skip
+        {"id": k, "user_input": "Where?", "response": v, "retrieved_contexts": [CTX]}
+        for k, v in bad.items()
+    ] + [ROWS[0]]
     path = tmp_path / "rows.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     calls = ModelCallOptions(model="stub", config=model_toml, no_cache=True, max_failed=10)

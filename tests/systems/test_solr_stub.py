@@ -109,7 +109,7 @@ def test_select_parameters_and_parsing(solr: Any, tmp_path: Path) -> None:
 def test_default_id_field_numeric_ids_and_custom_handler(solr: Any, tmp_path: Path) -> None:
     url, seen = solr
     seen.clear()
-    table = _table(url, qf="title text", handler="browse", def_type="dismax")
+    table = _table(url, qf="title text", handler="/browse", def_type="dismax")
     system = from_config("solr", table, corpus=None, base_dir=tmp_path)
     assert [h.doc_id for h in system.search("x", 10)] == ["internal-1", "internal-2", "internal-3"]
     assert seen[0]["path"] == "scifact/browse"
@@ -162,7 +162,7 @@ def test_solr_system_from_assay_toml(solr: Any, tmp_path: Path) -> None:
     config = tmp_path / "assay.toml"
     config.write_text(
         f'[systems.solr]\ntype = "solr"\nurl = "{url}"\ncollection = "scifact"\n'
-        'qf = ["title^2", "text"]\nid_field = "doc_key"\nmm = "1"\n',
+        'qf = ["title^2", "text"]\nid_field = "doc_key"\nmm = 1\n',
         encoding="utf-8",
     )
     system = build_system("solr", config_path=config)
@@ -175,7 +175,11 @@ def test_solr_system_from_assay_toml(solr: Any, tmp_path: Path) -> None:
     [
         ({"qf": []}, "qf must list fields"),
         ({"qf": ["title^2", "bad field"]}, "not field or field\\^boost"),
-        ({"collection": "a/b"}, "collection must be a name"),
+        ({"collection": "a/b"}, "collection must be a collection or core name"),
+        ({"collection": ".."}, "collection must be a collection or core name"),
+        ({"handler": "a/../admin"}, "handler must be a handler path"),
+        ({"mm": -1}, "mm must be a non-empty string"),
+        ({"mm": True}, "mm must be a non-empty string"),
         ({"id_field": "doc.id"}, "id_field must be a Solr field name"),
         ({"params": {"rows": 5}}, "params.rows is set by the solr system itself"),
         ({"params": {"qf": "x"}}, "use the qf key"),

@@ -189,7 +189,7 @@ class SolrTable(_Remote):
     collection: str = Field(description="The Solr collection (or core) searched.")
     qf: str | list[str] = Field(description='Fields searched, e.g. ["title^2", "text"].')
     pf: str | list[str] | None = Field(None, description="Fields boosted on phrase matches.")
-    mm: str | None = Field(None, description='Minimum should match, e.g. "2<75%".')
+    mm: str | int | None = Field(None, description='Minimum should match, e.g. "2<75%" or 2.')
     def_type: str = Field("edismax", description="The query parser (defType).")
     handler: str = Field("select", description="The request handler's path under the collection.")
     id_field: str = Field("id", description="The field holding document ids (fl = id_field,score).")

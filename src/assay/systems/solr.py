@@ -17,8 +17,11 @@ from urllib.parse import quote
 from assay.systems.http import HttpSystem
 from assay.systems.http_checks import bad
 
-#: A Solr field or handler name: what the id field, ``qf`` entries and handlers look like.
+#: A Solr field name: what the id field and ``qf`` / ``pf`` entries look like.
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_\-]*")
+#: A collection or core name (letters, digits, ``_ . -``), or a handler path of such segments.
+_SEGMENT = re.compile(r"(?!\.\.?(/|$))[A-Za-z0-9_][A-Za-z0-9_.\-]*")
+_PATH = re.compile(rf"{_SEGMENT.pattern}(/{_SEGMENT.pattern})*")
 #: Parameters the preset sets itself: a ``params`` entry may not override them.
 RESERVED_PARAMS = frozenset({"q", "rows", "start", "fl", "wt", "defType", "qf", "pf", "mm"})
 
@@ -30,7 +33,7 @@ def solr_system(
     collection: str,
     qf: str | list[str],
     pf: str | list[str] | None = None,
-    mm: str | None = None,
+    mm: str | int | None = None,
     def_type: str = "edismax",
     handler: str = "select",
     id_field: str = "id",
@@ -42,16 +45,18 @@ def solr_system(
 
     ``qf`` (and ``pf``) are the fields searched (and phrase-boosted), with
     optional ``^boost``: a list or Solr's own space-separated text. ``mm`` is
-    the minimum-should-match spec, ``params`` further request parameters (a
-    list value repeats the parameter, e.g. several ``fq``). The request asks
-    for ``rows = k`` and ``fl = {id_field},score``. ``options`` go to
-    :class:`HttpSystem` (timeout, retries, backoff, concurrency, ...).
+    the minimum-should-match spec (text such as ``"2<75%"``, or a count),
+    ``params`` further request parameters (a list value repeats the parameter,
+    e.g. several ``fq``). The request asks for ``rows = k`` and
+    ``fl = {id_field},score``. ``options`` go to :class:`HttpSystem` (timeout,
+    retries, backoff, concurrency, ...).
     """
     if not isinstance(url, str) or not url.strip():
         raise bad(name, "url", "must be Solr's base URL, e.g. http://localhost:8983/solr")
-    for key, value in (("collection", collection), ("handler", handler)):
-        if not isinstance(value, str) or not _NAME.fullmatch(value.strip("/")):
-            raise bad(name, key, f"must be a name, got {value!r}")
+    if not isinstance(collection, str) or not _SEGMENT.fullmatch(collection):
+        raise bad(name, "collection", f"must be a collection or core name, got {collection!r}")
+    if not isinstance(handler, str) or not _PATH.fullmatch(handler.strip("/")):
+        raise bad(name, "handler", f"must be a handler path such as select, got {handler!r}")
     if not isinstance(id_field, str) or not _NAME.fullmatch(id_field):
         raise bad(name, "id_field", f"must be a Solr field name, got {id_field!r}")
     pairs: list[tuple[str, str]] = [("defType", _text(name, "def_type", def_type))]
@@ -59,11 +64,12 @@ def solr_system(
     if pf is not None:
         pairs.append(("pf", _fields(name, "pf", pf)))
     if mm is not None:
-        pairs.append(("mm", _text(name, "mm", mm)))
+        count = isinstance(mm, int) and not isinstance(mm, bool) and mm >= 0
+        pairs.append(("mm", str(mm) if count else _text(name, "mm", mm)))
     pairs.extend(_extra(name, params or {}))
     pairs += [("fl", f"{id_field},score"), ("wt", "json")]
     fixed = "&".join(f"{key}={quote(value, safe='')}" for key, value in pairs)
-    where = f"{url.strip().rstrip('/')}/{collection.strip('/')}/{handler.strip('/')}"
+    where = f"{url.strip().rstrip('/')}/{collection}/{handler.strip('/')}"
     return HttpSystem(
         name,
         url=f"{where}?q={{query}}&rows={{k}}&{fixed}",

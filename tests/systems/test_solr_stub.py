@@ -214,3 +214,42 @@ def test_config_file_checks_solr_keys_with_their_line(tmp_path: Path) -> None:
     (problem,) = info.value.problems
     assert problem.line == 6 and "timeout" in problem.message
     assert "def_type" in (problem.hint or "") and "id_field" in (problem.hint or "")
+
+
+def test_assay_run_writes_the_stub_s_ranking_and_the_config_in_the_sidecar(
+    solr: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from assay.cli import main
+
+    url, seen = solr
+    seen.clear()
+    monkeypatch.setenv("ASSAY_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("ASSAY_TEST_SOLR_BASE", url)
+    config = tmp_path / "assay.toml"
+    config.write_text(
+        '[systems.solr]\ntype = "solr"\nurl = "${ASSAY_TEST_SOLR_BASE}"\n'
+        'collection = "scifact"\nqf = "title^2 text"\nid_field = "doc_key"\n',
+        encoding="utf-8",
+    )
+    queries = tmp_path / "q.jsonl"
+    lines = [
+        {"query_id": q, "query": f"text {q}", "relevant": {"SH_STUNTING_PCT": 1}} for q in "ab"
+    ]
+    queries.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    out = tmp_path / "solr.trec"
+    argv = ["run", str(queries), "--system", "solr", "--config", str(config), "-k", "2"]
+    with pytest.raises(SystemExit) as exc:
+        main([*argv, "-o", str(out), "--no-progress"])
+    assert exc.value.code in (0, None)
+    rows = [line.split() for line in out.read_text().splitlines() if not line.startswith("#")]
+    assert [(r[0], r[2], r[3]) for r in rows] == [
+        ("a", "FS_UNDERNOURISH_PCT", "1"),
+        ("a", "SH_STUNTING_PCT", "2"),
+        ("b", "FS_UNDERNOURISH_PCT", "1"),
+        ("b", "SH_STUNTING_PCT", "2"),
+    ]
+    assert sorted(dict(r["params"])["q"] for r in seen) == ["text a", "text b"]
+    side = json.loads((tmp_path / "solr.trec.json").read_text())
+    assert side["system_config"]["type"] == "solr"
+    assert side["system_config"]["url"].startswith("${ASSAY_TEST_SOLR_BASE}/scifact/select?q=")
+    assert url not in json.dumps(side)  # the URL stays in the environment

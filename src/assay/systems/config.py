@@ -3,7 +3,7 @@
 An ``assay.toml`` declares systems as tables::
 
     [systems.keyword]
-    type = "keyword"            # keyword | bm25 | vector | hybrid | python | http | opensearch
+    type = "keyword"       # keyword | bm25 | vector | hybrid | python | http | opensearch | solr
     corpus = "catalog.csv"      # relative to assay.toml
     id_field = "idno"
     text_fields = ["name", "definition_long"]
@@ -46,6 +46,7 @@ SYSTEM_TYPES: dict[str, str] = {
     "http": "assay.systems.http",
     "opensearch": "assay.systems.http",
     "elasticsearch": "assay.systems.http",
+    "solr": "assay.systems.http",
 }
 #: Types that index a local corpus and cannot run without one.
 CORPUS_TYPES = frozenset({"keyword", "bm25", "vector"})
@@ -218,9 +219,11 @@ def _make(
     type_name: str,
 ) -> System:
     """Call a type's factory with the table it expects."""
-    if getattr(importlib.import_module(factory.__module__), "RESOLVES_ENV", False):
-        # http/opensearch read ${VAR} when each request is sent, so secrets never sit in config
-        raw = {k: v for k, v in table.items() if k not in CORPUS_KEYS}
+    module = importlib.import_module(factory.__module__)
+    if getattr(module, "RESOLVES_ENV", False):
+        # http/opensearch/solr read ${VAR} when each request is sent, so secrets never sit in config
+        own = type_name in getattr(module, "OWNS_ID_FIELD", ())  # the service's id field
+        raw = {k: v for k, v in table.items() if k not in CORPUS_KEYS or (own and k == "id_field")}
         return factory(name, raw, corpus=loaded, base_dir=base_dir)
     # The corpus arrives loaded; its keys are not the system's business.
     table_for_factory = {k: v for k, v in resolved.items() if k not in CORPUS_KEYS}

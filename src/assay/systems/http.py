@@ -1,4 +1,4 @@
-"""Evaluate a search system that answers over HTTP: any JSON API, or OpenSearch.
+"""Evaluate a search system that answers over HTTP: any JSON API, OpenSearch or Solr.
 
 :class:`HttpSystem` fills ``{query}`` and ``{k}`` into a URL (URL-encoded) and an
 optional JSON body (inside string values, so any query text is safe; a value that
@@ -10,7 +10,7 @@ read from ``os.environ`` at call time only, and :attr:`HttpSystem.config` keeps
 the ``${VAR}`` text. A missing variable is a :class:`~assay.errors.UsageError`.
 
 :func:`from_config` builds a system from an ``assay.toml`` table of ``type =
-"http"`` or ``type = "opensearch"`` (``"elasticsearch"`` is an alias).
+"http"``, ``type = "opensearch"`` (``"elasticsearch"`` is an alias) or ``type = "solr"``.
 """
 
 from __future__ import annotations
@@ -65,6 +65,8 @@ _SNIPPET = 200
 #: Tells the registry (:mod:`assay.systems.config`) to pass ``${VAR}`` through
 #: unresolved: this module reads the environment itself, at call time.
 RESOLVES_ENV = True
+#: Types whose ``id_field`` names the service's id field (the registry passes it on).
+OWNS_ID_FIELD = frozenset({"solr"})
 
 
 class HttpSystem:
@@ -435,28 +437,39 @@ _HTTP_KEYS = frozenset(
         "cross_origin_redirects",
     }
 )
-_OPENSEARCH_KEYS = frozenset(
-    {"url", "index", "fields", "query", "headers", "timeout", "retries", "backoff", "concurrency"}
+_REMOTE_KEYS = frozenset(
+    {"url", "headers", "timeout", "retries", "backoff", "concurrency"}
     | {"max_response_bytes", "cross_origin_redirects"}
 )
+#: Preset type -> (its keys besides the shared ones, the keys it needs).
+_PRESETS: dict[str, tuple[frozenset[str], tuple[str, ...]]] = {
+    "opensearch": (frozenset({"index", "fields", "query"}), ("url", "index")),
+    "elasticsearch": (frozenset({"index", "fields", "query"}), ("url", "index")),
+    "solr": (
+        frozenset({"collection", "qf", "pf", "mm", "def_type", "handler", "id_field", "params"}),
+        ("url", "collection", "qf"),
+    ),
+}
 
 
 def from_config(name: str, table: Mapping[str, Any], *, corpus: Any, base_dir: Path) -> System:
     """Build a system from an ``assay.toml`` ``[systems.NAME]`` table.
 
     ``type = "http"`` takes the :class:`HttpSystem` arguments; ``type =
-    "opensearch"`` (or ``"elasticsearch"``) those of :func:`opensearch_system`.
+    "opensearch"`` (or ``"elasticsearch"``) those of :func:`opensearch_system`,
+    ``type = "solr"`` those of :func:`~assay.systems.solr.solr_system`.
     ``corpus`` and ``base_dir`` are unused (the documents live in the service).
     """
     del corpus, base_dir
     kind = str(table.get("type", "http")).lower()
     options = {key: value for key, value in table.items() if key != "type"}
     if kind == "http":
-        allowed = _HTTP_KEYS
-    elif kind in {"opensearch", "elasticsearch"}:
-        allowed = _OPENSEARCH_KEYS
+        allowed, needed = _HTTP_KEYS, ("url",)
+    elif kind in _PRESETS:
+        own, needed = _PRESETS[kind]
+        allowed = _REMOTE_KEYS | own
     else:
-        raise bad(name, "type", f"{kind!r} is not handled here", "use http or opensearch")
+        raise bad(name, "type", f"{kind!r} is not handled here", "use http, opensearch or solr")
     unknown = sorted(set(options) - allowed)
     if unknown:
         raise bad(
@@ -465,11 +478,15 @@ def from_config(name: str, table: Mapping[str, Any], *, corpus: Any, base_dir: P
             f"has unknown key(s) {', '.join(unknown)}",
             f"{kind} systems take: {', '.join(sorted(allowed))}",
         )
-    for key in ("url",) + (("index",) if kind != "http" else ()):
+    for key in needed:
         if key not in options:
             raise bad(name, f"[systems.{name}]", f"needs {key} = ...")
     if kind == "http":
         return HttpSystem(name, **options)
+    if kind == "solr":
+        from assay.systems.solr import solr_system
+
+        return solr_system(name, **options)
     from assay.systems.opensearch import opensearch_system
 
     return opensearch_system(name, type_=kind, **options)

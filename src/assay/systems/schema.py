@@ -39,7 +39,7 @@ class SystemTable(BaseModel):
 
     type: str = Field(
         description="The system type: keyword, bm25, vector, hybrid, python, http, "
-        "opensearch or elasticsearch."
+        "opensearch, elasticsearch or solr."
     )
     corpus: str | None = Field(
         None, description="Corpus file or BEIR folder, relative to assay.toml (or --corpus)."
@@ -182,6 +182,22 @@ class OpenSearchTable(_Remote):
     )
 
 
+class SolrTable(_Remote):
+    """``type = "solr"``: a Solr request handler (``select``) with edismax parameters."""
+
+    type: Literal["solr"] = Field(description="solr")
+    collection: str = Field(description="The Solr collection (or core) searched.")
+    qf: str | list[str] = Field(description='Fields searched, e.g. ["title^2", "text"].')
+    pf: str | list[str] | None = Field(None, description="Fields boosted on phrase matches.")
+    mm: str | int | None = Field(None, description='Minimum should match, e.g. "2<75%" or 2.')
+    def_type: str = Field("edismax", description="The query parser (defType).")
+    handler: str = Field("select", description="The request handler's path under the collection.")
+    id_field: str = Field("id", description="The field holding document ids (fl = id_field,score).")
+    params: dict[str, str | int | float | bool | list[str]] | None = Field(
+        None, description="Further request parameters (fq, bq, tie, ...); a list repeats one."
+    )
+
+
 #: System type -> the model of its table.
 SYSTEM_MODELS: dict[str, type[SystemTable]] = {
     "keyword": KeywordTable,
@@ -192,6 +208,7 @@ SYSTEM_MODELS: dict[str, type[SystemTable]] = {
     "http": HttpTable,
     "opensearch": OpenSearchTable,
     "elasticsearch": OpenSearchTable,
+    "solr": SolrTable,
 }
 
 

@@ -3,7 +3,7 @@
 An ``assay.toml`` declares systems as tables::
 
     [systems.keyword]
-    type = "keyword"            # keyword | bm25 | vector | hybrid | python | http | opensearch
+    type = "keyword"            # or bm25, vector, hybrid, python, http, opensearch, sql, ...
     corpus = "catalog.csv"      # relative to assay.toml
     id_field = "idno"
     text_fields = ["name", "definition_long"]
@@ -46,6 +46,10 @@ SYSTEM_TYPES: dict[str, str] = {
     "http": "assay.systems.http",
     "opensearch": "assay.systems.http",
     "elasticsearch": "assay.systems.http",
+    "langchain": "assay.systems.frameworks",
+    "llamaindex": "assay.systems.frameworks",
+    "haystack": "assay.systems.frameworks",
+    "sql": "assay.systems.sql",
 }
 #: Types that index a local corpus and cannot run without one.
 CORPUS_TYPES = frozenset({"keyword", "bm25", "vector"})

@@ -234,8 +234,8 @@ def _make(
             return build_system(member, config_path=cfg_path, corpus=loaded)
 
         table_for_factory["resolve"] = _resolve
-    if type_name == "vector" and cfg_path is not None:  # endpoint models: [models.NAME] there
-        table_for_factory.setdefault("config_path", cfg_path)
+    if type_name in ("vector", "sql") and cfg_path is not None:  # endpoint models: [models.NAME]
+        table_for_factory.setdefault("config_path", str(cfg_path))
     return factory(name, table_for_factory, corpus=loaded, base_dir=base_dir)
 
 

@@ -203,6 +203,43 @@ class HaystackTable(_Framework):
     )
 
 
+class SqlTable(SystemTable):
+    """``type = "sql"``: one SQL statement per query, through SQLAlchemy."""
+
+    type: Literal["sql"] = Field(description="sql")
+    url: str = Field(
+        min_length=1,
+        description="SQLAlchemy URL (${VAR} allowed; the password is never written), e.g. "
+        "postgresql+psycopg://user@host/db, duckdb:///index.duckdb, sqlite:///index.db.",
+    )
+    setup: list[str] = Field(
+        [], description="Statements run once on every new connection (LOAD an extension...)."
+    )
+    query: str = Field(
+        min_length=1,
+        description="SQL with :query and :k bound (:embedding too with embedding_model), "
+        "answering rows of id and score.",
+    )
+    id_column: str = Field("id", min_length=1, description="Result column holding doc ids.")
+    score_column: str | None = Field(
+        "score", description='Result column holding scores ("" : none, the row order ranks).'
+    )
+    embedding_model: str | None = Field(
+        None,
+        description="Model whose query vector is bound to :embedding (a vector system's "
+        'model values: "wordllama", "multilingual-e5-small", "endpoint:NAME", a folder).',
+    )
+    timeout: float = Field(
+        DEFAULT_TIMEOUT, gt=0, le=MAX_TIMEOUT, description="Seconds one query may take."
+    )
+    concurrency: int = Field(
+        DEFAULT_CONCURRENCY, ge=1, le=1024, description="Pooled connections (queries at once)."
+    )
+    config_path: str | None = Field(
+        None, description="Set by assay: the assay.toml whose [models.NAME] serves an endpoint."
+    )
+
+
 class _Remote(SystemTable):
     """Keys shared by systems behind HTTP."""
 
@@ -259,6 +296,7 @@ SYSTEM_MODELS: dict[str, type[SystemTable]] = {
     "langchain": LangChainTable,
     "llamaindex": LlamaIndexTable,
     "haystack": HaystackTable,
+    "sql": SqlTable,
 }
 
 

@@ -267,7 +267,11 @@ class HttpTable(_Remote):
     body: dict[str, Any] | list[Any] | str | None = Field(
         None, description='JSON request body with "{query}" and "{k}" placeholders.'
     )
-    hits_path: str = Field("hits", description="Where the hit list is in the response.")
+    hits_path: str = Field(
+        "hits",
+        description='Where the hit list is in the response; a final "?" (root.children?) '
+        "reads an absent last key as no hits.",
+    )
     id_path: str = Field("id", description="Where a hit's doc id is.")
     score_path: str | None = Field("score", description="Where a hit's score is.")
 

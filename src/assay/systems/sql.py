@@ -42,11 +42,15 @@ def shown_url(url: str) -> str:
 class SqlSystem:
     """One SQL statement per query over a pooled SQLAlchemy engine (see the module doc)."""
 
-    def __init__(self, name: str, url: str, options: Any, *, encoder: Any = None) -> None:
+    def __init__(
+        self, name: str, url: str, options: Any, *, encoder: Any = None, base_dir: Any = None
+    ) -> None:
         from sqlalchemy import text
 
         self.name = name
-        self._url = url
+        self._url = url  # as written (shown in config); the engine opens ``_target``
+        self._target = _file_relative_to(url, base_dir)
+        self.over_depth = 0
         self._options = options
         self._statement = text(options.query)
         self._binds = set(self._statement._bindparams)
@@ -90,7 +94,7 @@ class SqlSystem:
             if self._engine is None:
                 try:
                     engine = create_engine(
-                        self._url,
+                        self._target,
                         pool_size=self.concurrency,
                         max_overflow=0,
                         pool_timeout=self.timeout,
@@ -177,6 +181,9 @@ class SqlSystem:
             raise SystemError_(
                 f"sql system {self.name!r}: {type(exc).__name__}: {message}"
             ) from None
+        if len(rows) > k:  # counted as a Python system's longer lists are (the sidecar says)
+            with self._lock:
+                self.over_depth += 1
         return self._hits(rows[:k])
 
     def _hits(self, rows: list[Any]) -> list[Hit]:
@@ -222,8 +229,9 @@ def from_config(name: str, table: dict[str, Any], *, corpus: Any, base_dir: Path
     """Registry factory for ``type = "sql"`` (keys: :class:`assay.systems.schema.SqlTable`).
 
     ``${VAR}`` in ``url`` and ``setup`` has been read from the environment; the URL's
-    password is registered as a secret. ``embedding_model`` takes the values of a vector
-    system's ``model`` (``"endpoint:NAME"`` for a ``[models.NAME]`` server).
+    password is registered as a secret. A relative SQLite or DuckDB database file is
+    found from ``base_dir`` (the folder of assay.toml). ``embedding_model`` takes the
+    values of a vector system's ``model`` (``"endpoint:NAME"`` for a ``[models.NAME]`` server).
     """
     del corpus
     from assay.systems.schema import validated_table
@@ -246,4 +254,18 @@ def from_config(name: str, table: dict[str, Any], *, corpus: Any, base_dir: Path
             {"model": options.embedding_model, "config_path": options.config_path},
             base_dir,
         )
-    return SqlSystem(name, options.url, options, encoder=encoder)
+    return SqlSystem(name, options.url, options, encoder=encoder, base_dir=base_dir)
+
+
+def _file_relative_to(url: str, base_dir: Path | None) -> str:
+    """A SQLite or DuckDB URL whose relative database file is taken from ``base_dir``."""
+    from sqlalchemy.engine import make_url
+
+    parsed = make_url(url)
+    database = parsed.database
+    if base_dir is None or parsed.get_backend_name() not in ("sqlite", "duckdb"):
+        return url
+    if not database or database == ":memory:" or Path(database).is_absolute():
+        return url
+    resolved = parsed.set(database=str((Path(base_dir) / database).resolve()))
+    return resolved.render_as_string(hide_password=False)

@@ -11,6 +11,7 @@ executed by the engine's own driver, query by query.
 from __future__ import annotations
 
 import json
+import pickle
 import re
 import sqlite3
 import sys
@@ -191,6 +192,10 @@ def test_sqlite_fts5_equals_sqlite_and_errors_are_failed_queries(tmp_path: Path)
             if q != "broken"
         }
     _same(_ranking(outcome), theirs)
+    clone = pickle.loads(pickle.dumps(build_system("fts5", config_path=config)))  # a Ray copy
+    first = next(iter(theirs))
+    assert [(h.doc_id, h.score) for h in clone.search(queries[first], K)] == theirs[first]
+    clone.close()
 
 
 def test_timeout_interrupts_and_password_is_never_written(tmp_path: Path) -> None:

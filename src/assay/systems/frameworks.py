@@ -338,6 +338,16 @@ class FrameworkSystem:
                 ) from None
         return Hit(str(doc_id), score)
 
+    def __getstate__(self) -> dict[str, Any]:
+        """Picklable (a Ray worker gets a copy): no lock."""
+        state = self.__dict__.copy()
+        del state["_lock"]
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._lock = threading.Lock()
+
     def __repr__(self) -> str:
         return f"FrameworkSystem({self.framework.type!r}, {self.name!r}, {self.spec!r})"
 

@@ -211,6 +211,17 @@ class SqlSystem:
             out.append(Hit(str(doc_id), score))
         return out
 
+    def __getstate__(self) -> dict[str, Any]:
+        """Picklable (a Ray worker gets a copy): no lock, no open pool."""
+        state = self.__dict__.copy()
+        del state["_lock"]
+        state["_engine"] = None  # each process opens its own pool
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._lock = threading.Lock()
+
     def __repr__(self) -> str:
         return f"SqlSystem({self.name!r}, {shown_url(self._url)!r})"
 

@@ -193,7 +193,9 @@ def test_bounded_like_python_systems(tmp_path: Path) -> None:
         "SLOW = Slow()\n"
         "NOID = NoId()\n"
         "def nothing():\n"
-        "    return 42\n",
+        "    return 42\n"
+        "def broken():\n"
+        "    raise RuntimeError('no index here')\n",
         encoding="utf-8",
     )
     config = _config(
@@ -211,6 +213,10 @@ object = "{user}:NOID"
 [systems.nothing]
 type = "langchain"
 object = "{user}:nothing"
+
+[systems.broken]
+type = "langchain"
+object = "{user}:broken"
 """,
     )
     queries = {"q1": "alpha"}
@@ -224,10 +230,11 @@ object = "{user}:nothing"
         build_system("noid", config_path=config), _judgments(queries), K, progress=False
     )
     assert "has no id" in outcome.failures[0].error
-    with pytest.raises(UsageError, match="nothing"):
-        run_system(
-            build_system("nothing", config_path=config), _judgments(queries), K, progress=False
-        )
+    for name, message in (("nothing", "is a int"), ("broken", "no index here")):
+        with pytest.raises(UsageError, match=message):
+            run_system(
+                build_system(name, config_path=config), _judgments(queries), K, progress=False
+            )
 
 
 def test_table_is_validated(tmp_path: Path) -> None:

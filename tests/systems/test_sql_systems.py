@@ -166,7 +166,10 @@ def test_duckdb_vss_binds_the_query_embedding(tmp_path: Path) -> None:
     _same(_ranking(outcome), theirs)
 
 
-FTS5_SQL = "SELECT id, -bm25(docs) AS score FROM docs WHERE docs MATCH {q} ORDER BY score DESC, id LIMIT {k}"
+FTS5_SQL = (
+    "SELECT id, -bm25(docs) AS score FROM docs WHERE docs MATCH {q} "
+    "ORDER BY score DESC, id LIMIT {k}"
+)
 
 
 def test_sqlite_fts5_equals_sqlite_and_errors_are_failed_queries(tmp_path: Path) -> None:
@@ -233,7 +236,8 @@ def pg_url() -> Iterator[str]:
 
 PG_SQL = (
     "SELECT id, ts_rank_cd(tsv, q) AS score FROM docs, "
-    "to_tsquery('english', array_to_string(tsvector_to_array(to_tsvector('english', {q})), ' | ')) q "
+    "to_tsquery('english', "
+    "array_to_string(tsvector_to_array(to_tsvector('english', {q})), ' | ')) q "
     "WHERE tsv @@ q ORDER BY score DESC, id LIMIT {k}"
 )
 

@@ -226,7 +226,13 @@ class FrameworkSystem:
                 if not any(hasattr(target, m) for m in self.framework.methods):
                     if not callable(target):
                         raise UsageError(self._unusable(target))
-                    target = target()
+                    try:
+                        target = target()
+                    except Exception as exc:  # the user's builder: a clear stop, no traceback
+                        raise UsageError(
+                            f"{self.framework.type} system {self.name!r}: building {self.spec} "
+                            f"failed: {type(exc).__name__}: {exc}"
+                        ) from None
                     if not any(hasattr(target, m) for m in self.framework.methods):
                         raise UsageError(self._unusable(target))
                 self._object = target

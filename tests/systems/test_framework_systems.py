@@ -248,3 +248,28 @@ def test_table_is_validated(tmp_path: Path) -> None:
         load_config(config)
     text = str(info.value)
     assert "timeout" in text and "did you mean id_key" in text
+
+
+def test_runs_are_cached_until_the_source_changes(tmp_path: Path) -> None:
+    from assay.systems.cache import RunCache
+
+    user = tmp_path / "mine.py"
+    source = (
+        "class Fixed:\n"
+        "    def invoke(self, query, **kw):\n"
+        "        return [(type('D', (), {'id': 'd1', 'metadata': {}})(), 1.0)]\n"
+        "def build():\n"
+        "    return Fixed()\n"
+    )
+    user.write_text(source, encoding="utf-8")
+    config = _config(tmp_path, f'[systems.mine]\ntype = "langchain"\nobject = "{user}:build"\n')
+    cache, queries = RunCache(tmp_path / "cache"), {"q1": "alpha"}
+
+    def run() -> Any:
+        system = build_system("mine", config_path=config)
+        return run_system(system, _judgments(queries), K, progress=False, cache=cache)
+
+    assert not run().cached
+    assert run().cached
+    user.write_text(source + "# edited\n", encoding="utf-8")
+    assert not run().cached  # the source hash is part of the configuration

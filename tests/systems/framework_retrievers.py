@@ -166,3 +166,13 @@ def haystack_pipeline() -> Any:
     pipeline = Pipeline()
     pipeline.add_component("retriever", haystack_retriever())
     return pipeline
+
+
+def haystack_two_retrievers() -> Any:
+    """A Pipeline with two retrievers side by side: which documents rank is a choice."""
+    from haystack import Pipeline
+
+    pipeline = Pipeline()
+    pipeline.add_component("first", haystack_retriever())
+    pipeline.add_component("second", haystack_retriever())
+    return pipeline

@@ -164,6 +164,17 @@ type = "haystack"
 object = "{BUILDERS}:haystack_pipeline"
 id_key = "doc_id"
 use_async = false
+
+[systems.hs_two]
+type = "haystack"
+object = "{BUILDERS}:haystack_two_retrievers"
+id_key = "doc_id"
+
+[systems.hs_second]
+type = "haystack"
+object = "{BUILDERS}:haystack_two_retrievers"
+id_key = "doc_id"
+output = "second"
 """,
     )
     queries = retrievers.queries()
@@ -175,6 +186,11 @@ use_async = false
     assert any(theirs.values())
     _same(_assay(config, "hs", queries)[0], theirs)
     _same(_assay(config, "hs_pipeline", queries)[0], theirs)
+    _same(_assay(config, "hs_second", queries)[0], theirs)  # run_async of a Pipeline
+    two = dict(list(queries.items())[:2])
+    system = build_system("hs_two", config_path=config)
+    outcome = run_system(system, _judgments(two), K, progress=False)
+    assert len(outcome.failures) == 2 and "set output" in outcome.failures[0].error
 
 
 def test_bounded_like_python_systems(tmp_path: Path) -> None:

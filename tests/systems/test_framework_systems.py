@@ -289,3 +289,35 @@ def test_runs_are_cached_until_the_source_changes(tmp_path: Path) -> None:
     assert run().cached
     user.write_text(source + "# edited\n", encoding="utf-8")
     assert not run().cached  # the source hash is part of the configuration
+
+
+def test_async_calls_have_the_same_deadline(tmp_path: Path) -> None:
+    """ainvoke past its timeout is a failed query; one blocking its event loop is cut too."""
+    user = tmp_path / "slow_async.py"
+    user.write_text(
+        "import asyncio, time\n"
+        "class Waits:\n"
+        "    def invoke(self, query, **kw):\n"
+        "        return []\n"
+        "    async def ainvoke(self, query, **kw):\n"
+        "        await asyncio.sleep(5)\n"
+        "class Blocks(Waits):\n"
+        "    async def ainvoke(self, query, **kw):\n"
+        "        time.sleep(3)\n"
+        "WAITS = Waits()\n"
+        "BLOCKS = Blocks()\n",
+        encoding="utf-8",
+    )
+    tables = "".join(
+        f'[systems.{n}]\ntype = "langchain"\nobject = "{user}:{n.upper()}"\ntimeout = 0.2\n'
+        for n in ("waits", "blocks")
+    )
+    config = _config(tmp_path, tables)
+    queries = {"q1": "alpha", "q2": "beta"}
+    for name in ("waits", "blocks"):
+        started = time.monotonic()
+        outcome = run_system(
+            build_system(name, config_path=config), _judgments(queries), K, progress=False
+        )
+        assert time.monotonic() - started < 2.5, name
+        assert len(outcome.failures) == 2 and "0.2 s" in outcome.failures[0].error, name

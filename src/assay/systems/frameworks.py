@@ -303,7 +303,8 @@ class FrameworkSystem:
 
         rounds = math.ceil(len(queries) / self.concurrency)
         deadline = self.timeout * rounds + 1.0  # a coroutine that blocks its loop is cut here
-        return call_bounded(lambda: asyncio.run(every()), timeout=deadline, what=self._what())
+        what = f"{self._what()} ({len(queries)} async calls of {self.timeout:g} s each at most)"
+        return call_bounded(lambda: asyncio.run(every()), timeout=deadline, what=what)
 
     def _what(self) -> str:
         return f"{self.framework.type} system {self.spec}"

@@ -118,6 +118,14 @@ def test_duckdb_bm25_equals_duckdb(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     _same(_ranking(outcome), theirs)
     shown = outcome.run.metadata["system_config"]
     assert shown["setup"] == ["LOAD '${ASSAY_TEST_FTS}'"] and shown["query"] == sql
+    assert outcome.run.metadata["corpus_version"] == shown["corpus_version"]
+    with duckdb.connect(str(db)) as con:  # the index changes: a new configuration
+        con.execute("INSERT INTO docs VALUES ('new', 'a document added later')")
+        con.execute("CHECKPOINT")
+    assert (
+        build_system("bm25sql", config_path=config).config["corpus_version"]
+        != shown["corpus_version"]
+    )
 
 
 def test_duckdb_vss_binds_the_query_embedding(tmp_path: Path) -> None:

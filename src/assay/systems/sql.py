@@ -81,6 +81,9 @@ class SqlSystem:
             "id_column": o.id_column,
             "score_column": o.score_column,
         }
+        version = _file_version(self._target)
+        if version is not None:  # a changed database file is a new configuration (run cache)
+            out["corpus_version"] = version
         if self._encoder is not None:
             describe = getattr(self._encoder, "describe", None)
             out["embedding_model"] = describe() if callable(describe) else self._encoder.model_id
@@ -224,6 +227,23 @@ class SqlSystem:
 
     def __repr__(self) -> str:
         return f"SqlSystem({self.name!r}, {shown_url(self._url)!r})"
+
+
+def _file_version(url: str) -> str | None:
+    """For a SQLite or DuckDB file: a version of its size and modification time (else None)."""
+    from sqlalchemy.engine import make_url
+
+    from assay.hashing import content_version
+
+    parsed = make_url(url)
+    database = parsed.database
+    if parsed.get_backend_name() not in ("sqlite", "duckdb") or not database:
+        return None
+    path = Path(database)
+    if database == ":memory:" or not path.is_file():
+        return None
+    stat = path.stat()
+    return content_version({"bytes": stat.st_size, "modified_ns": stat.st_mtime_ns})
 
 
 def _interrupt(dbapi_connection: Any) -> None:

@@ -128,6 +128,40 @@ def test_duckdb_bm25_equals_duckdb(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     )
 
 
+def test_in_memory_database_built_by_setup(tmp_path: Path) -> None:
+    """setup runs on every new connection: an in-memory DuckDB index per connection."""
+    extension = _fts_extension("fts")
+    rows = fr.corpus()[:50]
+    (tmp_path / "docs.csv").write_text(
+        "id,body\n" + "".join(f'{d},"{b.replace(chr(34), "")}"\n' for d, b in rows),
+        encoding="utf-8",
+    )
+    setup = [
+        f"LOAD '{extension}'",
+        f"CREATE TABLE docs AS SELECT * FROM read_csv('{tmp_path / 'docs.csv'}', all_varchar=true)",
+        "PRAGMA create_fts_index('docs', 'id', 'body')",
+    ]
+    config = tmp_path / "assay.toml"
+    config.write_text(
+        f'[systems.mem]\ntype = "sql"\nurl = "duckdb:///:memory:"\nsetup = {json.dumps(setup)}\n'
+        f"query = {json.dumps(BM25_SQL.format(q=':query', k=':k'))}\n",
+        encoding="utf-8",
+    )
+    queries = dict(list(fr.queries().items())[:8])
+    outcome = _run(config, "mem", queries)
+    assert not outcome.failures and len(outcome.run.query_ids) > 0
+    import duckdb
+
+    with duckdb.connect() as con:
+        for statement in setup:
+            con.execute(statement)
+        theirs = {
+            q: con.execute(BM25_SQL.format(q="$query", k="$k"), {"query": t, "k": K}).fetchall()
+            for q, t in queries.items()
+        }
+    _same(_ranking(outcome), theirs)
+
+
 def test_duckdb_vss_binds_the_query_embedding(tmp_path: Path) -> None:
     import duckdb
 

@@ -91,18 +91,12 @@ class SqlSystem:
 
     def prepare(self) -> SqlSystem:
         """Open the pool (connections are made on first use); returns self."""
-        from sqlalchemy import create_engine, event
+        from sqlalchemy import event
 
         with self._lock:
             if self._engine is None:
                 try:
-                    engine = create_engine(
-                        self._target,
-                        pool_size=self.concurrency,
-                        max_overflow=0,
-                        pool_timeout=self.timeout,
-                        pool_pre_ping=False,
-                    )
+                    engine = _engine(self._target, self.concurrency, self.timeout)
                 except Exception as exc:  # unknown dialect, missing driver, bad URL
                     raise UsageError(f"[systems.{self.name}].url: {exc}") from None
                 setup = list(self._options.setup)
@@ -227,6 +221,17 @@ class SqlSystem:
 
     def __repr__(self) -> str:
         return f"SqlSystem({self.name!r}, {shown_url(self._url)!r})"
+
+
+def _engine(url: str, size: int, timeout: float) -> Any:
+    """A pool of ``size`` connections; an in-memory SQLite or DuckDB database gets one
+    connection per thread (SQLAlchemy's choice for them), each set up by ``setup``."""
+    from sqlalchemy import create_engine
+
+    try:
+        return create_engine(url, pool_size=size, max_overflow=0, pool_timeout=timeout)
+    except TypeError:  # SingletonThreadPool takes a size only
+        return create_engine(url, pool_size=size)
 
 
 def _file_version(url: str) -> str | None:

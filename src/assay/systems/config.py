@@ -3,7 +3,7 @@
 An ``assay.toml`` declares systems as tables::
 
     [systems.keyword]
-    type = "keyword"       # keyword | bm25 | vector | hybrid | python | http | opensearch | solr
+    type = "keyword"            # or bm25, vector, hybrid, python, http, opensearch, solr, sql, ...
     corpus = "catalog.csv"      # relative to assay.toml
     id_field = "idno"
     text_fields = ["name", "definition_long"]
@@ -47,6 +47,10 @@ SYSTEM_TYPES: dict[str, str] = {
     "opensearch": "assay.systems.http",
     "elasticsearch": "assay.systems.http",
     "solr": "assay.systems.http",
+    "langchain": "assay.systems.frameworks",
+    "llamaindex": "assay.systems.frameworks",
+    "haystack": "assay.systems.frameworks",
+    "sql": "assay.systems.sql",
 }
 #: Types that index a local corpus and cannot run without one.
 CORPUS_TYPES = frozenset({"keyword", "bm25", "vector"})
@@ -233,8 +237,8 @@ def _make(
             return build_system(member, config_path=cfg_path, corpus=loaded)
 
         table_for_factory["resolve"] = _resolve
-    if type_name == "vector" and cfg_path is not None:  # endpoint models: [models.NAME] there
-        table_for_factory.setdefault("config_path", cfg_path)
+    if type_name in ("vector", "sql") and cfg_path is not None:  # endpoint models: [models.NAME]
+        table_for_factory.setdefault("config_path", str(cfg_path))
     return factory(name, table_for_factory, corpus=loaded, base_dir=base_dir)
 
 

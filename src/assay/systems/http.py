@@ -113,6 +113,10 @@ class HttpSystem:
         self._method = check_method(name, method)
         self._body = check_body(name, body)
         self._headers = check_headers(name, headers)
+        # "root.children?": an absent last key is an empty hit list (Vespa omits it on no match)
+        self._hits_optional = isinstance(hits_path, str) and hits_path.rstrip().endswith("?")
+        if self._hits_optional:
+            hits_path = hits_path.rstrip()[:-1]
         self._hits_path = check_path(name, "hits_path", hits_path)
         self._id_path = check_path(name, "id_path", id_path)
         self._score_path = (
@@ -152,7 +156,7 @@ class HttpSystem:
                 key: _REDACTED if _SENSITIVE_HEADER.search(key) and not _ENV_VAR.search(v) else v
                 for key, v in self._headers.items()
             },
-            "hits_path": format_path(self._hits_path),
+            "hits_path": format_path(self._hits_path) + ("?" if self._hits_optional else ""),
             "id_path": format_path(self._id_path),
             "score_path": None if self._score_path is None else format_path(self._score_path),
         }
@@ -298,6 +302,8 @@ class HttpSystem:
         try:
             items = get_path(payload, self._hits_path)
         except PathError as exc:
+            if self._hits_optional and _absent_last_key(payload, self._hits_path):
+                return []
             raise SystemError_(
                 f"{where} has no hit list at {format_path(self._hits_path)!r}: {exc}"
                 " (check hits_path)"
@@ -344,6 +350,15 @@ class HttpSystem:
         if score is None or not math.isfinite(score):
             raise SystemError_(f"{where}: hit {rank} has a non-numeric score {raw!r}")
         return score
+
+
+def _absent_last_key(payload: Any, steps: tuple[Any, ...]) -> bool:
+    """Whether ``steps`` lead to an object that lacks only their last key."""
+    try:
+        parent = get_path(payload, steps[:-1])
+    except PathError:
+        return False
+    return bool(steps) and isinstance(parent, dict) and steps[-1] not in parent
 
 
 # -- templates ---------------------------------------------------------------

@@ -39,11 +39,23 @@ def load_function(spec: str, *, base_dir: str | Path | None = None) -> SearchFun
     imported with the working directory and ``base_dir`` on ``sys.path``.
     Raises :class:`UsageError` when the module, file or attribute is missing.
     """
+    obj = load_object(spec, base_dir=base_dir)
+    if not callable(obj):
+        raise UsageError(f"python system {spec!r}: {spec.rpartition(':')[2]} is not callable")
+    return obj
+
+
+def load_object(
+    spec: str, *, base_dir: str | Path | None = None, what: str = "python system"
+) -> Any:
+    """The object named by ``spec`` (``module.path:NAME`` or ``path/to/file.py:NAME``).
+
+    Found as :func:`load_function` finds a function, without requiring it to be
+    callable; ``what`` names the system type in messages.
+    """
     target, sep, attr = spec.rpartition(":")
     if not sep or not target or not attr:
-        raise UsageError(
-            f"python system {spec!r}: expected module.path:function or path/to/file.py:function"
-        )
+        raise UsageError(f"{what} {spec!r}: expected module.path:NAME or path/to/file.py:NAME")
     if target.endswith(".py") or "/" in target or "\\" in target:
         module = _module_from_file(target, spec, base_dir)
     else:
@@ -51,12 +63,8 @@ def load_function(spec: str, *, base_dir: str | Path | None = None) -> SearchFun
     obj: Any = module
     for part in attr.split("."):
         if not hasattr(obj, part):
-            raise UsageError(
-                f"python system {spec!r}: {target} has no attribute {part!r}",
-            )
+            raise UsageError(f"{what} {spec!r}: {target} has no attribute {part!r}")
         obj = getattr(obj, part)
-    if not callable(obj):
-        raise UsageError(f"python system {spec!r}: {attr} is not callable")
     return obj
 
 

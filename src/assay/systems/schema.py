@@ -23,10 +23,11 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from assay.errors import InputError, Problem
+from assay.errors import InputError, Problem, UsageError
 from assay.formats import CORPUS_FORMATS
 from assay.systems.bm25 import BM25_METHODS
 from assay.systems.limits import MAX_BACKOFF, MAX_RETRIES, MAX_TIMEOUT
+from assay.systems.usercode import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT
 
 _STRICT = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False)
 CorpusFormat = Literal[CORPUS_FORMATS]  # type: ignore[valid-type]
@@ -39,7 +40,7 @@ class SystemTable(BaseModel):
 
     type: str = Field(
         description="The system type: keyword, bm25, vector, hybrid, python, http, "
-        "opensearch, elasticsearch or solr."
+        "opensearch, elasticsearch, solr, langchain, llamaindex, haystack or sql."
     )
     corpus: str | None = Field(
         None, description="Corpus file or BEIR folder, relative to assay.toml (or --corpus)."
@@ -135,7 +136,107 @@ class PythonTable(SystemTable):
     function: str = Field(description="module.path:function or path/to/file.py:function.")
     params: dict[str, Any] | None = Field(None, description="Keyword arguments of the function.")
     timeout: float = Field(
-        60.0, gt=0, le=MAX_TIMEOUT, description="Seconds one call may take (then it fails)."
+        DEFAULT_TIMEOUT,
+        gt=0,
+        le=MAX_TIMEOUT,
+        description="Seconds one call may take (then it fails).",
+    )
+
+
+class _Framework(SystemTable):
+    """Keys shared by the LangChain, LlamaIndex and Haystack systems."""
+
+    object: str = Field(
+        description='The retriever, query engine, component or pipeline: "file.py:NAME" or '
+        '"module:NAME" (the object, or a function of no argument that builds it).'
+    )
+    id_key: str | None = Field(
+        None,
+        description="Metadata key holding each document's id (default: the framework's own "
+        "document id).",
+    )
+    timeout: float = Field(
+        DEFAULT_TIMEOUT,
+        gt=0,
+        le=MAX_TIMEOUT,
+        description="Seconds one call may take (then it fails).",
+    )
+    concurrency: int = Field(
+        DEFAULT_CONCURRENCY, ge=1, le=1024, description="Calls in flight at once."
+    )
+    use_async: bool = Field(
+        True,
+        description="Use the framework's async call (ainvoke, aretrieve/aquery, run_async) "
+        "where the object has it: a batch of queries runs on one event loop.",
+    )
+
+
+class LangChainTable(_Framework):
+    """``type = "langchain"``: a Runnable or retriever; ``invoke(query)`` returns Documents."""
+
+    type: Literal["langchain"] = Field(description="langchain")
+    k_argument: str | None = Field(
+        None,
+        description='Keyword argument of invoke() that receives k ("k" for a vector store '
+        "retriever); default none: the object's own depth is used, its list cut to k.",
+    )
+
+
+class LlamaIndexTable(_Framework):
+    """``type = "llamaindex"``: a retriever (``retrieve``) or a query engine's source nodes."""
+
+    type: Literal["llamaindex"] = Field(description="llamaindex")
+
+
+class HaystackTable(_Framework):
+    """``type = "haystack"``: a component or Pipeline; ``run(query=..., top_k=k)``."""
+
+    type: Literal["haystack"] = Field(description="haystack")
+    k_argument: str | None = Field("top_k", description='Input that receives k ("" to send none).')
+    query_argument: str = Field(
+        "query", min_length=1, description='Input that receives the query ("text" for an embedder).'
+    )
+    output: str | None = Field(
+        None,
+        description="Pipeline component whose documents are the ranking (needed when several "
+        "components output documents).",
+    )
+
+
+class SqlTable(SystemTable):
+    """``type = "sql"``: one SQL statement per query, through SQLAlchemy."""
+
+    type: Literal["sql"] = Field(description="sql")
+    url: str = Field(
+        min_length=1,
+        description="SQLAlchemy URL (${VAR} allowed; the password is never written), e.g. "
+        "postgresql+psycopg://user@host/db, duckdb:///index.duckdb, sqlite:///index.db.",
+    )
+    setup: list[str] = Field(
+        [], description="Statements run once on every new connection (LOAD an extension...)."
+    )
+    query: str = Field(
+        min_length=1,
+        description="SQL with :query and :k bound (:embedding too with embedding_model), "
+        "answering rows of id and score.",
+    )
+    id_column: str = Field("id", min_length=1, description="Result column holding doc ids.")
+    score_column: str | None = Field(
+        "score", description='Result column holding scores ("" : none, the row order ranks).'
+    )
+    embedding_model: str | None = Field(
+        None,
+        description="Model whose query vector is bound to :embedding (a vector system's "
+        'model values: "wordllama", "multilingual-e5-small", "endpoint:NAME", a folder).',
+    )
+    timeout: float = Field(
+        DEFAULT_TIMEOUT, gt=0, le=MAX_TIMEOUT, description="Seconds one query may take."
+    )
+    concurrency: int = Field(
+        DEFAULT_CONCURRENCY, ge=1, le=1024, description="Pooled connections (queries at once)."
+    )
+    config_path: str | None = Field(
+        None, description="Set by assay: the assay.toml whose [models.NAME] serves an endpoint."
     )
 
 
@@ -166,7 +267,11 @@ class HttpTable(_Remote):
     body: dict[str, Any] | list[Any] | str | None = Field(
         None, description='JSON request body with "{query}" and "{k}" placeholders.'
     )
-    hits_path: str = Field("hits", description="Where the hit list is in the response.")
+    hits_path: str = Field(
+        "hits",
+        description='Where the hit list is in the response; a final "?" (root.children?) '
+        "reads an absent last key as no hits.",
+    )
     id_path: str = Field("id", description="Where a hit's doc id is.")
     score_path: str | None = Field("score", description="Where a hit's score is.")
 
@@ -209,12 +314,31 @@ SYSTEM_MODELS: dict[str, type[SystemTable]] = {
     "opensearch": OpenSearchTable,
     "elasticsearch": OpenSearchTable,
     "solr": SolrTable,
+    "langchain": LangChainTable,
+    "llamaindex": LlamaIndexTable,
+    "haystack": HaystackTable,
+    "sql": SqlTable,
 }
 
 
 def allowed_keys(type_name: str) -> list[str]:
     """Every key a ``[systems.NAME]`` table of ``type_name`` may hold."""
     return sorted(SYSTEM_MODELS[type_name].model_fields)
+
+
+def validated_table(name: str, table: dict[str, Any]) -> Any:
+    """``table`` checked by its type's model and returned typed, defaults filled in.
+
+    Used by factories for tables that did not come through :func:`check_systems`
+    (a type given on the command line); raises :class:`UsageError` naming the key.
+    """
+    type_name = str(table.get("type"))
+    try:
+        return SYSTEM_MODELS[type_name].model_validate(table)
+    except ValidationError as exc:
+        problems = _problems(exc, name, type_name, table, f"[systems.{name}]", None)
+        first = problems[0]
+        raise UsageError(f"[systems.{name}] {first.message} ({first.hint})") from None
 
 
 def check_systems(systems: dict[str, Any], path: str | Path, text: str | None = None) -> None:

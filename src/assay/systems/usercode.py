@@ -40,6 +40,8 @@ T = TypeVar("T")
 
 #: Seconds a user function may take per call unless configured (``timeout``).
 DEFAULT_TIMEOUT = 60.0
+#: Calls in flight at once for framework and SQL systems unless configured (``concurrency``).
+DEFAULT_CONCURRENCY = 4
 #: Abandoned calls (past their deadline, still running) after which calls fail at once.
 MAX_ABANDONED = 8
 

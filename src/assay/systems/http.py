@@ -52,7 +52,7 @@ from assay.systems.http_transport import (
     exchange,
     origin_of,
 )
-from assay.systems.jsonpath import PathError, format_path, get_path
+from assay.systems.jsonpath import PathError, absent_last_key, format_path, get_path
 
 _PLACEHOLDER = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\{(query|k)\}")
 _ENV_VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
@@ -302,7 +302,7 @@ class HttpSystem:
         try:
             items = get_path(payload, self._hits_path)
         except PathError as exc:
-            if self._hits_optional and _absent_last_key(payload, self._hits_path):
+            if self._hits_optional and absent_last_key(payload, self._hits_path):
                 return []
             raise SystemError_(
                 f"{where} has no hit list at {format_path(self._hits_path)!r}: {exc}"
@@ -350,15 +350,6 @@ class HttpSystem:
         if score is None or not math.isfinite(score):
             raise SystemError_(f"{where}: hit {rank} has a non-numeric score {raw!r}")
         return score
-
-
-def _absent_last_key(payload: Any, steps: tuple[Any, ...]) -> bool:
-    """Whether ``steps`` lead to an object that lacks only their last key."""
-    try:
-        parent = get_path(payload, steps[:-1])
-    except PathError:
-        return False
-    return bool(steps) and isinstance(parent, dict) and steps[-1] not in parent
 
 
 # -- templates ---------------------------------------------------------------

@@ -99,3 +99,12 @@ def _kind(value: Any) -> str:
     if isinstance(value, str):
         return "a string"
     return "a number"
+
+
+def absent_last_key(value: Any, steps: tuple[Step, ...]) -> bool:
+    """Whether ``steps`` lead to an object that lacks only their last key."""
+    try:
+        parent = get_path(value, steps[:-1])
+    except PathError:
+        return False
+    return bool(steps) and isinstance(parent, dict) and steps[-1] not in parent

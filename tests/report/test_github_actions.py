@@ -126,7 +126,8 @@ def test_a_passing_gate_writes_the_summary_and_no_error(
 ) -> None:
     base_run = regression["worse.trec"].with_name("base.trec")
     code, out, _ = _main("gate", str(regression["qrels.jsonl"]), str(base_run),
-                         "-b", str(regression["base.json"]), "-m", "nDCG@10", capsys=capsys)  # fmt: skip
+                         "-b", str(regression["base.json"]), "-m", "nDCG@10",
+                         capsys=capsys)  # fmt: skip
     assert code == 0 and _active(out) == []
     assert "### assay gate passed" in actions.read_text()
 

@@ -193,3 +193,103 @@ def test_matrix_gate_annotates_the_variant_that_regressed(
     (line,) = _active(out)
     assert line.startswith("::error title=assay matrix gate%3A p/b regressed::")
     assert "### Gate against the baseline: failed" in actions.read_text()
+
+
+# ------------------------------------------------------------- the composite action
+def _expand(value: str, inputs: dict[str, str]) -> str:
+    """``${{ inputs.NAME }}`` replaced as the runner does for a composite action's step env."""
+    return re.sub(r"\$\{\{\s*inputs\.([\w-]+)\s*\}\}", lambda m: inputs[m.group(1)], value)
+
+
+def _run_action(inputs: dict[str, str], folder: Path) -> tuple[int, str, Path, Path]:
+    """Every step of action.yml, run with bash as GitHub runs a composite action's steps."""
+    import os
+    import subprocess
+    import sys
+
+    import yaml
+
+    action = yaml.safe_load((ROOT / "action.yml").read_text())
+    assert action["runs"]["using"] == "composite"
+    declared = action["inputs"]
+    assert set(inputs) <= set(declared)
+    given = {name: inputs.get(name, spec.get("default", "")) for name, spec in declared.items()}
+    missing = [n for n, spec in declared.items() if spec.get("required") and not given[n]]
+    assert not missing, missing
+    summary, output = folder / "summary.md", folder / "output.txt"
+    env = {
+        **os.environ,
+        "GITHUB_ACTIONS": "true",
+        "GITHUB_STEP_SUMMARY": str(summary),
+        "GITHUB_OUTPUT": str(output),
+        "GITHUB_ACTION_PATH": str(ROOT),
+        "RUNNER_TEMP": str(folder),
+        "PIP_NO_INDEX": "1",  # nothing downloaded: the package is already installed
+        "PYTHONPATH": str(ROOT / "src"),
+        "ASSAY_RECORD": "0",
+    }
+    transcript, code = "", 0
+    for step in action["runs"]["steps"]:
+        assert step["shell"] == "bash" and "${{" not in step["run"]  # inputs only via env
+        step_env = {k: _expand(str(v), given) for k, v in step.get("env", {}).items()}
+        done = subprocess.run(
+            ["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", step["run"]],
+            env={**env, **step_env}, cwd=folder, capture_output=True, text=True, timeout=300,
+        )  # fmt: skip
+        transcript += done.stdout + done.stderr
+        code = done.returncode
+        if code:
+            break
+    return code, transcript, summary, output
+
+
+def test_the_action_gates_a_worse_run(regression: dict[str, Path], tmp_path: Path) -> None:
+    import sys
+
+    inputs = {
+        "judgments": str(regression["qrels.jsonl"]),
+        "run": str(regression["worse.trec"]),
+        "baseline": str(regression["base.json"]),
+        "metrics": "nDCG@10, RR@10",
+        "args": "--margin 0.02 --by language --min-n 5",
+        "python": sys.executable,
+        "package": "assay",  # already installed: pip finds it satisfied, offline
+    }
+    code, transcript, summary, output = _run_action(inputs, tmp_path)
+    assert code == 1, transcript
+    assert dict(line.split("=", 1) for line in output.read_text().splitlines()) == {
+        "exit-code": "1",
+        "passed": "false",
+    }
+    assert "### assay gate failed: regression" in summary.read_text()
+    assert "margin 0.020" in summary.read_text()
+    errors = _active(transcript)
+    assert len(errors) == 6 and all(e.startswith("::error title=assay gate") for e in errors)
+
+
+def test_the_action_passes_an_equal_run(regression: dict[str, Path], tmp_path: Path) -> None:
+    import sys
+
+    inputs = {
+        "judgments": str(regression["qrels.jsonl"]),
+        "run": str(regression["worse.trec"].with_name("base.trec")),
+        "baseline": str(regression["base.json"]),
+        "python": sys.executable,
+        "package": "assay",
+    }
+    code, transcript, summary, output = _run_action(inputs, tmp_path)
+    assert code == 0, transcript
+    assert "passed=true" in output.read_text().splitlines()
+    assert "### assay gate passed" in summary.read_text() and _active(transcript) == []
+
+
+def test_the_documented_workflow_uses_the_action_as_declared() -> None:
+    import yaml
+
+    page = (ROOT / "docs" / "workflows" / "github-actions.md").read_text()
+    (block,) = re.findall(r"```yaml\n(.*?)```", page, re.S)
+    workflow = yaml.safe_load(block)
+    declared = yaml.safe_load((ROOT / "action.yml").read_text())["inputs"]
+    (step,) = [s for s in workflow["jobs"]["gate"]["steps"] if s.get("id") == "gate"]
+    assert set(step["with"]) <= set(declared)
+    assert {n for n, spec in declared.items() if spec.get("required")} <= set(step["with"])

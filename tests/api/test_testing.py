@@ -47,8 +47,8 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 def _cli_gate(runs: dict[str, Path], candidate: Path, capsys) -> dict:
     from assay.cli.app import main
 
-    argv = ["gate", str(JUDGMENTS), str(candidate), "-b", str(runs["baseline"]),
-            "-m", "nDCG@10", "-m", "RR", "--margin", "0.01", "-f", "json", "--no-record"]  # fmt: skip
+    argv = ["gate", str(JUDGMENTS), str(candidate), "-b", str(runs["baseline"]), "-m",
+            "nDCG@10", "-m", "RR", "--margin", "0.01", "-f", "json", "--no-record"]  # fmt: skip
     with pytest.raises(SystemExit):
         main(argv)
     return json.loads(capsys.readouterr().out)

@@ -205,7 +205,6 @@ def _run_action(inputs: dict[str, str], folder: Path) -> tuple[int, str, Path, P
     """Every step of action.yml, run with bash as GitHub runs a composite action's steps."""
     import os
     import subprocess
-    import sys
 
     import yaml
 

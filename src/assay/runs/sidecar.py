@@ -101,7 +101,7 @@ def provenance_note(run: Any, run_path: str | Path, data: dict[str, Any] | None)
             return None
         why = f"written by `assay run` (marker line), but its sidecar {side} is missing"
         return f"{run_path}: {why}; provenance unknown: scored as a plain run"
-    mismatch = _mismatch(data.get("run_file"), Path(run_path))
+    mismatch = sidecar_mismatch(data, run_path)
     if mismatch is None:
         return None
     return (
@@ -110,10 +110,12 @@ def provenance_note(run: Any, run_path: str | Path, data: dict[str, Any] | None)
     )
 
 
-def _mismatch(record: Any, path: Path) -> str | None:
-    """What differs between the run at ``path`` and the sidecar's ``record`` (None: same)."""
+def sidecar_mismatch(data: dict[str, Any], run_path: str | Path) -> str | None:
+    """What differs between the run at ``run_path`` and the ``run_file`` record of its
+    sidecar ``data`` (None: it matches, or the sidecar predates the record)."""
     from assay.hashing import file_sha256
 
+    record, path = data.get("run_file"), Path(run_path)
     if record is None:
         return None  # a sidecar from before the record existed
     if not isinstance(record, dict) or not isinstance(record.get("sha256"), str):

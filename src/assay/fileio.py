@@ -14,6 +14,10 @@ replaces the file it points to (the link stays a link); a dangling link
 creates its target. Inputs that are FIFOs or devices are refused too
 (:func:`check_input`), so a command never blocks reading a pipe that nobody
 writes. Text written is scrubbed of registered secrets (:mod:`assay.redact`).
+
+A file that another program owns and assay only adds to (GitHub's job summary,
+``$GITHUB_STEP_SUMMARY``) is appended to with :func:`append_text`: one write of
+the whole text, flushed and synced, to a regular file only.
 """
 
 from __future__ import annotations
@@ -190,6 +194,26 @@ def write_text_atomic(path: str | Path, text: str) -> Path:
     from assay.redact import scrub_secrets
 
     return write_bytes_atomic(path, scrub_secrets(text).encode("utf-8", "replace"))
+
+
+def append_text(path: str | Path, text: str) -> Path:
+    """Append UTF-8 ``text`` (scrubbed of registered secrets) to ``path`` in one write; return it.
+
+    The file is created when missing; special files are refused as for a write
+    (:func:`output_target`). An I/O error is an :class:`OSError` naming the file.
+    """
+    from assay.redact import scrub_secrets
+
+    target = output_target(path)
+    data = scrub_secrets(text).encode("utf-8", "replace")
+    try:
+        with open(target, "ab") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+    except OSError as exc:
+        raise _named(exc, target) from None
+    return target
 
 
 def _sync_dir(folder: Path) -> None:

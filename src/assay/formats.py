@@ -148,7 +148,10 @@ def detect_format(path: str | Path, kind: str) -> str:
 
 def detect_kind(path: str | Path) -> str:
     """What ``path`` holds: judgments (a folder: BEIR), a run, a corpus, answer cases,
-    an ``assay.toml`` (``config``) or an assay result file (``result``)."""
+    an ``assay.toml`` (``config``) or an assay result file (``result``); an ir_datasets
+    name (``irds:NAME``) is judgments."""
+    if str(path).startswith("irds:"):
+        return "judgments"
     p = Path(path)
     if p.is_dir():
         return "judgments"

@@ -51,3 +51,17 @@ def content_version(content: bytes | str | Any) -> str:
     h = ContentHash()
     h.update(content)
     return h.version()
+
+
+def sha256_hex(data: bytes) -> str:
+    """The full SHA-256 of ``data`` in hex (what ``sha256sum`` prints): a file's fingerprint."""
+    return hashlib.sha256(data).hexdigest()
+
+
+def file_sha256(path: str | Any, chunk: int = 1 << 20) -> str:
+    """The full SHA-256 of the file at ``path`` in hex, read in chunks (bounded memory)."""
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        while block := fh.read(chunk):
+            h.update(block)
+    return h.hexdigest()

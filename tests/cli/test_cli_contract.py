@@ -265,7 +265,7 @@ def test_trec_qrels_need_query_texts_before_a_system_runs(tmp_path: Path) -> Non
         "--config", str(CONFIG), "-o", str(out), "--no-cache", cwd=tmp_path,
     )  # fmt: skip
     assert run.returncode == 0, run.stderr
-    assert out.read_text(encoding="utf-8").splitlines()[1].startswith("1 Q0 LF_UNEMP_PCT 1 ")
+    assert out.read_text(encoding="utf-8").splitlines()[0].startswith("1 Q0 LF_UNEMP_PCT 1 ")
 
 
 def test_a_beir_folder_is_its_own_corpus(shared_data: Path, tmp_path: Path) -> None:

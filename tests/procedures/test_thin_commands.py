@@ -41,8 +41,8 @@ def test_run_to_file_writes_what_assay_run_writes(tmp_path: Path, capsys) -> Non
     options = RunOptions(abstain_below=0.2, progress=False)
     written = run_to_file(questions, by_lib, source, options, ScoringOptions(k=7))
     assert (written.path, written.format) == (by_lib, "trec")
-    cli_lines = by_cli.read_text().splitlines()[1:]  # the marker names its own sidecar
-    assert by_lib.read_text().splitlines()[1:] == cli_lines and len(cli_lines) > 10
+    cli_lines = by_cli.read_text().splitlines()
+    assert by_lib.read_text().splitlines() == cli_lines and len(cli_lines) > 10
 
     def content(path: Path) -> dict:
         return {k: v for k, v in json.loads(path.read_text()).items() if k not in STAMPS}
@@ -50,6 +50,7 @@ def test_run_to_file_writes_what_assay_run_writes(tmp_path: Path, capsys) -> Non
     assert content(written.sidecar_path) == content(by_cli.with_name("k.trec.json"))
     typed = written.sidecar  # the sidecar, typed
     assert (typed.system, typed.k, typed.failures) == ("keyword", 7, [])
+    assert typed.run_file is not None and typed.run_file.bytes == by_lib.stat().st_size
     assert typed.abstention is not None and typed.abstention["threshold"] == 0.2
     assert written.failed_runs() == [("keyword", [])]
 

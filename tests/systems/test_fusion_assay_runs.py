@@ -1,4 +1,4 @@
-"""``assay fuse`` reads the runs ``assay run`` writes (marker line first)."""
+"""``assay fuse`` reads the runs ``assay run`` writes, old ones (marker line first) too."""
 
 from __future__ import annotations
 
@@ -17,18 +17,19 @@ def _run(rows: list[tuple[str, str, float]], name: str) -> Run:
     return Run(frame, name=name)
 
 
-def test_marked_runs_fuse_as_plain_ones(tmp_path: Path) -> None:
+def test_old_marked_runs_fuse_as_plain_ones(tmp_path: Path) -> None:
     a = _run([("q1", "d1", 3.0), ("q1", "d2", 2.0), ("q2", "d3", 1.0)], "a")
     b = _run([("q1", "d2", 5.0), ("q1", "d4", 4.0), ("q2", "d3", 2.0)], "b")
-    marked = [tmp_path / "a.trec", tmp_path / "b.trec"]
-    write_run_pair(a, marked[0], {"system": "a"}, tag="a")
-    write_run_pair(b, marked[1], {"system": "b"}, tag="b")
-    assert marked[0].read_bytes().startswith(TREC_MARKER)
-    plain = []
-    for path in marked:  # the same runs without the marker line
-        out = tmp_path / f"plain-{path.name}"
-        out.write_bytes(b"".join(path.read_bytes().splitlines(keepends=True)[1:]))
-        plain.append(out)
+    plain = [tmp_path / "a.trec", tmp_path / "b.trec"]
+    write_run_pair(a, plain[0], {"system": "a"}, tag="a")
+    write_run_pair(b, plain[1], {"system": "b"}, tag="b")
+    assert all(len(line.split()) == 6 for line in plain[0].read_text().splitlines())
+    marked = []
+    for path in plain:  # the same runs as an older `assay run` wrote them: marker line first
+        out = tmp_path / f"marked-{path.name}"
+        out.write_bytes(TREC_MARKER + b" sidecar x.json; keep the two files together\n")
+        out.write_bytes(out.read_bytes() + path.read_bytes())
+        marked.append(out)
     assert load_ranked_run(marked[0]).frame["rank"].tolist() == [1, 2, 1]
     fused_marked = fuse_files(marked, method="rrf", name="f")
     fused_plain = fuse_files(plain, method="rrf", name="f")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 
@@ -44,8 +45,9 @@ def test_run_example_writes_run_and_sidecar(example: Path, tmp_path: Path, capsy
         "--no-progress",
     )
     assert code == 0
-    marker, *lines = out.read_text().splitlines()
-    assert marker.startswith("# assay run: sidecar keyword.trec.json")  # trec_eval 10 skips it
+    raw = out.read_bytes()
+    lines = raw.decode().splitlines()
+    assert all(len(line.split()) == 6 for line in lines)  # a plain TREC run, no marker line
     first = {}
     for line in lines:
         qid, _, doc, rank, _score, tag = line.split()
@@ -62,6 +64,11 @@ def test_run_example_writes_run_and_sidecar(example: Path, tmp_path: Path, capsy
     assert side["k"] == 10 and side["queries"] == 15 and side["failures"] == []
     assert {"p50", "p95"} <= set(side["latency_ms"]) and side["assay_version"]
     assert side["abstention"]["no_answer_queries"] == 1
+    assert side["run_file"] == {
+        "name": "keyword.trec",
+        "bytes": len(raw),
+        "sha256": hashlib.sha256(raw).hexdigest(),
+    }
     assert "15/15 queries" in capsys.readouterr().out
     assert list((tmp_path / "cache").glob("*.json"))  # stored for next time
 
@@ -86,9 +93,10 @@ def test_second_run_comes_from_cache_and_no_cache_skips_it(
     assert "(from cache)" in capsys.readouterr().out
     assert _run(*args, "--no-cache") == 0
     assert "(from cache)" not in capsys.readouterr().out
-    header, first_line = (tmp_path / "n.jsonl").read_text().splitlines()[:2]
-    assert json.loads(header)["assay_run"]["sidecar"] == "n.jsonl.json"  # the pair's marker
-    assert "query_id" in json.loads(first_line)
+    lines = (tmp_path / "n.jsonl").read_text().splitlines()
+    assert all("query_id" in json.loads(line) for line in lines)  # queries only, no header
+    side = json.loads((tmp_path / "n.jsonl.json").read_text())
+    assert side["run_file"]["name"] == "n.jsonl"
 
 
 def test_command_line_system_on_a_temp_corpus(tmp_path: Path) -> None:
@@ -115,7 +123,7 @@ def test_command_line_system_on_a_temp_corpus(tmp_path: Path) -> None:
         "--no-progress",
     )
     assert code == 0
-    assert [line.split()[2] for line in out.read_text().splitlines()[1:]] == ["a", "b"]
+    assert [line.split()[2] for line in out.read_text().splitlines()] == ["a", "b"]
     side = json.loads((tmp_path / "r.trec.json").read_text())
     assert side["system_config"]["text_fields"] == ["title"]
 
@@ -125,7 +133,7 @@ def test_python_function_system(tmp_path: Path, data_dir: Path) -> None:
     spec = f"{data_dir / 'systems' / 'user_search.py'}:search"
     out = tmp_path / "p.trec"
     assert _run("run", str(tmp_path / "j.jsonl"), "-s", spec, "-o", str(out), "--no-progress") == 0
-    assert out.read_text().splitlines()[1].split()[2] == "d1"  # after the marker line
+    assert out.read_text().splitlines()[0].split()[2] == "d1"  # a plain run: no marker line
 
 
 def test_all_failed_exits_1(tmp_path: Path) -> None:

@@ -378,9 +378,17 @@ def finish(
     with :meth:`~assay.results.ResultModel.exit_code` (and its ``exit_message`` as an
     ``error:`` line, when it has one). A result's ``failed_what`` names what its failures
     are (model calls; queries by default)."""
+    import sys
+
     if record:
         record_result(result, store)
-    (emitter or emit_result)(result, fmt, output)
+    from assay.report.github import reporting
+
+    # GitHub Actions: commands off while the table prints, then the job summary and one
+    # annotation per failing check (to stderr when stdout carries JSON, JUnit...)
+    table = fmt in TABLE_FORMATS
+    with reporting(result, None if table else sys.stderr, guard=table):
+        (emitter or emit_result)(result, fmt, output)
     exit_if_failed(result.failed_runs(), max_failed, result.failed_what)
     code = result.exit_code()
     if code and (message := result.exit_message()):

@@ -45,7 +45,10 @@ def _emit(result: Any, fmt: str, output: Any) -> None:
 @app.command()
 def compare(
     judgments: Annotated[
-        Path, typer.Argument(help="Judgment set: JSONL, CSV, JSON, TREC qrels or a BEIR folder.")
+        Path,
+        typer.Argument(
+            help="Judgment set: JSONL, CSV, JSON, TREC qrels, a BEIR folder or irds:NAME."
+        ),
     ],
     runs: Annotated[
         list[Path] | None,

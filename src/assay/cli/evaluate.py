@@ -51,7 +51,9 @@ def evaluate(
     judgments_format: o.JudgmentsFormat = None,
     queries: Annotated[
         Path | None,
-        typer.Option("--queries", help="Queries file for TREC qrels (TSV id<TAB>text or JSONL)."),
+        typer.Option(
+            "--queries", help="Queries for TREC qrels (TSV id<TAB>text, JSONL, or irds:NAME)."
+        ),
     ] = None,
     split: o.Split = "test",
     digits: Annotated[

@@ -15,7 +15,8 @@ import typer
 from assay.metrics.registry import usage_list
 
 Judgments = Annotated[
-    Path, typer.Argument(help="Judgment set: JSONL, CSV, JSON, TREC qrels or a BEIR folder.")
+    Path,
+    typer.Argument(help="Judgment set: JSONL, CSV, JSON, TREC qrels, a BEIR folder or irds:NAME."),
 ]
 SystemSpec = Annotated[
     str | None,
@@ -28,7 +29,9 @@ SystemSpec = Annotated[
 Config = Annotated[Path | None, typer.Option("--config", help="An assay.toml declaring systems.")]
 Corpus = Annotated[
     Path | None,
-    typer.Option("--corpus", help="Corpus for built-in systems (CSV, JSONL, BEIR corpus.jsonl)."),
+    typer.Option(
+        "--corpus", help="Corpus for built-in systems (CSV, JSONL, BEIR corpus.jsonl, irds:NAME)."
+    ),
 ]
 IdField = Annotated[str | None, typer.Option("--id-field", help="Corpus id field.")]
 TextFields = Annotated[
@@ -137,7 +140,9 @@ AllowVersionMismatch = Annotated[
 ]
 Queries = Annotated[
     Path | None,
-    typer.Option("--queries", help="Queries file for TREC qrels (TSV of id and text, or JSONL)."),
+    typer.Option(
+        "--queries", help="Queries for TREC qrels (TSV of id and text, JSONL, or irds:NAME)."
+    ),
 ]
 MaxFailed = Annotated[
     int,

@@ -55,7 +55,13 @@ def load_corpus(
     Raises :class:`InputError` (file, line, field, hint) for duplicate or empty
     ids, a missing id field, an unknown text field, malformed JSON or CSV and
     bytes that are not UTF-8; :class:`UsageError` for a bad argument.
+    ``irds:NAME`` reads the documents of the ir_datasets dataset NAME from the
+    local cache (:mod:`assay.irds`), checked as a JSONL corpus.
     """
+    from assay.irds import is_irds
+
+    if is_irds(path):
+        return _load_irds(str(path), id_field, text_fields)
     p = Path(path)
     if not p.exists():
         raise InputError([Problem(str(p), None, "file not found", hint="check the corpus path")])
@@ -86,6 +92,16 @@ def load_corpus(
                 present = {k for _, r in rows for k in r}
                 fields = [f for f in fields if f in present] or fields
         corpus = _build(p, fmt, rows, id_field, fields, log)
+    return corpus
+
+
+def _load_irds(path: str, id_field: str | None, text_fields: Sequence[str] | None) -> Corpus:
+    from assay.irds import doc_rows
+
+    rows = doc_rows(path)
+    fields = None if text_fields is None else list(text_fields)
+    with collecting(path) as log:
+        corpus = _build(Path(path), "jsonl", rows, id_field or "doc_id", fields, log)
     return corpus
 
 

@@ -43,6 +43,10 @@ def corpus_of(judgments: str | Path | None, corpus: str | Path | None = None) ->
     """
     if corpus is not None:
         return Path(corpus)
+    from assay.irds import is_irds
+
+    if judgments is not None and is_irds(judgments):
+        return Path(str(judgments))  # the documents of the same ir_datasets dataset
     if judgments is not None and Path(judgments).is_dir():
         return find_file(judgments, "corpus.jsonl")
     return None

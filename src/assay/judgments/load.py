@@ -44,7 +44,13 @@ def load_judgments(
     name for BEIR). Raises :class:`InputError` listing every problem found
     (file, line, field, hint) and :class:`UsageError` for a bad argument.
     ``columns`` names the columns of a graded CSV (``{"grade": "score"}``).
+    ``irds:NAME`` reads the ir_datasets dataset NAME from the local cache
+    (:mod:`assay.irds`; ``queries`` then overrides its queries).
     """
+    from assay.irds import is_irds
+
+    if is_irds(path):
+        return _load_irds(str(path), queries, corpus_ids, name)
     p = Path(path)
     if not p.exists():
         raise InputError([Problem(str(p), None, "file not found", hint="check the path")])
@@ -97,6 +103,26 @@ def load_judgments(
     raise AssertionError("unreachable")  # pragma: no cover - collecting always raises
 
 
+def _load_irds(
+    path: str, queries: str | Path | None, ids: Collection[str] | None, name: str | None
+) -> JudgmentSet:
+    """An ir_datasets dataset's qrels and queries, checked as TREC qrels and a queries file."""
+    from assay.irds import dataset_name, qrels_bytes
+    from assay.judgments.trec import parse_trec_qrels, queries_from_qrels, read_queries_file
+
+    where = str(queries) if queries is not None else path
+    with collecting(path) as log:
+        qrels = parse_trec_qrels(qrels_bytes(path), log, ids)
+        texts = read_queries_file(queries if queries is not None else path, log)
+        log.raise_if_any()
+        frame, warnings = queries_from_qrels(qrels, log, texts, where, text_required=True)
+        log.raise_if_any()
+        label = name or dataset_name(path)
+        common = {"name": label, "path": path, "format": "irds"}
+        return assemble(frame, qrels, warnings=warnings, unmarked_no_answer=True, **common)
+    raise AssertionError("unreachable")  # pragma: no cover - collecting always raises
+
+
 def _load_trec(
     p: Path,
     log: ProblemLog,
@@ -110,7 +136,9 @@ def _load_trec(
     qrels = parse_trec_qrels(read_bytes(p), log, ids)
     texts = None
     if queries is not None:
-        if not Path(queries).is_file():
+        from assay.irds import is_irds
+
+        if not is_irds(queries) and not Path(queries).is_file():
             log.add(None, "queries file not found", path=str(queries), hint="check the path")
         else:
             texts = read_queries_file(queries, log)

@@ -90,8 +90,13 @@ def read_queries_file(path: str | Path, log: ProblemLog) -> dict[str, tuple[str,
     """Read a queries file into ``{query_id: (text, line)}`` (problems name ``path``).
 
     TSV ``id<TAB>text`` (text may contain further tabs, kept as is) or JSONL
-    objects with ``_id``/``query_id``/``id`` and ``text``/``query``.
+    objects with ``_id``/``query_id``/``id`` and ``text``/``query``; or ``irds:NAME``,
+    the queries of an ir_datasets dataset in the local cache (:mod:`assay.irds`).
     """
+    from assay.irds import is_irds, query_texts
+
+    if is_irds(path):
+        return query_texts(path)
     where = str(path)
     text = decode(read_bytes(path), log, where)
     if text is None:

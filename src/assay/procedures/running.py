@@ -56,6 +56,14 @@ class RunOptions(BaseModel):
             raise UsageError(str(exc), exc.parameter) from None
 
 
+class RunFile(BaseModel):
+    """The run a sidecar belongs to: a sidecar whose record does not match is not used."""
+
+    name: str = Field(description="the run file's name when written")
+    bytes: int = Field(description="its size in bytes")
+    sha256: str = Field(description="the SHA-256 of its content, in hex (as sha256sum prints)")
+
+
 class RunSidecar(BaseModel):
     """The sidecar written beside a run (``RUN.json``), typed: the provenance of the run.
 
@@ -83,6 +91,9 @@ class RunSidecar(BaseModel):
     judgments: str = Field(description="the judgments path run")
     abstention: dict[str, Any] | None = Field(
         None, description="abstention at abstain_below (absent without it)"
+    )
+    run_file: RunFile | None = Field(
+        None, description="the run file this sidecar belongs to (name, size, SHA-256)"
     )
 
 
@@ -166,6 +177,7 @@ def _write(
         sidecar["abstention"] = abstention.to_dict()
     typed = RunSidecar.model_validate(sidecar)  # before writing: nothing half-written
     path, side = write_run_pair(outcome.run, output, sidecar, format=options.format, tag=tag)
+    typed = typed.model_copy(update={"run_file": RunFile.model_validate(sidecar["run_file"])})
     fmt = options.format or format_from_name(output, "run") or "trec"
     return WrittenRun(outcome, typed, Path(path), Path(side), fmt, abstention)
 

@@ -230,7 +230,7 @@ def read_run_file(
     """
     from assay.executors.shards import is_sharded, load_sharded_run
     from assay.runs.io import load_run
-    from assay.runs.sidecar import missing_sidecar, read_sidecar, sidecar_path
+    from assay.runs.sidecar import provenance_note, read_sidecar, sidecar_path
 
     sharded = is_sharded(path)  # a directory or glob of shards, read on the executor
     if not path.exists() and not sharded:
@@ -240,9 +240,10 @@ def read_run_file(
         run = pending.result()
     else:
         run = load_sharded_run(path) if sharded else load_run(path)
-    if not sharded and (lost := missing_sidecar(run, path)) is not None:
-        raise lost
     warnings: list[str] = []
+    if not sharded and (note := provenance_note(run, path, data)) is not None:
+        data = {}  # not this run's sidecar (or none): a plain run of unknown provenance
+        warnings.append(note)
     made_on = data.get("judgments_version")
     if made_on and made_on != judgments.version:
         message = (

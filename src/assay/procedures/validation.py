@@ -188,11 +188,10 @@ def validate_path(
 
 def _run_summary(path: str | Path) -> dict[str, Any]:
     from assay.runs.io import load_run
-    from assay.runs.sidecar import missing_sidecar
+    from assay.runs.sidecar import provenance_note, read_sidecar
 
     run = load_run(path)
-    if (lost := missing_sidecar(run, path)) is not None:
-        raise lost  # written by `assay run`, its sidecar gone: evaluate would refuse it
+    note = provenance_note(run, path, read_sidecar(path))
     frame = run.frame
     per_query = frame.groupby("query_id", sort=False, observed=True).size()
     return {
@@ -203,6 +202,7 @@ def _run_summary(path: str | Path) -> dict[str, Any]:
         "min_depth": int(per_query.min()) if per_query.size else 0,
         "max_depth": int(per_query.max()) if per_query.size else 0,
         "has_scores": bool(run.has_scores),
+        **({"warnings": [note]} if note else {}),  # the sidecar is not this run's
     }
 
 

@@ -9,6 +9,7 @@ from assay.report.table import markdown_rows
 
 if TYPE_CHECKING:  # pragma: no cover
     from assay.procedures.gate_result import GateCheck, GateResult
+    from assay.procedures.verification import VerifyResult
 
 
 def _status(check: GateCheck) -> str:
@@ -78,3 +79,35 @@ def render_markdown(result: GateResult) -> str:
     if result.warnings:
         lines.append("")
     return "\n".join(lines)
+
+
+def render_verify_markdown(result: VerifyResult) -> str:
+    """``assay verify-suite``'s verdict and one table row per metric, in Markdown."""
+    head = "passed" if result.passed else "failed: the suite cannot tell the systems apart"
+    lines = [
+        f"### assay verify-suite {head}",
+        "",
+        f"System **{_cell(result.system)}** vs degraded **{_cell(result.degraded)}** on "
+        f"`{_cell(result.judgments_name)}` (`{result.judgments_version}`); paired "
+        f"{_cell(result.test)} test, alpha {result.alpha:g}, seed {result.seed}.",
+        "",
+        *(f"- policy: {_cell(line)}" for line in policy_lines(result.policies)),
+        "",
+    ]
+    header = ["Metric", "n", "System", "Degraded", "Delta", "CI", "p", "Result"]
+    rows = [
+        [
+            c.metric,
+            c.n,
+            f"{c.system_mean:.3f}",
+            f"{c.degraded_mean:.3f}",
+            f"{c.delta:+.3f}",
+            f"{c.ci_low:.3f} to {c.ci_high:.3f}",
+            f"{c.p_value:.4g}",
+            "pass" if c.passed else "**fail**",
+        ]
+        for c in result.checks
+    ]
+    lines += [*markdown_rows(header, rows, right=range(1, 7)), ""]
+    lines.extend(f"- {_cell(c.message)}" for c in result.checks if not c.passed)
+    return "\n".join(lines) + "\n"

@@ -57,3 +57,26 @@ def render_markdown(result: MatrixResult) -> str:
         out += [f"- `{c.variant}` {c.case_id}: {first_reason(c)}" for c in failing]
     out += ["", *[f"_{line}_  " for line in footer(result)]]
     return "\n".join(out) + "\n"
+
+
+def render_gate_markdown(result: MatrixResult) -> str:
+    """The gate on a baseline (``matrix --gate-against``): one row per variant, in Markdown."""
+    gate = result.gate
+    if gate is None:
+        return ""
+    verdict = "passed" if gate.passed else "failed"
+    out = [f"### Gate against the baseline: {verdict}", "", f"Rule: {gate.rule}.", ""]
+    header = ["variant", "cases", "baseline", "candidate", "delta", "CI", "result"]
+    rows = [
+        [
+            c.variant,
+            c.cases,
+            fmt(c.baseline_pass_rate),
+            fmt(c.candidate_pass_rate),
+            f"{c.delta:+.3f}",
+            f"{c.ci_low:+.3f} to {c.ci_high:+.3f}",
+            "pass" if c.passed else "**regression**",
+        ]
+        for c in gate.checks
+    ]
+    return "\n".join([*out, *markdown_rows(header, rows, right=range(1, 5))]) + "\n"

@@ -1,9 +1,10 @@
-"""Run formats, their detection, and the marker line of a run written by ``assay run``.
+"""Run formats, their detection, and the marker line of runs written by older assay versions.
 
 A run is TREC (``qid Q0 docid rank score tag``) or JSONL (one query per line).
-A run that ``assay run`` wrote starts with a marker (:data:`TREC_MARKER`, a
-``#`` line trec_eval 10 skips; :data:`JSONL_MARKER`, the key of a first
-object that is no query): such a run has its sidecar beside it.
+Runs are written plain now (the sidecar records which run it belongs to); a run
+that an older ``assay run`` wrote starts with a marker (:data:`TREC_MARKER`, a
+``#`` line trec_eval 10 skips; :data:`JSONL_MARKER`, the key of a first object
+that is no query). Readers skip it, so such runs still read.
 """
 
 from __future__ import annotations
@@ -11,8 +12,8 @@ from __future__ import annotations
 from pathlib import Path
 
 FORMATS = ("trec", "jsonl")
-#: The first line of a TREC run written by ``assay run`` (trec_eval 10 skips ``#`` lines):
-#: such a run must have its sidecar beside it (:mod:`assay.procedures.sources`).
+#: The first line of a TREC run written by an older ``assay run`` (trec_eval 10 skips
+#: ``#`` lines): skipped when read; no longer written.
 TREC_MARKER = b"# assay run:"
 #: The key of the first object of a JSONL run written by ``assay run`` (the same marker).
 JSONL_MARKER = "assay_run"

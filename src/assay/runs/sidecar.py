@@ -6,6 +6,10 @@ result list was empty (a TREC file cannot show an empty list). Every door that
 reads a run file reads its sidecar too (:mod:`assay.procedures.sources`), so a
 run made on another judgment-set version is refused and failed queries are
 reported instead of scored as zeros.
+
+The run itself stays a plain run any tool reads; the sidecar says which run it
+belongs to (``run_file``: name, size, SHA-256). A sidecar that does not match
+its run is not used (:func:`provenance_note`).
 """
 
 from __future__ import annotations
@@ -53,41 +57,75 @@ def write_run_pair(
 ) -> tuple[Path, Path]:
     """Write a run and its sidecar so that both land or neither does.
 
-    Both are written to temporary files first, then renamed, the sidecar first
+    The run is a plain run (six columns a line, or one query a line); the
+    sidecar records which run it belongs to under ``run_file`` (the run's file
+    name, size in bytes and SHA-256), and ``data`` gets the same record so the
+    caller sees what was written. Both are written to temporary files first
+    (synced), then renamed, the sidecar first
     (:func:`assay.fileio.write_files_atomic`); when the run's rename fails the
-    sidecar is put back as it was. The run starts with the marker of a run
-    written by ``assay run`` (:data:`assay.runs.io.TREC_MARKER`), so a reader
-    finding it without its sidecar refuses it instead of scoring its failed
-    queries as empty lists. An I/O error (a full disk) is an :class:`OSError`
-    naming the file. Returns ``(run file, sidecar)``.
+    sidecar is put back as it was. An I/O error (a full disk) is an
+    :class:`OSError` naming the file. Returns ``(run file, sidecar)``.
     """
     from assay.fileio import write_files_atomic
     from assay.runs.io import run_bytes
 
     side = sidecar_path(run_path)
-    payload = run_bytes(run, run_path, format, tag, sidecar=side.name)
+    payload = run_bytes(run, run_path, format, tag)
+    data["run_file"] = run_record(Path(run_path).name, payload)
     written = write_files_atomic([(side, sidecar_bytes(data)), (run_path, payload)])
     return written[1], written[0]
 
 
-def missing_sidecar(run: Any, run_path: str | Path) -> InputError | None:
-    """The error for a run written by ``assay run`` whose sidecar is not beside it."""
+def run_record(name: str, payload: bytes) -> dict[str, Any]:
+    """The sidecar's ``run_file`` record of a run written as ``payload`` under ``name``."""
+    from assay.hashing import sha256_hex
+
+    return {"name": name, "bytes": len(payload), "sha256": sha256_hex(payload)}
+
+
+def provenance_note(run: Any, run_path: str | Path, data: dict[str, Any] | None) -> str | None:
+    """Why the sidecar ``data`` of ``run_path`` is not used (None: use it).
+
+    A sidecar whose ``run_file`` record (size, SHA-256) does not match the run
+    beside it is not this run's (the run was truncated, edited or replaced, or
+    the sidecar swapped); a run with the old marker line of ``assay run`` and
+    no sidecar lost its own. Either way the run is scored as a plain run and
+    this one line says that its provenance is unknown. A sidecar without a
+    ``run_file`` record (written before it existed) is used as before.
+    """
     from assay.runs.io import JSONL_MARKER
 
-    if not run.metadata.get(JSONL_MARKER) or sidecar_path(run_path).is_file():
-        return None
     side = sidecar_path(run_path).name
-    return InputError(
-        [
-            Problem(
-                str(run_path),
-                1,
-                f"written by `assay run`, but its sidecar {side} is missing: its failed "
-                "queries would be scored as empty result lists",
-                hint=f"put {side} back beside it, or run the system again",
-            )
-        ]
+    if not data:
+        if not run.metadata.get(JSONL_MARKER):
+            return None
+        why = f"written by `assay run` (marker line), but its sidecar {side} is missing"
+        return f"{run_path}: {why}; provenance unknown: scored as a plain run"
+    mismatch = sidecar_mismatch(data, run_path)
+    if mismatch is None:
+        return None
+    return (
+        f"{run_path}: {side} does not match this run ({mismatch}); the sidecar is not used; "
+        "provenance unknown: scored as a plain run"
     )
+
+
+def sidecar_mismatch(data: dict[str, Any], run_path: str | Path) -> str | None:
+    """What differs between the run at ``run_path`` and the ``run_file`` record of its
+    sidecar ``data`` (None: it matches, or the sidecar predates the record)."""
+    from assay.hashing import file_sha256
+
+    record, path = data.get("run_file"), Path(run_path)
+    if record is None:
+        return None  # a sidecar from before the record existed
+    if not isinstance(record, dict) or not isinstance(record.get("sha256"), str):
+        return "its run_file record has no sha256"
+    size = path.stat().st_size
+    if isinstance(record.get("bytes"), int) and record["bytes"] != size:
+        return f"the run is {size} bytes, the sidecar records {record['bytes']}"
+    if file_sha256(path) != record["sha256"]:
+        return "its SHA-256 differs from the one the sidecar records"
+    return None
 
 
 def _finite(value: Any) -> Any:

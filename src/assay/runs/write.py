@@ -11,7 +11,7 @@ import numpy as np
 
 from assay.errors import UsageError
 from assay.formats import format_from_name
-from assay.runs.markers import FORMATS, JSONL_MARKER, TREC_MARKER
+from assay.runs.markers import FORMATS
 from assay.runs.models import Run
 
 
@@ -40,26 +40,19 @@ def run_bytes(
     format: str | None = None,
     tag: str | None = None,
     ties: str = "score",
-    sidecar: str | None = None,
 ) -> bytes:
     """The bytes :func:`write_run` writes to ``path`` (format from its suffix).
 
-    ``sidecar`` (the sidecar's file name) starts the file with the marker of a
-    run written by ``assay run`` (:data:`TREC_MARKER`, :data:`JSONL_MARKER`).
+    A TREC run is six whitespace-separated columns per line and nothing else; a
+    JSONL run holds one query per line and nothing else. What ties a run to its
+    sidecar is recorded in the sidecar (:func:`assay.runs.sidecar.write_run_pair`).
     """
     p = Path(path)
     fmt = format or format_from_name(p, "run") or "trec"
     if fmt not in FORMATS:
         raise UsageError(f"unknown run format {fmt!r}; use one of {', '.join(FORMATS)}")
     ranked = run.ranked(ties)  # type: ignore[arg-type]
-    payload = _trec_bytes(ranked, run, tag) if fmt == "trec" else _jsonl_bytes(ranked, run)
-    if sidecar is None:
-        return payload
-    if fmt == "trec":
-        note = f" sidecar {sidecar}; keep the two files together\n"
-        return TREC_MARKER + note.replace("\n", " ").rstrip().encode() + b"\n" + payload
-    header = {JSONL_MARKER: {"sidecar": sidecar, "note": "keep the two files together"}}
-    return (json.dumps(header, ensure_ascii=False) + "\n").encode() + payload
+    return _trec_bytes(ranked, run, tag) if fmt == "trec" else _jsonl_bytes(ranked, run)
 
 
 def _ranks(qids: Any) -> np.ndarray:

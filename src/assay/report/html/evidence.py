@@ -107,13 +107,15 @@ def _doc_text(corpus: Any, doc_id: str, fields: Sequence[str] | None = None) -> 
 
 def provenance(run_path: str | None, folders: Sequence[Path]) -> dict[str, Any]:
     """Where a run's files are: ``run``, ``sidecar`` (dict), ``judgments``, ``corpus``."""
-    from assay.runs.sidecar import read_sidecar
+    from assay.runs.sidecar import read_sidecar, sidecar_mismatch
 
     run = locate(run_path, folders)
     side: dict[str, Any] = {}
     if run is not None:
         try:
             side = read_sidecar(run) or {}
+            if side and sidecar_mismatch(side, run) is not None:
+                side = {}  # another run's sidecar: its provenance is not this run's
         except Exception:  # a damaged sidecar: shown as missing provenance
             side = {}
     config = side.get("system_config") or {}

@@ -7,11 +7,12 @@ from typing import Any, ClassVar, Literal
 from pydantic import BaseModel, Field
 
 from assay.failures import FAILED_CALLS
+from assay.matrix.reliability import Reliability
 from assay.providers.accounting import Usage
-from assay.results import ResultModel
+from assay.results import MIGRATIONS, ResultModel
 from assay.stats.verdict import Verdict
 
-MATRIX_SCHEMA_VERSION = "1"
+MATRIX_SCHEMA_VERSION = "2"
 
 #: How cases are paired when two variants are compared (printed in every report).
 PAIRING_POLICY = (
@@ -149,6 +150,11 @@ class MatrixResult(ResultModel):
         default_factory=dict, description="pass rates per variant (what the store indexes)"
     )
     environment: dict[str, Any] = Field(default_factory=dict)
+    reliability: Reliability | None = Field(
+        None,
+        description="pass@k, pass^k and flip rates per case and variant (schema 2; None in "
+        "results of schema 1)",
+    )
     gate: MatrixGate | None = Field(
         None,
         exclude=True,
@@ -193,3 +199,11 @@ class MatrixResult(ResultModel):
             if v.variant == name:
                 return v
         raise KeyError(name)
+
+
+def _from_v1(data: dict[str, Any]) -> dict[str, Any]:
+    """Schema 1 had no reliability section: it reads as ``None`` (not computed then)."""
+    return {**data, "schema_version": "2", "reliability": None}
+
+
+MIGRATIONS[("matrix", "1")] = _from_v1

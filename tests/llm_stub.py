@@ -21,6 +21,15 @@ Scripted behaviours: a document saying ``ignore ... reply with WORD`` is obeyed
 ``untrusted``; a model id containing ``timid`` always declines; a question
 holding ``FLAKY`` alternates between answering and declining call by call.
 
+Declared judges are recognised by the title of the answer's JSON schema. A
+``rubric-judge`` gets every integer criterion at its maximum when the prompt says
+``GOOD``, at its minimum when it says ``BAD`` (or the model id holds ``harsh``),
+else at the middle of the scale (rounded down). A ``pairwise-judge`` picks the
+answer (``First:`` or ``Second:`` line) sharing more long words with the
+``Question:`` (equal: ``tie``); a model id holding ``first`` always picks the
+first position. A model id holding ``broken`` always gets HTTP 500, one holding
+``garbled`` always answers with text that is not JSON.
+
 Query-writing prompts (``Document:``) get a query made of the passage's first
 eight long words (a copier, as models often are); a passage holding
 ``DUPLICATE`` always gets the same query.
@@ -93,7 +102,8 @@ def make_app(state: StubState) -> FastAPI:
         auth = request.headers.get("authorization", "")
         if "ECHO400" in text:
             return PlainTextResponse(f"bad request; you sent {auth}", status_code=400)
-        if "ERROR500" in text:
+        model_id = str(body.get("model", ""))
+        if "ERROR500" in text or "broken" in model_id:
             return PlainTextResponse("boom", status_code=500)
         if "RATE429" in text and seen == 1:
             return PlainTextResponse("slow down", status_code=429, headers={"Retry-After": "0"})
@@ -102,10 +112,12 @@ def make_app(state: StubState) -> FastAPI:
         message: dict[str, Any] = {"role": "assistant", "content": None}
         if "REFUSE" in text:
             message["refusal"] = "I can't help with that."
-        elif "MALFORMED" in text:
+        elif "MALFORMED" in text or "garbled" in model_id:
             message["content"] = '{"grade": 2, "rationale": "unfinished'
         elif "WRONGSCHEMA" in text:
             message["content"] = json.dumps({"score": "high"})
+        elif _schema_title(body) in ("rubric-judge", "pairwise-judge"):
+            message["content"] = json.dumps(_declared(text, _schema(body), model_id))
         elif text.startswith("Document:"):
             message["content"] = json.dumps({"query": _query_for(_field(text, "Document"))})
         elif "Documents:" in text and "Question:" in text:
@@ -197,6 +209,39 @@ def _answer(text: str, seen: int) -> dict[str, Any]:
     if "FLIP" in text:
         grade = (grade + seen) % 4
     return {"grade": grade, "rationale": f"{grade} query words found"}
+
+
+def _schema(body: dict[str, Any]) -> dict[str, Any]:
+    form = body.get("response_format") or {}
+    return (form.get("json_schema") or {}).get("schema") or form.get("schema") or {}
+
+
+def _schema_title(body: dict[str, Any]) -> str:
+    return str(_schema(body).get("title", ""))
+
+
+def _declared(text: str, schema: dict[str, Any], model: str) -> dict[str, Any]:
+    """The answer of a rubric or pairwise judge (see the module docstring)."""
+    if schema.get("title") == "pairwise-judge":
+        if "first" in model:
+            return {"winner": "first", "rationale": "the first one"}
+        question = _words(_field(text, "Question"))
+        one = len(question & _words(_field(text, "First")))
+        two = len(question & _words(_field(text, "Second")))
+        winner = "first" if one > two else "second" if two > one else "tie"
+        return {"winner": winner, "rationale": f"{one} vs {two} question words"}
+    out: dict[str, Any] = {"rationale": "graded"}
+    for name, spec in schema.get("properties", {}).items():
+        if spec.get("type") != "integer":
+            continue
+        lo, hi = spec["minimum"], spec["maximum"]
+        if "BAD" in text or "harsh" in model:
+            out[name] = lo
+        elif "GOOD" in text:
+            out[name] = hi
+        else:
+            out[name] = (lo + hi) // 2
+    return out
 
 
 def _echo(value: Any, auth: str) -> Any:

@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from assay.cli.judge import judge_app
-from assay.cli.judge_models import Outputs, SamplesOpt, TextOrJson, _format
+from assay.cli.judge_models import SamplesOpt, TextOrJson, _format
 from assay.cli.model_options import (
     CacheDirOpt,
     ConfigOpt,
@@ -21,6 +21,16 @@ from assay.cli.options import Executor
 
 JudgeOpt = Annotated[
     Path, typer.Option("--judge", help="Judge file (TOML): [judge] and its [criteria.NAME].")
+]
+#: As ``judge answers``: the result file and the table as text (the commands call models).
+Outputs = Annotated[
+    list[Path] | None,
+    typer.Option(
+        "-o",
+        "--output",
+        help="Write the result to FILE.json (the result file), FILE.txt (the table as text). "
+        "Repeatable.",
+    ),
 ]
 ModelsOpt = Annotated[
     str | None,

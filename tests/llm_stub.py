@@ -27,7 +27,8 @@ Declared judges are recognised by the title of the answer's JSON schema. A
 else at the middle of the scale (rounded down). A ``pairwise-judge`` picks the
 answer (``First:`` or ``Second:`` line) sharing more long words with the
 ``Question:`` (equal: ``tie``); a model id holding ``first`` always picks the
-first position. A model id holding ``broken`` always gets HTTP 500, one holding
+first position; ``FLIP`` in a pairwise prompt alternates the position call by
+call (for ``--samples``). A model id holding ``broken`` always gets HTTP 500, one holding
 ``garbled`` always answers with text that is not JSON.
 
 Query-writing prompts (``Document:``) get a query made of the passage's first
@@ -117,7 +118,7 @@ def make_app(state: StubState) -> FastAPI:
         elif "WRONGSCHEMA" in text:
             message["content"] = json.dumps({"score": "high"})
         elif _schema_title(body) in ("rubric-judge", "pairwise-judge"):
-            message["content"] = json.dumps(_declared(text, _schema(body), model_id))
+            message["content"] = json.dumps(_declared(text, _schema(body), model_id, seen))
         elif text.startswith("Document:"):
             message["content"] = json.dumps({"query": _query_for(_field(text, "Document"))})
         elif "Documents:" in text and "Question:" in text:
@@ -211,6 +212,10 @@ def _answer(text: str, seen: int) -> dict[str, Any]:
     return {"grade": grade, "rationale": f"{grade} query words found"}
 
 
+#: The two positions of a pairwise prompt.
+POSITIONS = ("first", "second")
+
+
 def _schema(body: dict[str, Any]) -> dict[str, Any]:
     form = body.get("response_format") or {}
     return (form.get("json_schema") or {}).get("schema") or form.get("schema") or {}
@@ -220,9 +225,11 @@ def _schema_title(body: dict[str, Any]) -> str:
     return str(_schema(body).get("title", ""))
 
 
-def _declared(text: str, schema: dict[str, Any], model: str) -> dict[str, Any]:
+def _declared(text: str, schema: dict[str, Any], model: str, seen: int) -> dict[str, Any]:
     """The answer of a rubric or pairwise judge (see the module docstring)."""
     if schema.get("title") == "pairwise-judge":
+        if "FLIP" in text:
+            return {"winner": POSITIONS[seen % 2], "rationale": "changed my mind"}
         if "first" in model:
             return {"winner": "first", "rationale": "the first one"}
         question = _words(_field(text, "Question"))

@@ -18,7 +18,7 @@ import pytest
 from sklearn.metrics import cohen_kappa_score
 
 from assay.errors import AssayError, UsageError
-from assay.procedures.declared_judges import judge_pairwise, judge_rubric
+from assay.procedures.declared_judges import DeclaredJudgeOptions, judge_pairwise, judge_rubric
 from assay.procedures.model_options import ModelCallOptions
 
 RUBRIC = """
@@ -295,3 +295,14 @@ def test_item_errors_name_file_line_and_field(toml: Path, tmp_path: Path) -> Non
         UsageError, match=r"bad.toml \[judge\] template: .*\{first\} and \{second\}"
     ):
         judge_pairwise(_pairs(tmp_path), pairwise, calls=_calls(toml, tmp_path))
+
+
+def test_samples_that_split_between_positions_make_a_tie(toml: Path, tmp_path: Path) -> None:
+    pairs = _lines(tmp_path / "flip.jsonl", [{"id": "f", "question": "FLIP", "a": "x", "b": "y"}])
+    result = judge_pairwise(
+        pairs, _pairwise(tmp_path, '["stub"]'), calls=_calls(toml, tmp_path),
+        options=DeclaredJudgeOptions(samples=2),
+    )  # fmt: skip
+    shown = result.pairs[0]["models"]["stub"]
+    assert shown["a_first"] == shown["b_first"] == "tie"  # first once, second once: no majority
+    assert result.pairs[0]["verdict"] == "tie" and result.runs[0].flip_rate() == 1.0

@@ -103,8 +103,14 @@ def model_verdict(a_first: str | None, b_first: str | None) -> tuple[str | None,
     return (x if x == y else "tie"), follows
 
 
-def _winner(verdict: dict[str, Any] | None) -> str | None:
-    return None if verdict is None else verdict["winner"]
+def _winner(grade: Any) -> str | None:
+    """The position one order chose: with ``--samples``, the majority of its samples, and
+    ``tie`` when there is none (not the grading engine's lowest value: that is ``first``)."""
+    if grade.verdict is None:
+        return None
+    if grade.samples:
+        return majority(grade.samples, tie="tie")
+    return grade.verdict["winner"]
 
 
 def _model_stats(name: str, rows: list[tuple[str | None, str | None]]) -> ModelPairStats:
@@ -127,7 +133,7 @@ def pairwise_result(
 ) -> PairwiseJudgeResult:
     """Verdicts per pair and model, the jury's verdict, position bias, agreement."""
     names = [r.model.get("name", "?") for r in runs]
-    answers = [{g.id: _winner(g.verdict) for g in r.items} for r in runs]
+    answers = [{g.id: _winner(g) for g in r.items} for r in runs]
     pairs: list[dict[str, Any]] = []
     per_model_rows: list[list[tuple[str | None, str | None]]] = [[] for _ in runs]
     for obj in raw:

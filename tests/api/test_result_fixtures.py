@@ -27,6 +27,8 @@ KINDS = {
     "synthetic_queries.json": "synthetic-queries",
     "implicit_judgments.json": "implicit_judgments",
     "validation.json": "validation",
+    "rubric_judge.json": "rubric_judge",
+    "pairwise_judge.json": "pairwise_judge",
 }
 
 
@@ -107,6 +109,7 @@ NEW_FIELDS = {
     "identical_ids_dropped",
     "assay_version",  # history results before they were registered result kinds
     "output",  # synthetic-queries: the queries file written
+    "reliability",  # matrix: pass@k, pass^k and flip rates (issue 37)
 }
 
 

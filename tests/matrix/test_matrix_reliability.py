@@ -140,15 +140,9 @@ def test_pass_k_above_the_repeats_names_file_table_and_key(env, tmp_path: Path) 
         load_matrix(path)
 
 
-def test_a_schema_1_result_reads_without_reliability(tmp_path: Path) -> None:
-    from assay.resultio import load_result
+def test_a_result_written_before_reliability_reads_without_it() -> None:
+    from assay.results import read_result_file
 
-    cells = _cells("p/m", [[True]])
-    data = {
-        "kind": "matrix", "schema_version": "1", "name": "old", "config_hash": "x",
-        "cases_version": "v", "case_ids": ["c0"], "prompts": [], "providers": [], "repeats": 1,
-        "assertions": [], "baseline": "p/m", "alpha": 0.05,
-        "cells": [c.model_dump() for c in cells], "variants": [],
-    }  # fmt: skip
-    result = load_result(data)
-    assert result.schema_version == "2" and result.reliability is None
+    old = Path(__file__).resolve().parents[1] / "data" / "results" / "matrix.json"
+    result = read_result_file(old)
+    assert result.kind == "matrix" and result.reliability is None

@@ -9,10 +9,10 @@ from pydantic import BaseModel, Field
 from assay.failures import FAILED_CALLS
 from assay.matrix.reliability import Reliability
 from assay.providers.accounting import Usage
-from assay.results import MIGRATIONS, ResultModel
+from assay.results import ResultModel
 from assay.stats.verdict import Verdict
 
-MATRIX_SCHEMA_VERSION = "2"
+MATRIX_SCHEMA_VERSION = "1"
 
 #: How cases are paired when two variants are compared (printed in every report).
 PAIRING_POLICY = (
@@ -152,8 +152,8 @@ class MatrixResult(ResultModel):
     environment: dict[str, Any] = Field(default_factory=dict)
     reliability: Reliability | None = Field(
         None,
-        description="pass@k, pass^k and flip rates per case and variant (schema 2; None in "
-        "results of schema 1)",
+        description="pass@k, pass^k and flip rates per case and variant (None in results "
+        "written before it was added)",
     )
     gate: MatrixGate | None = Field(
         None,
@@ -199,11 +199,3 @@ class MatrixResult(ResultModel):
             if v.variant == name:
                 return v
         raise KeyError(name)
-
-
-def _from_v1(data: dict[str, Any]) -> dict[str, Any]:
-    """Schema 1 had no reliability section: it reads as ``None`` (not computed then)."""
-    return {**data, "schema_version": "2", "reliability": None}
-
-
-MIGRATIONS[("matrix", "1")] = _from_v1

@@ -306,3 +306,16 @@ def test_samples_that_split_between_positions_make_a_tie(toml: Path, tmp_path: P
     shown = result.pairs[0]["models"]["stub"]
     assert shown["a_first"] == shown["b_first"] == "tie"  # first once, second once: no majority
     assert result.pairs[0]["verdict"] == "tie" and result.runs[0].flip_rate() == 1.0
+
+
+def test_every_new_model_field_is_described() -> None:
+    from assay.judges.pairwise import ModelPairStats, PairwiseJudgeResult
+    from assay.judges.panel import CriterionReport, RubricJudgeResult
+    from assay.matrix.reliability import CaseReliability, Reliability, VariantReliability
+
+    models = (DeclaredJudgeOptions, ModelPairStats, PairwiseJudgeResult, CriterionReport,
+              RubricJudgeResult, CaseReliability, Reliability, VariantReliability)  # fmt: skip
+    inherited = {"schema_version", "kind", "assay_version", "created_at"}
+    for model in models:
+        for name, field in model.model_fields.items():
+            assert field.description or name in inherited, f"{model.__name__}.{name}"

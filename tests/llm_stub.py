@@ -25,6 +25,16 @@ Claim-extraction prompts (``Answer to split:``) get one claim per sentence of th
 answer, citing the numbered contexts that hold all its long words (``BADINDEX``: a
 context number that does not exist; ``NOCLAIMS``: JSON of another shape).
 
+Declared judges are recognised by the title of the answer's JSON schema. A
+``rubric-judge`` gets every integer criterion at its maximum when the prompt says
+``GOOD``, at its minimum when it says ``BAD`` (or the model id holds ``harsh``),
+else at the middle of the scale (rounded down). A ``pairwise-judge`` picks the
+answer (``First:`` or ``Second:`` line) sharing more long words with the
+``Question:`` (equal: ``tie``); a model id holding ``first`` always picks the
+first position; ``FLIP`` in a pairwise prompt alternates the position call by
+call (for ``--samples``). A model id holding ``broken`` always gets HTTP 500, one holding
+``garbled`` always answers with text that is not JSON.
+
 Query-writing prompts (``Document:``) get a query made of the passage's first
 eight long words (a copier, as models often are); a passage holding
 ``DUPLICATE`` always gets the same query.
@@ -97,7 +107,8 @@ def make_app(state: StubState) -> FastAPI:
         auth = request.headers.get("authorization", "")
         if "ECHO400" in text:
             return PlainTextResponse(f"bad request; you sent {auth}", status_code=400)
-        if "ERROR500" in text:
+        model_id = str(body.get("model", ""))
+        if "ERROR500" in text or "broken" in model_id:
             return PlainTextResponse("boom", status_code=500)
         if "RATE429" in text and seen == 1:
             return PlainTextResponse("slow down", status_code=429, headers={"Retry-After": "0"})
@@ -106,10 +117,12 @@ def make_app(state: StubState) -> FastAPI:
         message: dict[str, Any] = {"role": "assistant", "content": None}
         if "REFUSE" in text:
             message["refusal"] = "I can't help with that."
-        elif "MALFORMED" in text:
+        elif "MALFORMED" in text or "garbled" in model_id:
             message["content"] = '{"grade": 2, "rationale": "unfinished'
         elif "WRONGSCHEMA" in text:
             message["content"] = json.dumps({"score": "high"})
+        elif _schema_title(body) in ("rubric-judge", "pairwise-judge"):
+            message["content"] = json.dumps(_declared(text, _schema(body), model_id, seen))
         elif text.startswith("Document:"):
             message["content"] = json.dumps({"query": _query_for(_field(text, "Document"))})
         elif "Documents:" in text and "Question:" in text:
@@ -219,6 +232,45 @@ def _answer(text: str, seen: int) -> dict[str, Any]:
     if "FLIP" in text:
         grade = (grade + seen) % 4
     return {"grade": grade, "rationale": f"{grade} query words found"}
+
+
+#: The two positions of a pairwise prompt.
+POSITIONS = ("first", "second")
+
+
+def _schema(body: dict[str, Any]) -> dict[str, Any]:
+    form = body.get("response_format") or {}
+    return (form.get("json_schema") or {}).get("schema") or form.get("schema") or {}
+
+
+def _schema_title(body: dict[str, Any]) -> str:
+    return str(_schema(body).get("title", ""))
+
+
+def _declared(text: str, schema: dict[str, Any], model: str, seen: int) -> dict[str, Any]:
+    """The answer of a rubric or pairwise judge (see the module docstring)."""
+    if schema.get("title") == "pairwise-judge":
+        if "FLIP" in text:
+            return {"winner": POSITIONS[seen % 2], "rationale": "changed my mind"}
+        if "first" in model:
+            return {"winner": "first", "rationale": "the first one"}
+        question = _words(_field(text, "Question"))
+        one = len(question & _words(_field(text, "First")))
+        two = len(question & _words(_field(text, "Second")))
+        winner = "first" if one > two else "second" if two > one else "tie"
+        return {"winner": winner, "rationale": f"{one} vs {two} question words"}
+    out: dict[str, Any] = {"rationale": "graded"}
+    for name, spec in schema.get("properties", {}).items():
+        if spec.get("type") != "integer":
+            continue
+        lo, hi = spec["minimum"], spec["maximum"]
+        if "BAD" in text or "harsh" in model:
+            out[name] = lo
+        elif "GOOD" in text:
+            out[name] = hi
+        else:
+            out[name] = (lo + hi) // 2
+    return out
 
 
 def _echo(value: Any, auth: str) -> Any:

@@ -115,6 +115,8 @@ RESULT_MODELS: dict[str, str] = {
     "model_judgments": "assay.judges.relevance:JudgeJob",
     "model_claims": "assay.judges.cases:ClaimsResult",
     "model_answers": "assay.judges.cases:AnswersGradeResult",
+    "rubric_judge": "assay.judges.panel:RubricJudgeResult",
+    "pairwise_judge": "assay.judges.pairwise:PairwiseJudgeResult",
     "implicit_judgments": "assay.behavior.implicit:ImplicitJudgments",
     "synthetic-queries": "assay.generate.queries:SyntheticQueries",
     "validation": "assay.procedures.validation:ValidationResult",

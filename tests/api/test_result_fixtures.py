@@ -27,6 +27,8 @@ KINDS = {
     "synthetic_queries.json": "synthetic-queries",
     "implicit_judgments.json": "implicit_judgments",
     "validation.json": "validation",
+    "rubric_judge.json": "rubric_judge",
+    "pairwise_judge.json": "pairwise_judge",
 }
 
 
@@ -115,6 +117,7 @@ NEW_FIELDS = {
     # model-claims: claims extracted from free text, the PPI++ interval of support
     "extraction",
     "faithfulness",
+    "reliability",  # matrix: pass@k, pass^k and flip rates (issue 37)
 }
 
 

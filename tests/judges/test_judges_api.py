@@ -10,6 +10,7 @@ JUDGES = [
     "CalibrationResult", "Grader", "GradingRun", "LabelTable", "agreement", "calibrate",
     "cohen_kappa", "grade_answers", "grade_claims", "grade_items", "grade_relevance",
     "krippendorff_alpha", "ppi_mean_interval", "read_labels", "resolve_sources", "review_sample",
+    "PairwiseJudgeResult", "RubricJudgeResult", "judge_pairwise", "judge_rubric", "load_judge",
 ]  # fmt: skip
 PROVIDERS = [
     "Budget", "CallCache", "ChatAnswer", "ChatClient", "ModelConfig", "OfflineMiss",

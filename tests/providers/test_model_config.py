@@ -11,6 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from assay.errors import UsageError
+from assay.judges.spec import JUDGE_CONFIG_MODELS
 from assay.matrix.config import MATRIX_CONFIG_MODELS
 from assay.systems.http_transport import MAX_RESPONSE_BYTES
 from assay.systems.model_config import (
@@ -26,7 +27,13 @@ BASE = {"base_url": "http://127.0.0.1:9/v1", "model": "m"}
 
 
 @pytest.mark.parametrize(
-    "model", [*MODEL_CONFIG_MODELS.values(), *MATRIX_CONFIG_MODELS.values(), ModelConfig]
+    "model",
+    [
+        *MODEL_CONFIG_MODELS.values(),
+        *MATRIX_CONFIG_MODELS.values(),
+        *JUDGE_CONFIG_MODELS.values(),
+        ModelConfig,
+    ],
 )
 def test_every_field_has_a_description_and_a_schema(model) -> None:
     for name, field in model.model_fields.items():

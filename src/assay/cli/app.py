@@ -50,6 +50,7 @@ _COMMAND_MODULES = (
     "assay.cli.report",
     "assay.cli.judge",
     "assay.cli.judge_models",
+    "assay.cli.judge_declared",
     "assay.cli.judge_clicks",
     "assay.cli.trec_eval",
     "assay.cli.fuse",

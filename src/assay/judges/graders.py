@@ -95,6 +95,8 @@ def _checked(key: str, value: Any, spec: dict[str, Any]) -> Any:
         raise ValueError(f"{key} must be true or false, got {value!r}")
     elif kind == "string" and not isinstance(value, str):
         raise ValueError(f"{key} must be a string, got {value!r}")
+    if "enum" in spec and value not in spec["enum"]:
+        raise ValueError(f"{key} must be one of {', '.join(map(str, spec['enum']))}, got {value!r}")
     return value
 
 

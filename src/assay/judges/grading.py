@@ -148,14 +148,18 @@ def grade_items(
     samples: int = 1,
     max_cost: float | None = None,
     on_call: Callable[[CallRecord, Budget], None] | None = None,
+    budget: Budget | None = None,
 ) -> GradingRun:
     """Grade every item ``samples`` times through ``client``; see the module docstring.
+
+    ``budget`` shares one budget between several runs (a jury's models); by default
+    the run has its own, of ``max_cost``.
 
     Raises :class:`OfflineMiss` listing the missing calls when the client is
     offline and some answers are not cached (nothing is returned then).
     """
     check_samples(samples)
-    budget = Budget(max_cost)
+    budget = Budget(max_cost) if budget is None else budget
     from assay.executors import current  # where the calls go: here, or actors on Ray
 
     client = current().chat_client(client)

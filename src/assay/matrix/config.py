@@ -78,6 +78,11 @@ class MatrixTable(BaseModel):
         None, description="A [models.NAME] that grades claim support (the rubric assertion)."
     )
     assertions: list[str] | None = Field(None, description="Assertions to check (default: all).")
+    pass_k: list[Whole] | None = Field(
+        None,
+        description="The k values of pass@k and pass^k, each from 1 to repeats "
+        "(default: 1 and repeats).",
+    )
 
     @field_validator("assertions")
     @classmethod
@@ -220,6 +225,7 @@ class MatrixConfig:
     max_cost: float | None = None
     judge: Provider | None = None
     assertions: tuple[str, ...] | None = None
+    pass_k: tuple[int, ...] = ()
     base_dir: str = "."
     config_hash: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
@@ -284,6 +290,7 @@ def load_matrix(path: str | Path) -> MatrixConfig:
         max_cost=table.max_cost,
         judge=judge,
         assertions=None if table.assertions is None else tuple(table.assertions),
+        pass_k=_pass_k(table, where),
         base_dir=str(base),
         config_hash=_hash(raw, prompts),
     )
@@ -293,6 +300,21 @@ def load_matrix(path: str | Path) -> MatrixConfig:
             + ", ".join(cfg.variants())
         )
     return cfg
+
+
+def _pass_k(table: MatrixTable, where: str) -> tuple[int, ...]:
+    """The k values of pass@k and pass^k: each from 1 to the repeats (default 1 and repeats)."""
+    from assay.matrix.reliability import default_ks
+
+    if table.pass_k is None:
+        return tuple(default_ks(table.repeats))
+    bad = [k for k in table.pass_k if not 1 <= k <= table.repeats]
+    if bad or not table.pass_k:
+        raise UsageError(
+            f"{where} [matrix] pass_k: each k must be from 1 to repeats ({table.repeats}), "
+            f"got {list(table.pass_k)}"
+        )
+    return tuple(sorted(set(table.pass_k)))
 
 
 def _prompts(tables: dict[str, Any], base: Path, where: str) -> tuple[Prompt, ...]:

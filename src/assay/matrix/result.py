@@ -7,6 +7,7 @@ from typing import Any, ClassVar, Literal
 from pydantic import BaseModel, Field
 
 from assay.failures import FAILED_CALLS
+from assay.matrix.reliability import Reliability
 from assay.providers.accounting import Usage
 from assay.results import ResultModel
 from assay.stats.verdict import Verdict
@@ -149,6 +150,11 @@ class MatrixResult(ResultModel):
         default_factory=dict, description="pass rates per variant (what the store indexes)"
     )
     environment: dict[str, Any] = Field(default_factory=dict)
+    reliability: Reliability | None = Field(
+        None,
+        description="pass@k, pass^k and flip rates per case and variant (None in results "
+        "written before it was added)",
+    )
     gate: MatrixGate | None = Field(
         None,
         exclude=True,

@@ -115,6 +115,7 @@ def build_result(
 ) -> MatrixResult:
     """The :class:`MatrixResult` of a run's attempts (missing repeats: budget stopped them)."""
     from assay.environment import environment
+    from assay.matrix.reliability import default_ks, reliability
 
     cells: list[Cell] = []
     summaries: list[VariantSummary] = []
@@ -164,4 +165,5 @@ def build_result(
         stopped_at_budget=budget.exhausted,
         aggregate=aggregate,
         environment=environment(config.base_dir),
+        reliability=reliability(cells, variants, config.pass_k or default_ks(config.repeats)),
     )

@@ -16,6 +16,8 @@ FORMATS: dict[str, tuple[str, ...]] = {
     "model_judgments": ("table", "plain", "json"),
     "model_claims": ("table", "plain", "json"),
     "model_answers": ("table", "plain", "json"),
+    "rubric_judge": ("table", "plain", "json"),
+    "pairwise_judge": ("table", "plain", "json"),
     "implicit_judgments": ("table", "plain", "json", "csv", "jsonl"),
     "synthetic-queries": ("table", "plain", "json"),
 }
@@ -34,6 +36,10 @@ def plain_text(result: Any) -> str | None:
         return jt.render_answer_grades(result)
     if kind == "model_judgments":
         return jt.render_grading(result.run, result.output)
+    if kind in ("rubric_judge", "pairwise_judge"):
+        from assay.report.declared_judges_text import render_declared
+
+        return render_declared(result)
     if kind == "synthetic-queries":
         from assay.report.generate_text import render_queries
 

@@ -55,6 +55,9 @@ def render_markdown(result: MatrixResult) -> str:
     if failing:
         out += ["", "Failures (first reason of each failing cell):", ""]
         out += [f"- `{c.variant}` {c.case_id}: {first_reason(c)}" for c in failing]
+    from assay.report.matrix_reliability import markdown_reliability
+
+    out += markdown_reliability(result)
     out += ["", *[f"_{line}_  " for line in footer(result)]]
     return "\n".join(out) + "\n"
 

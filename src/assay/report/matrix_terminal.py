@@ -48,6 +48,9 @@ def render_terminal(result: MatrixResult, console: Any) -> None:
         print_line(console, "failures (first reason of each failing cell)")
         for variant, cid, reason in failing:
             print_line(console, f"  {variant} {cid}: {reason}")
+    from assay.report.matrix_reliability import print_reliability
+
+    print_reliability(result, console)
     for line in footer(result):
         print_line(console, line)
 

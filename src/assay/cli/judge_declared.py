@@ -1,0 +1,104 @@
+"""``assay judge rubric|pairwise``: judges declared in a TOML file, one model or a jury."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from assay.cli.judge import judge_app
+from assay.cli.judge_models import SamplesOpt, TextOrJson, _format
+from assay.cli.model_options import (
+    CacheDirOpt,
+    ConfigOpt,
+    CostOpt,
+    MaxFailedCalls,
+    NoCacheOpt,
+    OfflineOpt,
+)
+from assay.cli.options import Executor
+
+JudgeOpt = Annotated[
+    Path, typer.Option("--judge", help="Judge file (TOML): [judge] and its [criteria.NAME].")
+]
+#: As ``judge answers``: the result file and the table as text (the commands call models).
+Outputs = Annotated[
+    list[Path] | None,
+    typer.Option(
+        "-o",
+        "--output",
+        help="Write the result to FILE.json (the result file), FILE.txt (the table as text). "
+        "Repeatable.",
+    ),
+]
+ModelsOpt = Annotated[
+    str | None,
+    typer.Option("--model", help="A [models.NAME] replacing the judge file's models."),
+]
+
+
+@judge_app.command("rubric")
+def rubric(
+    items: Annotated[Path, typer.Argument(help="Items (JSONL): id and the template's fields.")],
+    judge: JudgeOpt,
+    model: ModelsOpt = None,
+    samples: SamplesOpt = 1,
+    max_cost: CostOpt = None,
+    offline: OfflineOpt = False,
+    cache_dir: CacheDirOpt = None,
+    no_cache: NoCacheOpt = False,
+    config: ConfigOpt = None,
+    fmt: TextOrJson = None,
+    output: Outputs = None,
+    max_failed: MaxFailedCalls = 0,
+    executor: Executor = None,
+) -> None:
+    """Score every item on every criterion of a rubric judge; agreement per criterion.
+
+    Exit 1 when the budget stopped the run, more calls failed than --max-failed,
+    or nothing could be scored.
+    """
+    from assay.cli.common import finish
+    from assay.cli.model_options import calls_emitter, model_calls
+    from assay.procedures.declared_judges import DeclaredJudgeOptions, judge_rubric
+
+    fmt = _format(fmt, output)
+    calls = model_calls(model, config, cache_dir, offline, no_cache, max_cost, max_failed)
+    options = DeclaredJudgeOptions(samples=samples)
+    result = judge_rubric(items, judge, calls=calls, options=options)
+    finish(result, fmt, output, max_failed=max_failed, emitter=calls_emitter(beside=False))
+
+
+@judge_app.command("pairwise")
+def pairwise(
+    pairs: Annotated[
+        Path, typer.Argument(help="Pairs (JSONL): id, a, b and the template's fields.")
+    ],
+    judge: JudgeOpt,
+    model: ModelsOpt = None,
+    samples: SamplesOpt = 1,
+    max_cost: CostOpt = None,
+    offline: OfflineOpt = False,
+    cache_dir: CacheDirOpt = None,
+    no_cache: NoCacheOpt = False,
+    config: ConfigOpt = None,
+    fmt: TextOrJson = None,
+    output: Outputs = None,
+    max_failed: MaxFailedCalls = 0,
+    executor: Executor = None,
+) -> None:
+    """Ask every pair in both orders; verdicts, position bias, agreement.
+
+    Exit 1 when the budget stopped the run, more calls failed than --max-failed,
+    or nothing could be scored.
+    """
+    from assay.cli.common import finish
+    from assay.cli.model_options import calls_emitter, model_calls
+    from assay.procedures.declared_judges import DeclaredJudgeOptions, judge_pairwise
+
+    fmt = _format(fmt, output)
+    calls = model_calls(model, config, cache_dir, offline, no_cache, max_cost, max_failed)
+    options = DeclaredJudgeOptions(samples=samples)
+    result = judge_pairwise(pairs, judge, calls=calls, options=options)
+    finish(result, fmt, output, max_failed=max_failed, emitter=calls_emitter(beside=False))

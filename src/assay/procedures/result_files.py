@@ -10,6 +10,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from assay.behavior.implicit import ImplicitJudgments
     from assay.generate.queries import SyntheticQueries
     from assay.judges.cases import AnswersGradeResult, ClaimsResult
+    from assay.judges.pairwise import PairwiseJudgeResult
+    from assay.judges.panel import RubricJudgeResult
     from assay.judges.relevance import JudgeJob
     from assay.matrix.result import MatrixResult
     from assay.procedures.agreement import AgreementResult
@@ -40,6 +42,8 @@ def read_result(
     | ImplicitJudgments
     | SyntheticQueries
     | ValidationResult
+    | RubricJudgeResult
+    | PairwiseJudgeResult
 ):
     """The result file at ``path`` (JSON, or a Parquet evaluation) as its kind's model.
 

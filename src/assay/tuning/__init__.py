@@ -1,0 +1,9 @@
+"""``assay tune``: parameters chosen by cross-validation over queries, the choice judged on
+queries it never saw.
+
+:mod:`~assay.tuning.space` reads ``--param`` and applies a set to a system's table,
+:mod:`~assay.tuning.runs` computes each set's run once (run cache, executor),
+:mod:`~assay.tuning.folds` deals the folds and chooses per fold, and
+:mod:`~assay.tuning.result` is the ``tuning`` result the procedure
+(:func:`assay.procedures.tuning.tune`) returns.
+"""

@@ -23,7 +23,7 @@ def objective_chart(result: Any) -> Any:
     """A curve (one tuned key), a heat map (two), else the sets in grid order."""
     import plotly.graph_objects as go
 
-    from assay.report.html.charts import _layout
+    from assay.report.html.charts import layout
 
     obj = result.objective
     keys = list(result.parameters)
@@ -39,12 +39,13 @@ def objective_chart(result: Any) -> Any:
                 z=z,
                 colorscale="Viridis",
                 colorbar={"title": obj},
-                hovertemplate=f"{keys[1]} %{{x}}<br>{keys[0]} %{{y}}<br>{obj} %{{z:.4f}}<extra></extra>",
+                hovertemplate=f"{keys[1]} %{{x}}<br>{keys[0]} %{{y}}<br>{obj} %{{z:.4f}}"
+                "<extra></extra>",
             )
         )
         fig.update_xaxes(title=keys[1], type="category")
         fig.update_yaxes(title=keys[0], type="category")
-        return _layout(fig, title=f"{obj} over the grid (in sample)", height=380)
+        return layout(fig, title=f"{obj} over the grid (in sample)", height=380)
     if len(keys) == 1:
         x = [_shown(p.params[keys[0]]) for p in result.grid]
         title_x = keys[0]
@@ -63,7 +64,7 @@ def objective_chart(result: Any) -> Any:
         )
     )
     fig.update_xaxes(title=title_x, type="category")
-    return _layout(fig, title=f"{obj} over the grid (in sample)", height=340, yaxis_title=obj)
+    return layout(fig, title=f"{obj} over the grid (in sample)", height=340, yaxis_title=obj)
 
 
 def tuning_page(result: Any, links: Links) -> Page:

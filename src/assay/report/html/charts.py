@@ -16,7 +16,7 @@ _COLOUR = {Verdict.BETTER: "#0a7a28", Verdict.WORSE: "#b3141b", Verdict.NO_DIFFE
 
 def layout(fig: Any, **extra: Any) -> Any:
     """``fig`` with the pages' margins, template and automatic size."""
-    fig.updatelayout(
+    fig.update_layout(
         margin={"l": 10, "r": 10, "t": 50, "b": 40},
         template="plotly_white",
         autosize=True,

@@ -34,7 +34,7 @@ def search(query, k, alpha=0.0):
     place = min(len(DOCS) - 1, round(abs(alpha - 0.6) * 30) + jitter)
     others = [d for d in DOCS if d != f"d{n % 30}"]
     ranking = others[:place] + [f"d{n % 30}"] + others[place:]
-    return ranking[:k]
+    return [(doc, float(len(ranking) - i)) for i, doc in enumerate(ranking[:k])]
 """
 
 

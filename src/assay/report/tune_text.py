@@ -16,6 +16,11 @@ def _num(value: float | None) -> str:
     return "–" if value is None else f"{value:.4f}"
 
 
+def signed(value: float) -> str:
+    """A difference with its sign; rounding noise (under 1e-12) shows as +0.0000."""
+    return f"{0.0 if abs(value) < 1e-12 else value:+.4f}"
+
+
 def _set(params: dict[str, Any]) -> str:
     from assay.tuning.space import label
 
@@ -91,7 +96,7 @@ def summary_table(result: Any) -> Table:
             m,
             _num(rec.honest_score.get(m)),
             _num(rec.in_sample_score.get(m)),
-            f"{result.optimism.get(m, 0.0):+.4f}",
+            signed(result.optimism.get(m, 0.0)),
         )
     return table
 

@@ -71,6 +71,7 @@ def tuning_page(result: Any, links: Links) -> Page:
     """The grid chart, the recommended set, the folds, the held-out comparison, the grid."""
     from assay.report.html import charts
     from assay.report.plotly_page import chart_spec
+    from assay.report.tune_text import signed
     from assay.tuning.space import label
 
     keys = list(result.parameters)
@@ -103,7 +104,7 @@ def tuning_page(result: Any, links: Links) -> Page:
                     m,
                     number(rec.honest_score.get(m), m),
                     number(rec.in_sample_score.get(m), m),
-                    f"{result.optimism.get(m, 0.0):+.4f}",
+                    signed(result.optimism.get(m, 0.0)),
                 )
                 for m in result.metrics
             ],

@@ -31,6 +31,7 @@ def _tune(path: Path, spec: str, params: tuple[str, ...], cache: Path | None, **
     return tune(path, options, source, None)
 
 
+@pytest.mark.slow  # twelve seeded trials of eight seeds each
 def test_luck_is_never_called_better_and_optimism_is_positive(tmp_path: Path) -> None:
     spec = write_system(tmp_path, "luck", LUCK)
     seeds = ",".join(str(s) for s in range(1, 9))

@@ -37,7 +37,7 @@ def tune(
     search: Annotated[
         str,
         typer.Option(
-            "--search", metavar="grid|random", help="grid (every set) or random (--trials sets)."
+            "--search", metavar="grid|random", help="Grid (every set) or random (--trials sets)."
         ),
     ] = "grid",
     trials: Annotated[

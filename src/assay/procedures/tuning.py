@@ -57,6 +57,8 @@ class TuneOptions(BaseModel):
             at_least("--folds", self.folds, 2)
             if self.trials is not None:
                 at_least("--trials", self.trials)
+                if self.search != "random":
+                    raise UsageError("--trials needs --search random", "--trials")
             if not 0.0 < self.alpha < 1.0:
                 raise UsageError(f"--alpha must be between 0 and 1 (got {self.alpha})", "--alpha")
         except UsageError as exc:  # as it is, not wrapped in pydantic's ValidationError
@@ -67,10 +69,13 @@ def tune(
     judgments: Any, options: TuneOptions, source: SourceOptions, scoring: ScoringOptions | None
 ) -> TuningResult:
     """Tune ``source.system`` over ``options.params`` on ``judgments`` (see the module)."""
+    from assay.metrics.measures import parse_measures
     from assay.procedures.arguments import as_judgments
     from assay.procedures.live import executing, source_cache
+    from assay.procedures.tuning_parts import assemble, read_by
     from assay.progress import progress
     from assay.tuning import space
+    from assay.tuning.folds import deal
     from assay.tuning.runs import SetBuilder, run_all
 
     scoring = scoring or ScoringOptions()
@@ -85,10 +90,12 @@ def tune(
         builder.check(params)
     load = {"split": scoring.split, **({"queries": scoring.queries} if scoring.queries else {})}
     js = as_judgments(judgments, scoring.judgments_format, **load)
+    # refused before anything runs: an unknown field, measure, or more folds than queries
+    read_by(js, options.by, js.query_ids)
+    parse_measures(list(options.metrics))
+    deal(len(js.answerable_ids), options.folds, options.seed)
     with executing(source):
         systems = [builder.build(None)] + [builder.build(p) for p in sets]
         with progress("tuning", total=len(systems), unit="configurations") as tick:
             outcomes = run_all(systems, js, scoring.k, source, source_cache(source), tick)
-    from assay.procedures.tuning_parts import assemble
-
     return assemble(js, builder, sets, grid_space, outcomes, options, scoring)

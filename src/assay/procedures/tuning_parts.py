@@ -105,12 +105,10 @@ def assemble(
     scoring: ScoringOptions,
 ) -> TuningResult:
     """Score, cross-validate, compare and assemble the :class:`TuningResult`."""
-    import numpy as np
-
     from assay.metrics.measures import parse_measures
     from assay.procedures.evaluation import score_run
     from assay.tuning import folds
-    from assay.tuning.result import FoldChoice, GridPoint, Recommended, TuningResult
+    from assay.tuning.result import TuningResult
 
     measures = parse_measures(list(options.metrics))
     names = [m.name for m in measures]
@@ -123,20 +121,8 @@ def assemble(
     runs = [o.run for o, _ in outcomes[1:]]
     tuned = cross_validated_run(runs, chosen, qids, f"{system} (tuned, cross-validated)")
     base = outcomes[0][0].run
-    configured = score_run(
-        type(base)(base.frame, name=f"{system} (as configured)", has_scores=base.has_scores),
-        js,
-        measures,
-        **policy,
-    )
-    held_out = held_out_comparison(
-        [configured, score_run(tuned, js, measures, **policy)], names, options
-    )
-    means = np.nanmean(values, axis=2)
-    best = folds.best(means[:, 0])
-    honest = np.zeros(len(names))
-    for o in chosen:
-        honest += values[o.chosen][:, o.queries].sum(axis=1)
+    base = type(base)(base.frame, name=f"{system} (as configured)", has_scores=base.has_scores)
+    pair = [score_run(run, js, measures, **policy) for run in (base, tuned)]
     return TuningResult(
         system=str(system),
         system_type=builder.type_name,
@@ -150,11 +136,38 @@ def assemble(
         seed=options.seed,
         by=options.by,
         n_queries=len(qids),
-        grid=[
+        **_choices(sets, names, values, chosen, qids, [c for _, c in outcomes[1:]]),
+        held_out=held_out_comparison(pair, names, options),
+        computed=sum(1 for _, c in outcomes if not c),
+        cached=sum(1 for _, c in outcomes if c),
+    )
+
+
+def _choices(
+    sets: list[dict[str, Any]],
+    names: list[str],
+    values: np.ndarray,
+    chosen: list[FoldOutcome],
+    qids: list[str],
+    cached: list[bool],
+) -> dict[str, Any]:
+    """The ``grid``, ``folds``, ``optimism`` and ``recommended`` fields."""
+    import numpy as np
+
+    from assay.tuning import folds
+    from assay.tuning.result import FoldChoice, GridPoint, Recommended
+
+    means = np.nanmean(values, axis=2)
+    best = folds.best(means[:, 0])
+    honest = np.zeros(len(names))
+    for o in chosen:  # each query scored by the set its fold chose without it
+        honest += values[o.chosen][:, o.queries].sum(axis=1)
+    return {
+        "grid": [
             GridPoint(params=p, means=dict(zip(names, map(float, row), strict=True)), cached=c)
-            for p, row, (_, c) in zip(sets, means, outcomes[1:], strict=True)
+            for p, row, c in zip(sets, means, cached, strict=True)
         ],
-        folds=[
+        "folds": [
             FoldChoice(
                 fold=o.fold,
                 queries=[qids[i] for i in o.queries],
@@ -165,14 +178,11 @@ def assemble(
             )
             for o in chosen
         ],
-        held_out=held_out,
-        optimism=dict(zip(names, folds.optimism(chosen), strict=True)),
-        recommended=Recommended(
+        "optimism": dict(zip(names, folds.optimism(chosen), strict=True)),
+        "recommended": Recommended(
             params=sets[best],
             index=best,
             honest_score=dict(zip(names, map(float, honest / len(qids)), strict=True)),
             in_sample_score=dict(zip(names, map(float, means[best]), strict=True)),
         ),
-        computed=sum(1 for _, c in outcomes if not c),
-        cached=sum(1 for _, c in outcomes if c),
-    )
+    }

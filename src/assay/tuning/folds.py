@@ -52,11 +52,15 @@ class FoldOutcome:
 
 
 def best(means: np.ndarray) -> int:
-    """The set with the highest mean; a tie goes to the first in grid order."""
+    """The set with the highest mean; a tie (means within
+    :data:`~assay.stats.verdict.TIE_TOLERANCE`, as paired differences count ties) goes to
+    the first in grid order, whatever order the sums were added in."""
     import numpy as np
 
+    from assay.stats.verdict import TIE_TOLERANCE
+
     top = np.nanmax(means)
-    return int(np.flatnonzero(means == top)[0])
+    return int(np.flatnonzero(means >= top - TIE_TOLERANCE)[0])
 
 
 def cross_validate(values: np.ndarray, fold_of: Sequence[int]) -> list[FoldOutcome]:

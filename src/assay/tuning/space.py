@@ -98,7 +98,8 @@ def apply(table: dict[str, Any], params: dict[str, Any]) -> dict[str, Any]:
                     node = node[index]
                 continue
             if not isinstance(node, dict):
-                raise UsageError(f"{OPTION} {key}: {'.'.join(parts[:depth])} is not a table")
+                where = ".".join(parts[:depth])
+                raise UsageError(f"{OPTION} {key}: {where} is not a table", OPTION)
             if last:
                 node[part] = value
             else:

@@ -30,13 +30,23 @@ def objective_chart(result: Any) -> Any:
     if len(keys) == 2:
         xs, ys = _values(result, keys[1]), _values(result, keys[0])
         z: list[list[float | None]] = [[None] * len(xs) for _ in ys]
-        for p in result.grid:
-            z[ys.index(p.params[keys[0]])][xs.index(p.params[keys[1]])] = p.means.get(obj)
+        text = [[""] * len(xs) for _ in ys]
+        for i, p in enumerate(result.grid):
+            row, col = ys.index(p.params[keys[0]]), xs.index(p.params[keys[1]])
+            z[row][col] = p.means.get(obj)
+            chosen = sum(f.chosen_index == i for f in result.folds)
+            marks = (["★"] if i == result.recommended.index else []) + (
+                [f"{chosen}/{len(result.folds)} folds"] if chosen else []
+            )
+            text[row][col] = " ".join(marks)
         fig = go.Figure(
             go.Heatmap(
                 x=[_shown(v) for v in xs],
                 y=[_shown(v) for v in ys],
                 z=z,
+                text=text,
+                texttemplate="%{text}",
+                textfont={"size": 12},
                 colorscale="Viridis",
                 colorbar={"title": obj},
                 hovertemplate=f"{keys[1]} %{{x}}<br>{keys[0]} %{{y}}<br>{obj} %{{z:.4f}}"
@@ -45,7 +55,7 @@ def objective_chart(result: Any) -> Any:
         )
         fig.update_xaxes(title=keys[1], type="category")
         fig.update_yaxes(title=keys[0], type="category")
-        return layout(fig, title=f"{obj} over the grid (in sample)", height=380)
+        return layout(fig, title=f"{obj}, in sample (★ recommended)", height=400)
     if len(keys) == 1:
         x = [_shown(p.params[keys[0]]) for p in result.grid]
         title_x = keys[0]

@@ -27,6 +27,7 @@ KINDS = {
     "synthetic_queries.json": "synthetic-queries",
     "implicit_judgments.json": "implicit_judgments",
     "validation.json": "validation",
+    "tuning.json": "tuning",
 }
 
 

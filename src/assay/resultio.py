@@ -120,6 +120,7 @@ RESULT_MODELS: dict[str, str] = {
     "implicit_judgments": "assay.behavior.implicit:ImplicitJudgments",
     "synthetic-queries": "assay.generate.queries:SyntheticQueries",
     "validation": "assay.procedures.validation:ValidationResult",
+    "tuning": "assay.tuning.result:TuningResult",
 }
 
 #: (kind, schema_version) -> a function upgrading a payload by one version. A reader

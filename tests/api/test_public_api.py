@@ -115,6 +115,7 @@ EXPECTED = {
         "run_system",
         "system_types",
     ],
+    "assay.tuning": ["TuningResult", "cross_validate", "deal", "grid", "parse_params"],
     "assay.stats": [
         "ComparisonResult",
         "bootstrap_ci_rows",

@@ -29,6 +29,7 @@ KINDS = {
     "validation.json": "validation",
     "rubric_judge.json": "rubric_judge",
     "pairwise_judge.json": "pairwise_judge",
+    "tuning.json": "tuning",
 }
 
 

@@ -181,6 +181,8 @@ SUFFIX_COMMANDS: dict[str, list[str]] = {
     "matrix": [str(ROOT / "examples" / "matrix" / "matrix.toml"), "--no-record"],
     "validate": [str(QUESTIONS)],
     "judge agree": [str(QUESTIONS), str(QUESTIONS)],
+    "tune": [str(QUESTIONS), "--system", "bm25", "--config", str(CONFIG), "--param", "k1=0.9,1.2",
+             "-m", "RR", "--folds", "2", "--no-record", "-q"],
     "judge calibrate": [str(QUESTIONS), str(DATA / "runs" / "keyword.trec"), "--human",
                         str(DATA / "judgments" / "statistics_human_sample.csv")],
 }  # fmt: skip

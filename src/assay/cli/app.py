@@ -58,6 +58,7 @@ _COMMAND_MODULES = (
     "assay.cli.judge_serve",
     "assay.cli.judge_export",
     "assay.cli.matrix",
+    "assay.cli.tune",
     "assay.cli.generate",
     "assay.cli.schema",
     "assay.cli.view",

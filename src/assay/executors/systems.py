@@ -23,11 +23,11 @@ def portable(calls: Any) -> Any:
     from a file travels by value (workers may not have it on their path)."""
     clone = copy.copy(calls)
     clone.results, clone.failures, clone.latencies = {}, {}, []
-    _by_value(getattr(calls.system, "function", None))
+    by_value(getattr(calls.system, "function", None))
     return clone
 
 
-def _by_value(function: Any) -> None:
+def by_value(function: Any) -> None:
     """Ship the module of a user's ``function`` with it, unless it is an installed package
     (or assay): a ``file.py:function`` or a module found from the current folder may not be
     on a worker's path."""

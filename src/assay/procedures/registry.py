@@ -39,6 +39,7 @@ COMMANDS: dict[str, str] = {
     "schema config": "assay.procedures.config_schema:config_json_schema",
     "serve": "assay.procedures.serving:serve_system",
     "trec-eval": "assay.procedures.treceval:trec_eval",
+    "tune": "assay.procedures.tuning:tune",
     "validate": "assay.procedures.validation:validate_files",
     "verify-suite": "assay.procedures.verification:verify_suite",
     "view": "assay.view.launch:open_view",

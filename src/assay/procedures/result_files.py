@@ -22,6 +22,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from assay.results import EvaluationResult
     from assay.stats.models import ComparisonResult
     from assay.store.history import HistoryReport
+    from assay.tuning.result import TuningResult
 
 
 def read_result(
@@ -44,6 +45,7 @@ def read_result(
     | ValidationResult
     | RubricJudgeResult
     | PairwiseJudgeResult
+    | TuningResult
 ):
     """The result file at ``path`` (JSON, or a Parquet evaluation) as its kind's model.
 

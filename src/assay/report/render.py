@@ -21,6 +21,7 @@ FORMATS_BY_KIND: dict[str, tuple[str, ...]] = {
     "verify": ("table", "plain", "json"),
     "matrix": ("table", "plain", "json", "markdown", "html"),
     "validation": ("table", "plain", "json"),
+    "tuning": ("table", "plain", "json", "markdown", "html"),
     **KIND_FORMATS,
 }
 
@@ -61,6 +62,10 @@ def render(result: Any, fmt: str, *, width: int = 120) -> str:
         from assay.report.answers_markdown import answers_markdown
 
         return answers_csv(result) if fmt == "csv" else answers_markdown(result)
+    if kind == "tuning":
+        from assay.report.tune_text import render_markdown as tuning_markdown
+
+        return tuning_markdown(result)
     if kind == "matrix":
         from assay.report.matrix_markdown import render_markdown as matrix_markdown
 
@@ -114,6 +119,10 @@ def print_terminal(result: Any, console: Any) -> None:
         from assay.report.matrix_terminal import render_terminal
 
         render_terminal(result, console)
+    elif kind == "tuning":
+        from assay.report.tune_text import render_terminal as tuning_terminal
+
+        tuning_terminal(result, console)
     elif kind == "validation":
         from assay.report.validation_terminal import print_validation
 

@@ -70,6 +70,12 @@ def _stopwords(value: str | Sequence[str] | None) -> list[str]:
     return words
 
 
+#: The last corpus tokenized (corpus version, fields, stemmer, stop words) -> its tokens:
+#: BM25 indexes of one corpus that differ only in k1, b or the variant (``assay tune``)
+#: tokenize it once.
+_TOKENS: dict[tuple[str | None, str, Any, str], list[list[str]]] = {}
+
+
 class BM25System:
     """BM25 ranking of a corpus with bm25s (Lucene variant by default).
 
@@ -179,12 +185,16 @@ class BM25System:
 
         from assay.progress import progress
 
-        tokens: list[list[str]] = []
+        key = (self._version, repr(self.text_fields), self.stemmer_name, repr(self.stopwords_spec))
+        tokens: list[list[str]] = _TOKENS.get(key, [])
         texts = self._texts
-        with progress(f"{self.name}: indexing", total=len(texts), unit="docs") as tick:
-            for start in range(0, len(texts), _CHUNK):
-                tokens += self._tokenize(texts[start : start + _CHUNK])
-                tick(min(_CHUNK, len(texts) - start))
+        if not tokens:
+            with progress(f"{self.name}: indexing", total=len(texts), unit="docs") as tick:
+                for start in range(0, len(texts), _CHUNK):
+                    tokens += self._tokenize(texts[start : start + _CHUNK])
+                    tick(min(_CHUNK, len(texts) - start))
+            _TOKENS.clear()  # one corpus kept: the one a tuning run indexes again and again
+            _TOKENS[key] = tokens
         if not any(len(doc) for doc in tokens):
             from assay.errors import UsageError
 

@@ -73,6 +73,25 @@ def retry_policy_for(
         raise UsageError(str(exc)) from None
 
 
+def run_key(
+    system: System,
+    judgments: JudgmentSet,
+    k: int,
+    include_no_answer: bool = True,
+    *,
+    config: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """The run cache's key of ``system`` over ``judgments`` at depth ``k``: what decides
+    its run (config hash, corpus and judgment-set versions, k, no-answer queries run)."""
+    return dict(
+        config_hash=config_hash(system.config if config is None else config),
+        corpus_version=corpus_version(system),
+        judgments_version=judgments.version,
+        k=k,
+        include_no_answer=include_no_answer,
+    )
+
+
 def run_system(
     system: System,
     judgments: JudgmentSet,
@@ -110,16 +129,9 @@ def run_system(
     at_least("max_consecutive_failures", max_consecutive_failures, 0)
     policy = retry_policy_for(system, retries, backoff)
     cfg = system.config
-    chash = config_hash(cfg)
-    cversion = corpus_version(system)
+    key = run_key(system, judgments, k, include_no_answer, config=cfg)
+    chash, cversion = key["config_hash"], key["corpus_version"]
     ids = judgments.query_ids if include_no_answer else judgments.answerable_ids
-    key = dict(
-        config_hash=chash,
-        corpus_version=cversion,
-        judgments_version=judgments.version,
-        k=k,
-        include_no_answer=include_no_answer,
-    )
     cacheable = cache is not None and getattr(system, "cacheable", True)
     if cacheable:
         hit = cache.get(key, name=system.name)  # type: ignore[union-attr]

@@ -62,6 +62,11 @@ def summarize(result: Any, rid: str, source: str) -> Summary:
         s.system, s.gate = result.candidate, "passed" if result.passed else "failed"
         s.judgments_name, s.judgments_version = result.judgments_name, result.judgments_version
         s.headline = f"gate {s.gate} on {', '.join(result.metrics)}"
+    elif kind == "tuning":
+        s.system, s.judgments_name = result.system, result.judgments_name
+        s.judgments_version = result.judgments_version
+        honest = result.recommended.honest_score.get(result.objective)
+        s.headline = f"tuned {result.objective} {honest:.4f} held out"
     else:
         s.system = getattr(result, "system", None) or getattr(result, "name", None)
     return s

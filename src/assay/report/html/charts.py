@@ -14,7 +14,8 @@ from assay.stats.verdict import Verdict
 _COLOUR = {Verdict.BETTER: "#0a7a28", Verdict.WORSE: "#b3141b", Verdict.NO_DIFFERENCE: "#595959"}
 
 
-def _layout(fig: Any, **extra: Any) -> Any:
+def layout(fig: Any, **extra: Any) -> Any:
+    """``fig`` with the pages' margins, template and automatic size."""
     fig.update_layout(
         margin={"l": 10, "r": 10, "t": 50, "b": 40},
         template="plotly_white",
@@ -55,7 +56,7 @@ def forest(result: Any, metric: str) -> Any:
         )
     )
     fig.add_vline(x=0, line_dash="dash", line_color="#767676")
-    return _layout(
+    return layout(
         fig,
         title=f"{metric}: Δ vs {result.baseline}, 95% CI",
         height=160 + 28 * len(stats),
@@ -80,7 +81,7 @@ def sorted_deltas(result: Any, candidate: str, metric: str, link: Any) -> Any:
         )
     )
     fig.add_hline(y=0, line_dash="dash", line_color="#767676")
-    return _layout(
+    return layout(
         fig,
         title=f"Per-query Δ, sorted: {candidate} − {result.baseline}, {metric}",
         height=320,
@@ -100,7 +101,7 @@ def pass_rates(result: Any) -> Any:
             go.Bar(name="pass^N", x=names, y=[v.pass_all_rate for v in result.variants]),
         ]
     )
-    return _layout(fig, barmode="group", yaxis={"range": [0, 1]}, height=340, title="Pass rates")
+    return layout(fig, barmode="group", yaxis={"range": [0, 1]}, height=340, title="Pass rates")
 
 
 def history(report: Any, metric: str, link: Any, spans: dict | None = None) -> Any:
@@ -144,6 +145,6 @@ def history(report: Any, metric: str, link: Any, spans: dict | None = None) -> A
     for r in report.rows:
         if r.version_changed and r.created_at:
             fig.add_vline(x=r.created_at, line_dash="dash", line_color="#a15c00")
-    return _layout(
+    return layout(
         fig, title=metric, height=340, legend={"orientation": "h", "y": -0.25}, showlegend=True
     )

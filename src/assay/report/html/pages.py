@@ -210,11 +210,13 @@ def page_for(result: Any, links: Links) -> Page:
     """The main page of ``result`` (by its kind)."""
     from assay.report.html.compare_pages import comparison_page
     from assay.report.html.matrix_pages import matrix_page
+    from assay.report.html.tuning_pages import tuning_page
 
     builders: dict[str, Callable[[Any, Links], Page]] = {
         "evaluation": evaluation_page,
         "comparison": comparison_page,
         "matrix": matrix_page,
         "gate": gate_page,
+        "tuning": tuning_page,
     }
     return builders.get(str(getattr(result, "kind", "")), generic_page)(result, links)

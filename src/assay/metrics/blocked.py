@@ -74,6 +74,7 @@ def _merged(
             frame = run.frame
             asked.append(frame[frame["query_id"].isin(wanted)].astype({"query_id": str}))
         table = _merge(table, part)
+        del run, part  # before the next block is read
     if table is None:  # no line at all
         table = compute(judgments, Run.from_dict({}), list(measures), missing="zero", ties=ties)
     table.missing_queries = int(len(table.query_ids) - np.count_nonzero(table.in_run))

@@ -152,7 +152,6 @@ class SourceOptions(BaseModel):
         try:
             if self.retries is not None:
                 at_least("retries", self.retries, 0)
-            check_memory(self.memory)
             at_least("max_consecutive_failures", self.max_consecutive_failures, 0)
             at_least("max_failed", self.max_failed, 0)
             if self.executor is not None:

@@ -81,7 +81,9 @@ class RunBlocks:
             if not seen.isdisjoint(ids):
                 raise Interleaved
             seen.update(ids)
-            yield self._count(run, ids)
+            held = [run]
+            del run  # this frame keeps no block while the caller scores it
+            yield self._count(held.pop(), ids)
 
     def partitioned(self) -> Iterator[Run]:
         """Blocks of any run: partitions of whole queries by a hash of the query id."""
@@ -90,13 +92,13 @@ class RunBlocks:
         with tempfile.TemporaryDirectory(prefix="assay-blocks-") as tmp:
             files = self._partition(Path(tmp), parts)
             for part in files:
-                run = self._read_part(part)
+                held = [self._read_part(part)]
                 part.unlink()
-                if run is not None:
-                    yield self._count(run, run.query_ids)
+                if held[0] is not None:
+                    yield self._count(held.pop(), None)
 
-    def _count(self, run: Run, ids: list[str]) -> Run:
-        self.query_ids.extend(ids)
+    def _count(self, run: Run, ids: list[str] | None) -> Run:
+        self.query_ids.extend(run.query_ids if ids is None else ids)
         self.rows += len(run)
         self.longest = max(self.longest, run.longest)
         return run
@@ -125,23 +127,28 @@ class RunBlocks:
             cut = _last_query_start(table.column("query_id"))
             if cut == 0:  # one query fills the block: read on
                 continue
-            yield self._run(table.slice(0, cut), first_row)
-            first_row += cut
-            rest = table.slice(cut)
+            # the next block's start is copied: a slice would keep this block's buffers alive
+            rest = table.slice(cut).take(np.arange(table.num_rows - cut))
+            block = [table.slice(0, cut)]
+            del table
             held, size = rest.to_batches(), rest.nbytes
-            del table, rest
+            del rest
+            yield self._run(block, first_row)  # the table is let go of as it is converted
+            pa.default_memory_pool().release_unused()
+            first_row += cut
         if held:
-            table = pa.Table.from_batches(held)
+            last = [pa.Table.from_batches(held)]
             held = []
-            if table.num_rows:
-                yield self._run(table, first_row)
+            if last[0].num_rows:
+                yield self._run(last, first_row)
 
-    def _run(self, table: Any, first_row: int, lines: np.ndarray | None = None) -> Run:
-        """The block's rows as a checked :class:`Run` (lines counted from ``first_row``)."""
+    def _run(self, held: list[Any], first_row: int, lines: np.ndarray | None = None) -> Run:
+        """The rows of the table in ``held`` (emptied) as a checked :class:`Run` (lines
+        counted from ``first_row``, or ``lines``)."""
         from assay.runs._columns import table_columns
         from assay.runs.read import _columns_to_run
 
-        columns = table_columns([table])
+        columns = table_columns(held)
         run = _columns_to_run(
             Path(self.path), columns, self.name, None, self.skip + first_row, lines
         )
@@ -196,7 +203,9 @@ class RunBlocks:
         if not table.num_rows:
             return None
         lines = table.column("line").to_numpy()
-        return self._run(table.select(["query_id", "doc_id", "score"]), 0, lines)
+        held = [table.select(["query_id", "doc_id", "score"])]
+        del table
+        return self._run(held, 0, lines)
 
 
 def _last_query_start(column: Any) -> int:

@@ -48,7 +48,7 @@ def _tiny(path: Path, block: int = 300, read: int = 1024) -> RunBlocks:
     """Blocks of about ``block`` bytes of ``path`` (the budget's smallest allowed)."""
     found = blocked_run(path, 64)
     assert found is not None  # any file is past the in-memory bound of 64 MB here
-    return dataclasses.replace(found, block_bytes=block, read_bytes=read)
+    return dataclasses.replace(found, block_bytes=block, read_bytes=read, memory_mb=None)
 
 
 @pytest.fixture(autouse=True)

@@ -45,6 +45,7 @@ def compute_blocked(
     from assay.runs.io import load_run
 
     qrels = qrels_arrays(judgments, judgments.answerable_ids)
+    blocks.fit()  # the judgments are loaded: the blocks get what the budget leaves
     try:
         try:
             return _merged(judgments, blocks, blocks.grouped(), (measures, ties, qrels))

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import math
 import re
+import sys
 import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -63,6 +64,7 @@ class RunBlocks:
     block_bytes: int
     skip: int = 0
     read_bytes: int = READ_BLOCK
+    memory_mb: int | None = None
     has_scores: bool = True
     metadata: dict[str, Any] = field(default_factory=dict)
     query_ids: list[str] = field(default_factory=list)
@@ -71,6 +73,15 @@ class RunBlocks:
 
     def __len__(self) -> int:
         return self.rows
+
+    def fit(self) -> RunBlocks:
+        """Size the blocks to the budget ``memory_mb`` less what the process holds now
+        (the judgments loaded: a set of many queries leaves less for the run)."""
+        if self.memory_mb is not None:
+            free = self.memory_mb - resident_mb()
+            self.block_bytes = max(MIN_BLOCK, int(free * (1 << 20) / MEMORY_PER_FILE_BYTE))
+            self.read_bytes = _read_size(self.block_bytes)
+        return self
 
     def grouped(self) -> Iterator[Run]:
         """Blocks of a grouped run, streamed; raises :class:`Interleaved` when it is not."""
@@ -224,6 +235,24 @@ def _last_query_start(column: Any) -> int:
     return cut
 
 
+def resident_mb() -> float:
+    """The process's resident memory now (MB; its peak so far where /proc is absent)."""
+    import os
+    import resource
+
+    try:
+        with open("/proc/self/statm") as fh:
+            return int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / (1 << 20)
+    except (OSError, ValueError, IndexError):  # pragma: no cover - not Linux
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        return peak / (1 << 20 if sys.platform == "darwin" else 1 << 10)
+
+
+def _read_size(block: int) -> int:
+    """Bytes pyarrow's streaming reader parses at a time for blocks of ``block`` bytes."""
+    return max(1 << 10, min(READ_BLOCK, block // 4))
+
+
 def in_memory_bytes(memory_mb: int) -> int:
     """The largest run file (bytes) that the in-memory path reads within ``memory_mb``."""
     return int(max(memory_mb - BASELINE_MB, 0) * (1 << 20) / MEMORY_PER_FILE_BYTE)
@@ -261,5 +290,4 @@ def blocked_run(source: Any, memory_mb: int, name: str | None = None) -> RunBloc
         metadata[JSONL_MARKER] = True
     block = max(MIN_BLOCK, in_memory_bytes(memory_mb))
     run_name = name or _first_tag(head) or path.stem
-    read = max(1 << 10, min(READ_BLOCK, block // 4))
-    return RunBlocks(str(path), run_name, block, skip, read, True, metadata)
+    return RunBlocks(str(path), run_name, block, skip, _read_size(block), memory_mb, True, metadata)

@@ -60,6 +60,7 @@ def main() -> None:
     """Time each size and order; print each figure with its ratio to its peer."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--queries", type=int, nargs="+", default=[10_000, 100_000, 300_000])
+    parser.add_argument("--docs", type=int, default=100, help="documents per query")
     parser.add_argument("--orders", nargs="+", default=["sorted", "shuffled"])
     args = parser.parse_args()
     WORK.mkdir(parents=True, exist_ok=True)
@@ -68,15 +69,15 @@ def main() -> None:
     for order in args.orders:
         base_mb = None
         for nq in args.queries:
-            qrels, run = make_data(nq, 100, order=order)
+            qrels, run = make_data(nq, args.docs, order=order)
             run.read_bytes()  # from the page cache for every job
-            lines = nq * 100
-            out = {m: WORK / f"growth_{nq}_{order}_{m}.json" for m in (1024, 1 << 20)}
+            lines = nq * args.docs
+            out = {m: WORK / f"growth_{lines}_{order}_{m}.json" for m in (1024, 1 << 20)}
             read = timed([PY, "-c", READ, str(run)])
             budget = timed(assay(qrels, run, 1024, out[1024]))
             whole = timed(assay(qrels, run, 1 << 20, out[1 << 20]))
             assert read and budget and whole and budget[2] == 0 == whole[2]
-            if nq == 100_000:
+            if lines == 10_000_000:
                 base_mb = budget[1]
             rows.append((order, lines, run.stat().st_size, read, budget, whole))
             print(

@@ -46,11 +46,14 @@ def compute_blocked(
 
     qrels = qrels_arrays(judgments, judgments.answerable_ids)
     blocks.fit()  # the judgments are loaded: the blocks get what the budget leaves
+    how = (measures, ties, qrels)
     try:
         try:
-            return _merged(judgments, blocks, blocks.grouped(), (measures, ties, qrels))
+            return _merged(judgments, blocks, blocks.grouped(), how)
         except Interleaved:
-            return _merged(judgments, blocks, blocks.partitioned(), (measures, ties, qrels))
+            interleaved = True  # partitioned below: the traceback holds the block read so far
+        if interleaved:
+            return _merged(judgments, blocks, blocks.partitioned(), how)
     except (pa.ArrowInvalid, pa.ArrowTypeError):
         pass
     run = load_run(blocks.path, format="trec", name=blocks.name)

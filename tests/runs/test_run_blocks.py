@@ -198,3 +198,24 @@ def test_real_runs_blocked(shared_data: Path, tmp_path: Path) -> None:
             for block in (2000, 20000):
                 table, _, _ = compute_blocked(judgments, _tiny(run, block, 4096), MEASURES)
                 _same_table(whole, table)
+
+
+def test_a_run_written_by_assay_run_keeps_its_marker_and_lines(tmp_path: Path) -> None:
+    """The marker line of ``assay run`` is skipped, counted in line numbers, and still asks
+    for the sidecar, block by block as whole."""
+    from assay.runs.markers import JSONL_MARKER, TREC_MARKER
+
+    rows = [(f"q{q}", f"d{i}", 10.0 - i) for q in range(30) for i in range(10)]
+    qrels, run = _write(tmp_path, rows, {("q1", "d2"): 1, ("q4", "d0"): 2})
+    run.write_bytes(TREC_MARKER + b" v1\n" + run.read_bytes())
+    judgments = load_judgments(qrels, format="trec")
+    blocks = _tiny(run)
+    table, _, _ = compute_blocked(judgments, blocks, MEASURES)
+    _same_table(compute(judgments, load_run(run), MEASURES, missing="zero"), table)
+    assert blocks.metadata.get(JSONL_MARKER) is True and blocks.skip == 1
+    run.write_bytes(run.read_bytes().replace(b"q20 Q0 d3 ", b"q20 Q0 d2 ", 1))
+    with pytest.raises(InputError) as whole:
+        load_run(run)
+    with pytest.raises(InputError) as blocked:
+        compute_blocked(judgments, _tiny(run), ["AP"])
+    assert str(blocked.value) == str(whole.value)

@@ -2,7 +2,8 @@
 
 On a terminal: a live bar on stderr that disappears when the work is done. On a
 pipe or in a CI log: a line on stderr every :data:`INTERVAL` seconds with the
-count, the share done and the rate, and a last line when the work took longer
+count, the share done, the rate and the time left at that rate (the bar shows
+it too), and a last line when the work took longer
 than that. Nothing at all with ``--quiet`` (:func:`set_quiet`) or
 ``ASSAY_QUIET=1``. The library reports through :func:`progress`; a caller that
 wants the counts itself passes ``on_advance``.
@@ -72,9 +73,20 @@ class _Lines:
         share = f" ({self.done / self.total:.0%})" if self.total else ""
         took = f" in {elapsed:.1f} s" if final else ""
         self.stream.write(
-            f"{self.label}: {count} {self.unit}{share}{took}, {rate:,.1f} {self.unit}/s\n"
+            f"{self.label}: {count} {self.unit}{share}{took}, {rate:,.1f} {self.unit}/s"
+            f"{'' if final else _left(self.total, self.done, rate)}\n"
         )
         self.stream.flush()
+
+
+def _left(total: int | None, done: int, rate: float) -> str:
+    """``, about N s left`` at ``rate`` (the mean since the start), when it can be told."""
+    if not total or done <= 0 or rate <= 0 or done >= total:
+        return ""
+    seconds = (total - done) / rate
+    if seconds >= 90:
+        return f", about {seconds / 60:,.0f} min left"
+    return f", about {seconds:.0f} s left"
 
 
 @contextmanager

@@ -36,8 +36,15 @@ def test_pipe_gets_lines_with_counts_share_and_rate() -> None:
             tick()
     lines = out.getvalue().splitlines()
     assert len(lines) == 5  # one per tick (interval 0) and the closing line
-    assert re.fullmatch(r"indexing: 1/4 docs \(25%\), [\d,.]+ docs/s", lines[0])
+    left = r", about \d+ (s|min) left"  # the time left at the mean rate so far
+    assert re.fullmatch(rf"indexing: 1/4 docs \(25%\), [\d,.]+ docs/s{left}", lines[0])
     assert re.fullmatch(r"indexing: 4/4 docs \(100%\) in [\d.]+ s, [\d,.]+ docs/s", lines[-1])
+
+
+def test_time_left_is_the_rest_at_the_mean_rate() -> None:
+    assert prog._left(100, 25, 5.0) == ", about 15 s left"
+    assert prog._left(1000, 100, 1.0) == ", about 15 min left"
+    assert prog._left(None, 3, 1.0) == prog._left(10, 10, 1.0) == prog._left(10, 0, 0.0) == ""
 
 
 def test_short_work_on_a_pipe_prints_nothing() -> None:

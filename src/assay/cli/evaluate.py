@@ -48,6 +48,7 @@ def evaluate(
     missing: o.Missing = "zero",
     ties: o.Ties = "score",
     ignore_identical_ids: o.IgnoreIdenticalIds = False,
+    memory: o.Memory = 1024,
     judgments_format: o.JudgmentsFormat = None,
     queries: Annotated[
         Path | None,

@@ -103,6 +103,15 @@ Ties = Annotated[
         "the file order.",
     ),
 ]
+Memory = Annotated[
+    int,
+    typer.Option(
+        "--memory",
+        metavar="MB",
+        help="Memory budget in MB (64 to 1048576): a TREC run whose whole reading would exceed "
+        "it is read and scored in blocks of whole queries, with the same result.",
+    ),
+]
 IgnoreIdenticalIds = Annotated[
     bool,
     typer.Option(

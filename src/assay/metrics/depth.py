@@ -16,6 +16,7 @@ from assay.errors import UsageError
 from assay.metrics.measures import Measure, parse_measure
 
 if TYPE_CHECKING:  # pragma: no cover
+    from assay.runs.blocks import RunBlocks
     from assay.runs.models import Run
 
 
@@ -26,7 +27,10 @@ def deepest_cutoff(measures: Iterable[Measure | str]) -> Measure | None:
 
 
 def check_depth(
-    measures: Iterable[Measure | str], *, asked: int | None = None, run: Run | None = None
+    measures: Iterable[Measure | str],
+    *,
+    asked: int | None = None,
+    run: Run | RunBlocks | None = None,
 ) -> list[str]:
     """Check that rankings reach every cutoff of ``measures``.
 
@@ -43,7 +47,7 @@ def check_depth(
             f"{deepest.name} needs rankings of {deepest.cutoff} documents but the system is "
             f"asked for {asked}: pass k={deepest.cutoff} (-k {deepest.cutoff}) or more"
         )
-    if run is None or asked is not None or len(run.frame) == 0:
+    if run is None or asked is not None or len(run) == 0:
         return []
     longest = run.longest
     if longest >= deepest.cutoff:

@@ -103,6 +103,7 @@ def compute(
     missing: str = "zero",
     ties: str = "score",
     depth: int | None = None,
+    qrels: Any = None,
 ) -> ScoreTable:
     """Score ``run`` against ``judgments`` with each measure, per query.
 
@@ -111,8 +112,9 @@ def compute(
     (see :mod:`assay.metrics.registry`). ``ties``: 'score' (score descending,
     then doc id descending, as trec_eval) or 'given' (the run's order). Runs
     without scores keep the given order. ``depth`` keeps only the first
-    ``depth`` documents of each query (trec_eval -M). Raises
-    :class:`UsageError` on an unknown policy or measure.
+    ``depth`` documents of each query (trec_eval -M). ``qrels`` is
+    :func:`~assay.metrics.rows.qrels_arrays` of the set when already made (a run
+    scored block by block). Raises :class:`UsageError` on an unknown policy or measure.
     """
     from assay.metrics import kernels
     from assay.policies import check_policies
@@ -123,7 +125,13 @@ def compute(
     cutoffs = sorted({m.cutoff for m in ms if m.cutoff is not None})
     holes = [m.cutoff for m in ms if m.family == "Hole" and m.cutoff is not None]
     ranked = rank_context(
-        judgments, run, ties=ties, depth=depth, cutoffs=cutoffs, hole_depth=max(holes, default=0)
+        judgments,
+        run,
+        ties=ties,
+        depth=depth,
+        cutoffs=cutoffs,
+        hole_depth=max(holes, default=0),
+        qrels=qrels,
     )
     qids, ctx, in_run, rows = ranked.query_ids, ranked.ctx, ranked.in_run, ranked.rows
     nq = len(qids)
@@ -166,6 +174,7 @@ def rank_context(
     depth: int | None = None,
     cutoffs: list[int] | None = None,
     hole_depth: int = 0,
+    qrels: Any = None,
 ) -> Ranked:
     """Map, order and grade the run's rows once (steps 1-4 of the module docstring).
 
@@ -178,7 +187,7 @@ def rank_context(
 
     qids = judgments.answerable_ids
     nq = len(qids)
-    qrels = qrels_arrays(judgments, qids)
+    qrels = qrels_arrays(judgments, qids) if qrels is None else qrels
     named = named_docs(judgments) if hole_depth > 0 else None
     rows = ranked_rows(run, qids, qrels, ties, list(cutoffs or []), (named, hole_depth))
     ctx = kernels.Context(

@@ -15,13 +15,19 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from assay.procedures.arguments import prepare
-from assay.procedures.options import SourceOptions, takes_scoring_options
+from assay.procedures.options import (
+    DEFAULT_MEMORY_MB,
+    SourceOptions,
+    check_memory,
+    takes_scoring_options,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     from assay.judgments.models import JudgmentSet
     from assay.metrics.measures import Measure
     from assay.procedures.sources import RunProvenance, Source
     from assay.results import EvaluationResult
+    from assay.runs.blocks import RunBlocks
     from assay.runs.models import Run
     from assay.systems.cache import RunCache
 
@@ -54,6 +60,7 @@ def evaluate(
     queries: str | Path | None = None,
     split: str = "test",
     calibrate: str | Path | None = None,
+    memory: int = DEFAULT_MEMORY_MB,
 ) -> EvaluationResult:
     """Score a run or a search function on a judgment set (judgments first, like the peers).
 
@@ -91,6 +98,12 @@ def evaluate(
     labels on a sample) adds PPI++ intervals to the result
     (:func:`~assay.procedures.calibration.calibrate`).
 
+    ``memory`` (MB) bounds the memory a run file may take: a TREC run larger
+    than the in-memory path allows within it is read and scored in blocks of
+    whole queries (:mod:`assay.runs.blocks`), with the same result, bit for bit
+    (not with ``abstain_below``, ``calibrate`` or ``ignore_identical_ids``,
+    which read the run whole).
+
     Returns an :class:`~assay.results.EvaluationResult`; ``.per_query_frame()``
     gives the per-query rows as a pandas DataFrame.
     """
@@ -107,7 +120,14 @@ def evaluate(
         both="give a RUN file or --system NAME, not both",
         neither="give a RUN file to score, or --system NAME to run a system",
     )
-    with reading_beside(run) as given:  # a run file is read while the judgments load
+    check_memory(memory)
+    blocks = None
+    if abstain_below is None and calibrate is None and not ignore_identical_ids:
+        from assay.runs.blocks import blocked_run
+
+        blocks = blocked_run(run, memory, name)  # too large to read whole: block by block
+    # a run file is read while the judgments load
+    with reading_beside(run if blocks is None else blocks) as given:
         load = {"queries": queries, "split": split, "corpus_ids": source_documents(source)}
         js, measures, by_fields = prepare(
             judgments,
@@ -193,7 +213,7 @@ def score(
 
 
 def score_run(
-    run: Run,
+    run: Run | RunBlocks,
     judgments: JudgmentSet,
     measures: Sequence[Measure],
     by: Sequence[str] = (),
@@ -206,10 +226,12 @@ def score_run(
     """Score an already loaded run; the building block of :func:`evaluate`.
 
     ``ignore_identical_ids`` drops the documents whose id is their query's id
-    first (:func:`~assay.runs.identical.drop_identical_ids`).
+    first (:func:`~assay.runs.identical.drop_identical_ids`). A
+    :class:`~assay.runs.blocks.RunBlocks` is scored block by block.
     """
     import numpy as np
 
+    from assay.metrics.blocked import compute_blocked
     from assay.metrics.depth import check_depth
     from assay.metrics.engine import compute
     from assay.procedures.scoring_parts import (
@@ -221,6 +243,7 @@ def score_run(
     )
     from assay.procedures.sources import RunProvenance
     from assay.results import EvaluationResult, Policy
+    from assay.runs.blocks import RunBlocks
 
     info = info or RunProvenance(name=run.name, path=run.path)
     dropped = None
@@ -236,11 +259,17 @@ def score_run(
             empty = [*info.empty_query_ids, *emptied]
             info = info.model_copy(update={"empty_query_ids": empty})
     live_k = info.k if info.queries_asked is not None else None  # a live system's depth
-    shallow = check_depth(measures, asked=live_k, run=run)
+    blocked = isinstance(run, RunBlocks)
+    shallow = [] if blocked else check_depth(measures, asked=live_k, run=run)
+    answers = run
+    with _hashing(judgments):  # the version hash (Arrow, no GIL) runs beside the kernels
+        if isinstance(run, RunBlocks):  # block by block; counts of the whole run after
+            table, run, answers = compute_blocked(judgments, run, list(measures), ties=ties)
+            shallow = check_depth(measures, asked=live_k, run=run)
+        else:
+            table = compute(judgments, run, list(measures), missing="zero", ties=ties)
     if shallow:
         info = info.model_copy(update={"warnings": [*info.warnings, *shallow]})
-    with _hashing(judgments):  # the version hash (Arrow, no GIL) runs beside the kernels
-        table = compute(judgments, run, list(measures), missing="zero", ties=ties)
     failed = set(info.failed_query_ids)
     present, keep = _scored_mask(table, info, missing)
     every = bool(keep.all())  # the usual case: no failed call, nothing skipped
@@ -265,7 +294,7 @@ def score_run(
         aggregate={m.name: _mean(values[m.name], m) for m in measures},
         groups=_group_means(judgments, qids, values, measures, by),
         per_query=per_query,
-        no_answer=no_answer_rows(run, judgments, ties, failed),
+        no_answer=no_answer_rows(answers, judgments, ties, failed),
         environment=_environment(),
         policies=run_policies(
             judgments,

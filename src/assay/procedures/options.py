@@ -26,6 +26,11 @@ from assay.errors import UsageError
 F = TypeVar("F", bound=Callable[..., Any])
 
 
+#: The default memory budget of an evaluation (MB): a run file whose whole reading would
+#: exceed it is scored in blocks (:func:`assay.runs.blocks.blocked_run`).
+DEFAULT_MEMORY_MB = 1024
+
+
 class ScoringOptions(BaseModel):
     """How runs are read and scored, the same for every procedure."""
 
@@ -58,6 +63,11 @@ class ScoringOptions(BaseModel):
     cache: Any = Field(
         None, description="run cache of a live system: a RunCache, a directory, True or None"
     )
+    memory: int = Field(
+        DEFAULT_MEMORY_MB,
+        description="memory budget in MB (64 to 1048576): a TREC run file whose whole reading "
+        "would exceed it is scored in blocks of whole queries, with the same result",
+    )
 
     def model_post_init(self, context: Any, /) -> None:
         """Check the values with the keywords' own rules (a UsageError naming the parameter)."""
@@ -69,8 +79,23 @@ class ScoringOptions(BaseModel):
             at_least("k", self.k)
             if self.retries is not None:
                 at_least("retries", self.retries, 0)
+            check_memory(self.memory)
         except UsageError as exc:  # as it is, not wrapped in pydantic's ValidationError
             raise UsageError(str(exc), exc.parameter) from None
+
+
+#: The bounds of a memory budget (MB).
+MEMORY_MB = (64, 1 << 20)
+
+
+def check_memory(memory: object) -> int:
+    """Raise a UsageError naming ``memory`` unless it is a whole number of MB within bounds."""
+    low, high = MEMORY_MB
+    if isinstance(memory, bool) or not isinstance(memory, int) or not low <= memory <= high:
+        raise UsageError(
+            f"memory must be a whole number of MB from {low} to {high}, got {memory!r}", "memory"
+        )
+    return memory
 
 
 class SourceOptions(BaseModel):

@@ -25,6 +25,7 @@ from assay.results import Failure, Latency
 if TYPE_CHECKING:  # pragma: no cover
     from assay.judgments.models import JudgmentSet
     from assay.results import EvaluationResult
+    from assay.runs.blocks import RunBlocks
     from assay.runs.models import Run
     from assay.systems.cache import RunCache
 
@@ -148,6 +149,7 @@ def load_source(
     for the default directory, ``None``/``False`` for none) lets an unchanged
     live system reuse its last complete run, exactly as ``assay run`` does.
     """
+    from assay.runs.blocks import RunBlocks
     from assay.runs.models import Run
 
     if isinstance(source, Source):
@@ -162,6 +164,14 @@ def load_source(
         )
     if isinstance(source, Run):
         return Source(source, RunProvenance(name=name or source.name, path=source.path))
+    if isinstance(source, RunBlocks):  # a run file scored block by block: its sidecar too
+        return read_run_file(
+            Path(source.path),
+            judgments,
+            name=name,
+            allow_version_mismatch=allow_version_mismatch,
+            pending=source,
+        )
     if isinstance(source, str | Path):
         path = Path(source)
         if allow_results and is_result_file(path):
@@ -222,13 +232,15 @@ def read_run_file(
     *,
     name: str | None = None,
     allow_version_mismatch: bool = False,
-    pending: PendingRun | None = None,
+    pending: PendingRun | RunBlocks | None = None,
 ) -> Source:
     """A run file and its sidecar (``run.trec.json``), checked against ``judgments``.
 
-    ``pending`` is the same file already being read (:func:`prefetch_run`).
+    ``pending`` is the same file already being read (:func:`prefetch_run`), or
+    to be read block by block (:func:`~assay.runs.blocks.blocked_run`).
     """
     from assay.executors.shards import is_sharded, load_sharded_run
+    from assay.runs.blocks import RunBlocks
     from assay.runs.io import load_run
     from assay.runs.sidecar import provenance_note, read_sidecar, sidecar_path
 
@@ -236,7 +248,9 @@ def read_run_file(
     if not path.exists() and not sharded:
         raise InputError([Problem(str(path), None, "file not found", hint="check the path")])
     data = (None if sharded else read_sidecar(path)) or {}
-    if pending is not None:
+    if isinstance(pending, RunBlocks):
+        run: Any = pending
+    elif pending is not None:
         run = pending.result()
     else:
         run = load_sharded_run(path) if sharded else load_run(path)

@@ -32,18 +32,26 @@ def parse_trec(data: bytes | str, skip_rows: int = 0) -> Any:
     import pyarrow as pa
     import pyarrow.csv as pacsv
 
-    return pacsv.read_csv(
-        data if isinstance(data, str) else pa.py_buffer(data),
-        read_options=pacsv.ReadOptions(
+    source = data if isinstance(data, str) else pa.py_buffer(data)
+    return pacsv.read_csv(source, **csv_options(skip_rows))
+
+
+def csv_options(skip_rows: int = 0, block_size: int = _BLOCK_SIZE) -> dict[str, Any]:
+    """The pyarrow CSV options of a TREC run (keywords of ``read_csv`` and ``open_csv``)."""
+    import pyarrow as pa
+    import pyarrow.csv as pacsv
+
+    return {
+        "read_options": pacsv.ReadOptions(
             column_names=list(_TREC_FIELDS),
-            block_size=_BLOCK_SIZE,
+            block_size=block_size,
             use_threads=True,
             skip_rows=skip_rows,
         ),
-        parse_options=pacsv.ParseOptions(
+        "parse_options": pacsv.ParseOptions(
             delimiter=" ", quote_char=False, escape_char=False, ignore_empty_lines=False
         ),
-        convert_options=pacsv.ConvertOptions(
+        "convert_options": pacsv.ConvertOptions(
             # Q0 and the tag are not converted (the parser still checks every line has
             # all 6 fields); the tag of the first line names the run.
             include_columns=["query_id", "doc_id", "rank", "score"],
@@ -59,7 +67,7 @@ def parse_trec(data: bytes | str, skip_rows: int = 0) -> Any:
             null_values=[],
             check_utf8=True,
         ),
-    )
+    }
 
 
 #: (query codes, query ids, doc ids per row (pandas strings), scores) of a parsed TREC run
@@ -75,7 +83,13 @@ def parse_columns(data: bytes | str, skip_rows: int = 0) -> Columns:
     :func:`assay.pairs.hashes`, which the checks and the metrics engine use,
     are computed on other threads while this one converts the other columns.
     """
-    table = parse_trec(data, skip_rows)
+    return table_columns([parse_trec(data, skip_rows)])
+
+
+def table_columns(held: list[Any]) -> Columns:
+    """:func:`parse_columns` of the parsed Arrow table in ``held`` (``query_id``, ``doc_id``,
+    ``score``); the list is emptied, so the table is freed as its columns are converted."""
+    table = held.pop()
     joining = beside(partial(_hashed_strings, table.column("doc_id")), table.num_rows)
     scores = as_numpy(table.column("score"), np.float64)
     qcodes, qids = encode_grouped(table.column("query_id"))

@@ -95,18 +95,25 @@ def _first_tag(data: bytes) -> str | None:
 
 
 def _columns_to_run(
-    p: Path, columns: Columns, name: str | None, tag: str | None, skip: int = 0
+    p: Path,
+    columns: Columns,
+    name: str | None,
+    tag: str | None,
+    skip: int = 0,
+    lines: np.ndarray | None = None,
 ) -> Run:
-    """``skip`` lines (the marker of :data:`TREC_MARKER`) came before the first row."""
+    """``skip`` lines (the marker of :data:`TREC_MARKER`, or the rows of the blocks before
+    this one) came before the first row; ``lines``, when given, is each row's line instead."""
     qcodes, qcats, doc_ids, scores = columns
     docs = arrow_column(doc_ids)  # the pandas array's own Arrow column (hashes known)
+    line = (lambda row: int(lines[row])) if lines is not None else (lambda row: row + 1 + skip)
     with collecting(p) as log:
         for row in np.flatnonzero(~np.isfinite(scores))[:20]:
             doc = docs[int(row)].as_py()
             fault = score_fault(doc, float(scores[row]))
             assert fault is not None  # a non-finite score always breaks the rule
-            log.add(int(row) + 1 + skip, fault.message, field=fault.field, hint=fault.hint)
-    _check_duplicates(p, qcodes, qcats, docs, skip)
+            log.add(line(int(row)), fault.message, field=fault.field, hint=fault.hint)
+    _check_duplicates(p, qcodes, qcats, docs, line)
     run_name = name or tag or p.stem
     metadata: dict[str, Any] = {"format": "trec", "warnings": []}
     if skip:
@@ -114,16 +121,17 @@ def _columns_to_run(
     return _make_run(categorical(qcodes, qcats), doc_ids, scores, run_name, p, True, metadata)
 
 
-def _check_duplicates(p: Path, qcodes: np.ndarray, qcats: Any, docs: Any, skip: int = 0) -> None:
-    """Raise naming every repeated (query, doc) pair with the line of its first use."""
+def _check_duplicates(p: Path, qcodes: np.ndarray, qcats: Any, docs: Any, line: Any) -> None:
+    """Raise naming every repeated (query, doc) pair with the line of its first use
+    (``line``: a row's line in the file)."""
     rows, firsts = repeated_ids(qcodes, docs)
     if not len(rows):
         return
     with collecting(p) as log:
         for row, first in zip(rows.tolist(), firsts.tolist(), strict=True):
             doc, query = docs[row].as_py(), qcats[int(qcodes[row])].as_py()
-            fault = duplicate_doc(doc, query, first + 1 + skip)
-            log.add(row + 1 + skip, fault.message, field=fault.field, hint=fault.hint)
+            fault = duplicate_doc(doc, query, line(first))
+            log.add(line(row), fault.message, field=fault.field, hint=fault.hint)
 
 
 def _check_trec_lines(p: Path, data: bytes, skip: int = 0) -> bytes:

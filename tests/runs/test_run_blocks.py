@@ -1,0 +1,221 @@
+"""A run scored block by block (assay.runs.blocks) gives the whole run's values, bit for bit.
+
+Blocks are made tiny here so that a few hundred lines make many of them: grouped
+runs stream, interleaved runs are partitioned by query hash; every measure
+family (means, sums, geometric means) and every count of the result must equal
+the in-memory path's.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import assay.runs.blocks as blocks_mod
+from assay.errors import InputError, UsageError
+from assay.judgments.load import load_judgments
+from assay.metrics.blocked import compute_blocked
+from assay.metrics.engine import compute
+from assay.procedures.evaluation import evaluate
+from assay.runs.blocks import RunBlocks, blocked_run
+from assay.runs.io import load_run
+from assay.runs.models import Run
+
+MEASURES = [
+    "AP",
+    "nDCG@10",
+    "RR",
+    "P@5",
+    "R@100",
+    "Rprec",
+    "Bpref",
+    "GMAP",
+    "NumRet",
+    "NumRel",
+    "NumRelRet",
+    "infAP",
+    "RBP",
+]
+
+
+def _tiny(path: Path, block: int = 300, read: int = 1024) -> RunBlocks:
+    """Blocks of about ``block`` bytes of ``path`` (the budget's smallest allowed)."""
+    found = blocked_run(path, 64)
+    assert found is not None  # any file is past the in-memory bound of 64 MB here
+    return dataclasses.replace(found, block_bytes=block, read_bytes=read, memory_mb=None)
+
+
+@pytest.fixture(autouse=True)
+def _all_blocked(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Within 64 MB every run file is blocked, in blocks of a few hundred bytes."""
+    monkeypatch.setattr(blocks_mod, "BASELINE_MB", 64)
+    monkeypatch.setattr(blocks_mod, "MIN_BLOCK", 300)
+    monkeypatch.setattr(blocks_mod, "READ_BLOCK", 1024)
+
+
+def _same_table(whole, part) -> None:
+    assert part.query_ids == whole.query_ids
+    for m, v in whole.values.items():
+        assert np.asarray(part.values[m]).tobytes() == np.asarray(v).tobytes(), m
+    assert part.first_rel_rank.tolist() == whole.first_rel_rank.tolist()
+    assert part.in_run.tolist() == whole.in_run.tolist()
+    for name in ("ignored_queries", "missing_queries", "tied_pairs_at_cutoff", "run_queries"):
+        assert getattr(part, name) == getattr(whole, name), name
+    assert part.aggregate() == whole.aggregate()  # bit for bit, sums and gmeans too
+
+
+def _write(tmp: Path, rows, grades) -> tuple[Path, Path]:
+    run = tmp / "run.trec"
+    run.write_text("".join(f"{q} Q0 {d} {i} {s} tag\n" for i, (q, d, s) in enumerate(rows)))
+    qrels = tmp / "qrels.txt"
+    qrels.write_text("".join(f"{q} 0 {d} {g}\n" for (q, d), g in grades.items()))
+    return qrels, run
+
+
+@st.composite
+def cases(draw):
+    nq = draw(st.integers(1, 12))
+    rows = []
+    for q in range(nq):
+        for i in range(draw(st.integers(1, 40 if q % 3 == 0 else 6))):  # ragged
+            rows.append((f"q{q}", f"d{i}", float(draw(st.integers(0, 4)))))  # ties
+    if draw(st.booleans()):  # interleaved: lines shuffled over the file
+        rows = [rows[i] for i in draw(st.permutations(range(len(rows))))]
+    seed = draw(st.integers(0, 10_000))
+    rng = random.Random(seed)
+    grades = {
+        (f"q{q}", f"d{rng.randrange(50)}"): rng.randrange(-1, 4)
+        for q in range(nq + 2)  # two judged queries absent from the run
+        for _ in range(rng.randrange(1, 6))
+    }
+    extra = [(f"x{i}", "d1", 1.0) for i in range(draw(st.integers(0, 2)))]  # not judged: ignored
+    return rows + extra, grades, draw(st.sampled_from([200, 600, 5000]))
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(case=cases())
+def test_blocks_give_the_whole_runs_values(case, tmp_path_factory) -> None:
+    rows, grades, block = case
+    tmp = tmp_path_factory.mktemp("blocks")
+    qrels, run = _write(tmp, rows, grades)
+    judgments = load_judgments(qrels, format="trec")
+    whole = compute(judgments, load_run(run), MEASURES, missing="zero")
+    table, counted, _ = compute_blocked(judgments, _tiny(run, block), MEASURES)
+    _same_table(whole, table)
+    assert counted.longest == load_run(run).longest
+    assert len(counted) == len(rows)
+
+
+def test_grouped_runs_stream_and_interleaved_ones_are_partitioned(tmp_path: Path) -> None:
+    rows = [(f"q{q}", f"d{i}", float(100 - i)) for q in range(30) for i in range(20)]
+    grades = {(f"q{q}", f"d{i}"): 1 for q in range(30) for i in (1, 3)}
+    _, run = _write(tmp_path, rows, grades)
+    blocks = _tiny(run)
+    assert sum(1 for _ in blocks.grouped()) > 10  # many blocks, each of whole queries
+    random.Random(3).shuffle(rows)
+    _, run = _write(tmp_path, rows, grades)
+    blocks = _tiny(run)
+    with pytest.raises(blocks_mod.Interleaved):
+        list(blocks.grouped())
+    parts = list(blocks.partitioned())
+    assert len(parts) > 2
+    ids = [q for part in parts for q in part.query_ids]
+    assert len(ids) == len(set(ids)) == 30  # every query in one partition only
+
+
+def test_evaluate_within_a_budget_is_the_in_memory_result(tmp_path: Path, monkeypatch) -> None:
+    rows = [(f"q{q}", f"d{i}", float(i % 7)) for q in range(40) for i in range(25)]
+    random.Random(5).shuffle(rows)
+    grades = {(f"q{q}", f"d{i}"): (q + i) % 3 for q in range(42) for i in range(0, 30, 4)}
+    qrels, run = _write(tmp_path, rows, grades)
+    whole = evaluate(qrels, run, MEASURES, judgments_format="trec", memory=4096)
+    seen: list[RunBlocks] = []
+    real = blocks_mod.RunBlocks.partitioned
+
+    def spy(self):
+        seen.append(self)
+        return real(self)
+
+    monkeypatch.setattr(blocks_mod.RunBlocks, "partitioned", spy)
+    part = evaluate(qrels, run, MEASURES, judgments_format="trec", memory=64)
+    assert seen  # the budget decided: scored block by block
+    left, right = whole.model_dump(), part.model_dump()
+    for doc in (left, right):
+        doc.pop("created_at")
+        doc.pop("environment")
+    assert left == right
+
+
+def test_bad_lines_are_named_with_their_line_in_the_file(tmp_path: Path) -> None:
+    rows = [(f"q{q}", f"d{i}", 1.0 + i) for q in range(30) for i in range(10)]
+    rows[257] = (rows[257][0], rows[250][1], 5.0)  # a repeated document, line 258
+    qrels, run = _write(tmp_path, rows, {("q0", "d1"): 1})
+    with pytest.raises(InputError) as whole:
+        load_run(run)
+    with pytest.raises(InputError) as blocked:
+        compute_blocked(load_judgments(qrels, format="trec"), _tiny(run), ["AP"])
+    assert str(blocked.value) == str(whole.value)
+    assert ":258" in str(blocked.value) or "line 258" in str(blocked.value)
+
+
+def test_a_line_the_stream_refuses_falls_back_to_the_whole_reader(tmp_path: Path) -> None:
+    rows = [(f"q{q}", f"d{i}", 1.0 + i) for q in range(30) for i in range(10)]
+    qrels, run = _write(tmp_path, rows, {("q0", "d1"): 1, ("q3", "d4"): 2})
+    text = run.read_text().replace("q7 Q0 d3", "q7\tQ0 d3")  # a tab: normalised by load_run
+    run.write_text(text)
+    judgments = load_judgments(qrels, format="trec")
+    table, used, _ = compute_blocked(judgments, _tiny(run), ["AP", "NumRet"])
+    assert isinstance(used, Run)  # read whole: the stream refused the tab
+    _same_table(compute(judgments, load_run(run), ["AP", "NumRet"]), table)
+
+
+def test_the_budget_is_bounded() -> None:
+    for bad in (0, 63, 1 << 21, True, 1.5):
+        with pytest.raises(UsageError, match="memory"):
+            evaluate("nothere.txt", "nothere.trec", memory=bad)
+
+
+def test_real_runs_blocked(shared_data: Path, tmp_path: Path) -> None:
+    """trec_eval's own test runs, as given and with their lines shuffled."""
+    folder = shared_data / "trec_eval_tests"
+    for qrels_name, run_name in (
+        ("qrels.test", "results.test"),
+        ("qrels.rel_level", "results.test"),
+    ):
+        judgments = load_judgments(folder / qrels_name, format="trec")
+        lines = (folder / run_name).read_text().splitlines(keepends=True)
+        random.Random(1).shuffle(lines)
+        shuffled = tmp_path / "shuffled.trec"
+        shuffled.write_text("".join(lines))
+        for run in (folder / run_name, shuffled):
+            whole = compute(judgments, load_run(run), MEASURES, missing="zero")
+            for block in (2000, 20000):
+                table, _, _ = compute_blocked(judgments, _tiny(run, block, 4096), MEASURES)
+                _same_table(whole, table)
+
+
+def test_a_run_written_by_assay_run_keeps_its_marker_and_lines(tmp_path: Path) -> None:
+    """The marker line of ``assay run`` is skipped, counted in line numbers, and still asks
+    for the sidecar, block by block as whole."""
+    from assay.runs.markers import JSONL_MARKER, TREC_MARKER
+
+    rows = [(f"q{q}", f"d{i}", 10.0 - i) for q in range(30) for i in range(10)]
+    qrels, run = _write(tmp_path, rows, {("q1", "d2"): 1, ("q4", "d0"): 2})
+    run.write_bytes(TREC_MARKER + b" v1\n" + run.read_bytes())
+    judgments = load_judgments(qrels, format="trec")
+    blocks = _tiny(run)
+    table, _, _ = compute_blocked(judgments, blocks, MEASURES)
+    _same_table(compute(judgments, load_run(run), MEASURES, missing="zero"), table)
+    assert blocks.metadata.get(JSONL_MARKER) is True and blocks.skip == 1
+    run.write_bytes(run.read_bytes().replace(b"q20 Q0 d3 ", b"q20 Q0 d2 ", 1))
+    with pytest.raises(InputError) as whole:
+        load_run(run)
+    with pytest.raises(InputError) as blocked:
+        compute_blocked(judgments, _tiny(run), ["AP"])
+    assert str(blocked.value) == str(whole.value)

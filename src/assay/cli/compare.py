@@ -77,8 +77,9 @@ def compare(
         str, typer.Option("--test", help="Paired test: randomization, t, wilcoxon or bootstrap.")
     ] = "randomization",
     alpha: Annotated[
-        float, typer.Option("--alpha", help="Significance level for Holm-adjusted p-values.")
+        float, typer.Option("--alpha", help="Significance level of the adjusted p-values.")
     ] = 0.05,
+    correction: o.Correction = "holm",
     seed: Annotated[int, typer.Option("--seed", help="Seed of permutations and resamples.")] = 0,
     n_permutations: Annotated[
         int, typer.Option("--permutations", help="Random sign flips of the randomization test.")
@@ -109,7 +110,7 @@ def compare(
     executor: o.Executor = None,
     mix_synthetic: o.MixSynthetic = False,
 ) -> None:
-    """Compare systems with a baseline: deltas, CIs, paired tests, Holm, slices, power."""
+    """Compare systems with a baseline: deltas, CIs, paired tests, corrections, slices, power."""
     from assay.cli.common import finish, options_from, resolve_format
     from assay.procedures.comparison import compare as run_compare
     from assay.procedures.options import ScoringOptions, SourceOptions
@@ -128,6 +129,7 @@ def compare(
         n_resamples=n_resamples,
         ci_method=ci_method,
         top=top,
+        correction=correction,
         progress=True,
         mix_synthetic=mix_synthetic,
         options=options_from(ScoringOptions, locals()),

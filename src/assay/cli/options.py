@@ -44,6 +44,14 @@ Metrics = Annotated[
         "Default: R@5 R@10 RR nDCG@10.",
     ),
 ]
+Correction = Annotated[
+    str,
+    typer.Option(
+        "--correction",
+        help="Multiple-testing correction over the report's family of tests: holm, "
+        "bonferroni, hommel, bh (Benjamini-Hochberg), by (Benjamini-Yekutieli) or none.",
+    ),
+]
 By = Annotated[
     list[str] | None,
     typer.Option("--by", help="Group by a metadata field (repeatable); ';'-separated tags split."),

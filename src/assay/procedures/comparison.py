@@ -39,6 +39,7 @@ def compare(
     n_resamples: int = 10000,
     ci_method: str = "percentile",
     top: int = 5,
+    correction: str = "holm",
     missing: str = "zero",
     ties: str = "score",
     k: int = 100,
@@ -54,7 +55,7 @@ def compare(
     queries: str | Path | None = None,
     split: str = "test",
 ) -> ComparisonResult:
-    """Compare runs with a baseline on one judgment set: deltas, CIs, paired tests, Holm.
+    """Compare runs with a baseline on one judgment set: deltas, CIs, paired tests, corrections.
 
     ``runs`` is a list of sources, or a ``{name: source}`` mapping naming them;
     a source is anything :func:`assay.evaluate` takes, or an evaluation result
@@ -115,6 +116,7 @@ def compare(
         ci_method=ci_method,
         allow_version_mismatch=allow_version_mismatch,
         top=top,
+        correction=correction,
     )
 
 

@@ -29,11 +29,16 @@ if TYPE_CHECKING:  # pragma: no cover
 
 _STYLE = {Verdict.BETTER: "bold green", Verdict.WORSE: "bold red", Verdict.NO_DIFFERENCE: "dim"}
 
-CAPTION = (
-    "base/cand: mean per system (a count's total); p: paired test; p Holm: Holm-adjusted p "
-    "(decides the verdict); d: effect size, mean Δ / sd of Δ (Cohen's d_z); W/L/T: queries "
-    "won/lost/tied by the candidate; no diff: no detectable difference"
-)
+
+def caption(result: ComparisonResult) -> str:
+    """The aggregate table's caption, naming the result's correction."""
+    from assay.report.compare_common import adjusted_note
+
+    return (
+        f"base/cand: mean per system (a count's total); p: paired test; {adjusted_note(result)} "
+        "(decides the verdict); d: effect size, mean Δ / sd of Δ (Cohen's d_z); W/L/T: queries "
+        "won/lost/tied by the candidate; no diff: no detectable difference"
+    )
 
 
 def _verdict(verdict: Verdict) -> Styled:
@@ -45,12 +50,15 @@ def _right(*names: str) -> list[Column]:
 
 
 def aggregate_table(result: ComparisonResult, digits: int = 3) -> Table:
-    """One row per candidate x metric: means, delta, CI, p, Holm p, d, W/L/T, verdict."""
+    """One row per candidate x metric: means, delta, CI, p, adjusted p, d, W/L/T, verdict."""
+    from assay.report.compare_common import adjusted_header
+
     title = f"{result.judgments_name} (judgments {result.judgments_version})"
     cols = [Column("system", key=True), Column("metric", key=True)]
-    cols += _right("n", "base", "cand", "Δ", "95% CI", "p", "p Holm", "d", "W/L/T")
+    cols += _right("n", "base", "cand", "Δ", "95% CI", "p", adjusted_header(result), "d", "W/L/T")
     cols.append(Column("verdict"))
-    table = Table(cols, title=f"Comparison vs {result.baseline} — {title}", caption=CAPTION)
+    title = f"Comparison vs {result.baseline} — {title}"
+    table = Table(cols, title=title, caption=caption(result))
     for c in result.comparisons:
         table.add_row(
             c.candidate,
@@ -71,8 +79,10 @@ def aggregate_table(result: ComparisonResult, digits: int = 3) -> Table:
 
 def slices_table(result: ComparisonResult, digits: int = 3, *, flagged_only: bool = False) -> Table:
     """One row per slice x candidate x metric (only detectable changes with ``flagged_only``)."""
+    from assay.report.compare_common import adjusted_header
+
     cols = [Column("slice", key=True), Column("n", "right"), Column("system", key=True)]
-    cols += [Column("metric", key=True), *_right("Δ", "95% CI", "p", "p Holm", "d")]
+    cols += [Column("metric", key=True), *_right("Δ", "95% CI", "p", adjusted_header(result), "d")]
     cols.append(Column("verdict"))
     title = "Slices with a detectable change" if flagged_only else "Per slice"
     table = Table(cols, title=title)

@@ -2,8 +2,10 @@
 
 Queries are paired by ``query_id`` (only queries present in every result are
 used). For each candidate x metric the per-query differences (candidate minus
-baseline) are tested, bootstrapped and Holm-adjusted together; a verdict other
-than no detectable difference needs an adjusted p-value below ``alpha``.
+baseline) are tested, bootstrapped and adjusted together (one family; Holm
+unless ``correction`` names another method of :mod:`assay.stats.corrections`);
+a verdict other than no detectable difference needs an adjusted p-value below
+``alpha``.
 """
 
 from __future__ import annotations
@@ -170,6 +172,7 @@ def compare(
     ci_method: str = "percentile",
     allow_version_mismatch: bool = False,
     top: int = 5,
+    correction: str = "holm",
 ) -> ComparisonResult:
     """Compare each non-baseline result with the baseline, per metric and per slice.
 
@@ -182,11 +185,17 @@ def compare(
     ``wilcoxon`` or ``bootstrap``; CIs are ``ci_method`` (``percentile`` or
     ``bca``) bootstrap intervals of the mean difference at 95%. ``top`` queries
     with the largest losses and gains are listed per candidate x metric.
+    ``correction`` adjusts the p-values of the family (every candidate x
+    metric; the slices form a family of their own): one of
+    :data:`assay.stats.corrections.CORRECTIONS`.
 
     The steps: check the inputs, pair the queries, test, assemble.
     """
     by = [by] if isinstance(by, str) else list(by)
+    from assay.stats.corrections import check_correction
+
     _check_settings(len(results), test, ci_method, alpha, top)
+    correction = check_correction(correction)
     ordered, names, metric_names, warnings = _order_inputs(
         list(results), baseline, metrics, allow_version_mismatch
     )
@@ -198,7 +207,7 @@ def compare(
         ci_method=ci_method.lower(),
         seed=seed,
     )
-    comparisons, power = _test(pairs, names[1:], metric_names, alpha, top, common)
+    comparisons, power = _test(pairs, names[1:], metric_names, alpha, top, common, correction)
     slices, slice_values = slice_comparisons(
         by,
         pairs.queries,
@@ -209,6 +218,7 @@ def compare(
         metric_names,
         alpha,
         common,
+        correction=correction,
     )
     first = ordered[0].judgments
     return ComparisonResult(
@@ -222,6 +232,7 @@ def compare(
         settings=Settings(
             **common,
             alpha=alpha,
+            adjustment=correction,
             by=by,
             p_value_method=_p_value_method(
                 common["test"], len(pairs.queries), n_permutations, n_resamples
@@ -354,13 +365,15 @@ def _test(
     alpha: float,
     top: int,
     common: dict[str, Any],
+    correction: str = "holm",
 ) -> tuple[list[MetricComparison], list[PowerEstimate]]:
-    """Step 3: test every candidate x metric row (one Holm family), with power figures."""
-    from assay.stats.significance import holm
+    """Step 3: test every candidate x metric row (one family, adjusted by ``correction``),
+    with power figures."""
+    from assay.stats.corrections import adjust
     from assay.stats.summary import paired_row
 
     st = stats_rows(pairs.diffs, **common)
-    p_adj = holm(st["p"])
+    p_adj = adjust(st["p"], correction)
     n_met = len(metric_names)
     comparisons, power = [], []
     for ci, cand in enumerate(candidates):

@@ -1,8 +1,9 @@
 """The versioned comparison result that every comparison renderer reads.
 
-Deltas are always **candidate minus baseline**. ``p_adjusted`` is Holm-adjusted
-across all candidate x metric comparisons of the report (slices form their own
-Holm family); ``verdict`` is decided on ``p_adjusted`` at ``alpha``.
+Deltas are always **candidate minus baseline**. ``p_adjusted`` is adjusted
+across all candidate x metric comparisons of the report by the correction
+``settings.adjustment`` names (Holm by default; slices form their own family);
+``verdict`` is decided on ``p_adjusted`` at ``alpha``.
 """
 
 from __future__ import annotations
@@ -132,7 +133,9 @@ class Settings(BaseModel):
     n_resamples: int
     ci_method: str
     confidence: float = 0.95
-    adjustment: str = "holm"
+    adjustment: str = Field(
+        "holm", description="multiple-testing correction of p_adjusted (assay.stats.corrections)"
+    )
     by: list[str] = Field(default_factory=list)
     p_value_method: str = Field("", description="how the test's p-value was obtained")
     power_method: str = "normal approximation, alpha 0.05, power 0.8"

@@ -1,4 +1,4 @@
-"""Multiple-testing corrections: equal to statsmodels' ``multipletests``, alone and in ``compare``."""
+"""Multiple-testing corrections equal statsmodels' ``multipletests``, alone and in compare."""
 
 from __future__ import annotations
 

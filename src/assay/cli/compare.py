@@ -79,7 +79,7 @@ def compare(
     alpha: Annotated[
         float, typer.Option("--alpha", help="Significance level of the adjusted p-values.")
     ] = 0.05,
-    correction: o.Correction = "holm",
+    correction: o.Correction = None,
     seed: Annotated[int, typer.Option("--seed", help="Seed of permutations and resamples.")] = 0,
     n_permutations: Annotated[
         int, typer.Option("--permutations", help="Random sign flips of the randomization test.")

@@ -45,11 +45,12 @@ Metrics = Annotated[
     ),
 ]
 Correction = Annotated[
-    str,
+    str | None,
     typer.Option(
         "--correction",
         help="Multiple-testing correction over the report's family of tests: holm, "
-        "bonferroni, hommel, bh (Benjamini-Hochberg), by (Benjamini-Yekutieli) or none.",
+        "bonferroni, hommel, bh (Benjamini-Hochberg), by (Benjamini-Yekutieli) or none. "
+        "Default: holm (gate: none; matrix: the file's, else holm).",
     ),
 ]
 By = Annotated[

@@ -39,7 +39,7 @@ def compare(
     n_resamples: int = 10000,
     ci_method: str = "percentile",
     top: int = 5,
-    correction: str = "holm",
+    correction: str | None = None,
     missing: str = "zero",
     ties: str = "score",
     k: int = 100,
@@ -69,6 +69,8 @@ def compare(
     as ``source`` (:class:`~assay.procedures.options.SourceOptions`) says;
     with ``source``, ``retries`` and ``cache`` come from it. ``queries`` and
     ``split`` are those of :func:`~assay.judgments.load.load_judgments`.
+    ``correction`` is the multiple-testing correction of
+    :mod:`assay.stats.corrections` (``None``: Holm).
     """
     from assay.procedures.live import executing, live_system, run_keywords
     from assay.stats.compare import compare as compare_results
@@ -116,7 +118,7 @@ def compare(
         ci_method=ci_method,
         allow_version_mismatch=allow_version_mismatch,
         top=top,
-        correction=correction,
+        correction=correction or "holm",
     )
 
 

@@ -24,7 +24,7 @@ per family size); the values equal
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from assay.errors import UsageError
 
@@ -33,6 +33,19 @@ if TYPE_CHECKING:  # pragma: no cover
 
 #: Accepted methods, the default first.
 CORRECTIONS = ("holm", "bonferroni", "hommel", "bh", "by", "none")
+
+
+def correction_field(default: str = "holm") -> Any:
+    """A ``Field`` holding a correction's name (see :data:`CORRECTIONS`)."""
+    from pydantic import Field
+
+    return Field(
+        default,
+        description="multiple-testing correction of the adjusted p-values: "
+        + ", ".join(CORRECTIONS)
+        + " (assay.stats.corrections)",
+    )
+
 
 #: How each method is named in reports (column headers, captions).
 LABELS = {
@@ -55,12 +68,13 @@ CONTROLS = {
 }
 
 
-def check_correction(method: str, parameter: str = "correction") -> str:
-    """``method`` in lower case when it is one of :data:`CORRECTIONS`; else a UsageError."""
-    key = str(method).lower()
+def check_correction(method: str | None, default: str = "holm") -> str:
+    """``method`` in lower case when it is one of :data:`CORRECTIONS` (``None``: ``default``);
+    else a UsageError naming the ``correction`` option."""
+    key = default if method is None else str(method).lower()
     if key not in CORRECTIONS:
         raise UsageError(
-            f"unknown correction {method!r}; use one of {', '.join(CORRECTIONS)}", parameter
+            f"unknown correction {method!r}; use one of {', '.join(CORRECTIONS)}", "correction"
         )
     return key
 

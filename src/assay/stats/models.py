@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from assay.policies import ScoringPolicy
 from assay.results import MIGRATIONS, ResultModel
+from assay.stats.corrections import correction_field
 from assay.stats.paired import PairedColumns, rows_to_columns
 from assay.stats.verdict import Verdict
 
@@ -133,9 +134,7 @@ class Settings(BaseModel):
     n_resamples: int
     ci_method: str
     confidence: float = 0.95
-    adjustment: str = Field(
-        "holm", description="multiple-testing correction of p_adjusted (assay.stats.corrections)"
-    )
+    adjustment: str = correction_field()
     by: list[str] = Field(default_factory=list)
     p_value_method: str = Field("", description="how the test's p-value was obtained")
     power_method: str = "normal approximation, alpha 0.05, power 0.8"

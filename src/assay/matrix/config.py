@@ -8,7 +8,7 @@
     repeats = 3                   # each cell is asked this many times (sample index = repeat)
     baseline = "strict/small"     # the variant others are compared with (default: the first)
     alpha = 0.05
-    correction = "holm"           # of the comparisons' p-values: holm, bonferroni, hommel, bh, by, none
+    correction = "holm"           # holm, bonferroni, hommel, bh, by or none
     max_cost = 0.50               # USD; calls that could pass it are not made
     judge = "large"               # optional: a provider that grades claim support (rubric)
 

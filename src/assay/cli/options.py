@@ -121,8 +121,8 @@ JudgmentsFormat = Annotated[
     str | None,
     typer.Option(
         "--judgments-format",
-        help="Judgment format: jsonl, csv, json, trec, beir, srw, srw-queries or graded-csv "
-        "(default: detected).",
+        help="Judgment format: jsonl, csv, json, trec, trec-diversity (column 2 is the "
+        "subtopic), beir, srw, srw-queries or graded-csv (default: detected).",
     ),
 ]
 Split = Annotated[str, typer.Option("--split", help="BEIR split.")]

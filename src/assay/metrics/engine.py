@@ -115,6 +115,7 @@ def compute(
     :class:`UsageError` on an unknown policy or measure.
     """
     from assay.metrics import kernels
+    from assay.metrics.registry import REGISTRY
     from assay.policies import check_policies
 
     check_policies(missing, ties)
@@ -123,8 +124,9 @@ def compute(
     cutoffs = sorted({m.cutoff for m in ms if m.cutoff is not None})
     holes = [m.cutoff for m in ms if m.family == "Hole" and m.cutoff is not None]
     ranked = rank_context(
-        judgments, run, ties=ties, depth=depth, cutoffs=cutoffs, hole_depth=max(holes, default=0)
-    )
+        judgments, run, ties=ties, depth=depth, cutoffs=cutoffs, hole_depth=max(holes, default=0),
+        subtopics=any(REGISTRY[m.family].kernel.startswith("diversity_") for m in ms),
+    )  # fmt: skip
     qids, ctx, in_run, rows = ranked.query_ids, ranked.ctx, ranked.in_run, ranked.rows
     nq = len(qids)
     values = {m: _with_missing(m, kernels.evaluate(m, ctx), in_run) for m in ms}
@@ -166,13 +168,15 @@ def rank_context(
     depth: int | None = None,
     cutoffs: list[int] | None = None,
     hole_depth: int = 0,
+    subtopics: bool = False,
 ) -> Ranked:
     """Map, order and grade the run's rows once (steps 1-4 of the module docstring).
 
     ``depth`` cuts every ranking to its first ``depth`` documents (trec_eval
     -M); ``cutoffs`` only serve to count score ties straddling a cutoff;
     ``hole_depth`` > 0 also gathers, down to that rank, the rows whose doc any
-    judgment of the set names (BEIR's Hole@k, :mod:`assay.metrics.annotated`).
+    judgment of the set names (BEIR's Hole@k, :mod:`assay.metrics.annotated`);
+    ``subtopics`` gathers the subtopic judgments the diversity measures read.
     """
     from assay.metrics import kernels
 
@@ -190,7 +194,12 @@ def rank_context(
         qrels_grade=qrels.grade,
         retrieved=rows.retrieved,
         annotated=rows.annotated,
+        judgment=rows.judgment,
     )
+    if subtopics:
+        from assay.metrics.diversity import subtopic_judgments
+
+        ctx.subtopics = subtopic_judgments(judgments, qrels, qids)
     if depth is not None:
         ctx = ctx.truncated(depth)
     in_run = np.zeros(nq, dtype=bool)

@@ -80,6 +80,12 @@ def compare(
         float, typer.Option("--alpha", help="Significance level of the adjusted p-values.")
     ] = 0.05,
     correction: o.Correction = None,
+    overlap_k: Annotated[
+        int, typer.Option("--overlap-k", help="Depth of the runs' Jaccard@k overlap.")
+    ] = 10,
+    rbo_p: Annotated[
+        float, typer.Option("--rbo-p", help="Persistence p of the runs' rank-biased overlap.")
+    ] = 0.9,
     seed: Annotated[int, typer.Option("--seed", help="Seed of permutations and resamples.")] = 0,
     n_permutations: Annotated[
         int, typer.Option("--permutations", help="Random sign flips of the randomization test.")
@@ -130,6 +136,8 @@ def compare(
         ci_method=ci_method,
         top=top,
         correction=correction,
+        overlap_k=overlap_k,
+        rbo_p=rbo_p,
         progress=True,
         mix_synthetic=mix_synthetic,
         options=options_from(ScoringOptions, locals()),

@@ -40,6 +40,8 @@ def compare(
     ci_method: str = "percentile",
     top: int = 5,
     correction: str | None = None,
+    overlap_k: int = 10,
+    rbo_p: float = 0.9,
     missing: str = "zero",
     ties: str = "score",
     k: int = 100,
@@ -70,7 +72,9 @@ def compare(
     with ``source``, ``retries`` and ``cache`` come from it. ``queries`` and
     ``split`` are those of :func:`~assay.judgments.load.load_judgments`.
     ``correction`` is the multiple-testing correction of
-    :mod:`assay.stats.corrections` (``None``: Holm).
+    :mod:`assay.stats.corrections` (``None``: Holm). Where both sides are runs
+    or systems (not result files), each candidate's overlap with the baseline is
+    reported: RBO with persistence ``rbo_p`` and Jaccard@``overlap_k``.
     """
     from assay.procedures.live import executing, live_system, run_keywords
     from assay.stats.compare import compare as compare_results
@@ -85,6 +89,7 @@ def compare(
         runs = [*_listed(runs), *(live_system(s, options, judgments) for s in systems)]
     elif len(runs) < 2:
         raise UsageError(f"compare needs at least two runs (got {len(runs)})", "runs")
+    rankings: list[Any] = []
     with executing(source):
         results = evaluate_sources(
             judgments,
@@ -100,6 +105,7 @@ def compare(
             mix_synthetic=mix_synthetic,
             ignore_identical_ids=ignore_identical_ids,
             load={"queries": queries, "split": split} if queries is not None else {"split": split},
+            keep_runs=rankings,
             **keywords,
         )
     slices = [by] if isinstance(by, str) else list(by)
@@ -119,6 +125,10 @@ def compare(
         allow_version_mismatch=allow_version_mismatch,
         top=top,
         correction=correction or "holm",
+        rankings=rankings,
+        overlap_k=overlap_k,
+        rbo_p=rbo_p,
+        ties=ties,
     )
 
 
@@ -146,12 +156,14 @@ def evaluate_sources(
     ignore_identical_ids: bool = False,
     max_consecutive_failures: int | None = None,
     load: Mapping[str, Any] | None = None,
+    keep_runs: list[Any] | None = None,
 ) -> list[EvaluationResult]:
     """One evaluation result per source, in order, all scored with one policy.
 
     Result files are read as they are (their policy is checked when paired);
     the judgments are loaded only when some source needs scoring (``load``:
     the keywords of :func:`~assay.procedures.arguments.as_judgments`).
+    ``keep_runs``, a list, receives each source's run (``None`` for a result file).
     """
     from assay.metrics.measures import parse_measures
     from assay.procedures.arguments import as_judgments, check_k, synthetic_groups
@@ -181,6 +193,8 @@ def evaluate_sources(
             allow_results=True,
             max_consecutive_failures=max_consecutive_failures,
         )
+        if keep_runs is not None:
+            keep_runs.append(source.run)
         result = score(
             source,
             js,  # type: ignore[arg-type]

@@ -11,6 +11,7 @@ from assay.report.compare_common import adjusted_header, correction_label, setti
 from assay.report.compare_terminal import (
     aggregate_table,
     changes_tables,
+    overlap_table,
     power_table,
     slices_table,
 )
@@ -55,6 +56,9 @@ def render_markdown(result: ComparisonResult) -> str:
         lines.append(markdown_table(_markdown_headers(flagged, adjusted)))
     lines += [markdown_table(t) for t in changes_tables(result)]
     lines.append(markdown_table(power_table(result)))
+    overlap = overlap_table(result)
+    if overlap is not None:
+        lines.append(markdown_table(overlap))
     lines += [
         f"<sub>p: paired test; p ({name}): {_adjusted_words(result)}, decides the verdict; "
         "d: effect size (mean Δ / sd of Δ); W/L/T: queries won/lost/tied by the candidate</sub>",

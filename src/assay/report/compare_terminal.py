@@ -138,6 +138,18 @@ def power_table(result: ComparisonResult) -> Table:
     return table
 
 
+def overlap_table(result: ComparisonResult) -> Table | None:
+    """Per candidate: mean RBO and Jaccard@k with the baseline's rankings (None without)."""
+    if not result.overlap:
+        return None
+    first = result.overlap[0]
+    cols = [Column("system", key=True), *_right(f"RBO (p={first.p:g})", f"Jaccard@{first.k}")]
+    table = Table(cols, title=f"Overlap with {result.baseline} (mean over the paired queries)")
+    for o in result.overlap:
+        table.add_row(o.candidate, f"{o.rbo:.3f}", f"{o.jaccard:.3f}")
+    return table
+
+
 def render_terminal(result: ComparisonResult, console: Console | None = None) -> None:
     """Print the aggregate table, slices, largest changes and power to ``console``."""
     from rich.console import Console
@@ -154,3 +166,6 @@ def render_terminal(result: ComparisonResult, console: Console | None = None) ->
     for table in changes_tables(result):
         print_table(table, out)
     print_table(power_table(result), out)
+    overlap = overlap_table(result)
+    if overlap is not None:
+        print_table(overlap, out)

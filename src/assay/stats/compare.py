@@ -24,6 +24,7 @@ from assay.stats.models import (
     Settings,
     SystemInfo,
 )
+from assay.stats.overlap import candidate_overlaps
 from assay.stats.paired import PairedColumns
 from assay.stats.slices import slice_comparisons
 from assay.stats.verdict import TIE_TOLERANCE
@@ -32,6 +33,7 @@ if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
 
     from assay.results import EvaluationResult
+    from assay.runs.models import Run
 
 #: Difference whose required query count is reported.
 TARGET_DELTA = 0.02
@@ -173,6 +175,10 @@ def compare(
     allow_version_mismatch: bool = False,
     top: int = 5,
     correction: str = "holm",
+    rankings: Sequence[Run | None] | None = None,
+    overlap_k: int = 10,
+    rbo_p: float = 0.9,
+    ties: str = "score",
 ) -> ComparisonResult:
     """Compare each non-baseline result with the baseline, per metric and per slice.
 
@@ -187,7 +193,10 @@ def compare(
     with the largest losses and gains are listed per candidate x metric.
     ``correction`` adjusts the p-values of the family (every candidate x
     metric; the slices form a family of their own): one of
-    :data:`assay.stats.corrections.CORRECTIONS`.
+    :data:`assay.stats.corrections.CORRECTIONS`. ``rankings`` (the runs behind
+    ``results``, ``None`` for a result file) add each candidate's overlap with
+    the baseline (:mod:`assay.stats.overlap`: RBO with persistence ``rbo_p``,
+    Jaccard@``overlap_k``, lists ordered by ``ties``).
 
     The steps: check the inputs, pair the queries, test, assemble.
     """
@@ -196,7 +205,7 @@ def compare(
 
     _check_settings(len(results), test, ci_method, alpha, top)
     correction = check_correction(correction)
-    ordered, names, metric_names, warnings = _order_inputs(
+    ordered, names, metric_names, warnings, order = _order_inputs(
         list(results), baseline, metrics, allow_version_mismatch
     )
     pairs = _pair(ordered, names, metric_names, warnings, by)
@@ -241,6 +250,7 @@ def compare(
         comparisons=comparisons,
         slices=slices,
         power=power,
+        overlap=candidate_overlaps(rankings, order, names, pairs.queries, (overlap_k, rbo_p, ties)),
         per_query=_paired_queries(pairs, names, metric_names, by, slice_values),
         warnings=warnings,
         policies=merge_policies([r.policies for r in ordered], names),
@@ -271,7 +281,7 @@ def _order_inputs(
     baseline: str | int,
     metrics: Sequence[str] | None,
     allow_version_mismatch: bool,
-) -> tuple[list[EvaluationResult], list[str], list[str], list[str]]:
+) -> tuple[list[EvaluationResult], list[str], list[str], list[str], list[int]]:
     """Step 1b: results can be paired; baseline first; unique names; the metrics compared."""
     from assay.results import check_pairable
 
@@ -281,7 +291,8 @@ def _order_inputs(
     warnings = check_pairable(results, names, allow_version_mismatch=allow_version_mismatch)
     metric_names = _resolve_metrics(metrics, results)
     order = [base] + [i for i in range(len(results)) if i != base]
-    return [results[i] for i in order], [names[i] for i in order], metric_names, warnings
+    ordered = [results[i] for i in order]
+    return ordered, [names[i] for i in order], metric_names, warnings, order
 
 
 @dataclass

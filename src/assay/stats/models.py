@@ -113,6 +113,20 @@ class PowerEstimate(BaseModel):
     )
 
 
+class Overlap(BaseModel):
+    """How much a candidate and the baseline retrieve the same documents (assay.stats.overlap)."""
+
+    candidate: str
+    baseline: str
+    k: int = Field(description="depth of Jaccard@k")
+    p: float = Field(description="persistence of RBO")
+    rbo: float = Field(description="mean extrapolated RBO over the paired queries")
+    jaccard: float = Field(description="mean Jaccard@k over the paired queries")
+    query_ids: list[str] = Field(default_factory=list)
+    rbo_per_query: list[float] = Field(default_factory=list)
+    jaccard_per_query: list[float] = Field(default_factory=list)
+
+
 class PairedQuery(BaseModel):
     """One paired query: every system's value on every metric, and the deltas."""
 
@@ -158,6 +172,11 @@ class ComparisonResult(ResultModel):
     comparisons: list[MetricComparison]
     slices: list[SliceComparison] = Field(default_factory=list)
     power: list[PowerEstimate] = Field(default_factory=list)
+    overlap: list[Overlap] = Field(
+        default_factory=list,
+        description="RBO and Jaccard@k of each candidate's rankings with the baseline's "
+        "(empty when a side is a result file, which holds no rankings)",
+    )
     per_query: PairedColumns = Field(
         default_factory=PairedColumns.empty,
         description="paired queries as columns: query_id, text, slices, values, deltas, "

@@ -10,7 +10,7 @@ import typer
 from assay.cli import options as o
 from assay.cli.app import app
 
-FORMATS = ("table", "plain", "json", "markdown", "html", "csv")
+FORMATS = ("table", "plain", "json", "markdown", "html", "csv", "latex")
 Format = o.format_option(*FORMATS)
 TESTS = ("randomization", "t", "wilcoxon", "bootstrap")
 
@@ -28,6 +28,8 @@ def _emit(result: Any, fmt: str, output: Any) -> None:
             from assay.report.compare_markdown import render_markdown as render
         elif f == "html":
             from assay.report.html.export import render_html as render
+        elif f == "latex":
+            from assay.report.latex import render_latex_comparison as render
         else:
             from assay.report.compare_csv import render_csv as render
         return render(result)

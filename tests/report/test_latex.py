@@ -1,4 +1,4 @@
-"""``-f latex``: booktabs tables of evaluations and comparisons, escaped, compiled when TeX is here."""
+"""``-f latex``: booktabs tables of evaluations and comparisons, escaped, compiled by TeX."""
 
 from __future__ import annotations
 

@@ -68,8 +68,16 @@ def compare(
     text_field: o.TextFields = None,
     k: o.Depth = 100,
     baseline: Annotated[
-        str | None, typer.Option("--baseline", help="Baseline system name (default: the first).")
+        list[str] | None,
+        typer.Option(
+            "--baseline",
+            help="Baseline system name (default: the first); repeatable: each baseline is "
+            "compared with every other system, each pair once, all in one family.",
+        ),
     ] = None,
+    all_pairs: Annotated[
+        bool, typer.Option("--all-pairs", help="Compare every pair of systems (one family).")
+    ] = False,
     metric: Annotated[
         list[str] | None,
         typer.Option("--metric", "-m", help="Metric (repeatable). Default: R@5 R@10 RR nDCG@10."),
@@ -128,7 +136,8 @@ def compare(
         judgments,
         list(runs or []),
         metric,
-        baseline=0 if baseline is None else baseline,
+        baseline=baseline or 0,
+        all_pairs=all_pairs,
         by=by or [],
         test=test,
         alpha=alpha,

@@ -30,7 +30,8 @@ def compare(
     runs: Sequence[Any] | Mapping[str, Any],
     metrics: Iterable[str | Measure] | None = None,
     *,
-    baseline: str | int = 0,
+    baseline: str | int | Sequence[str | int] = 0,
+    all_pairs: bool = False,
     by: Iterable[str] | str = (),
     test: str = "randomization",
     alpha: float = 0.05,
@@ -64,7 +65,9 @@ def compare(
     file. Every run is scored with ``missing`` and ``ties``; result files must
     have been scored with the same policy and judgment-set version (and
     ``ignore_identical_ids``, see :func:`assay.evaluate`). ``baseline``
-    is a name or an index (default: the first). The statistics' parameters are
+    is a name or an index (default: the first), or a list of them: each is
+    compared with every other system, each pair once; ``all_pairs`` compares
+    every pair of systems (:mod:`assay.stats.many`). The statistics' parameters are
     those of :func:`assay.stats.compare.compare`.
 
     ``systems`` names live systems compared after ``runs``, built and called
@@ -125,6 +128,7 @@ def compare(
         allow_version_mismatch=allow_version_mismatch,
         top=top,
         correction=correction or "holm",
+        all_pairs=all_pairs,
         rankings=rankings,
         overlap_k=overlap_k,
         rbo_p=rbo_p,

@@ -12,6 +12,7 @@ from assay.report.compare_terminal import (
     aggregate_table,
     changes_tables,
     overlap_table,
+    pairs_table,
     power_table,
     slices_table,
 )
@@ -56,6 +57,9 @@ def render_markdown(result: ComparisonResult) -> str:
         lines.append(markdown_table(_markdown_headers(flagged, adjusted)))
     lines += [markdown_table(t) for t in changes_tables(result)]
     lines.append(markdown_table(power_table(result)))
+    pairs = pairs_table(result)
+    if pairs is not None:
+        lines.append(markdown_table(_markdown_headers(pairs, {})))
     overlap = overlap_table(result)
     if overlap is not None:
         lines.append(markdown_table(overlap))

@@ -54,14 +54,19 @@ def aggregate_table(result: ComparisonResult, digits: int = 3) -> Table:
     from assay.report.compare_common import adjusted_header
 
     title = f"{result.judgments_name} (judgments {result.judgments_version})"
+    several = _several(result)
     cols = [Column("system", key=True), Column("metric", key=True)]
+    if several:
+        cols.insert(1, Column("vs", key=True))
     cols += _right("n", "base", "cand", "Δ", "95% CI", "p", adjusted_header(result), "d", "W/L/T")
     cols.append(Column("verdict"))
-    title = f"Comparison vs {result.baseline} — {title}"
+    against = ", ".join(_baselines(result)) if several else result.baseline
+    title = f"Comparison vs {against} — {title}"
     table = Table(cols, title=title, caption=caption(result))
     for c in result.comparisons:
         table.add_row(
             c.candidate,
+            *([c.baseline or result.baseline] if several else []),
             c.metric,
             str(c.n),
             num(c.baseline_mean, digits, c.metric),
@@ -73,6 +78,39 @@ def aggregate_table(result: ComparisonResult, digits: int = 3) -> Table:
             effect(c.effect_size),
             f"{c.wins}/{c.losses}/{c.ties}",
             _verdict(c.verdict),
+        )
+    return table
+
+
+def _several(result: ComparisonResult) -> bool:
+    """True when the comparison has several baselines (rows name their baseline)."""
+    return any(c.baseline is not None for c in result.comparisons)
+
+
+def _baselines(result: ComparisonResult) -> list[str]:
+    return list(dict.fromkeys(c.baseline or result.baseline for c in result.comparisons))
+
+
+def pairs_table(result: ComparisonResult) -> Table | None:
+    """Every compared pair per metric with the better system marked (None: one baseline)."""
+    from assay.report.compare_common import adjusted_header
+
+    if not _several(result):
+        return None
+    cols = [Column("metric", key=True), Column("A", key=True), Column("B", key=True)]
+    cols += [*_right("mean A", "mean B", "Δ B−A", adjusted_header(result)), Column("better")]
+    table = Table(cols, title="All compared pairs (better: significantly higher)")
+    for c in sorted(result.comparisons, key=lambda c: result.metrics.index(c.metric)):
+        better = {Verdict.BETTER: c.candidate, Verdict.WORSE: c.baseline}.get(c.verdict, "–")
+        table.add_row(
+            c.metric,
+            c.baseline or result.baseline,
+            c.candidate,
+            num(c.baseline_mean, 3, c.metric),
+            num(c.candidate_mean, 3, c.metric),
+            signed(c.delta, metric=c.metric),
+            pval(c.p_adjusted),
+            Styled(f"▲ {better}", "bold green") if better != "–" else Styled("–", "dim"),
         )
     return table
 
@@ -166,6 +204,9 @@ def render_terminal(result: ComparisonResult, console: Console | None = None) ->
     for table in changes_tables(result):
         print_table(table, out)
     print_table(power_table(result), out)
+    pairs = pairs_table(result)
+    if pairs is not None:
+        print_table(pairs, out)
     overlap = overlap_table(result)
     if overlap is not None:
         print_table(overlap, out)

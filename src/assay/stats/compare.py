@@ -163,7 +163,7 @@ def _power(candidate: str, metric: str, d: np.ndarray) -> PowerEstimate:
 def compare(
     results: Sequence[EvaluationResult],
     *,
-    baseline: str | int = 0,
+    baseline: str | int | Sequence[str | int] = 0,
     metrics: Sequence[str] | None = None,
     by: Sequence[str] | str = (),
     test: str = "randomization",
@@ -179,6 +179,7 @@ def compare(
     overlap_k: int = 10,
     rbo_p: float = 0.9,
     ties: str = "score",
+    all_pairs: bool = False,
 ) -> ComparisonResult:
     """Compare each non-baseline result with the baseline, per metric and per slice.
 
@@ -196,10 +197,17 @@ def compare(
     :data:`assay.stats.corrections.CORRECTIONS`. ``rankings`` (the runs behind
     ``results``, ``None`` for a result file) add each candidate's overlap with
     the baseline (:mod:`assay.stats.overlap`: RBO with persistence ``rbo_p``,
-    Jaccard@``overlap_k``, lists ordered by ``ties``).
+    Jaccard@``overlap_k``, lists ordered by ``ties``). Several ``baseline``
+    values (a list), or ``all_pairs``, compare with each baseline in turn, every
+    pair once, the family being every row of every pair (:mod:`assay.stats.many`).
 
     The steps: check the inputs, pair the queries, test, assemble.
     """
+    if all_pairs or not isinstance(baseline, str | int):
+        settings = {k: v for k, v in locals().items() if k not in ("results", "baseline")}
+        from assay.stats.many import compare_many
+
+        return compare_many(compare, results, baseline, settings)
     by = [by] if isinstance(by, str) else list(by)
     from assay.stats.corrections import check_correction
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_serializer
 
 from assay.policies import ScoringPolicy
 from assay.results import MIGRATIONS, ResultModel
@@ -71,6 +71,19 @@ class Stat(BaseModel):
     wins: int = Field(description="queries where the candidate scores higher")
     losses: int = Field(description="queries where the candidate scores lower")
     ties: int
+    baseline: str | None = Field(
+        None,
+        description="the system this row compares with, when a comparison has several "
+        "baselines or all pairs (absent from the file otherwise: the result's baseline)",
+    )
+
+    @model_serializer(mode="wrap")
+    def _without_single_baseline(self, handler: Any) -> Any:
+        """A one-baseline comparison's rows are written as before (no ``baseline`` key)."""
+        data = handler(self)
+        if isinstance(data, dict) and data.get("baseline", 0) is None:
+            del data["baseline"]
+        return data
 
 
 class MetricComparison(Stat):

@@ -107,6 +107,8 @@ NEW_FIELDS = {
     "identical_ids_dropped",
     "assay_version",  # history results before they were registered result kinds
     "output",  # synthetic-queries: the queries file written
+    "overlap",  # comparisons: the runs' RBO and Jaccard@k
+    "correction",  # matrix: the comparisons' multiple-testing correction
 }
 
 

@@ -17,12 +17,11 @@ def _results():
     rng = np.random.default_rng(5)
     base = rng.random(60)
     shifts = {"a": 0.0, "b": 0.15, "c": -0.1, "d": 0.02}
-    return [
-        synthetic_result(
-            n, {"nDCG@10": np.clip(base + s + rng.normal(0, 0.05, 60), 0, 1), "RR": base}
-        )  # fmt: skip
-        for n, s in shifts.items()
-    ]
+    out = []
+    for name, shift in shifts.items():
+        moved = np.clip(base + shift + rng.normal(0, 0.05, 60), 0, 1)
+        out.append(synthetic_result(name, {"nDCG@10": moved, "RR": base}))
+    return out
 
 
 def test_all_pairs_once_in_one_family() -> None:

@@ -132,25 +132,17 @@ def compare(
     from assay.procedures.options import ScoringOptions, SourceOptions
 
     fmt = resolve_format(fmt, output, FORMATS)
+    params = locals()
+    named = ("all_pairs", "test", "alpha", "seed", "n_permutations", "n_resamples", "ci_method")
+    named += ("top", "correction", "overlap_k", "rbo_p", "mix_synthetic")
     result = run_compare(
         judgments,
         list(runs or []),
         metric,
         baseline=baseline or 0,
-        all_pairs=all_pairs,
         by=by or [],
-        test=test,
-        alpha=alpha,
-        seed=seed,
-        n_permutations=n_permutations,
-        n_resamples=n_resamples,
-        ci_method=ci_method,
-        top=top,
-        correction=correction,
-        overlap_k=overlap_k,
-        rbo_p=rbo_p,
         progress=True,
-        mix_synthetic=mix_synthetic,
+        **{name: params[name] for name in named},
         options=options_from(ScoringOptions, locals()),
         systems=system or [],
         source=options_from(SourceOptions, locals(), text_fields="text_field", system=None),

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from assay.report.compare_common import num
 from assay.report.escape import latex_text
+from assay.stats.verdict import Verdict
 
 if TYPE_CHECKING:  # pragma: no cover
     from assay.results import EvaluationResult
@@ -79,9 +80,9 @@ def _wins(result: ComparisonResult, letters: dict[str, str]) -> dict[tuple[str, 
     wins: dict[tuple[str, str], list[str]] = {}
     for c in result.comparisons:
         base = getattr(c, "baseline", None) or result.baseline
-        if c.verdict == "better":
+        if c.verdict is Verdict.BETTER:
             wins.setdefault((c.candidate, c.metric), []).append(letters[base])
-        elif c.verdict == "worse":
+        elif c.verdict is Verdict.WORSE:
             wins.setdefault((base, c.metric), []).append(letters[c.candidate])
     return {key: sorted(set(v), key=lambda x: (len(x), x)) for key, v in wins.items()}
 

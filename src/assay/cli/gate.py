@@ -110,6 +110,7 @@ def gate(
     max_failed: o.MaxFailed = 0,
     quiet: o.Quiet = False,
     executor: o.Executor = None,
+    correction: o.Correction = None,
 ) -> None:
     """Gate a candidate (run file or --system) against a baseline: exit 1 on a regression."""
     from assay.cli.common import finish, options_from, resolve_format
@@ -130,6 +131,7 @@ def gate(
         alpha=alpha,
         seed=seed,
         n_resamples=n_resamples,
+        correction=correction,
         store=store,
         options=options_from(ScoringOptions, locals()),
         source=options_from(SourceOptions, locals(), text_fields="text_field"),

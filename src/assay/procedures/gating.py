@@ -301,7 +301,6 @@ def run_gate(
     """
     from assay.failures import too_many_failed
     from assay.results import check_pairable
-
     from assay.stats.corrections import check_correction
 
     _validate(mode, margin, alpha, min_n, n_resamples, seed)

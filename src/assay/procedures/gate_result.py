@@ -56,6 +56,14 @@ class GateCheck(BaseModel):
     def diffs(self, value: Any) -> None:
         self._diffs = value
 
+    def __eq__(self, other: object) -> bool:
+        """Equal fields (the differences kept for the correction are not compared)."""
+        if not isinstance(other, GateCheck):
+            return NotImplemented
+        return self.model_dump() == other.model_dump()
+
+    __hash__ = None  # type: ignore[assignment]
+
     @model_serializer(mode="wrap")
     def _without_unset_p(self, handler: Any) -> Any:
         """A gate without correction is written as before (no p-value keys)."""

@@ -90,8 +90,10 @@ def settings_line(result: ComparisonResult) -> str:
         if s.adjustment == "none"
         else f"{correction_label(result)}-adjusted across"
     )
+    several = list(dict.fromkeys(c.baseline for c in result.comparisons if c.baseline))
+    against = f"baselines {', '.join(several)}" if several else f"baseline {result.baseline}"
     return (
-        f"{count(result.n_queries, 'paired query')}; baseline {result.baseline}; test "
+        f"{count(result.n_queries, 'paired query')}; {against}; test "
         f"{s.test} ({s.p_value_method}); {adjusted} "
         f"{count(len(result.comparisons), 'comparison')}; "
         f"alpha {s.alpha}; {int(s.confidence * 100)}% {ci} bootstrap CI "

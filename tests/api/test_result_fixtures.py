@@ -119,6 +119,8 @@ NEW_FIELDS = {
     "extraction",
     "faithfulness",
     "reliability",  # matrix: pass@k, pass^k and flip rates (issue 37)
+    "overlap",  # comparisons: the runs' RBO and Jaccard@k
+    "correction",  # matrix: the comparisons' multiple-testing correction
 }
 
 

@@ -42,6 +42,7 @@ SUFFIX = {
     "junit": ".xml",
     "jsonl": ".jsonl",
     "parquet": ".parquet",
+    "latex": ".tex",
 }
 
 

@@ -75,3 +75,20 @@ def test_flaky_and_pass_hat_n_of_a_cell() -> None:
     assert cell.pass_rate == pytest.approx(2 / 3)
     (solid,) = _cells("a/x", [[True, True]])
     assert solid.pass_all and not solid.flaky
+
+
+@pytest.mark.parametrize(
+    "method,peer",
+    [("holm", "holm"), ("bonferroni", "bonferroni"), ("hommel", "hommel"), ("bh", "fdr_bh"),
+     ("by", "fdr_by"), ("none", None)],
+)  # fmt: skip
+def test_comparisons_take_any_correction_as_statsmodels(method: str, peer: str | None) -> None:
+    rng = np.random.default_rng(11)
+    names = ["a/x", "b/x", "c/x", "d/x"]
+    cells = []
+    for name, rate in zip(names, (0.9, 0.5, 0.75, 0.85), strict=True):
+        cells += _cells(name, (rng.random((30, 2)) < rate).tolist())
+    comps = compare_variants(cells, names, "a/x", 0.05, method)
+    raw = [c.p_value for c in comps]
+    expected = raw if peer is None else list(multipletests(raw, method=peer)[1])
+    assert [c.p_adjusted for c in comps] == expected

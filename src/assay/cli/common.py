@@ -31,6 +31,7 @@ SUFFIX_FORMATS = {
     ".xml": "junit",
     ".jsonl": "jsonl",
     ".parquet": "parquet",
+    ".tex": "latex",
 }
 #: Formats written as bytes, to a file only (``-o FILE``).
 BINARY_FORMATS = ("parquet",)
@@ -321,6 +322,7 @@ def emit_report(
         "json": rep.render_json,
         "csv": rep.render_csv,
         "markdown": lambda r: rep.render_markdown(r, digits=digits),
+        "latex": _latex_evaluation,
     }
     emit(
         fmt,
@@ -333,6 +335,12 @@ def emit_report(
         binary=lambda f: rep.render_parquet(result),
         kind=result.kind,
     )
+
+
+def _latex_evaluation(result: Any) -> str:
+    from assay.report.latex import render_latex_evaluation
+
+    return render_latex_evaluation(result)
 
 
 def check_max_failed_option(value: int) -> None:

@@ -10,7 +10,7 @@ import typer
 from assay.cli import options as o
 from assay.cli.app import app
 
-FORMATS = ("table", "plain", "json", "markdown", "html", "csv")
+FORMATS = ("table", "plain", "json", "markdown", "html", "csv", "latex")
 Format = o.format_option(*FORMATS)
 TESTS = ("randomization", "t", "wilcoxon", "bootstrap")
 
@@ -28,6 +28,8 @@ def _emit(result: Any, fmt: str, output: Any) -> None:
             from assay.report.compare_markdown import render_markdown as render
         elif f == "html":
             from assay.report.html.export import render_html as render
+        elif f == "latex":
+            from assay.report.latex import render_latex_comparison as render
         else:
             from assay.report.compare_csv import render_csv as render
         return render(result)
@@ -69,8 +71,16 @@ def compare(
     text_field: o.TextFields = None,
     k: o.Depth = 100,
     baseline: Annotated[
-        str | None, typer.Option("--baseline", help="Baseline system name (default: the first).")
+        list[str] | None,
+        typer.Option(
+            "--baseline",
+            help="Baseline system name (default: the first); repeatable: each baseline is "
+            "compared with every other system, each pair once, all in one family.",
+        ),
     ] = None,
+    all_pairs: Annotated[
+        bool, typer.Option("--all-pairs", help="Compare every pair of systems (one family).")
+    ] = False,
     metric: Annotated[
         list[str] | None,
         typer.Option("--metric", "-m", help="Metric (repeatable). Default: R@5 R@10 RR nDCG@10."),
@@ -80,8 +90,15 @@ def compare(
         str, typer.Option("--test", help="Paired test: randomization, t, wilcoxon or bootstrap.")
     ] = "randomization",
     alpha: Annotated[
-        float, typer.Option("--alpha", help="Significance level for Holm-adjusted p-values.")
+        float, typer.Option("--alpha", help="Significance level of the adjusted p-values.")
     ] = 0.05,
+    correction: o.Correction = None,
+    overlap_k: Annotated[
+        int, typer.Option("--overlap-k", help="Depth of the runs' Jaccard@k overlap.")
+    ] = 10,
+    rbo_p: Annotated[
+        float, typer.Option("--rbo-p", help="Persistence p of the runs' rank-biased overlap.")
+    ] = 0.9,
     seed: Annotated[int, typer.Option("--seed", help="Seed of permutations and resamples.")] = 0,
     n_permutations: Annotated[
         int, typer.Option("--permutations", help="Random sign flips of the randomization test.")
@@ -112,27 +129,23 @@ def compare(
     executor: o.Executor = None,
     mix_synthetic: o.MixSynthetic = False,
 ) -> None:
-    """Compare systems with a baseline: deltas, CIs, paired tests, Holm, slices, power."""
+    """Compare systems with a baseline: deltas, CIs, paired tests, corrections, slices, power."""
     from assay.cli.common import finish, options_from, resolve_format
     from assay.procedures.comparison import compare as run_compare
     from assay.procedures.options import ScoringOptions, SourceOptions
 
     fmt = resolve_format(fmt, output, FORMATS)
+    params = locals()
+    named = ("all_pairs", "test", "alpha", "seed", "n_permutations", "n_resamples", "ci_method")
+    named += ("top", "correction", "overlap_k", "rbo_p", "mix_synthetic")
     result = run_compare(
         judgments,
         list(runs or []),
         metric,
-        baseline=0 if baseline is None else baseline,
+        baseline=baseline or 0,
         by=by or [],
-        test=test,
-        alpha=alpha,
-        seed=seed,
-        n_permutations=n_permutations,
-        n_resamples=n_resamples,
-        ci_method=ci_method,
-        top=top,
         progress=True,
-        mix_synthetic=mix_synthetic,
+        **{name: params[name] for name in named},
         options=options_from(ScoringOptions, locals()),
         systems=system or [],
         source=options_from(SourceOptions, locals(), text_fields="text_field", system=None),

@@ -11,7 +11,7 @@ import typer
 from assay.cli import options as o
 from assay.cli.app import app
 
-FORMATS = ("table", "plain", "json", "csv", "markdown", "parquet")
+FORMATS = ("table", "plain", "json", "csv", "markdown", "latex", "parquet")
 Format = o.format_option(*FORMATS)
 
 

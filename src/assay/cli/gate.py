@@ -110,6 +110,7 @@ def gate(
     max_failed: o.MaxFailed = 0,
     quiet: o.Quiet = False,
     executor: o.Executor = None,
+    correction: o.Correction = None,
 ) -> None:
     """Gate a candidate (run file or --system) against a baseline: exit 1 on a regression."""
     from assay.cli.common import finish, options_from, resolve_format
@@ -130,12 +131,12 @@ def gate(
         alpha=alpha,
         seed=seed,
         n_resamples=n_resamples,
+        correction=correction,
         store=store,
         options=options_from(ScoringOptions, locals()),
         source=options_from(SourceOptions, locals(), text_fields="text_field"),
     )
-    result = _record(result, store) if record else result
-    _save_evaluation(result, save_result)
+    result = _saved(_record(result, store) if record else result, save_result)
     finish(result, fmt, None, emitter=lambda r, f, _: _write_gate(r, f, files))
 
 
@@ -147,16 +148,17 @@ def _record(result: Any, store: str | None) -> Any:
     return record_gate_quietly(result.candidate_evaluation, result, store)
 
 
-def _save_evaluation(result: Any, path: Path | None) -> None:
-    """The deprecated ``--save-result FILE``: the candidate's evaluation as JSON."""
+def _saved(result: Any, path: Path | None) -> Any:
+    """The deprecated ``--save-result FILE``: the candidate's evaluation as JSON; ``result``."""
     if path is None:
-        return
+        return result
     from assay.cli.common import deprecated_flag, say_wrote
     from assay.fileio import write_text_atomic
 
     deprecated_flag("--save-result", "`assay evaluate JUDGMENTS RUN -o FILE.json`")
     write_text_atomic(path, result.candidate_evaluation.to_json())
     say_wrote(path, "evaluation", "json")
+    return result
 
 
 def _gate_files(

@@ -43,6 +43,7 @@ def matrix(
     record: o.Record = True,
     max_failed: MaxFailedCalls = 0,
     executor: o.Executor = None,
+    correction: o.Correction = None,
 ) -> None:
     """Ask every prompt x model x case N times, check the assertions, compare the variants.
 
@@ -57,7 +58,9 @@ def matrix(
     fmt = resolve_format(fmt, output, _FORMATS)
     calls = model_calls(None, None, cache_dir, offline, no_cache, None, max_failed)
     gate = MatrixGateOptions(against=gate_against, margin=margin)
-    result = run_matrix_file(config, calls=calls, gate=gate, progress=_progress)
+    result = run_matrix_file(
+        config, calls=calls, gate=gate, progress=_progress, correction=correction
+    )
     finish(result, fmt, output, max_failed=max_failed, record=record, store=store, emitter=_emit)
 
 

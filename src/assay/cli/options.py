@@ -47,6 +47,15 @@ Metrics = Annotated[
         "Default: R@5 R@10 RR nDCG@10.",
     ),
 ]
+Correction = Annotated[
+    str | None,
+    typer.Option(
+        "--correction",
+        help="Multiple-testing correction over the report's family of tests: holm, "
+        "bonferroni, hommel, bh (Benjamini-Hochberg), by (Benjamini-Yekutieli) or none. "
+        "Default: holm (gate: none; matrix: the file's, else holm).",
+    ),
+]
 By = Annotated[
     list[str] | None,
     typer.Option("--by", help="Group by a metadata field (repeatable); ';'-separated tags split."),
@@ -124,8 +133,8 @@ JudgmentsFormat = Annotated[
     str | None,
     typer.Option(
         "--judgments-format",
-        help="Judgment format: jsonl, csv, json, trec, beir, srw, srw-queries or graded-csv "
-        "(default: detected).",
+        help="Judgment format: jsonl, csv, json, trec, trec-diversity (column 2 is the "
+        "subtopic), beir, srw, srw-queries or graded-csv (default: detected).",
     ),
 ]
 Split = Annotated[str, typer.Option("--split", help="BEIR split.")]

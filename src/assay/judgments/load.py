@@ -2,7 +2,8 @@
 
 Formats: ``jsonl`` (seed 000 qrels), ``csv`` (seed 003 known-item questions),
 ``json`` (seed 001 list, English or French keys), ``trec`` (qrels, optional
-queries file) and ``beir`` (folder). Every problem found is collected (up to
+queries file), ``trec-diversity`` (qrels whose second column is the subtopic,
+:mod:`assay.judgments.diversity`) and ``beir`` (folder). Every problem found is collected (up to
 :data:`assay.errors.MAX_PROBLEMS`) and raised as one :class:`InputError`.
 """
 
@@ -16,7 +17,9 @@ from assay.errors import InputError, Problem, ProblemLog, UsageError, collecting
 from assay.judgments._build import assemble
 from assay.judgments.models import JudgmentSet
 
-FORMATS = ("jsonl", "csv", "json", "trec", "beir", "srw", "srw-queries", "graded-csv")
+FORMATS = (
+    "jsonl", "csv", "json", "trec", "trec-diversity", "beir", "srw", "srw-queries", "graded-csv"
+)  # fmt: skip
 
 
 def detect_format(path: str | Path) -> str:
@@ -61,7 +64,7 @@ def load_judgments(
         raise UsageError(f"{p} is not a folder; a BEIR set is a folder with qrels/<split>.tsv")
     if fmt != "beir" and p.is_dir():
         raise UsageError(f"{p} is a folder; use --judgments-format beir or name a file")
-    if queries is not None and fmt != "trec":
+    if queries is not None and fmt not in ("trec", "trec-diversity"):
         raise UsageError("a queries file is only used with TREC qrels (format 'trec')")
     ids = (
         None
@@ -84,6 +87,10 @@ def load_judgments(
             )
         if fmt == "trec":
             return _load_trec(p, log, queries, ids, common)
+        if fmt == "trec-diversity":
+            from assay.judgments.diversity import load_diversity
+
+            return load_diversity(p, log, queries, ids, common)
         from assay.textio import read_text
 
         text = read_text(p, log)

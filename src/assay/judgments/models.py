@@ -41,7 +41,11 @@ class JudgmentSet:
     ``doc_id`` (str) and ``grade`` (int64; negative: judged non-relevant). Do
     not mutate either; build a new set instead. ``prefer`` is the label source
     that won where a pair had both a human and a model label (``None``: no
-    pair had two), a scoring policy every report prints.
+    pair had two), a scoring policy every report prints. ``subtopics`` holds the
+    judgments per subtopic of TREC diversity qrels (columns ``query_id``,
+    ``subtopic``, ``doc_id``, ``grade``; ``qrels`` then holds each document's
+    highest grade over the subtopics), ``None`` for every other set: the
+    diversity measures then read each query as one subtopic.
     """
 
     def __init__(
@@ -54,6 +58,7 @@ class JudgmentSet:
         format: str = "memory",
         warnings: list[str] | None = None,
         prefer: str | None = None,
+        subtopics: pd.DataFrame | None = None,
     ) -> None:
         self.queries = queries
         self.qrels = qrels
@@ -62,6 +67,7 @@ class JudgmentSet:
         self.format = format
         self.warnings = list(warnings or [])
         self.prefer = prefer
+        self.subtopics = subtopics
 
     # ------------------------------------------------------------------ build
     @classmethod
@@ -226,6 +232,12 @@ class JudgmentSet:
         for column in _sorted_qrels_columns(r["query_id"], r["doc_id"], r["grade"]):
             h.update(_joined(column, "\x1e"))
             h.update(b"\x1d")
+        if self.subtopics is not None:  # the subtopics of diversity qrels are content too
+            s = self.subtopics
+            keys = s["query_id"].astype(str) + "\x1f" + s["subtopic"].astype(str)
+            for column in _sorted_qrels_columns(keys, s["doc_id"], s["grade"]):
+                h.update(_joined(column, "\x1e"))
+                h.update(b"\x1c")
         return h.version()
 
     def summary(self) -> dict[str, Any]:

@@ -8,6 +8,7 @@
     repeats = 3                   # each cell is asked this many times (sample index = repeat)
     baseline = "strict/small"     # the variant others are compared with (default: the first)
     alpha = 0.05
+    correction = "holm"           # holm, bonferroni, hommel, bh, by or none
     max_cost = 0.50               # USD; calls that could pass it are not made
     judge = "large"               # optional: a provider that grades claim support (rubric)
 
@@ -40,6 +41,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from assay.errors import InputError, Problem, UsageError
 from assay.hashing import content_version
+from assay.stats.corrections import correction_field
 from assay.systems.model_config import Number, Whole
 
 #: Most repeats of one cell, and most attempts (prompts x providers x cases x repeats) of a run.
@@ -71,6 +73,7 @@ class MatrixTable(BaseModel):
         None, description="The prompt/provider variant others are compared with."
     )
     alpha: Number = Field(0.05, gt=0, lt=1, description="Significance level of comparisons.")
+    correction: str = correction_field()
     max_cost: Number | None = Field(
         None, ge=0, description="USD budget; calls that could pass it are not made."
     )
@@ -83,6 +86,15 @@ class MatrixTable(BaseModel):
         description="The k values of pass@k and pass^k, each from 1 to repeats "
         "(default: 1 and repeats).",
     )
+
+    @field_validator("correction")
+    @classmethod
+    def _correction(cls, value: str) -> str:
+        from assay.stats.corrections import CORRECTIONS
+
+        if value.lower() not in CORRECTIONS:
+            raise ValueError(f"must be one of {', '.join(CORRECTIONS)}")
+        return value.lower()
 
     @field_validator("assertions")
     @classmethod
@@ -222,6 +234,7 @@ class MatrixConfig:
     repeats: int = 1
     baseline: str | None = None
     alpha: float = 0.05
+    correction: str = "holm"
     max_cost: float | None = None
     judge: Provider | None = None
     assertions: tuple[str, ...] | None = None
@@ -287,6 +300,7 @@ def load_matrix(path: str | Path) -> MatrixConfig:
         repeats=table.repeats,
         baseline=table.baseline,
         alpha=table.alpha,
+        correction=table.correction,
         max_cost=table.max_cost,
         judge=judge,
         assertions=None if table.assertions is None else tuple(table.assertions),

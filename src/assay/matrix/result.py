@@ -10,6 +10,7 @@ from assay.failures import FAILED_CALLS
 from assay.matrix.reliability import Reliability
 from assay.providers.accounting import Usage
 from assay.results import ResultModel
+from assay.stats.corrections import correction_field
 from assay.stats.verdict import Verdict
 
 MATRIX_SCHEMA_VERSION = "1"
@@ -20,6 +21,15 @@ PAIRING_POLICY = (
     "(pass^N); exact McNemar (sign) test on the discordant cases, Holm-adjusted across "
     "comparisons"
 )
+
+
+def pairing_policy(correction: str = "holm") -> str:
+    """:data:`PAIRING_POLICY` with the comparisons' correction named."""
+    from assay.stats.corrections import LABELS
+
+    if correction == "none":
+        return PAIRING_POLICY.replace(", Holm-adjusted across comparisons", ", not adjusted")
+    return PAIRING_POLICY.replace("Holm-adjusted", f"{LABELS[correction]}-adjusted")
 
 
 class Attempt(BaseModel):
@@ -138,6 +148,7 @@ class MatrixResult(ResultModel):
     assertions: list[str]
     baseline: str
     alpha: float
+    correction: str = correction_field()
     policy: str = PAIRING_POLICY
     cells: list[Cell]
     variants: list[VariantSummary]

@@ -7,7 +7,14 @@ from typing import Any
 
 from assay.matrix.assertions import ASSERTIONS
 from assay.matrix.config import MatrixConfig, variant_name
-from assay.matrix.result import Attempt, Cell, MatrixResult, PairComparison, VariantSummary
+from assay.matrix.result import (
+    Attempt,
+    Cell,
+    MatrixResult,
+    PairComparison,
+    VariantSummary,
+    pairing_policy,
+)
 from assay.providers.accounting import Budget, CallRecord, Usage
 
 
@@ -66,10 +73,12 @@ def summarise(
 
 
 def compare_variants(
-    cells: list[Cell], variants: list[str], baseline: str, alpha: float
+    cells: list[Cell], variants: list[str], baseline: str, alpha: float, correction: str = "holm"
 ) -> list[PairComparison]:
-    """Every variant against ``baseline``: exact McNemar on pass^N per case, Holm-adjusted."""
-    from assay.stats.significance import holm, mcnemar_exact
+    """Every variant against ``baseline``: exact McNemar on pass^N per case, adjusted by
+    ``correction`` (:mod:`assay.stats.corrections`)."""
+    from assay.stats.corrections import adjust
+    from assay.stats.significance import mcnemar_exact
     from assay.stats.verdict import verdict
 
     by = {(c.variant, c.case_id): c for c in cells}
@@ -99,7 +108,7 @@ def compare_variants(
                 "p_value": mcnemar_exact(b_only, c_only),
             }
         )
-    adjusted = holm([r["p_value"] for r in rows]) if rows else []
+    adjusted = adjust([r["p_value"] for r in rows], correction) if rows else []
     out = []
     for row, p_adj in zip(rows, adjusted, strict=True):
         decided = verdict(row["delta"], float(p_adj), alpha)
@@ -156,9 +165,11 @@ def build_result(
         assertions=list(config.assertions or ASSERTIONS),
         baseline=baseline,
         alpha=config.alpha,
+        correction=config.correction,
+        policy=pairing_policy(config.correction),
         cells=cells,
         variants=summaries,
-        comparisons=compare_variants(cells, variants, baseline, config.alpha),
+        comparisons=compare_variants(cells, variants, baseline, config.alpha, config.correction),
         usage=usage,
         judge_usage=judge_usage,
         max_cost=config.max_cost,

@@ -117,6 +117,7 @@ def compute(
     scored block by block). Raises :class:`UsageError` on an unknown policy or measure.
     """
     from assay.metrics import kernels
+    from assay.metrics.registry import REGISTRY
     from assay.policies import check_policies
 
     check_policies(missing, ties)
@@ -132,6 +133,7 @@ def compute(
         cutoffs=cutoffs,
         hole_depth=max(holes, default=0),
         qrels=qrels,
+        subtopics=any(REGISTRY[m.family].kernel.startswith("diversity_") for m in ms),
     )
     qids, ctx, in_run, rows = ranked.query_ids, ranked.ctx, ranked.in_run, ranked.rows
     nq = len(qids)
@@ -175,13 +177,15 @@ def rank_context(
     cutoffs: list[int] | None = None,
     hole_depth: int = 0,
     qrels: Any = None,
+    subtopics: bool = False,
 ) -> Ranked:
     """Map, order and grade the run's rows once (steps 1-4 of the module docstring).
 
     ``depth`` cuts every ranking to its first ``depth`` documents (trec_eval
     -M); ``cutoffs`` only serve to count score ties straddling a cutoff;
     ``hole_depth`` > 0 also gathers, down to that rank, the rows whose doc any
-    judgment of the set names (BEIR's Hole@k, :mod:`assay.metrics.annotated`).
+    judgment of the set names (BEIR's Hole@k, :mod:`assay.metrics.annotated`);
+    ``subtopics`` gathers the subtopic judgments the diversity measures read.
     """
     from assay.metrics import kernels
 
@@ -199,7 +203,12 @@ def rank_context(
         qrels_grade=qrels.grade,
         retrieved=rows.retrieved,
         annotated=rows.annotated,
+        judgment=rows.judgment,
     )
+    if subtopics:
+        from assay.metrics.diversity import subtopic_judgments
+
+        ctx.subtopics = subtopic_judgments(judgments, qrels, qids)
     if depth is not None:
         ctx = ctx.truncated(depth)
     in_run = np.zeros(nq, dtype=bool)

@@ -22,6 +22,7 @@ grade of the query. Judged@k follows ir_measures.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -47,6 +48,10 @@ class Context:
     #: ``(query index, rank)`` of the rows whose doc any judgment of the set names (for
     #: any query, any grade), down to the deepest Hole@k cutoff; ``None``: not gathered
     annotated: tuple[np.ndarray, np.ndarray] | None = None
+    #: int64 index of each row's judgment in the qrels arrays, and the subtopic
+    #: judgments (:class:`assay.metrics.diversity.Subtopics`) when a diversity measure asks
+    judgment: np.ndarray | None = None
+    subtopics: Any = None
     _cache: dict = field(default_factory=dict)
 
     def count(self, mask: np.ndarray | None = None) -> np.ndarray:
@@ -88,7 +93,8 @@ class Context:
             rank = running(q)  # every row left is judged: none is a hole
             self._cache["condensed"] = Context(
                 self.nq, q, rank, self.grade[keep], self.qrels_q, self.qrels_grade,
-                annotated=(q, rank),
+                annotated=(q, rank), judgment=self._kept(self.judgment, keep),
+                subtopics=self.subtopics,
             )  # fmt: skip
         return self._cache["condensed"]
 
@@ -102,8 +108,13 @@ class Context:
             annotated = (annotated[0][top], annotated[1][top])
         return Context(
             self.nq, self.q[keep], self.rank[keep], self.grade[keep], self.qrels_q,
-            self.qrels_grade, retrieved, annotated,
+            self.qrels_grade, retrieved, annotated, self._kept(self.judgment, keep),
+            self.subtopics,
         )  # fmt: skip
+
+    @staticmethod
+    def _kept(values: np.ndarray | None, keep: np.ndarray) -> np.ndarray | None:
+        return None if values is None else values[keep]
 
 
 def running(qs: np.ndarray) -> np.ndarray:
@@ -364,5 +375,9 @@ def evaluate(m: Measure, ctx: Context) -> np.ndarray:
         rest = tuple(p for p in m.params if p[0] != "judged_only")
         m = Measure(m.family, m.cutoff, m.rel, m.gain, rest)
     name = REGISTRY[m.family].kernel
+    if name.startswith("diversity_"):
+        from assay.metrics import diversity
+
+        return getattr(diversity, name)(ctx, m)
     kernel = globals().get(name) or getattr(kernels_trec, name)
     return kernel(ctx, m)

@@ -151,9 +151,9 @@ def _check_value(family: str, key: str, value: str) -> None:
     ok = True
     if key == "judged_only":
         ok = value in ("true", "false")
-    elif key in ("p", "recall", "mult", "beta", "max"):
+    elif key in ("p", "recall", "mult", "beta", "max", "alpha"):
         ok = bool(_NUMBER.fullmatch(value))
-        if ok and key in ("p", "recall"):
+        if ok and key in ("p", "recall", "alpha"):
             ok = 0.0 <= float(value) <= 1.0 and (key != "p" or float(value) < 1.0)
     elif key in ("coef", "at"):
         items = value.split(",")

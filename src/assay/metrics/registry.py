@@ -180,6 +180,25 @@ FAMILY_LIST: tuple[Family, ...] = (
        "(1 - R_j), R_i = (2^g(i) - 1) / 2^max, max the top grade (param max, default 4 as "
        "gdeval).", "err", (), (), cutoff="optional", takes_rel=False, params={"max": "4"},
        example="ERR@20"),
+    _f("alpha_nDCG", "Diversity (ndeval alpha-nDCG): sum_{i<=k} g(i) / log2(i + 1) over the same "
+       "sum for ndeval's greedy ideal ranking; g(i) sums (1 - alpha)^c over the subtopics the "
+       "document is relevant to, c the documents above it relevant to the subtopic "
+       "(--judgments-format trec-diversity; one subtopic per query otherwise).",
+       "diversity_alpha_ndcg", ("alpha-ndcg", "a_ndcg"), (), cutoff="required",
+       params={"alpha": "0.5"}, example="alpha_nDCG@20"),
+    _f("ERR_IA", "Intent-aware ERR (ndeval ERR-IA): sum_{i<=k} g(i) / i over sum_{i<=k} "
+       "S (1 - alpha)^(i-1) / i, alpha 0.5, S the query's subtopics with a relevant document "
+       "(unnormalised at k = 1, as ndeval).", "diversity_err_ia", ("err-ia",), (),
+       cutoff="required", bounds=(0.0, None), example="ERR_IA@20"),
+    _f("NRBP", "Novelty- and rank-biased precision (ndeval NRBP): (1 - (1 - alpha) beta) / S "
+       "sum_i g(i) beta^(i-1) over the whole ranking.", "diversity_nrbp", ("nrbp",), (),
+       params={"alpha": "0.5", "beta": "0.5"}, example="NRBP"),
+    _f("P_IA", "Intent-aware precision (ndeval P-IA): relevant (document, subtopic) pairs in "
+       "the top k over k S.", "diversity_p_ia", ("p-ia",), (), cutoff="required",
+       example="P_IA@20"),
+    _f("StRecall", "Subtopic recall (ndeval strec): subtopics with a relevant document in "
+       "the top k over S.", "diversity_st_recall", ("strec", "s-recall"), (),
+       cutoff="required", example="StRecall@20"),
     _f("Judged", "Judged documents in the top k over min(k, n) (ir_measures Judged; a "
        "negative grade counts as unjudged, as trec_eval reads it, where ir_measures counts it).",
        "judged", (), (), cutoff="required", takes_rel=False, example="Judged@10"),

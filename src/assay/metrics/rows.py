@@ -45,6 +45,7 @@ class Rows:
     ignored: int  # run queries that are not answerable in the judgments
     tied: int  # (query, cutoff) pairs whose k-th and (k+1)-th rows tie on score
     annotated: tuple[np.ndarray, np.ndarray] | None = None  # see kernels.Context
+    judgment: np.ndarray | None = None  # int64 index into the Qrels arrays per kept row
 
 
 @dataclass
@@ -226,7 +227,7 @@ def _placed_rows(
     first_row = np.zeros(int(gcodes.max()) + 1, dtype=np.int64)
     first_row[heads] = starts  # rows are grouped now: one run of rows per query
     rank = idx - first_row[qcode] + 1
-    return Rows(gmap[qcode], rank, qrels.grade[judgment], *done, tied, named)
+    return Rows(gmap[qcode], rank, qrels.grade[judgment], *done, tied, named, judgment)
 
 
 def _query_blocks(g: np.ndarray, ng: int) -> tuple[Any, np.ndarray]:
@@ -297,7 +298,7 @@ def _counted_rows(
     if len(key) > 1 and not (key[1:] > key[:-1]).all():
         by_rank = np.argsort(key, kind="stable")
         idx, judgment, rank = idx[by_rank], judgment[by_rank], rank[by_rank]
-    return Rows(gmap[g[idx]], rank, qrels.grade[judgment], *done, tied, None)
+    return Rows(gmap[g[idx]], rank, qrels.grade[judgment], *done, tied, None, judgment)
 
 
 def _judgments_of(q: np.ndarray, h: np.ndarray, qrels: Qrels) -> tuple[np.ndarray, np.ndarray]:

@@ -30,7 +30,8 @@ def compare(
     runs: Sequence[Any] | Mapping[str, Any],
     metrics: Iterable[str | Measure] | None = None,
     *,
-    baseline: str | int = 0,
+    baseline: str | int | Sequence[str | int] = 0,
+    all_pairs: bool = False,
     by: Iterable[str] | str = (),
     test: str = "randomization",
     alpha: float = 0.05,
@@ -39,6 +40,9 @@ def compare(
     n_resamples: int = 10000,
     ci_method: str = "percentile",
     top: int = 5,
+    correction: str | None = None,
+    overlap_k: int = 10,
+    rbo_p: float = 0.9,
     missing: str = "zero",
     ties: str = "score",
     k: int = 100,
@@ -54,20 +58,26 @@ def compare(
     queries: str | Path | None = None,
     split: str = "test",
 ) -> ComparisonResult:
-    """Compare runs with a baseline on one judgment set: deltas, CIs, paired tests, Holm.
+    """Compare runs with a baseline on one judgment set: deltas, CIs, paired tests, corrections.
 
     ``runs`` is a list of sources, or a ``{name: source}`` mapping naming them;
     a source is anything :func:`assay.evaluate` takes, or an evaluation result
     file. Every run is scored with ``missing`` and ``ties``; result files must
     have been scored with the same policy and judgment-set version (and
     ``ignore_identical_ids``, see :func:`assay.evaluate`). ``baseline``
-    is a name or an index (default: the first). The statistics' parameters are
+    is a name or an index (default: the first), or a list of them: each is
+    compared with every other system, each pair once; ``all_pairs`` compares
+    every pair of systems (:mod:`assay.stats.many`). The statistics' parameters are
     those of :func:`assay.stats.compare.compare`.
 
     ``systems`` names live systems compared after ``runs``, built and called
     as ``source`` (:class:`~assay.procedures.options.SourceOptions`) says;
     with ``source``, ``retries`` and ``cache`` come from it. ``queries`` and
     ``split`` are those of :func:`~assay.judgments.load.load_judgments`.
+    ``correction`` is the multiple-testing correction of
+    :mod:`assay.stats.corrections` (``None``: Holm). Where both sides are runs
+    or systems (not result files), each candidate's overlap with the baseline is
+    reported: RBO with persistence ``rbo_p`` and Jaccard@``overlap_k``.
     """
     from assay.procedures.live import executing, live_system, run_keywords
     from assay.stats.compare import compare as compare_results
@@ -82,6 +92,7 @@ def compare(
         runs = [*_listed(runs), *(live_system(s, options, judgments) for s in systems)]
     elif len(runs) < 2:
         raise UsageError(f"compare needs at least two runs (got {len(runs)})", "runs")
+    rankings: list[Any] = []
     with executing(source):
         results = evaluate_sources(
             judgments,
@@ -97,6 +108,7 @@ def compare(
             mix_synthetic=mix_synthetic,
             ignore_identical_ids=ignore_identical_ids,
             load={"queries": queries, "split": split} if queries is not None else {"split": split},
+            keep_runs=rankings,
             **keywords,
         )
     slices = [by] if isinstance(by, str) else list(by)
@@ -115,6 +127,12 @@ def compare(
         ci_method=ci_method,
         allow_version_mismatch=allow_version_mismatch,
         top=top,
+        correction=correction or "holm",
+        all_pairs=all_pairs,
+        rankings=rankings,
+        overlap_k=overlap_k,
+        rbo_p=rbo_p,
+        ties=ties,
     )
 
 
@@ -142,12 +160,14 @@ def evaluate_sources(
     ignore_identical_ids: bool = False,
     max_consecutive_failures: int | None = None,
     load: Mapping[str, Any] | None = None,
+    keep_runs: list[Any] | None = None,
 ) -> list[EvaluationResult]:
     """One evaluation result per source, in order, all scored with one policy.
 
     Result files are read as they are (their policy is checked when paired);
     the judgments are loaded only when some source needs scoring (``load``:
     the keywords of :func:`~assay.procedures.arguments.as_judgments`).
+    ``keep_runs``, a list, receives each source's run (``None`` for a result file).
     """
     from assay.metrics.measures import parse_measures
     from assay.procedures.arguments import as_judgments, check_k, synthetic_groups
@@ -177,6 +197,8 @@ def evaluate_sources(
             allow_results=True,
             max_consecutive_failures=max_consecutive_failures,
         )
+        if keep_runs is not None:
+            keep_runs.append(source.run)
         result = score(
             source,
             js,  # type: ignore[arg-type]

@@ -4,7 +4,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Literal, Self
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    model_serializer,
+    model_validator,
+)
 
 from assay.policies import ScoringPolicy, chosen_policies
 from assay.results import Policy, ResultModel
@@ -32,6 +39,39 @@ class GateCheck(BaseModel):
     gated: bool = Field(True, description="false for slices smaller than min_n")
     passed: bool
     message: str = Field(description="the evidence in words, without the verdict")
+    p_value: float | None = Field(
+        None, description="one-sided non-inferiority p-value (only with a correction)"
+    )
+    p_adjusted: float | None = Field(
+        None, description="p_value adjusted over the gated checks (only with a correction)"
+    )
+    _diffs: Any = PrivateAttr(None)
+
+    @property
+    def diffs(self) -> Any:
+        """The paired per-query differences (candidate - baseline) when the gate computed them."""
+        return self._diffs
+
+    @diffs.setter
+    def diffs(self, value: Any) -> None:
+        self._diffs = value
+
+    def __eq__(self, other: object) -> bool:
+        """Equal fields (the differences kept for the correction are not compared)."""
+        if not isinstance(other, GateCheck):
+            return NotImplemented
+        return self.model_dump() == other.model_dump()
+
+    __hash__ = None  # type: ignore[assignment]
+
+    @model_serializer(mode="wrap")
+    def _without_unset_p(self, handler: Any) -> Any:
+        """A gate without correction is written as before (no p-value keys)."""
+        data = handler(self)
+        if isinstance(data, dict) and data.get("p_value", 0) is None:
+            data.pop("p_value")
+            data.pop("p_adjusted", None)
+        return data
 
     @property
     def status(self) -> str:
@@ -70,6 +110,9 @@ class GateResult(ResultModel):
     metrics: list[str]
     margin: float
     alpha: float
+    correction: str = Field(
+        "none", description="multiple-testing correction over the gated checks (none: CI rule)"
+    )
     confidence: float = Field(description="two-sided level of the reported intervals")
     seed: int
     n_resamples: int

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 from assay.bounds import at_least
 from assay.errors import UsageError
 from assay.metrics.rules import mean_decided_policies
+from assay.procedures.gate_correction import corrected, correction_fields
 from assay.procedures.gate_result import MODES, GateCheck, GateResult
 from assay.procedures.options import SourceOptions, takes_scoring_options
 
@@ -108,7 +109,7 @@ def check_pair(
             f"{what}; its lower bound is below -{margin:.3f}: a drop larger than the "
             "allowed margin cannot be ruled out"
         )
-    return GateCheck(
+    check = GateCheck(
         metric=metric,
         slice_field=slice_field,
         slice_value=slice_value,
@@ -122,6 +123,8 @@ def check_pair(
         passed=bool(passed),
         message=message,
     )
+    check.diffs = b - a
+    return check
 
 
 # --------------------------------------------------------------------------- pairing
@@ -193,6 +196,7 @@ def gate(
     source: SourceOptions | None = None,
     queries: str | Path | None = None,
     split: str = "test",
+    correction: str | None = None,
 ) -> GateResult:
     """Gate a candidate (any source :func:`assay.evaluate` takes) against a baseline.
 
@@ -211,6 +215,7 @@ def gate(
     (:class:`~assay.procedures.options.SourceOptions`) names the system to run;
     with ``source``, ``retries``, ``cache`` and ``max_failed`` come from it.
     ``queries`` and ``split`` are those of :func:`~assay.judgments.load.load_judgments`.
+    ``correction`` (default ``none``) is :mod:`assay.procedures.gate_correction`'s.
     """
     from assay.metrics.measures import parse_measures
     from assay.procedures.comparison import evaluate_sources
@@ -263,6 +268,7 @@ def gate(
         allow_version_mismatch=allow_version_mismatch,
         baseline_source=source,
         max_failed=max_failed,
+        correction=correction or "none",
     )
     result = result.model_copy(update={"baseline_run_id": base_id})
     result._candidate = scored[0]
@@ -284,6 +290,7 @@ def run_gate(
     allow_version_mismatch: bool = False,
     baseline_source: str = "",
     max_failed: int = 0,
+    correction: str = "none",
 ) -> GateResult:
     """Gate ``candidate`` against ``baseline`` (both evaluation results); never mutates them.
 
@@ -294,8 +301,12 @@ def run_gate(
     """
     from assay.failures import too_many_failed
     from assay.results import check_pairable
+    from assay.stats.corrections import check_correction
 
     _validate(mode, margin, alpha, min_n, n_resamples, seed)
+    correction = check_correction(correction, "none")
+    if correction != "none" and mode == "threshold":
+        raise UsageError("`correction` applies to the noninferiority mode only", "correction")
     names = list(dict.fromkeys(metrics))
     if not names:
         raise UsageError("give at least one metric (`metrics`)", "metrics")
@@ -320,6 +331,7 @@ def run_gate(
                 "were they scored on the same judgment set?"
             )
         checks += _metric_checks(metric, crow, brow, common, by_fields, min_n, stat)
+    checks = corrected(checks, correction, stat)
     if unpaired_c or unpaired_b:
         warnings.append(
             f"{unpaired_c} candidate and {unpaired_b} baseline queries have no partner "
@@ -348,6 +360,7 @@ def run_gate(
             "max_failed": max_failed,
             "failed_check": failed_check,
             "passed": failed_check is None and result.passed,
+            **correction_fields(result, correction, stat),
         }
     )
 

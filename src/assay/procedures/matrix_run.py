@@ -38,10 +38,12 @@ def run_matrix_file(
     calls: ModelCallOptions | None = None,
     gate: MatrixGateOptions | None = None,
     progress: ProgressFactory | None = None,
+    correction: str | None = None,
 ) -> MatrixResult:
     """Run the matrix of ``config`` (models, budget and cases are the file's; ``calls`` gives
     the cache, offline replay and a ``max_cost`` replacing the file's); gate it on
-    ``gate.against`` when given. ``progress(total)`` is entered around the calls."""
+    ``gate.against`` when given. ``progress(total)`` is entered around the calls.
+    ``correction`` replaces the file's multiple-testing correction of the comparisons."""
     from assay.matrix import load_matrix, run_matrix
 
     calls = calls or ModelCallOptions()
@@ -51,6 +53,10 @@ def run_matrix_file(
     cfg = load_matrix(config)
     if calls.max_cost is not None:
         cfg = dataclasses.replace(cfg, max_cost=calls.max_cost)
+    if correction is not None:
+        from assay.stats.corrections import check_correction
+
+        cfg = dataclasses.replace(cfg, correction=check_correction(correction))
     baseline = None
     if gate.against is not None:  # checked before the first model call
         from assay.matrix.gate import check_baseline

@@ -61,13 +61,40 @@ def interval(stat: Stat, digits: int = 4) -> str:
     )
 
 
+def correction_label(result: ComparisonResult) -> str:
+    """The name of the result's multiple-testing correction (``Holm``, ``BH``...)."""
+    from assay.stats.corrections import LABELS
+
+    return LABELS.get(result.settings.adjustment, result.settings.adjustment)
+
+
+def adjusted_header(result: ComparisonResult) -> str:
+    """The header of the adjusted p-value column: ``p Holm``, ``p BH``..."""
+    return f"p {correction_label(result)}"
+
+
+def adjusted_note(result: ComparisonResult) -> str:
+    """What the adjusted p-value column holds, for captions: ``p Holm: Holm-adjusted p``."""
+    name = correction_label(result)
+    if result.settings.adjustment == "none":
+        return f"p {name}: the p-value without multiple-testing correction"
+    return f"p {name}: {name}-adjusted p"
+
+
 def settings_line(result: ComparisonResult) -> str:
     """One line saying how the numbers were computed."""
     s = result.settings
     ci = "BCa" if s.ci_method == "bca" else "percentile"
+    adjusted = (
+        "no multiple-testing correction over"
+        if s.adjustment == "none"
+        else f"{correction_label(result)}-adjusted across"
+    )
+    several = list(dict.fromkeys(c.baseline for c in result.comparisons if c.baseline))
+    against = f"baselines {', '.join(several)}" if several else f"baseline {result.baseline}"
     return (
-        f"{count(result.n_queries, 'paired query')}; baseline {result.baseline}; test "
-        f"{s.test} ({s.p_value_method}); Holm-adjusted across "
+        f"{count(result.n_queries, 'paired query')}; {against}; test "
+        f"{s.test} ({s.p_value_method}); {adjusted} "
         f"{count(len(result.comparisons), 'comparison')}; "
         f"alpha {s.alpha}; {int(s.confidence * 100)}% {ci} bootstrap CI "
         f"({s.n_resamples} resamples); seed {s.seed}"

@@ -7,10 +7,12 @@ and power.
 
 from __future__ import annotations
 
-from assay.report.compare_common import settings_line
+from assay.report.compare_common import adjusted_header, correction_label, settings_line
 from assay.report.compare_terminal import (
     aggregate_table,
     changes_tables,
+    overlap_table,
+    pairs_table,
     power_table,
     slices_table,
 )
@@ -31,10 +33,18 @@ def _markdown_headers(table: Table, names: dict[str, str]) -> Table:
     return Table(cols, table.rows, table.title)
 
 
+def _adjusted_words(result: ComparisonResult) -> str:
+    if result.settings.adjustment == "none":
+        return "not corrected for multiple tests"
+    return f"{correction_label(result)}-adjusted"
+
+
 def render_markdown(result: ComparisonResult) -> str:
     """Markdown: aggregate, flagged slices, largest changes, power, settings, warnings."""
+    name = correction_label(result)
+    adjusted = {adjusted_header(result): f"p ({name})"}
     aggregate = _markdown_headers(
-        aggregate_table(result, 4), {"base": "baseline", "cand": "candidate", "p Holm": "p (Holm)"}
+        aggregate_table(result, 4), {"base": "baseline", "cand": "candidate", **adjusted}
     )
     lines = [
         f"### assay compare: vs `{_cell(result.baseline)}` on {_cell(result.judgments_name)} "
@@ -44,12 +54,18 @@ def render_markdown(result: ComparisonResult) -> str:
     ]
     if any(s.verdict is not Verdict.NO_DIFFERENCE for s in result.slices):
         flagged = slices_table(result, 4, flagged_only=True)
-        lines.append(markdown_table(_markdown_headers(flagged, {"p Holm": "p (Holm)"})))
+        lines.append(markdown_table(_markdown_headers(flagged, adjusted)))
     lines += [markdown_table(t) for t in changes_tables(result)]
     lines.append(markdown_table(power_table(result)))
+    pairs = pairs_table(result)
+    if pairs is not None:
+        lines.append(markdown_table(_markdown_headers(pairs, {})))
+    overlap = overlap_table(result)
+    if overlap is not None:
+        lines.append(markdown_table(overlap))
     lines += [
-        "<sub>p: paired test; p (Holm): Holm-adjusted, decides the verdict; d: effect size "
-        "(mean Δ / sd of Δ); W/L/T: queries won/lost/tied by the candidate</sub>",
+        f"<sub>p: paired test; p ({name}): {_adjusted_words(result)}, decides the verdict; "
+        "d: effect size (mean Δ / sd of Δ); W/L/T: queries won/lost/tied by the candidate</sub>",
         "",
         f"<sub>{_cell(settings_line(result))}</sub>",
         "",

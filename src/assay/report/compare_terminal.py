@@ -29,11 +29,16 @@ if TYPE_CHECKING:  # pragma: no cover
 
 _STYLE = {Verdict.BETTER: "bold green", Verdict.WORSE: "bold red", Verdict.NO_DIFFERENCE: "dim"}
 
-CAPTION = (
-    "base/cand: mean per system (a count's total); p: paired test; p Holm: Holm-adjusted p "
-    "(decides the verdict); d: effect size, mean Δ / sd of Δ (Cohen's d_z); W/L/T: queries "
-    "won/lost/tied by the candidate; no diff: no detectable difference"
-)
+
+def caption(result: ComparisonResult) -> str:
+    """The aggregate table's caption, naming the result's correction."""
+    from assay.report.compare_common import adjusted_note
+
+    return (
+        f"base/cand: mean per system (a count's total); p: paired test; {adjusted_note(result)} "
+        "(decides the verdict); d: effect size, mean Δ / sd of Δ (Cohen's d_z); W/L/T: queries "
+        "won/lost/tied by the candidate; no diff: no detectable difference"
+    )
 
 
 def _verdict(verdict: Verdict) -> Styled:
@@ -45,15 +50,23 @@ def _right(*names: str) -> list[Column]:
 
 
 def aggregate_table(result: ComparisonResult, digits: int = 3) -> Table:
-    """One row per candidate x metric: means, delta, CI, p, Holm p, d, W/L/T, verdict."""
+    """One row per candidate x metric: means, delta, CI, p, adjusted p, d, W/L/T, verdict."""
+    from assay.report.compare_common import adjusted_header
+
     title = f"{result.judgments_name} (judgments {result.judgments_version})"
+    several = _several(result)
     cols = [Column("system", key=True), Column("metric", key=True)]
-    cols += _right("n", "base", "cand", "Δ", "95% CI", "p", "p Holm", "d", "W/L/T")
+    if several:
+        cols.insert(1, Column("vs", key=True))
+    cols += _right("n", "base", "cand", "Δ", "95% CI", "p", adjusted_header(result), "d", "W/L/T")
     cols.append(Column("verdict"))
-    table = Table(cols, title=f"Comparison vs {result.baseline} — {title}", caption=CAPTION)
+    against = ", ".join(_baselines(result)) if several else result.baseline
+    title = f"Comparison vs {against} — {title}"
+    table = Table(cols, title=title, caption=caption(result))
     for c in result.comparisons:
         table.add_row(
             c.candidate,
+            *([c.baseline or result.baseline] if several else []),
             c.metric,
             str(c.n),
             num(c.baseline_mean, digits, c.metric),
@@ -69,10 +82,45 @@ def aggregate_table(result: ComparisonResult, digits: int = 3) -> Table:
     return table
 
 
+def _several(result: ComparisonResult) -> bool:
+    """True when the comparison has several baselines (rows name their baseline)."""
+    return any(c.baseline is not None for c in result.comparisons)
+
+
+def _baselines(result: ComparisonResult) -> list[str]:
+    return list(dict.fromkeys(c.baseline or result.baseline for c in result.comparisons))
+
+
+def pairs_table(result: ComparisonResult) -> Table | None:
+    """Every compared pair per metric with the better system marked (None: one baseline)."""
+    from assay.report.compare_common import adjusted_header
+
+    if not _several(result):
+        return None
+    cols = [Column("metric", key=True), Column("A", key=True), Column("B", key=True)]
+    cols += [*_right("mean A", "mean B", "Δ B−A", adjusted_header(result)), Column("better")]
+    table = Table(cols, title="All compared pairs (better: significantly higher)")
+    for c in sorted(result.comparisons, key=lambda c: result.metrics.index(c.metric)):
+        better = {Verdict.BETTER: c.candidate, Verdict.WORSE: c.baseline}.get(c.verdict, "–")
+        table.add_row(
+            c.metric,
+            c.baseline or result.baseline,
+            c.candidate,
+            num(c.baseline_mean, 3, c.metric),
+            num(c.candidate_mean, 3, c.metric),
+            signed(c.delta, metric=c.metric),
+            pval(c.p_adjusted),
+            Styled(f"▲ {better}", "bold green") if better != "–" else Styled("–", "dim"),
+        )
+    return table
+
+
 def slices_table(result: ComparisonResult, digits: int = 3, *, flagged_only: bool = False) -> Table:
     """One row per slice x candidate x metric (only detectable changes with ``flagged_only``)."""
+    from assay.report.compare_common import adjusted_header
+
     cols = [Column("slice", key=True), Column("n", "right"), Column("system", key=True)]
-    cols += [Column("metric", key=True), *_right("Δ", "95% CI", "p", "p Holm", "d")]
+    cols += [Column("metric", key=True), *_right("Δ", "95% CI", "p", adjusted_header(result), "d")]
     cols.append(Column("verdict"))
     title = "Slices with a detectable change" if flagged_only else "Per slice"
     table = Table(cols, title=title)
@@ -128,6 +176,18 @@ def power_table(result: ComparisonResult) -> Table:
     return table
 
 
+def overlap_table(result: ComparisonResult) -> Table | None:
+    """Per candidate: mean RBO and Jaccard@k with the baseline's rankings (None without)."""
+    if not result.overlap:
+        return None
+    first = result.overlap[0]
+    cols = [Column("system", key=True), *_right(f"RBO (p={first.p:g})", f"Jaccard@{first.k}")]
+    table = Table(cols, title=f"Overlap with {result.baseline} (mean over the paired queries)")
+    for o in result.overlap:
+        table.add_row(o.candidate, f"{o.rbo:.3f}", f"{o.jaccard:.3f}")
+    return table
+
+
 def render_terminal(result: ComparisonResult, console: Console | None = None) -> None:
     """Print the aggregate table, slices, largest changes and power to ``console``."""
     from rich.console import Console
@@ -144,3 +204,9 @@ def render_terminal(result: ComparisonResult, console: Console | None = None) ->
     for table in changes_tables(result):
         print_table(table, out)
     print_table(power_table(result), out)
+    pairs = pairs_table(result)
+    if pairs is not None:
+        print_table(pairs, out)
+    overlap = overlap_table(result)
+    if overlap is not None:
+        print_table(overlap, out)

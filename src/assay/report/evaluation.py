@@ -100,7 +100,8 @@ def abstention_text(ab: dict) -> str:
     )
 
 
-def _group_rows(result: EvaluationResult) -> list[tuple[str, str, dict[str, Any]]]:
+def group_rows(result: EvaluationResult) -> list[tuple[str, str, dict[str, Any]]]:
+    """(field, value, row) of the all-queries row (field empty), then of every group."""
     rows: list[tuple[str, str, dict[str, Any]]] = []
     all_row: dict[str, Any] = {"n": result.judgments.queries, **result.aggregate}
     rows.append(("", "all", all_row))
@@ -116,7 +117,7 @@ def scores_table(result: EvaluationResult, digits: int) -> Table:
     cols = [Column(group_label, key=True), Column("n", "right")]
     cols += [Column(m, "right") for m in result.metrics]
     table = Table(cols)
-    for field_name, value, row in _group_rows(result):
+    for field_name, value, row in group_rows(result):
         label = value if len(result.groups) <= 1 or not field_name else f"{field_name}={value}"
         table.add_row(label, str(row["n"]), *(fmt(row.get(m), digits, m) for m in result.metrics))
     return table

@@ -38,7 +38,10 @@ def render_markdown(result: MatrixResult) -> str:
     out += ["", *markdown_rows(header, variants)]
     if result.comparisons:
         out += ["", f"Against `{result.baseline}`:", ""]
-        header = ["candidate", "only baseline", "only candidate", "delta", "p (Holm)", "verdict"]
+        from assay.stats.corrections import LABELS
+
+        adjusted = f"p ({LABELS[result.correction]})"
+        header = ["candidate", "only baseline", "only candidate", "delta", adjusted, "verdict"]
         rows = [
             [
                 c.candidate,

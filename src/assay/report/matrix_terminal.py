@@ -110,6 +110,8 @@ def _summary(result: MatrixResult) -> Any:
 
 
 def _comparisons(result: MatrixResult) -> Any:
+    from assay.stats.corrections import LABELS
+
     headers = (
         "candidate",
         "cases",
@@ -117,7 +119,7 @@ def _comparisons(result: MatrixResult) -> Any:
         "only candidate",
         "delta pass^N",
         "p",
-        "p (Holm)",
+        f"p ({LABELS[result.correction]})",
         "verdict",
     )
     comp = _table(f"against {result.baseline}", headers, left=1, last_left=True)

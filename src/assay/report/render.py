@@ -14,8 +14,8 @@ from assay.report.kinds import FORMATS as KIND_FORMATS
 
 #: Formats each kind of result can be rendered in.
 FORMATS_BY_KIND: dict[str, tuple[str, ...]] = {
-    "evaluation": ("table", "plain", "json", "csv", "markdown", "parquet", "html"),
-    "comparison": ("table", "plain", "json", "csv", "markdown", "html"),
+    "evaluation": ("table", "plain", "json", "csv", "markdown", "latex", "parquet", "html"),
+    "comparison": ("table", "plain", "json", "csv", "markdown", "latex", "html"),
     "answers": ("table", "plain", "json", "csv", "markdown"),
     "gate": ("table", "plain", "json", "markdown", "junit", "html"),
     "verify": ("table", "plain", "json"),
@@ -44,6 +44,12 @@ def render(result: Any, fmt: str, *, width: int = 120) -> str:
         return render_html(result)
     if fmt in ("table", "plain"):
         return _terminal_text(result, width)
+    if fmt == "latex":
+        from assay.report import latex
+
+        if kind == "evaluation":
+            return latex.render_latex_evaluation(result)
+        return latex.render_latex_comparison(result)
     if kind in KIND_FORMATS:
         from assay.report.kinds import render_text
 

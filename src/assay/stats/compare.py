@@ -2,8 +2,10 @@
 
 Queries are paired by ``query_id`` (only queries present in every result are
 used). For each candidate x metric the per-query differences (candidate minus
-baseline) are tested, bootstrapped and Holm-adjusted together; a verdict other
-than no detectable difference needs an adjusted p-value below ``alpha``.
+baseline) are tested, bootstrapped and adjusted together (one family; Holm
+unless ``correction`` names another method of :mod:`assay.stats.corrections`);
+a verdict other than no detectable difference needs an adjusted p-value below
+``alpha``.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from assay.stats.models import (
     Settings,
     SystemInfo,
 )
+from assay.stats.overlap import candidate_overlaps
 from assay.stats.paired import PairedColumns
 from assay.stats.slices import slice_comparisons
 from assay.stats.verdict import TIE_TOLERANCE
@@ -30,6 +33,7 @@ if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
 
     from assay.results import EvaluationResult
+    from assay.runs.models import Run
 
 #: Difference whose required query count is reported.
 TARGET_DELTA = 0.02
@@ -159,7 +163,7 @@ def _power(candidate: str, metric: str, d: np.ndarray) -> PowerEstimate:
 def compare(
     results: Sequence[EvaluationResult],
     *,
-    baseline: str | int = 0,
+    baseline: str | int | Sequence[str | int] = 0,
     metrics: Sequence[str] | None = None,
     by: Sequence[str] | str = (),
     test: str = "randomization",
@@ -170,6 +174,12 @@ def compare(
     ci_method: str = "percentile",
     allow_version_mismatch: bool = False,
     top: int = 5,
+    correction: str = "holm",
+    rankings: Sequence[Run | None] | None = None,
+    overlap_k: int = 10,
+    rbo_p: float = 0.9,
+    ties: str = "score",
+    all_pairs: bool = False,
 ) -> ComparisonResult:
     """Compare each non-baseline result with the baseline, per metric and per slice.
 
@@ -182,12 +192,28 @@ def compare(
     ``wilcoxon`` or ``bootstrap``; CIs are ``ci_method`` (``percentile`` or
     ``bca``) bootstrap intervals of the mean difference at 95%. ``top`` queries
     with the largest losses and gains are listed per candidate x metric.
+    ``correction`` adjusts the p-values of the family (every candidate x
+    metric; the slices form a family of their own): one of
+    :data:`assay.stats.corrections.CORRECTIONS`. ``rankings`` (the runs behind
+    ``results``, ``None`` for a result file) add each candidate's overlap with
+    the baseline (:mod:`assay.stats.overlap`: RBO with persistence ``rbo_p``,
+    Jaccard@``overlap_k``, lists ordered by ``ties``). Several ``baseline``
+    values (a list), or ``all_pairs``, compare with each baseline in turn, every
+    pair once, the family being every row of every pair (:mod:`assay.stats.many`).
 
     The steps: check the inputs, pair the queries, test, assemble.
     """
+    if all_pairs or not isinstance(baseline, str | int):
+        settings = {k: v for k, v in locals().items() if k not in ("results", "baseline")}
+        from assay.stats.many import compare_many
+
+        return compare_many(compare, results, baseline, settings)
     by = [by] if isinstance(by, str) else list(by)
+    from assay.stats.corrections import check_correction
+
     _check_settings(len(results), test, ci_method, alpha, top)
-    ordered, names, metric_names, warnings = _order_inputs(
+    correction = check_correction(correction)
+    ordered, names, metric_names, warnings, order = _order_inputs(
         list(results), baseline, metrics, allow_version_mismatch
     )
     pairs = _pair(ordered, names, metric_names, warnings, by)
@@ -198,7 +224,7 @@ def compare(
         ci_method=ci_method.lower(),
         seed=seed,
     )
-    comparisons, power = _test(pairs, names[1:], metric_names, alpha, top, common)
+    comparisons, power = _test(pairs, names[1:], metric_names, alpha, top, common, correction)
     slices, slice_values = slice_comparisons(
         by,
         pairs.queries,
@@ -209,6 +235,7 @@ def compare(
         metric_names,
         alpha,
         common,
+        correction=correction,
     )
     first = ordered[0].judgments
     return ComparisonResult(
@@ -222,6 +249,7 @@ def compare(
         settings=Settings(
             **common,
             alpha=alpha,
+            adjustment=correction,
             by=by,
             p_value_method=_p_value_method(
                 common["test"], len(pairs.queries), n_permutations, n_resamples
@@ -230,6 +258,7 @@ def compare(
         comparisons=comparisons,
         slices=slices,
         power=power,
+        overlap=candidate_overlaps(rankings, order, names, pairs.queries, (overlap_k, rbo_p, ties)),
         per_query=_paired_queries(pairs, names, metric_names, by, slice_values),
         warnings=warnings,
         policies=merge_policies([r.policies for r in ordered], names),
@@ -260,7 +289,7 @@ def _order_inputs(
     baseline: str | int,
     metrics: Sequence[str] | None,
     allow_version_mismatch: bool,
-) -> tuple[list[EvaluationResult], list[str], list[str], list[str]]:
+) -> tuple[list[EvaluationResult], list[str], list[str], list[str], list[int]]:
     """Step 1b: results can be paired; baseline first; unique names; the metrics compared."""
     from assay.results import check_pairable
 
@@ -270,7 +299,8 @@ def _order_inputs(
     warnings = check_pairable(results, names, allow_version_mismatch=allow_version_mismatch)
     metric_names = _resolve_metrics(metrics, results)
     order = [base] + [i for i in range(len(results)) if i != base]
-    return [results[i] for i in order], [names[i] for i in order], metric_names, warnings
+    ordered = [results[i] for i in order]
+    return ordered, [names[i] for i in order], metric_names, warnings, order
 
 
 @dataclass
@@ -354,13 +384,15 @@ def _test(
     alpha: float,
     top: int,
     common: dict[str, Any],
+    correction: str = "holm",
 ) -> tuple[list[MetricComparison], list[PowerEstimate]]:
-    """Step 3: test every candidate x metric row (one Holm family), with power figures."""
-    from assay.stats.significance import holm
+    """Step 3: test every candidate x metric row (one family, adjusted by ``correction``),
+    with power figures."""
+    from assay.stats.corrections import adjust
     from assay.stats.summary import paired_row
 
     st = stats_rows(pairs.diffs, **common)
-    p_adj = holm(st["p"])
+    p_adj = adjust(st["p"], correction)
     n_met = len(metric_names)
     comparisons, power = [], []
     for ci, cand in enumerate(candidates):

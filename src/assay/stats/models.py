@@ -1,18 +1,20 @@
 """The versioned comparison result that every comparison renderer reads.
 
-Deltas are always **candidate minus baseline**. ``p_adjusted`` is Holm-adjusted
-across all candidate x metric comparisons of the report (slices form their own
-Holm family); ``verdict`` is decided on ``p_adjusted`` at ``alpha``.
+Deltas are always **candidate minus baseline**. ``p_adjusted`` is adjusted
+across all candidate x metric comparisons of the report by the correction
+``settings.adjustment`` names (Holm by default; slices form their own family);
+``verdict`` is decided on ``p_adjusted`` at ``alpha``.
 """
 
 from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_serializer
 
 from assay.policies import ScoringPolicy
 from assay.results import MIGRATIONS, ResultModel
+from assay.stats.corrections import correction_field
 from assay.stats.paired import PairedColumns, rows_to_columns
 from assay.stats.verdict import Verdict
 
@@ -69,6 +71,19 @@ class Stat(BaseModel):
     wins: int = Field(description="queries where the candidate scores higher")
     losses: int = Field(description="queries where the candidate scores lower")
     ties: int
+    baseline: str | None = Field(
+        None,
+        description="the system this row compares with, when a comparison has several "
+        "baselines or all pairs (absent from the file otherwise: the result's baseline)",
+    )
+
+    @model_serializer(mode="wrap")
+    def _without_single_baseline(self, handler: Any) -> Any:
+        """A one-baseline comparison's rows are written as before (no ``baseline`` key)."""
+        data = handler(self)
+        if isinstance(data, dict) and data.get("baseline", 0) is None:
+            del data["baseline"]
+        return data
 
 
 class MetricComparison(Stat):
@@ -111,6 +126,20 @@ class PowerEstimate(BaseModel):
     )
 
 
+class Overlap(BaseModel):
+    """How much a candidate and the baseline retrieve the same documents (assay.stats.overlap)."""
+
+    candidate: str
+    baseline: str
+    k: int = Field(description="depth of Jaccard@k")
+    p: float = Field(description="persistence of RBO")
+    rbo: float = Field(description="mean extrapolated RBO over the paired queries")
+    jaccard: float = Field(description="mean Jaccard@k over the paired queries")
+    query_ids: list[str] = Field(default_factory=list)
+    rbo_per_query: list[float] = Field(default_factory=list)
+    jaccard_per_query: list[float] = Field(default_factory=list)
+
+
 class PairedQuery(BaseModel):
     """One paired query: every system's value on every metric, and the deltas."""
 
@@ -132,7 +161,7 @@ class Settings(BaseModel):
     n_resamples: int
     ci_method: str
     confidence: float = 0.95
-    adjustment: str = "holm"
+    adjustment: str = correction_field()
     by: list[str] = Field(default_factory=list)
     p_value_method: str = Field("", description="how the test's p-value was obtained")
     power_method: str = "normal approximation, alpha 0.05, power 0.8"
@@ -156,6 +185,11 @@ class ComparisonResult(ResultModel):
     comparisons: list[MetricComparison]
     slices: list[SliceComparison] = Field(default_factory=list)
     power: list[PowerEstimate] = Field(default_factory=list)
+    overlap: list[Overlap] = Field(
+        default_factory=list,
+        description="RBO and Jaccard@k of each candidate's rankings with the baseline's "
+        "(empty when a side is a result file, which holds no rankings)",
+    )
     per_query: PairedColumns = Field(
         default_factory=PairedColumns.empty,
         description="paired queries as columns: query_id, text, slices, values, deltas, "

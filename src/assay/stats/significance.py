@@ -183,21 +183,11 @@ def paired_test(
 def holm(pvalues: object) -> np.ndarray:
     """Holm (1979) step-down adjusted p-values, same order as the input.
 
-    Sort ascending, multiply the i-th smallest (0-based) by ``m - i``, take the
-    running maximum, cap at 1.
+    :func:`assay.stats.corrections.adjust` with ``method="holm"``.
     """
-    import numpy as np
+    from assay.stats.corrections import adjust
 
-    p = np.asarray(pvalues, dtype=float).ravel()
-    m = p.size
-    if m == 0:
-        return p.copy()
-    order = np.argsort(p, kind="stable")
-    scaled = p[order] * (m - np.arange(m))
-    adjusted = np.minimum(np.maximum.accumulate(scaled), 1.0)
-    out = np.empty(m)
-    out[order] = adjusted
-    return out
+    return adjust(pvalues, "holm")
 
 
 def mcnemar_exact(baseline_only: int, candidate_only: int) -> float:

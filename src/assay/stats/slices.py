@@ -1,4 +1,4 @@
-"""Per-slice statistics of a comparison: one Holm family over every slice.
+"""Per-slice statistics of a comparison: one family (one correction) over every slice.
 
 A slice is the paired queries sharing one value of a per-query metadata field;
 ``;``-separated tags count in each tag's slice. Step 3b of
@@ -48,12 +48,15 @@ def slice_comparisons(
     metric_names: list[str],
     alpha: float,
     common: dict[str, Any],
+    *,
+    correction: str = "holm",
 ) -> tuple[list[SliceComparison], dict[str, list[str | None]]]:
-    """Per-slice statistics (their own Holm family) and each query's raw slice value."""
+    """Per-slice statistics (their own family, adjusted by ``correction``) and each
+    query's raw slice value."""
     import numpy as np
 
     from assay.stats.compare import stats_rows
-    from assay.stats.significance import holm
+    from assay.stats.corrections import adjust
 
     raw: dict[str, list[str | None]] = {}
     pending: list[tuple[str, str, np.ndarray, dict[str, Any]]] = []
@@ -69,7 +72,7 @@ def slice_comparisons(
             pending.append((field, label, idx, stats_rows(diffs[:, idx], **common)))
     if not pending:
         return [], raw
-    p_adj = holm(np.concatenate([st["p"] for *_, st in pending]))
+    p_adj = adjust(np.concatenate([st["p"] for *_, st in pending]), correction)
     out: list[SliceComparison] = []
     k = 0
     for field, label, idx, st in pending:

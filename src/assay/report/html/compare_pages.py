@@ -33,7 +33,7 @@ def _line(s: Any) -> dict[str, Any]:
 
 def comparison_page(result: Any, links: Links) -> Page:
     """Verdict lines, slices, forest and sorted-delta plots, the per-query delta table."""
-    from assay.report.compare_common import power_cells, settings_line
+    from assay.report.compare_common import correction_label, power_cells, settings_line
     from assay.report.html import charts
     from assay.report.plotly_page import chart_spec
 
@@ -71,6 +71,7 @@ def comparison_page(result: Any, links: Links) -> Page:
             "rows": rows,
             "total": len(result.per_query),
             "settings": settings_line(result),
+            "adjusted": correction_label(result),
             "power": [(p.candidate, p.metric, p.n, *power_cells(p)) for p in result.power],
             "changes": _changes(result, links),
             "policies": _policies(result),

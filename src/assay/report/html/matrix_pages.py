@@ -59,6 +59,8 @@ def matrix_page(result: Any, links: Links, cases: dict[str, Any] | None = None) 
                 cell = result.cell(name, cid)
                 if cell is not None:
                     details.append(cell_values(result, cell, vi, ci, (cases or {}).get(cid)))
+    from assay.stats.corrections import LABELS
+
     return Page(
         template="matrix.html",
         title=f"Matrix: {result.name}",
@@ -68,6 +70,7 @@ def matrix_page(result: Any, links: Links, cases: dict[str, Any] | None = None) 
             "grid": grid,
             "variants": variants,
             "details": details,
+            "adjusted": LABELS.get(result.correction, result.correction),
         },
         charts={"pass-rates": chart_spec(charts.pass_rates(result))},
     )

@@ -126,3 +126,24 @@ def test_the_command_writes_a_tuning_result_every_reader_reads(tmp_path: Path) -
     page = render(tuning, "html")
     assert 'id="objective"' in page and 'id="folds"' in page
     assert os.path.getsize(out) > 0
+
+
+@pytest.mark.parametrize("method", ["bonferroni", "bh"])
+def test_the_correction_reaches_the_held_out_comparison(tmp_path: Path, method: str) -> None:
+    from statsmodels.stats.multitest import multipletests
+
+    spec = write_system(tmp_path, "optimum", OPTIMUM)
+    path = judgments(tmp_path, n=40)
+    result = _tune(path, spec, ("params.alpha=0.0,0.6",), None, correction=method)
+    held = result.held_out
+    assert held.settings.adjustment == method
+    raw = [c.p_value for c in held.comparisons]
+    expected = multipletests(raw, method={"bh": "fdr_bh"}.get(method, method))[1]
+    assert [c.p_adjusted for c in held.comparisons] == pytest.approx(list(expected), abs=1e-12)
+
+
+def test_an_unknown_correction_is_refused_naming_the_option() -> None:
+    from assay.errors import UsageError
+
+    with pytest.raises(UsageError, match="correction"):
+        TuneOptions(params=("k1=1",), metrics=("RR",), correction="sidak")

@@ -46,7 +46,8 @@ def tune(
     test: Annotated[
         str, typer.Option("--test", help="Paired test: randomization, t, wilcoxon or bootstrap.")
     ] = "randomization",
-    alpha: Annotated[float, typer.Option("--alpha", help="Level of Holm-adjusted p.")] = 0.05,
+    alpha: Annotated[float, typer.Option("--alpha", help="Level of the adjusted p.")] = 0.05,
+    correction: o.Correction = None,
     config: o.Config = None,
     corpus: o.Corpus = None,
     id_field: o.IdField = None,

@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from assay.errors import UsageError
 from assay.procedures.options import ScoringOptions, SourceOptions
+from assay.stats.corrections import check_correction, correction_field
 
 if TYPE_CHECKING:  # pragma: no cover
     from assay.tuning.result import TuningResult
@@ -39,7 +40,8 @@ class TuneOptions(BaseModel):
     )
     trials: int | None = Field(None, description="sets drawn by the random search")
     test: str = Field("randomization", description="paired test of the held-out comparison")
-    alpha: float = Field(0.05, description="significance level of the Holm-adjusted p-values")
+    alpha: float = Field(0.05, description="significance level of the adjusted p-values")
+    correction: str | None = correction_field("holm")
     n_permutations: int = Field(10000, description="sign flips of the randomization test")
     n_resamples: int = Field(10000, description="bootstrap resamples of the intervals")
     ci_method: str = Field("percentile", description="bootstrap interval: percentile or bca")
@@ -54,6 +56,7 @@ class TuneOptions(BaseModel):
             one_of("--search", self.search, ("grid", "random"))
             one_of("--test", self.test.lower(), TESTS)
             one_of("--ci", self.ci_method.lower(), METHODS)
+            check_correction(self.correction)
             at_least("--folds", self.folds, 2)
             if self.trials is not None:
                 at_least("--trials", self.trials)

@@ -79,9 +79,9 @@ def held_out_comparison(
     results: list[EvaluationResult], names: list[str], options: TuneOptions
 ) -> ComparisonResult:
     """The configured system (first) against the cross-validated run, by the code of
-    ``assay compare`` (one Holm family over the measures). A multiple-comparison option
-    of ``compare`` is passed on here, when it has one."""
+    ``assay compare`` (one family over the measures, adjusted by ``options.correction``)."""
     from assay.stats.compare import compare
+    from assay.stats.corrections import check_correction
 
     return compare(
         results,
@@ -92,6 +92,7 @@ def held_out_comparison(
         n_permutations=options.n_permutations,
         n_resamples=options.n_resamples,
         ci_method=options.ci_method,
+        correction=check_correction(options.correction),
     )
 
 

@@ -67,7 +67,7 @@ class TuningResult(ResultModel):
     folds: list[FoldChoice] = Field(description="Each fold's choice and scores.")
     held_out: ComparisonResult = Field(
         description="The system as configured against the cross-validated choice, per query "
-        "on held-out scores only (paired test, intervals and Holm as `assay compare`)."
+        "on held-out scores only (paired test, intervals and the correction as `assay compare`)."
     )
     optimism: dict[str, float] = Field(
         description="Per measure: mean over folds of the chosen set's training score minus "

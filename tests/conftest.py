@@ -2,9 +2,20 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
+
+try:
+    # rouge-score loads absl, whose log handler keeps the sys.stderr of its first import and
+    # closes it when any later logging.config call (uvicorn's, in the model stub) shuts the
+    # handlers down; under pytest that stream is a capture file, and closing it loses stderr.
+    import absl.logging
+
+    absl.logging.get_absl_handler().python_handler.stream = sys.__stderr__
+except ImportError:  # pragma: no cover
+    pass
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = Path(__file__).resolve().parent / "data"

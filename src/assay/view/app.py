@@ -222,6 +222,7 @@ class _Routes:
         from fastapi.responses import Response as Plain
 
         from assay.report.html.evidence import ranked_list
+        from assay.report.html.pages import query_row
 
         result = self._get(rid)
         if result is None or result.kind != "evaluation":
@@ -238,14 +239,7 @@ class _Routes:
             ),
             result.run.name,
         )
-        row = next(
-            (
-                q
-                for q in result.per_query_frame().reset_index().to_dict("records")
-                if str(q["query_id"]) == qid
-            ),
-            {},
-        )
+        row = query_row(result, qid) or {}
         lines = [
             json.dumps(
                 {

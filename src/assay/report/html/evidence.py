@@ -125,7 +125,9 @@ def _judgments(
     in a judgment set (the set is read once; each page takes its query's rows only)."""
     q, rows, query_sources = _judgment_set(path, fmt)
     mine = q.iloc[rows.get(query_id, [])]
-    grades = {(query_id, str(b)): int(g) for b, g in zip(mine["doc_id"], mine["grade"], strict=True)}
+    grades = {
+        (query_id, str(b)): int(g) for b, g in zip(mine["doc_id"], mine["grade"], strict=True)
+    }
     sources: dict[Any, str] = {}
     if "source" in mine.columns:
         for b, s in zip(mine["doc_id"], mine["source"], strict=True):

@@ -65,7 +65,8 @@ def _old(run: Path, qrels: Path, qids: list[str]) -> dict[str, list]:
     frame = load_run(run).ranked("score")  # what Run.to_dict walks, here for ``qids`` only
     frame = frame[frame["query_id"].astype(str).isin(qids)]
     ranked: dict[str, list[tuple[str, float]]] = {}
-    for q, d, s in zip(frame["query_id"].astype(str), frame["doc_id"].astype(str), frame["score"]):
+    columns = (frame["query_id"].astype(str), frame["doc_id"].astype(str), frame["score"])
+    for q, d, s in zip(*columns, strict=True):
         ranked.setdefault(q, []).append((d, float(s)))
     q = load_judgments(qrels).qrels
     grades = {

@@ -17,6 +17,7 @@ between fields, no blank line); for any other file these functions return
 
 from __future__ import annotations
 
+import contextlib
 import os
 from pathlib import Path
 from typing import Any
@@ -24,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from assay.runs.markers import TREC_MARKER
+from assay.textio import BOM
 
 #: Version of the cache file's layout (a different one is rebuilt).
 LAYOUT = 1
@@ -50,7 +52,7 @@ def _marker_skip(path: Path) -> int | None:
     """1 when the file starts with ``assay run``'s marker line, 0 when not; None: not plain."""
     with open(path, "rb") as fh:
         head = fh.read(65536)
-    if not head or head.startswith((b"\xef\xbb\xbf", b"\x1f\x8b", b"{")):
+    if not head or head.startswith((BOM, b"\x1f\x8b", b"{")):
         return None
     return 1 if head.startswith(TREC_MARKER) and b"\n" in head else 0
 
@@ -123,10 +125,8 @@ def load_offsets(path: str | Path, cache: Path | None) -> Any:
     if table is None or cache is None:
         return table
     table = table.replace_schema_metadata({**key, "run": str(Path(path).resolve())})
-    try:
+    with contextlib.suppress(OSError):  # a folder that cannot be written: kept in memory only
         _write(cache, table)
-    except OSError:
-        pass  # a folder that cannot be written: the index serves from memory only
     return table
 
 

@@ -10,6 +10,8 @@ text. What cannot be found is said in :attr:`RankedList.notes`, never guessed.
 
 from __future__ import annotations
 
+import contextlib
+import threading
 from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
@@ -23,6 +25,8 @@ SOURCE_WORDS = {"human": "person", "model": "model", "behavior": "behaviour"}
 TEXT_CHARS = 600
 #: Ranks shown per list.
 MAX_RANKS = 100
+#: Held while a run's offsets are looked up or built (one build per run at a time).
+_BUILDING = threading.Lock()
 
 
 class RankedDoc(BaseModel):
@@ -85,13 +89,35 @@ def _offsets(path: str, key: tuple[tuple[str, str], ...]) -> Any:
     return load_offsets(path, index_path(path))
 
 
+def _index(path: str) -> Any:
+    """:func:`_offsets` at the run's current key, one build at a time (pages and :func:`warm`)."""
+    from assay.runs.offsets import run_key
+
+    with _BUILDING:
+        return _offsets(path, tuple(run_key(path).items()))
+
+
+def warm(run_path: str | None, folders: Sequence[Path]) -> None:
+    """Index the run ``run_path`` on another thread (a result page does, so the first of its
+    query pages finds the index built); any failure is left for the query page to report."""
+    run = locate(run_path, folders)
+    if run is None:
+        return
+
+    def build() -> None:
+        with contextlib.suppress(Exception):
+            _index(str(run))
+
+    threading.Thread(target=build, name="assay-view-index", daemon=True).start()
+
+
 def query_ranking(path: str, query_id: str) -> list[tuple[str, float]]:
     """``query_id``'s ``(doc_id, score)`` in rank order, read from that query's lines only
     when the run is indexed (:mod:`assay.runs.offsets`), else from the whole run."""
-    from assay.runs.offsets import query_lines, run_key
+    from assay.runs.offsets import query_lines
 
     for _ in range(2):
-        table = _offsets(path, tuple(run_key(path).items()))
+        table = _index(path)
         if table is None:
             break
         pairs = query_lines(path, table, query_id)

@@ -197,3 +197,22 @@ def test_result_page_and_a_long_list_stay_under_the_bound(big: dict, tmp_path: P
     page = TestClient(make_app([tmp_path / "long.json"])).get("/r/f1/q/q1")
     assert page.status_code == 200 and "d99" in page.text and "d100<" not in page.text
     assert len(page.content) < PAGE_BYTES
+
+
+def test_result_page_indexes_its_run_in_the_background(tmp_path: Path) -> None:
+    import time
+
+    import assay
+
+    run = tmp_path / "warm.trec"
+    run.write_text("".join(_run_lines(40, 5, 7)))
+    qrels = _qrels(tmp_path, 40)
+    result = assay.evaluate(qrels, str(run), ["nDCG@10"], name="warm")
+    (tmp_path / "warm.json").write_text(result.to_json(), encoding="utf-8")
+    cache = evidence.index_path(run)
+    assert not cache.exists()
+    assert TestClient(make_app([tmp_path / "warm.json"])).get("/r/f1").status_code == 200
+    deadline = time.monotonic() + 30
+    while not cache.is_file() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert cache.is_file()

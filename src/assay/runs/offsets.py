@@ -30,7 +30,7 @@ from assay.textio import BOM
 #: Version of the cache file's layout (a different one is rebuilt).
 LAYOUT = 1
 #: Bytes of run file scanned for line ends at a time.
-SCAN_BYTES = 1 << 26
+SCAN_BYTES = 1 << 24
 
 
 def run_key(path: str | Path) -> dict[str, str]:
@@ -58,13 +58,17 @@ def _marker_skip(path: Path) -> int | None:
 
 
 def _line_starts(path: Path, size: int) -> np.ndarray:
-    """Byte offset of the start of every line, and ``size`` last (the end of the last line)."""
+    """Byte offset of the start of every line, and ``size`` last (the end of the last line);
+    the file is scanned through one buffer of :data:`SCAN_BYTES`, so memory holds no copy."""
     ends = []
-    data = np.memmap(path, dtype=np.uint8, mode="r")
-    for at in range(0, size, SCAN_BYTES):
-        ends.append(np.flatnonzero(data[at : at + SCAN_BYTES] == 10) + (at + 1))
-    del data
-    starts = np.concatenate([np.zeros(1, np.int64), *ends]).astype(np.int64)
+    buffer = bytearray(SCAN_BYTES)
+    view = np.frombuffer(buffer, dtype=np.uint8)
+    at = 0
+    with open(path, "rb") as fh:
+        while n := fh.readinto(buffer):
+            ends.append(np.flatnonzero(view[:n] == 10) + (at + 1))
+            at += n
+    starts = np.concatenate([np.zeros(1, np.int64), *ends])
     if starts[-1] != size:
         starts = np.append(starts, size)
     return starts
@@ -86,7 +90,10 @@ def build_offsets(path: str | Path) -> Any:
     options = csv_options(skip)
     options["convert_options"].include_columns = ["query_id"]
     try:
-        column = pacsv.read_csv(str(p), **options).column("query_id")
+        with pacsv.open_csv(str(p), **options) as reader:  # streamed: a block at a time
+            column = pa.chunked_array(
+                [batch.column(0) for batch in reader if batch.num_rows], pa.string()
+            )
     except (pa.ArrowInvalid, pa.ArrowTypeError):
         return None
     codes, ids = encode_grouped(column)

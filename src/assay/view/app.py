@@ -174,15 +174,16 @@ class _Routes:
         if result is None:
             return self._missing(f"There is no result {rid[:40]!r}.")
         links = Links(rid, served=True)
-        if result.kind in ("evaluation", "comparison"):
+        if result.kind == "matrix":
+            return self._html(matrix_page(result, links))
+        page = self._html(page_for(result, links))
+        if result.kind in ("evaluation", "comparison"):  # once the page is made: not competing
             from assay.report.html.evidence import warm
 
             paths = [result.run.path] if result.kind == "evaluation" else []
             for path in paths or [s.path for s in result.systems]:
                 warm(path, self.catalog.folders(rid))
-        if result.kind == "matrix":
-            return self._html(matrix_page(result, links))
-        return self._html(page_for(result, links))
+        return page
 
     def query(self, rid: str, qid: str, request: Request) -> Response:
         """A query of an evaluation or comparison, with its ranked lists."""

@@ -180,9 +180,13 @@ class _Routes:
         if result.kind in ("evaluation", "comparison"):  # once the page is made: not competing
             from assay.report.html.evidence import warm
 
-            paths = [result.run.path] if result.kind == "evaluation" else []
-            for path in paths or [s.path for s in result.systems]:
-                warm(path, self.catalog.folders(rid))
+            if result.kind == "evaluation":
+                judged = (result.judgments.path, result.judgments.format)
+                warm(result.run.path, self.catalog.folders(rid), judged)
+            else:
+                judged = self.catalog.judgments_for(result.judgments_version)
+                for s in result.systems:
+                    warm(s.path, self.catalog.folders(rid), judged)
         return page
 
     def query(self, rid: str, qid: str, request: Request) -> Response:

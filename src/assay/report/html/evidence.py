@@ -97,9 +97,14 @@ def _index(path: str) -> Any:
         return _offsets(path, tuple(run_key(path).items()))
 
 
-def warm(run_path: str | None, folders: Sequence[Path]) -> None:
-    """Index the run ``run_path`` on another thread (a result page does, so the first of its
-    query pages finds the index built); any failure is left for the query page to report."""
+def warm(
+    run_path: str | None,
+    folders: Sequence[Path],
+    judgments: tuple[str | None, str | None] = (None, None),
+) -> None:
+    """Index the run ``run_path`` and read the judgment set (as :func:`ranked_list` finds
+    them) on another thread: a result page does, so the first of its query pages finds
+    them ready; any failure is left for the query page to report."""
     run = locate(run_path, folders)
     if run is None:
         return
@@ -107,6 +112,10 @@ def warm(run_path: str | None, folders: Sequence[Path]) -> None:
     def build() -> None:
         with contextlib.suppress(Exception):
             _index(str(run))
+        jpath = locate(judgments[0], folders) or provenance(str(run), folders)["judgments"]
+        if jpath is not None:
+            with contextlib.suppress(Exception):
+                _judgment_set(str(jpath), judgments[1])
 
     threading.Thread(target=build, name="assay-view-index", daemon=True).start()
 

@@ -216,3 +216,14 @@ def test_result_page_indexes_its_run_in_the_background(tmp_path: Path) -> None:
     while not cache.is_file() and time.monotonic() < deadline:
         time.sleep(0.05)
     assert cache.is_file()
+
+
+def test_marked_crlf_run_gives_the_same_lists(tmp_path: Path) -> None:
+    from assay.runs.markers import TREC_MARKER
+
+    run = tmp_path / "marked.trec"
+    body = "".join(_run_lines(30, 8, 8)).replace("\n", "\r\n")
+    run.write_bytes(TREC_MARKER + b"\n" + body.encode())
+    assert offsets.load_offsets(run, None).num_rows == 30
+    for qid in ("q00000", "q00029"):
+        assert evidence.query_ranking(str(run), qid) == _pairs(run, qid)

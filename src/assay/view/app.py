@@ -176,7 +176,18 @@ class _Routes:
         links = Links(rid, served=True)
         if result.kind == "matrix":
             return self._html(matrix_page(result, links))
-        return self._html(page_for(result, links))
+        page = self._html(page_for(result, links))
+        if result.kind in ("evaluation", "comparison"):  # once the page is made: not competing
+            from assay.report.html.evidence import warm
+
+            if result.kind == "evaluation":
+                judged = (result.judgments.path, result.judgments.format)
+                warm(result.run.path, self.catalog.folders(rid), judged)
+            else:
+                judged = self.catalog.judgments_for(result.judgments_version)
+                for s in result.systems:
+                    warm(s.path, self.catalog.folders(rid), judged)
+        return page
 
     def query(self, rid: str, qid: str, request: Request) -> Response:
         """A query of an evaluation or comparison, with its ranked lists."""
@@ -222,6 +233,7 @@ class _Routes:
         from fastapi.responses import Response as Plain
 
         from assay.report.html.evidence import ranked_list
+        from assay.report.html.pages import query_row
 
         result = self._get(rid)
         if result is None or result.kind != "evaluation":
@@ -238,14 +250,7 @@ class _Routes:
             ),
             result.run.name,
         )
-        row = next(
-            (
-                q
-                for q in result.per_query_frame().reset_index().to_dict("records")
-                if str(q["query_id"]) == qid
-            ),
-            {},
-        )
+        row = query_row(result, qid) or {}
         lines = [
             json.dumps(
                 {

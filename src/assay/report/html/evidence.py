@@ -10,6 +10,8 @@ text. What cannot be found is said in :attr:`RankedList.notes`, never guessed.
 
 from __future__ import annotations
 
+import contextlib
+import threading
 from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
@@ -23,6 +25,8 @@ SOURCE_WORDS = {"human": "person", "model": "model", "behavior": "behaviour"}
 TEXT_CHARS = 600
 #: Ranks shown per list.
 MAX_RANKS = 100
+#: Held while a run's offsets are looked up or built (one build per run at a time).
+_BUILDING = threading.Lock()
 
 
 class RankedDoc(BaseModel):
@@ -60,31 +64,112 @@ def locate(path: str | None, folders: Sequence[Path]) -> Path | None:
 
 @lru_cache(maxsize=8)
 def _run(path: str) -> dict[str, list[tuple[str, float]]]:
+    """Every query's ranked list of a whole run (a run file that cannot be indexed)."""
     from assay.runs.io import load_run
 
     return load_run(path).to_dict()
 
 
+def index_path(run: str | Path) -> Path:
+    """Where the byte offsets of ``run``'s queries are cached: the project's cache folder
+    (``$ASSAY_CACHE_DIR/view``, else ``.assay/cache/view``), named by the run's path."""
+    from assay.hashing import content_version
+    from assay.systems.cache import cache_subdir
+
+    name = content_version(str(Path(run).resolve())).split(":")[1]
+    return cache_subdir("view") / f"{name}.offsets.arrow"
+
+
+@lru_cache(maxsize=8)
+def _offsets(path: str, key: tuple[tuple[str, str], ...]) -> Any:
+    """The offsets table of a run at one ``key`` (size, mtime, sidecar): a changed file
+    gets a new key, so its index is looked up (and rebuilt) again."""
+    from assay.runs.offsets import load_offsets
+
+    return load_offsets(path, index_path(path))
+
+
+def _index(path: str) -> Any:
+    """:func:`_offsets` at the run's current key, one build at a time (pages and :func:`warm`)."""
+    from assay.runs.offsets import run_key
+
+    with _BUILDING:
+        return _offsets(path, tuple(run_key(path).items()))
+
+
+def warm(
+    run_path: str | None,
+    folders: Sequence[Path],
+    judgments: tuple[str | None, str | None] = (None, None),
+) -> None:
+    """Index the run ``run_path`` and read the judgment set (as :func:`ranked_list` finds
+    them) on another thread: a result page does, so the first of its query pages finds
+    them ready; any failure is left for the query page to report."""
+    run = locate(run_path, folders)
+    if run is None:
+        return
+
+    def build() -> None:
+        with contextlib.suppress(Exception):
+            _index(str(run))
+        jpath = locate(judgments[0], folders) or provenance(str(run), folders)["judgments"]
+        if jpath is not None:
+            with contextlib.suppress(Exception):
+                _judgment_set(str(jpath), judgments[1])
+
+    threading.Thread(target=build, name="assay-view-index", daemon=True).start()
+
+
+def query_ranking(path: str, query_id: str) -> list[tuple[str, float]]:
+    """``query_id``'s ``(doc_id, score)`` in rank order, read from that query's lines only
+    when the run is indexed (:mod:`assay.runs.offsets`), else from the whole run."""
+    from assay.runs.offsets import query_lines
+
+    for _ in range(2):
+        table = _index(path)
+        if table is None:
+            break
+        pairs = query_lines(path, table, query_id)
+        if pairs is not None:
+            return pairs
+        _offsets.cache_clear()  # the file changed under the index: build it again
+        index_path(path).unlink(missing_ok=True)
+    return _run(path).get(query_id, [])
+
+
 @lru_cache(maxsize=4)
-def _judgments(path: str, fmt: str | None) -> tuple[dict[tuple[str, str], int], dict[Any, str]]:
-    """``{(query, doc): grade}`` and ``{(query, doc) or query: source}`` of a judgment set."""
+def _judgment_set(path: str, fmt: str | None) -> tuple[Any, dict[str, Any], dict[str, str]]:
+    """A judgment set's qrels, each query's rows in them, and each query's source."""
     from assay.judgments.load import load_judgments
 
     js = load_judgments(path, None if fmt in (None, "memory") else fmt)
-    q = js.qrels
-    grades = {
-        (str(a), str(b)): int(g)
-        for a, b, g in zip(q["query_id"], q["doc_id"], q["grade"], strict=True)
-    }
-    sources: dict[Any, str] = {}
-    if "source" in q.columns:
-        for a, b, s in zip(q["query_id"], q["doc_id"], q["source"], strict=True):
-            if isinstance(s, str):
-                sources[(str(a), str(b))] = s
+    q = js.qrels.reset_index(drop=True)
+    rows = q.groupby(q["query_id"].astype(str), sort=False, observed=True).indices
+    query_sources: dict[str, str] = {}
     if "source" in js.queries.columns:
         for qid, s in js.queries["source"].items():
             if isinstance(s, str):
-                sources[str(qid)] = s
+                query_sources[str(qid)] = s
+    return q, rows, query_sources
+
+
+def _judgments(
+    path: str, fmt: str | None, query_id: str
+) -> tuple[dict[tuple[str, str], int], dict[Any, str]]:
+    """``{(query, doc): grade}`` and ``{(query, doc) or query: source}`` of ``query_id``
+    in a judgment set (the set is read once; each page takes its query's rows only)."""
+    q, rows, query_sources = _judgment_set(path, fmt)
+    mine = q.iloc[rows.get(query_id, [])]
+    grades = {
+        (query_id, str(b)): int(g) for b, g in zip(mine["doc_id"], mine["grade"], strict=True)
+    }
+    sources: dict[Any, str] = {}
+    if "source" in mine.columns:
+        for b, s in zip(mine["doc_id"], mine["source"], strict=True):
+            if isinstance(s, str):
+                sources[(query_id, str(b))] = s
+    if query_id in query_sources:
+        sources[query_id] = query_sources[query_id]
     return grades, sources
 
 
@@ -153,14 +238,14 @@ def ranked_list(
             "cannot be shown."
         )
         return out
-    pairs = _run(str(prov["run"])).get(query_id, [])[:MAX_RANKS]
+    pairs = query_ranking(str(prov["run"]), query_id)[:MAX_RANKS]
     out.found = True
     out.docs = [RankedDoc(rank=i, doc_id=d, score=s) for i, (d, s) in enumerate(pairs, 1)]
     jpath = locate(judgments[0], folders) or prov["judgments"]
     if jpath is None:
         out.notes.append("The judgment set is not here: grades are not shown.")
     else:
-        grades, sources = _judgments(str(jpath), judgments[1])
+        grades, sources = _judgments(str(jpath), judgments[1], query_id)
         for doc in out.docs:
             doc.grade = grades.get((query_id, doc.doc_id))
             raw = sources.get((query_id, doc.doc_id)) or sources.get(query_id)

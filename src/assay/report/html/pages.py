@@ -75,10 +75,13 @@ def sort_key(value: Any) -> str:
     return "" if value is None else str(value)
 
 
-def _query_rows(result: Any) -> list[dict[str, Any]]:
-    """An evaluation's per-query rows as dicts (through ``per_query_frame``)."""
-    frame = result.per_query_frame().reset_index()
-    rows = frame.to_dict(orient="records")
+def _query_rows(result: Any, only: str | None = None) -> list[dict[str, Any]]:
+    """An evaluation's per-query rows as dicts (through ``per_query_frame``); ``only``: the
+    row of that query alone (the others are never turned into dicts)."""
+    frame = result.per_query_frame()
+    if only is not None:
+        frame = frame[frame.index.astype(str) == only]
+    rows = frame.reset_index().to_dict(orient="records")
     for row in rows:
         for key, value in list(row.items()):
             if value is not None and isinstance(value, float) and math.isnan(value):
@@ -141,11 +144,16 @@ def _policy_lines(result: Any) -> list[str]:
     return list(policy_lines(getattr(result, "policies", []) or []))
 
 
+def query_row(result: Any, qid: str) -> dict[str, Any] | None:
+    """The per-query row of ``qid`` in an evaluation (None: not one of its queries)."""
+    return next(iter(_query_rows(result, qid)), None)
+
+
 def evaluation_query_page(
     result: Any, qid: str, links: Links, ranked: Any, pool_href: str | None
 ) -> Page:
     """One query of an evaluation: its values and the ranked list with grades."""
-    row = next((r for r in _query_rows(result) if str(r["query_id"]) == qid), None)
+    row = query_row(result, qid)
     values = [(m, number(row.get(m), m)) for m in result.metrics] if row else []
     unjudged = sum(1 for d in ranked.docs if d.grade is None)
     return Page(

@@ -4,16 +4,20 @@
 (function () {
   "use strict";
   var waiting = [];
-  function inFlight() {
-    return document.querySelector("#card .htmx-request, #card.htmx-request") !== null;
+  function inFlight() {  // a request on its way, or a new card still being swapped in
+    return document.querySelector(
+      "#card .htmx-request, #card.htmx-request, .htmx-swapping, .htmx-settling"
+    ) !== null;
   }
   function press(key) {
     var button = document.querySelector('#card [data-key="' + key + '"]');
     if (button) button.click();
   }
-  document.addEventListener("htmx:load", function () {
+  function next() {
     if (waiting.length && !inFlight()) press(waiting.shift());
-  });
+  }
+  document.addEventListener("htmx:load", next);
+  document.addEventListener("htmx:afterSettle", next);
   document.addEventListener("htmx:responseError", function () { waiting = []; });
   document.addEventListener("keydown", function (ev) {
     var box = ev.target;

@@ -28,7 +28,7 @@ _P = st.one_of(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(st.lists(_P, min_size=1, max_size=40), st.sampled_from(sorted(PEER)))
 def test_equal_to_statsmodels(pvalues: list[float], method: str) -> None:
     ours = adjust(pvalues, method)

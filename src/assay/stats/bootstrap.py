@@ -159,16 +159,9 @@ def bootstrap_pvalues_rows(
     centred = d - obs[:, np.newaxis]
     tol = 1e-12 * np.maximum(1.0, np.abs(obs))
     target = np.abs(obs) - tol
-    rng = np.random.default_rng(seed)
-    chunk = max(1, _BATCH_ELEMENTS // max(1, n * max(rows, 1)))
-    hits = np.zeros(rows, dtype=np.int64)
-    done = 0
-    while done < n_resamples:
-        size = min(chunk, n_resamples - done)
-        idx = rng.integers(0, n, size=(size, n))
-        boot = centred[:, idx].mean(axis=2)  # rows x size
-        hits += (np.abs(boot) >= target[:, np.newaxis]).sum(axis=1)
-        done += size
+    hits = _count_resampled(
+        centred, lambda boot: np.abs(boot) >= target[:, None], n_resamples, seed
+    )
     p = (1.0 + hits) / (n_resamples + 1.0)
     p[np.all(d == 0, axis=1)] = 1.0
     return np.minimum(p, 1.0)
@@ -197,6 +190,19 @@ def noninferiority_pvalues(
     obs = d.mean(axis=1)
     centred = d - obs[:, np.newaxis]
     target = obs + margin - 1e-12 * np.maximum(1.0, np.abs(obs))
+    hits = _count_resampled(centred, lambda boot: boot >= target[:, None], n_resamples, seed)
+    return np.minimum((1.0 + hits) / (n_resamples + 1.0), 1.0)
+
+
+def _count_resampled(centred: np.ndarray, hit: Any, n_resamples: int, seed: int) -> np.ndarray:
+    """Per row of ``centred``, how many of ``n_resamples`` resampled means ``hit`` marks.
+
+    One set of resampled query indices is shared by all rows, drawn in chunks that
+    bound memory (the same draws for the same ``seed``, whatever the test).
+    """
+    import numpy as np
+
+    rows, n = centred.shape
     rng = np.random.default_rng(seed)
     chunk = max(1, _BATCH_ELEMENTS // max(1, n * max(rows, 1)))
     hits = np.zeros(rows, dtype=np.int64)
@@ -204,6 +210,6 @@ def noninferiority_pvalues(
     while done < n_resamples:
         size = min(chunk, n_resamples - done)
         idx = rng.integers(0, n, size=(size, n))
-        hits += (centred[:, idx].mean(axis=2) >= target[:, np.newaxis]).sum(axis=1)
+        hits += hit(centred[:, idx].mean(axis=2)).sum(axis=1)  # rows x size -> rows
         done += size
-    return np.minimum((1.0 + hits) / (n_resamples + 1.0), 1.0)
+    return hits

@@ -71,6 +71,8 @@ def test_a_run_without_its_sidecar_scores_as_a_plain_run(project: Path, capsys) 
     (project / "x.trec.json").unlink()
     code, text = _main("evaluate", "qrels.jsonl", "x.trec", "--max-failed", "1", capsys=capsys)
     assert code == 0 and "unexpected" not in text, text  # nothing tells it from a plain run
+    assert text.count("provenance unknown") == 1, text  # one line says so, on the run line
+    assert "x.trec), provenance unknown (no sidecar)" in text, text
     code, text = _main("validate", "x.trec", capsys=capsys)
     assert code == 0, text
 

@@ -21,6 +21,13 @@ if TYPE_CHECKING:  # pragma: no cover
 PER_QUERY_DEFAULT_LIMIT = 50
 
 
+def _unknown_provenance(result: EvaluationResult) -> bool:
+    """A run file scored with no sidecar of its own (a stale sidecar already has a warning)."""
+    r = result.run
+    said = any("provenance unknown" in w for w in r.warnings)
+    return bool(r.path) and r.system is None and r.config_hash is None and not said
+
+
 def header_lines(result: EvaluationResult) -> list[str]:
     """The provenance lines every report starts with."""
     j, r = result.judgments, result.run
@@ -58,6 +65,8 @@ def header_lines(result: EvaluationResult) -> list[str]:
         run += f", config {r.config_hash}"
     if r.corpus_version:
         run += f", corpus {r.corpus_version}"
+    if _unknown_provenance(result):
+        run += ", provenance unknown (no sidecar)"
     lines.append(run)
     counts = [
         f"{count(r.queries_in_run, 'query')} in run",

@@ -230,8 +230,10 @@ def _engine(url: str, size: int, timeout: float) -> Any:
 
     try:
         return create_engine(url, pool_size=size, max_overflow=0, pool_timeout=timeout)
-    except TypeError:  # SingletonThreadPool takes a size only
-        return create_engine(url, pool_size=size)
+    except TypeError:  # SingletonThreadPool takes a size only, and past it closes the
+        # connection of the oldest thread it has seen, even one still in use. Each bounded
+        # call runs on a thread of its own, so it keeps far more threads than run at once.
+        return create_engine(url, pool_size=max(64, 4 * size))
 
 
 def _file_version(url: str) -> str | None:

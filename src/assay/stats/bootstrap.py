@@ -148,15 +148,9 @@ def bootstrap_pvalues_rows(
     """
     import numpy as np
 
-    d = np.asarray(diffs, dtype=float)
-    if d.ndim != 2:
-        raise UsageError("diffs must be a 2-D array (rows x queries)")
-    at_least("n_resamples", n_resamples)
-    rows, n = d.shape
-    if n == 0:
-        return np.ones(rows)
-    obs = d.mean(axis=1)
-    centred = d - obs[:, np.newaxis]
+    d, obs, centred = _centred_rows(diffs, n_resamples)
+    if d.shape[1] == 0:
+        return np.ones(d.shape[0])
     tol = 1e-12 * np.maximum(1.0, np.abs(obs))
     target = np.abs(obs) - tol
     hits = _count_resampled(
@@ -180,18 +174,25 @@ def noninferiority_pvalues(
     """
     import numpy as np
 
+    d, obs, centred = _centred_rows(diffs, n_resamples)
+    if d.shape[1] == 0:
+        return np.ones(d.shape[0])
+    target = obs + margin - 1e-12 * np.maximum(1.0, np.abs(obs))
+    hits = _count_resampled(centred, lambda boot: boot >= target[:, None], n_resamples, seed)
+    return np.minimum((1.0 + hits) / (n_resamples + 1.0), 1.0)
+
+
+def _centred_rows(diffs: Any, n_resamples: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``diffs`` as a checked 2-D array (rows x queries), its row means, and the rows
+    centred on them (the null of the shift method)."""
+    import numpy as np
+
     d = np.asarray(diffs, dtype=float)
     if d.ndim != 2:
         raise UsageError("diffs must be a 2-D array (rows x queries)")
     at_least("n_resamples", n_resamples)
-    rows, n = d.shape
-    if n == 0:
-        return np.ones(rows)
-    obs = d.mean(axis=1)
-    centred = d - obs[:, np.newaxis]
-    target = obs + margin - 1e-12 * np.maximum(1.0, np.abs(obs))
-    hits = _count_resampled(centred, lambda boot: boot >= target[:, None], n_resamples, seed)
-    return np.minimum((1.0 + hits) / (n_resamples + 1.0), 1.0)
+    obs = d.mean(axis=1) if d.shape[1] else np.zeros(d.shape[0])
+    return d, obs, d - obs[:, np.newaxis]
 
 
 def _count_resampled(centred: np.ndarray, hit: Any, n_resamples: int, seed: int) -> np.ndarray:

@@ -225,12 +225,12 @@ def test_user_mistakes_get_clear_errors(runs: Path, tmp_path: Path) -> None:
     """Swapped arguments, an -o suffix the command cannot write, a misspelled toml key."""
     swapped = assay("evaluate", str(runs / "kw.trec"), str(QUESTIONS), "--no-record", cwd=runs)
     assert swapped.returncode == 2 and "the judgments come first" in swapped.stderr
-    html = assay(
+    junit = assay(
         "evaluate", str(QUESTIONS), str(runs / "kw.trec"), "--no-record",
-        "-o", str(tmp_path / "r.html"), cwd=runs,
+        "-o", str(tmp_path / "r.xml"), cwd=runs,
     )  # fmt: skip
-    assert html.returncode == 2 and "cannot write html" in html.stderr
-    assert not (tmp_path / "r.html").exists()
+    assert junit.returncode == 2 and "cannot write junit" in junit.stderr
+    assert not (tmp_path / "r.xml").exists()
     toml = tmp_path / "assay.toml"
     toml.write_text(
         f'[systems.x]\ntype = "keyword"\ncorpus = "{EXAMPLE / "catalog.csv"}"\n'

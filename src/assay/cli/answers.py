@@ -9,8 +9,8 @@ import typer
 
 from assay.cli import options as o
 from assay.cli.app import app
-
-FORMATS = ("table", "plain", "json", "markdown", "csv")
+from assay.cli.common import emit_result, record_result, resolve_format, say_wrote, validate_choice
+from assay.report.kinds import formats_of
 
 
 @app.command()
@@ -44,8 +44,8 @@ def answers(
         typer.Option(help="Corpus (or file of ids): citations must resolve to a record."),
     ] = None,
     by: o.By = None,
-    format: o.format_option(*FORMATS) = None,  # type: ignore[valid-type]
-    output: o.output_option(*FORMATS, extra=" With --collect, the cases.") = None,  # type: ignore[valid-type]
+    format: o.kind_format("answers") = None,  # type: ignore[valid-type]
+    output: o.kind_output("answers", extra=" With --collect, the cases.") = None,  # type: ignore[valid-type]
     collect: Annotated[
         bool, typer.Option("--collect", help="Call a live system and write cases to review.")
     ] = False,
@@ -77,11 +77,8 @@ def answers(
     cases (support left for reviewers) to -o; questions the system fails on are
     reported and make the exit code 1.
     """
-    from assay.cli.common import record_result, validate_choice
     from assay.procedures.answers import AnswersOptions, check_answers
 
-    if format is not None:
-        validate_choice("--format", format, FORMATS)
     if input_format is not None:
         validate_choice("--input-format", input_format, ("cases", "ragas", "deepeval", "otlp"))
     options = AnswersOptions(
@@ -89,60 +86,16 @@ def answers(
         corpus=corpus, by=tuple(by or ()), system_name=system_name,
         collect=collect, system=system, judgments=judgments, output=tuple(output or ()),
     )  # fmt: skip
-    if not collect:
-        _refuse_suffixes(format, options.output)
+    if not collect:  # an -o suffix answers cannot write is refused before scoring
+        format = resolve_format(format, options.output, formats_of("answers"))
     outcome = check_answers(options)
     if collect:
         if _say_collected(outcome):
             raise typer.Exit(1)
         return
-    _emit(outcome, format or "table", list(options.output))
+    emit_result(outcome, str(format), list(options.output))
     if record:
         record_result(outcome, store)
-
-
-def _refuse_suffixes(fmt: str | None, outputs: tuple[Path, ...]) -> None:
-    """Refuse an ``-o`` suffix answers cannot write, before scoring."""
-    from assay.cli.common import resolve_format
-
-    for path in outputs:
-        resolve_format(None if len(outputs) > 1 else fmt, path, FORMATS)
-
-
-def _emit(result: Any, fmt: str, outputs: list[Path]) -> None:
-    """Render the :class:`AnswersResult`: on stdout (the table) and to each ``-o`` file."""
-    from assay.cli.common import emit, suffix_format
-    from assay.report.answers_terminal import print_answers
-
-    def table(console: Any) -> None:
-        print_answers(result, console)
-
-    if fmt in ("table", "plain") or not outputs:  # the report on stdout as well
-        emit(fmt, None, text=lambda f: _render(result, f), table=table, choices=FORMATS)
-    for path in outputs:
-        keep = fmt not in ("table", "plain") and len(outputs) == 1
-        file_fmt = fmt if keep else suffix_format(path, FORMATS)
-        emit(
-            file_fmt,
-            path,
-            text=lambda f: _render(result, f),
-            table=table,
-            choices=FORMATS,
-            kind=result.kind,
-        )
-
-
-def _render(result: Any, fmt: str) -> str:
-    """The result as text in ``fmt`` (markdown, csv or json)."""
-    if fmt == "markdown":
-        from assay.report.answers_markdown import answers_markdown
-
-        return answers_markdown(result)
-    if fmt == "csv":
-        from assay.report.answers_csv import answers_csv
-
-        return answers_csv(result)
-    return result.to_json() + "\n"
 
 
 def _say_collected(collected: Any) -> int:
@@ -150,7 +103,6 @@ def _say_collected(collected: Any) -> int:
     from rich.console import Console
     from rich.markup import escape
 
-    from assay.cli.common import say_wrote
     from assay.words import count
 
     stderr = Console(stderr=True, highlight=False, soft_wrap=True)

@@ -2,13 +2,22 @@
 
 from __future__ import annotations
 
+import io
+import os
+import sys
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
-from assay.errors import UsageError
+from assay.cli.flags import flag_warnings, flags
+from assay.errors import AssayError, UsageError
+from assay.failures import check_max_failed, failed_messages
+from assay.fileio import write_bytes_atomic, write_text_atomic
+from assay.report.github import reporting
+from assay.report.kinds import TABLE_FORMATS, View, formats_of, kind_formats
+from assay.report.render import print_terminal, render, render_bytes
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -35,14 +44,18 @@ SUFFIX_FORMATS = {
 }
 #: Formats written as bytes, to a file only (``-o FILE``).
 BINARY_FORMATS = ("parquet",)
-#: Formats that are the table: on a terminal sized to it, elsewhere (a file) plain text.
-TABLE_FORMATS = ("table", "plain")
+#: ``-o -``: stdout, as one of the outputs (the table beside files; alone, as without ``-o``).
+STDOUT = "-"
 
 
 def _paths(output: Path | Sequence[Path] | None) -> list[Path]:
     if output is None:
         return []
     return [Path(output)] if isinstance(output, str | Path) else [Path(p) for p in output]
+
+
+def _is_stdout(path: Path) -> bool:
+    return str(path) == STDOUT
 
 
 def _suffix_means(suffix: str, choices: Sequence[str]) -> str | None:
@@ -60,13 +73,16 @@ def accepted_suffixes(choices: Sequence[str]) -> list[str]:
 
 def refuse_directory(path: Path, choices: Sequence[str]) -> None:
     """Refuse ``-o DIR``: say it is a directory and show a file name that would do."""
-    if path.is_dir():
+    if not _is_stdout(path) and path.is_dir():
         example = path / ("result" + (accepted_suffixes(choices) or [".json"])[0])
         raise UsageError(f"-o {path}: is a directory; give a file name, such as {example}")
 
 
 def suffix_format(path: Path, choices: Sequence[str]) -> str:
-    """The format the suffix of ``-o path`` names; refused when the command cannot write it."""
+    """The format the suffix of ``-o path`` names (``-o -``: stdout, the table); refused
+    when the command cannot write it."""
+    if _is_stdout(path):
+        return "table"
     refuse_directory(path, choices)
     implied = _suffix_means(path.suffix, choices)
     if implied is None or implied not in choices:
@@ -111,75 +127,85 @@ def emit(
     choices: Sequence[str],
     kind: str = "result",
     binary: Callable[[str], bytes] | None = None,
-) -> None:
-    """Write a result to stdout or to each ``-o`` file (atomically), once per format.
+    pipe_width: int | None = None,
+) -> str | None:
+    """Write a result to each ``-o`` file (atomically), once per format, or to stdout;
+    the format written to stdout (``None``: nothing was).
+
+    The one rule for stdout: without ``-o`` the result goes to stdout in ``fmt``;
+    with ``-o FILE`` it goes to the files only, each said on stderr (:func:`say_wrote`,
+    naming ``kind``), and stdout stays empty unless ``-o -`` is among the outputs
+    (alone: ``fmt``, as without ``-o``; beside files: the table).
 
     ``text(format)`` renders a text format; ``table(console)`` prints the table;
-    ``binary(format)`` renders a :data:`BINARY_FORMATS` format (a file only).
-    The table goes to a terminal sized to it, and as plain text to a pipe, to a
-    file and with ``--format plain`` (see :mod:`assay.report.table`). Each file
-    written is said on stderr (:func:`say_wrote`, naming ``kind``).
+    ``binary(format)`` renders a :data:`BINARY_FORMATS` format (a file only). The
+    table goes to a terminal sized to it (off a terminal ``pipe_width`` wide, when
+    given), and as plain text to a file and with ``--format plain``.
     """
-    import sys
-
-    from assay.fileio import write_bytes_atomic, write_text_atomic
-
     paths = _paths(output)
-    if fmt in BINARY_FORMATS and (not paths or binary is None):
+    files = [p for p in paths if not _is_stdout(p)]
+    shown = None if files and len(files) == len(paths) else fmt if len(paths) < 2 else "table"
+    if shown in BINARY_FORMATS or (fmt in BINARY_FORMATS and binary is None):
         raise UsageError(f"--format {fmt} is written to a file: add -o FILE.{fmt}")
-    if not paths:
-        if fmt == "table":
-            from rich.console import Console
-
-            table(Console(highlight=False))
-        else:
-            sys.stdout.write(_ensure_newline(_render(fmt, text, table)))
-        return
-    for path in paths:
+    for path in files:
         file_fmt = fmt if len(paths) == 1 else suffix_format(path, choices)
         if file_fmt in BINARY_FORMATS and binary is not None:
             write_bytes_atomic(path, binary(file_fmt))
         else:
             write_text_atomic(path, _ensure_newline(_render(file_fmt, text, table)))
         say_wrote(path, kind, file_fmt)
+    if shown == "table":
+        table(_stdout_console(pipe_width))
+    elif shown is not None:
+        sys.stdout.write(_ensure_newline(_render(shown, text, table)))
+    return shown
+
+
+def _stdout_console(pipe_width: int | None) -> Any:
+    """The console of the table on stdout (``pipe_width`` wide off a terminal, when given)."""
+    from rich.console import Console
+
+    if pipe_width is None:
+        return Console(highlight=False)
+    console = Console(highlight=False, soft_wrap=True)
+    if not console.is_terminal:
+        console.width = pipe_width
+    return console
 
 
 def say_wrote(path: Path | str, kind: str, fmt: str) -> None:
     """``wrote FILE (kind, format)`` on stderr: the one line every ``-o`` file gets."""
-    import sys
-
     name = "text" if fmt in TABLE_FORMATS else fmt
     sys.stderr.write(f"wrote {path} ({kind}, {name})\n")
 
 
 def emit_result(
-    result: Any,
-    fmt: str,
-    output: Path | Sequence[Path] | None,
-    *,
-    choices: Sequence[str] | None = None,
-    text: Callable[[str], str] | None = None,
-) -> None:
-    """:func:`emit` for a registered result kind, rendered by :mod:`assay.report.render`
-    (the table with warnings naming flags, as every command prints them)."""
-    from assay.cli.app import flag_warnings
-    from assay.report.render import FORMATS_BY_KIND, print_terminal, render, render_bytes
-
-    emit(
+    result: Any, fmt: str, output: Path | Sequence[Path] | None, *, view: View | None = None
+) -> str | None:
+    """:func:`emit` for a registered result kind, rendered by its renderers of
+    :data:`assay.report.kinds.KINDS` (the table with warnings naming flags, as every
+    command prints them); the format written to stdout, if any."""
+    view = view or View()
+    return emit(
         fmt,
         output,
-        text=text or (lambda f: render(result, f)),
-        table=lambda c: print_terminal(flag_warnings(result), c),
-        choices=choices or FORMATS_BY_KIND[result.kind],
+        text=lambda f: render(result, f, view=view),
+        table=lambda c: print_terminal(flag_warnings(result), c, view),
+        choices=formats_of(result.kind),
         kind=result.kind,
-        binary=lambda f: render_bytes(result, f),
+        binary=lambda f: render_bytes(result, f, view=view),
+        pipe_width=kind_formats(result.kind).pipe_width,
     )
 
 
 def data_file(output: Sequence[Path], what: str) -> tuple[Path, list[Path]]:
     """The one ``-o`` file that is ``what`` (JSONL, or a suffix no result format has), and
     the result files beside it (``judge llm -o labels.jsonl -o job.json``)."""
-    data = [p for p in output if SUFFIX_FORMATS.get(p.suffix.lower(), "jsonl") == "jsonl"]
+    data = [
+        p
+        for p in output
+        if not _is_stdout(p) and SUFFIX_FORMATS.get(p.suffix.lower(), "jsonl") == "jsonl"
+    ]
     for path in data:
         refuse_directory(path, ("jsonl",))
     if len(data) != 1:
@@ -187,25 +213,14 @@ def data_file(output: Sequence[Path], what: str) -> tuple[Path, list[Path]]:
     return data[0], [p for p in output if p != data[0]]
 
 
-def emit_beside(result: Any, fmt: str, results: Sequence[Path]) -> None:
-    """The result to its ``-o`` files, and to stdout (the table when files were written)."""
-    if results:
-        emit_result(result, fmt, results)
-    emit_result(result, "table" if results else fmt, None)
-
-
 def deprecated_flag(old: str, new: str) -> None:
     """Warn on stderr that ``old`` is an alias kept for one release: use ``new``."""
-    import sys
-
     sys.stderr.write(f"warning: {old} is deprecated and will be removed; use {new}\n")
 
 
 def _render(fmt: str, text: Callable[[str], str], table: Callable[[Any], None]) -> str:
     if fmt not in TABLE_FORMATS:
         return text(fmt)
-    import io
-
     from rich.console import Console
 
     buf = io.StringIO()
@@ -296,8 +311,6 @@ def record_result(result: Any, store: str | None) -> None:
 
     ``ASSAY_RECORD=0`` in the environment turns default recording off.
     """
-    import os
-
     if os.environ.get("ASSAY_RECORD", "1").strip().lower() in ("0", "false", "no", "off"):
         return
     from assay.store.api import record_quietly
@@ -305,48 +318,8 @@ def record_result(result: Any, store: str | None) -> None:
     record_quietly(result, store)
 
 
-def emit_report(
-    result: Any,
-    fmt: str,
-    output: Path | Sequence[Path] | None,
-    *,
-    digits: int | None = None,
-    per_query: bool | None = None,
-) -> None:
-    """Render an evaluation result in ``fmt`` to stdout or to each ``-o`` file (atomically);
-    ``parquet`` writes the per-query table with the rest of the result in its metadata."""
-    from assay.cli.app import flag_warnings
-    from assay.report import evaluation as rep
-
-    renderers = {
-        "json": rep.render_json,
-        "csv": rep.render_csv,
-        "markdown": lambda r: rep.render_markdown(r, digits=digits),
-        "latex": _latex_evaluation,
-    }
-    emit(
-        fmt,
-        output,
-        text=lambda f: renderers[f](result),
-        table=lambda c: rep.render_terminal(
-            flag_warnings(result), c, digits=digits, per_query=per_query
-        ),
-        choices=(*TABLE_FORMATS, *renderers, "parquet"),
-        binary=lambda f: rep.render_parquet(result),
-        kind=result.kind,
-    )
-
-
-def _latex_evaluation(result: Any) -> str:
-    from assay.report.latex import render_latex_evaluation
-
-    return render_latex_evaluation(result)
-
-
 def check_max_failed_option(value: int) -> None:
     """``--max-failed``: a whole number, at least 0 (exit 2 otherwise)."""
-    from assay.failures import check_max_failed
-
     check_max_failed(value)
 
 
@@ -355,15 +328,11 @@ def exit_if_failed(
 ) -> None:
     """Apply :mod:`assay.failures`: name runs over ``--max-failed`` on stderr, exit 1
     (``what`` failed: queries, or model calls)."""
-    from assay.failures import failed_messages
-
     messages = failed_messages(runs, max_failed, what)
     if not messages:
         return
     from rich.console import Console
     from rich.markup import escape
-
-    from assay.cli.app import flags
 
     console = Console(stderr=True, highlight=False, soft_wrap=True)
     for message in messages:
@@ -386,12 +355,8 @@ def finish(
     with :meth:`~assay.results.ResultModel.exit_code` (and its ``exit_message`` as an
     ``error:`` line, when it has one). A result's ``failed_what`` names what its failures
     are (model calls; queries by default)."""
-    import sys
-
     if record:
         record_result(result, store)
-    from assay.report.github import reporting
-
     # GitHub Actions: commands off while the table prints, then the job summary and one
     # annotation per failing check (to stderr when stdout carries JSON, JUnit...)
     table = fmt in TABLE_FORMATS
@@ -400,8 +365,6 @@ def finish(
     exit_if_failed(result.failed_runs(), max_failed, result.failed_what)
     code = result.exit_code()
     if code and (message := result.exit_message()):
-        from assay.errors import AssayError
-
         error = AssayError(message)
         error.exit_code = code
         raise error  # main() says it as `error: ...` and exits with code

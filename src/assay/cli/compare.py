@@ -3,45 +3,15 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
 from assay.cli import options as o
 from assay.cli.app import app
+from assay.report.kinds import formats_of
 
-FORMATS = ("table", "plain", "json", "markdown", "html", "csv", "latex")
-Format = o.format_option(*FORMATS)
 TESTS = ("randomization", "t", "wilcoxon", "bootstrap")
-
-
-def _emit(result: Any, fmt: str, output: Any) -> None:
-    """Render ``result`` in ``fmt`` to stdout or to each ``-o`` file."""
-    from assay.cli.app import flag_warnings
-    from assay.cli.common import emit
-    from assay.report.compare_terminal import render_terminal
-
-    def text(f: str) -> str:
-        if f == "json":
-            from assay.report.compare_json import render_json as render
-        elif f == "markdown":
-            from assay.report.compare_markdown import render_markdown as render
-        elif f == "html":
-            from assay.report.html.export import render_html as render
-        elif f == "latex":
-            from assay.report.latex import render_latex_comparison as render
-        else:
-            from assay.report.compare_csv import render_csv as render
-        return render(result)
-
-    emit(
-        fmt,
-        output,
-        text=text,
-        table=lambda c: render_terminal(flag_warnings(result), c),
-        choices=FORMATS,
-        kind=result.kind,
-    )
 
 
 @app.command()
@@ -110,8 +80,8 @@ def compare(
         str, typer.Option("--ci", help="Bootstrap CI method: percentile | bca.")
     ] = "percentile",
     top: Annotated[int, typer.Option("--top", help="Largest losses and gains listed.")] = 5,
-    fmt: Format = None,
-    output: o.output_option(*FORMATS) = None,  # type: ignore[valid-type]
+    fmt: o.kind_format("comparison") = None,  # type: ignore[valid-type]
+    output: o.kind_output("comparison") = None,  # type: ignore[valid-type]
     allow_version_mismatch: o.AllowVersionMismatch = False,
     judgments_format: o.JudgmentsFormat = None,
     queries: o.Queries = None,
@@ -134,7 +104,7 @@ def compare(
     from assay.procedures.comparison import compare as run_compare
     from assay.procedures.options import ScoringOptions, SourceOptions
 
-    fmt = resolve_format(fmt, output, FORMATS)
+    fmt = resolve_format(fmt, output, formats_of("comparison"))
     params = locals()
     named = ("all_pairs", "test", "alpha", "seed", "n_permutations", "n_resamples", "ci_method")
     named += ("top", "correction", "overlap_k", "rbo_p", "mix_synthetic")
@@ -150,4 +120,4 @@ def compare(
         systems=system or [],
         source=options_from(SourceOptions, locals(), text_fields="text_field", system=None),
     )
-    finish(result, fmt, output, max_failed=max_failed, record=record, store=store, emitter=_emit)
+    finish(result, fmt, output, max_failed=max_failed, record=record, store=store)

@@ -10,9 +10,7 @@ import typer
 
 from assay.cli import options as o
 from assay.cli.app import app
-
-FORMATS = ("table", "plain", "json", "csv", "markdown", "latex", "parquet")
-Format = o.format_option(*FORMATS)
+from assay.report.kinds import formats_of
 
 
 def _check_digits(value: int | None) -> int | None:
@@ -43,8 +41,8 @@ def evaluate(
     k: o.Depth = 100,
     metric: o.Metrics = None,
     by: o.By = None,
-    fmt: Format = None,
-    output: o.output_option(*FORMATS) = None,  # type: ignore[valid-type]
+    fmt: o.kind_format("evaluation") = None,  # type: ignore[valid-type]
+    output: o.kind_output("evaluation") = None,  # type: ignore[valid-type]
     missing: o.Missing = "zero",
     ties: o.Ties = "score",
     ignore_identical_ids: o.IgnoreIdenticalIds = False,
@@ -105,7 +103,7 @@ def evaluate(
     from assay.procedures.evaluation import evaluate as run_evaluation
     from assay.procedures.options import ScoringOptions, SourceOptions
 
-    fmt = resolve_format(fmt, output, FORMATS)
+    fmt = resolve_format(fmt, output, formats_of("evaluation"))
     result = run_evaluation(
         judgments,
         run,
@@ -127,12 +125,13 @@ def evaluate(
 def _emit(
     result: Any, fmt: str, output: Any, *, digits: int | None, per_query: bool | None
 ) -> None:
-    """The evaluation in ``fmt``; in the table, the calibration's intervals after it."""
-    from assay.cli.common import emit_report
+    """The evaluation in ``fmt``; in the table on stdout, the calibration's intervals after it."""
+    from assay.cli.common import emit_result
     from assay.procedures.calibration import CalibrationResult
     from assay.report.judges_text import render_calibration
+    from assay.report.kinds import View
 
-    emit_report(result, fmt, output, digits=digits, per_query=per_query)
+    shown = emit_result(result, fmt, output, view=View(digits=digits, per_query=per_query))
     calibration = getattr(result, "calibration", None)
-    if calibration is not None and fmt == "table":
+    if calibration is not None and shown == "table":
         typer.echo(render_calibration(CalibrationResult.model_validate(calibration)))

@@ -13,9 +13,7 @@ import typer
 
 from assay.cli import options as o
 from assay.cli.app import app
-
-#: What ``gate -o``/``-f`` writes (JUnit for CI test reports, Markdown for a PR comment).
-GATE_FORMATS = ("table", "plain", "json", "markdown", "junit")
+from assay.report.kinds import formats_of
 
 
 @app.command()
@@ -70,8 +68,8 @@ def gate(
     seed: Annotated[int, typer.Option("--seed", help="Bootstrap seed.")] = 0,
     n_resamples: Annotated[int, typer.Option("--resamples", help="Bootstrap resamples.")] = 10000,
     allow_version_mismatch: o.AllowVersionMismatch = False,
-    fmt: o.format_option(*GATE_FORMATS) = None,  # type: ignore[valid-type]
-    output: o.output_option(*GATE_FORMATS) = None,  # type: ignore[valid-type]
+    fmt: o.kind_format("gate") = None,  # type: ignore[valid-type]
+    output: o.kind_output("gate") = None,  # type: ignore[valid-type]
     markdown: Annotated[
         Path | None, typer.Option("--markdown", hidden=True, help="Deprecated: -o FILE.md.")
     ] = None,
@@ -117,7 +115,7 @@ def gate(
     from assay.procedures.gating import gate as run_gate
     from assay.procedures.options import ScoringOptions, SourceOptions
 
-    fmt = resolve_format(fmt, output, GATE_FORMATS)
+    fmt = resolve_format(fmt, output, formats_of("gate"))
     files = _gate_files(fmt, output, markdown, junit, json_out)
     result = run_gate(
         judgments,
@@ -173,7 +171,7 @@ def _gate_files(
     from assay.cli.common import deprecated_flag, suffix_format
 
     paths = list(output or [])
-    files = [(p, fmt if len(paths) == 1 else suffix_format(p, GATE_FORMATS)) for p in paths]
+    files = [(p, fmt if len(paths) == 1 else suffix_format(p, formats_of("gate"))) for p in paths]
     for flag, path, file_fmt, suffix in (
         ("--markdown", markdown, "markdown", ".md"),
         ("--junit", junit, "junit", ".xml"),
@@ -186,18 +184,10 @@ def _gate_files(
 
 
 def _write_gate(result: Any, fmt: str, files: list[tuple[Path, str]]) -> None:
-    """Each file in its format; on stdout the verdict table (``fmt`` without ``-o``)."""
-    from rich.console import Console
-
+    """Each file in its format; without files, stdout in ``fmt`` (the one ``-o`` rule)."""
     from assay.cli.common import emit_result
-    from assay.report.render import print_terminal
 
     for path, file_fmt in files:
         emit_result(result, file_fmt, [path])
-    if files or fmt == "table":
-        console = Console(highlight=False, soft_wrap=True)
-        if not console.is_terminal:
-            console.width = 120
-        print_terminal(result, console)
-    else:
+    if not files:
         emit_result(result, fmt, None)

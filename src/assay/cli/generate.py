@@ -9,8 +9,10 @@ import typer
 
 from assay.cli import options as o
 from assay.cli.app import app
-from assay.cli.model_options import CostOpt, MaxFailedCalls
+from assay.cli.common import data_file, deprecated_flag, finish, resolve_format
+from assay.cli.model_options import CostOpt, MaxFailedCalls, calls_emitter, model_calls
 from assay.cli.options import Executor
+from assay.report.kinds import formats_of
 
 generate_app = typer.Typer(
     help="Generate test material with a model (always marked source = model).",
@@ -47,7 +49,7 @@ def queries(
     ] = None,
     offline: Annotated[bool, typer.Option("--offline", help="Replay the cache only.")] = False,
     max_cost: CostOpt = None,
-    fmt: o.format_option("table", "plain", "json") = None,  # type: ignore[valid-type]
+    fmt: o.kind_format("synthetic-queries") = None,  # type: ignore[valid-type]
     json_report: Annotated[
         Path | None, typer.Option("--report", hidden=True, help="Deprecated: -o FILE.json.")
     ] = None,
@@ -59,13 +61,11 @@ def queries(
     Exit 1 when the budget stopped the run, more calls failed than --max-failed,
     or no query could be written.
     """
-    from assay.cli.common import data_file, deprecated_flag, finish, resolve_format
-    from assay.cli.model_options import calls_emitter, model_calls
     from assay.procedures.generation import QueryGenerationOptions, generate_query_file
 
     calls = model_calls(model, config, cache_dir, offline, False, max_cost, max_failed)
     queries_file, results = data_file(output, "queries")
-    fmt = resolve_format(fmt, results, ("table", "plain", "json"))
+    fmt = resolve_format(fmt, results, formats_of("synthetic-queries"))
     if json_report is not None:
         deprecated_flag("--report", "-o FILE.json")
         results.append(json_report)

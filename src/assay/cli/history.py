@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
 from assay.cli import options as o
 from assay.cli.app import app
-
-FORMATS = ("table", "plain", "json", "html")
+from assay.cli.common import finish, resolve_format
+from assay.report.kinds import formats_of
 
 
 @app.command()
@@ -40,35 +40,12 @@ def history(
             "--kind", help="Kind of result: evaluation, comparison, answers, gate, verify or all."
         ),
     ] = "evaluation",
-    fmt: o.format_option(*FORMATS) = None,  # type: ignore[valid-type]
-    output: o.output_option(*FORMATS) = None,  # type: ignore[valid-type]
+    fmt: o.kind_format("history") = None,  # type: ignore[valid-type]
+    output: o.kind_output("history") = None,  # type: ignore[valid-type]
 ) -> None:
     """List recorded results over time; --format html adds a trend chart."""
-    from assay.cli.common import finish, resolve_format
     from assay.store.history import read_history
 
-    fmt = resolve_format(fmt, output, FORMATS)
+    fmt = resolve_format(fmt, output, formats_of("history"))
     report = read_history(store, system=system, judgments=judgments, metrics=metric, kind=kind)
-    finish(report, fmt, output, emitter=_emit)
-
-
-def _emit(report: Any, fmt: str, output: Any) -> None:
-    """The history in ``fmt``: the table, JSON, or the HTML page with its trend chart."""
-    from assay.cli.common import emit
-    from assay.report.history_terminal import render_terminal
-
-    def text(f: str) -> str:
-        if f == "json":
-            return report.to_json()
-        from assay.report.html.export import render_history_html
-
-        return render_history_html(report)
-
-    emit(
-        fmt,
-        output,
-        text=text,
-        table=lambda c: render_terminal(report, c),
-        choices=FORMATS,
-        kind=report.kind,
-    )
+    finish(report, fmt, output)

@@ -9,11 +9,16 @@ from typing import Annotated, Any
 import typer
 
 from assay.cli import options as o
+from assay.cli.common import (
+    deprecated_flag,
+    emit_result,
+    resolve_format,
+    say_wrote,
+    validate_choice,
+)
 from assay.cli.judge import judge_app
 from assay.cli.options import Executor
-
-#: What ``judge clicks -o``/``-f`` writes: .jsonl qrels, .csv pair statistics, .json result.
-CLICKS_FORMATS = ("table", "plain", "json", "csv", "jsonl")
+from assay.report.kinds import formats_of
 
 
 def _weights(specs: list[str] | None) -> dict[str, float] | None:
@@ -70,7 +75,7 @@ def clicks(
             "FILE.txt the summary. Repeatable.",
         ),
     ] = None,
-    fmt: o.format_option(*CLICKS_FORMATS) = None,  # type: ignore[valid-type]
+    fmt: o.kind_format("implicit_judgments") = None,  # type: ignore[valid-type]
     stats: Annotated[
         Path | None, typer.Option("--stats", hidden=True, help="Deprecated: -o FILE.csv.")
     ] = None,
@@ -115,13 +120,12 @@ def clicks(
 ) -> None:
     """Fit a click model on UBI logs and write graded implicit judgments (source = behavior)."""
     from assay.behavior.implicit import judge_clicks
-    from assay.cli.common import deprecated_flag, resolve_format
 
     files = list(output or [])
     for flag, path, suffix in (("--stats", stats, ".csv"), ("--json", result_json, ".json")):
         if path is not None:
             deprecated_flag(flag, f"-o FILE{suffix}")
-    fmt = resolve_format(fmt, files, CLICKS_FORMATS)
+    fmt = resolve_format(fmt, files, formats_of("implicit_judgments"))
     result = judge_clicks(
         events,
         model=model,
@@ -139,11 +143,11 @@ def clicks(
 
 
 def _write_clicks(result: Any, fmt: str, files: list[Path], old: dict[str, Path | None]) -> None:
-    """``-o`` files (and the deprecated flags' files) in their formats; stdout the table."""
+    """``-o`` files (and the deprecated flags' files) in their formats; without any,
+    stdout in ``fmt`` (the one ``-o`` rule)."""
     from assay.behavior.implicit import implicit_jsonl
-    from assay.cli.common import emit_result
 
-    if files:
+    if files or not any(old.values()):
         emit_result(result, fmt, files)
     for old_fmt, path in old.items():
         if path is not None:  # the deprecated flag's format, whatever the suffix
@@ -151,7 +155,6 @@ def _write_clicks(result: Any, fmt: str, files: list[Path], old: dict[str, Path 
     wrote_jsonl = fmt == "jsonl" or any(p.suffix.lower() == ".jsonl" for p in files)
     if wrote_jsonl and (dropped := implicit_jsonl(result)[1]):
         typer.echo(f"note: {dropped} queries with no pair graded >= 1 left out", err=True)
-    emit_result(result, "table" if files or any(old.values()) else fmt, None)
 
 
 @judge_app.command("sample-queries")
@@ -174,7 +177,6 @@ def sample(
     fmt: o.data_format_option("json") = "json",  # type: ignore[valid-type]
 ) -> None:
     """Draw a query set to judge from behaviour logs."""
-    from assay.cli.common import say_wrote, validate_choice
     from assay.procedures.judging_files import query_set_file
 
     validate_choice("--format", fmt, ("json",))
@@ -210,7 +212,6 @@ def import_judgments(
     ] = None,
 ) -> None:
     """Convert a judgment file (e.g. a CSV with other column names) to assay JSONL qrels."""
-    from assay.cli.common import say_wrote
     from assay.procedures.judging_files import import_judgments as convert
 
     js = convert(source, output, columns=columns, judgments_format=judgments_format)

@@ -7,8 +7,10 @@ from typing import Annotated
 
 import typer
 
+from assay.cli import options as o
+from assay.cli.common import finish
 from assay.cli.judge import judge_app
-from assay.cli.judge_models import SamplesOpt, TextOrJson, _format
+from assay.cli.judge_models import SamplesOpt, _format
 from assay.cli.model_options import (
     CacheDirOpt,
     ConfigOpt,
@@ -16,6 +18,8 @@ from assay.cli.model_options import (
     MaxFailedCalls,
     NoCacheOpt,
     OfflineOpt,
+    calls_emitter,
+    model_calls,
 )
 from assay.cli.options import Executor
 
@@ -49,7 +53,7 @@ def rubric(
     cache_dir: CacheDirOpt = None,
     no_cache: NoCacheOpt = False,
     config: ConfigOpt = None,
-    fmt: TextOrJson = None,
+    fmt: o.kind_format("rubric_judge") = None,  # type: ignore[valid-type]
     output: Outputs = None,
     max_failed: MaxFailedCalls = 0,
     executor: Executor = None,
@@ -59,15 +63,13 @@ def rubric(
     Exit 1 when the budget stopped the run, more calls failed than --max-failed,
     or nothing could be scored.
     """
-    from assay.cli.common import finish
-    from assay.cli.model_options import calls_emitter, model_calls
     from assay.procedures.declared_judges import DeclaredJudgeOptions, judge_rubric
 
-    fmt = _format(fmt, output)
+    fmt = _format(fmt, output, "rubric_judge")
     calls = model_calls(model, config, cache_dir, offline, no_cache, max_cost, max_failed)
     options = DeclaredJudgeOptions(samples=samples)
     result = judge_rubric(items, judge, calls=calls, options=options)
-    finish(result, fmt, output, max_failed=max_failed, emitter=calls_emitter(beside=False))
+    finish(result, fmt, output, max_failed=max_failed, emitter=calls_emitter())
 
 
 @judge_app.command("pairwise")
@@ -83,7 +85,7 @@ def pairwise(
     cache_dir: CacheDirOpt = None,
     no_cache: NoCacheOpt = False,
     config: ConfigOpt = None,
-    fmt: TextOrJson = None,
+    fmt: o.kind_format("pairwise_judge") = None,  # type: ignore[valid-type]
     output: Outputs = None,
     max_failed: MaxFailedCalls = 0,
     executor: Executor = None,
@@ -93,12 +95,10 @@ def pairwise(
     Exit 1 when the budget stopped the run, more calls failed than --max-failed,
     or nothing could be scored.
     """
-    from assay.cli.common import finish
-    from assay.cli.model_options import calls_emitter, model_calls
     from assay.procedures.declared_judges import DeclaredJudgeOptions, judge_pairwise
 
-    fmt = _format(fmt, output)
+    fmt = _format(fmt, output, "pairwise_judge")
     calls = model_calls(model, config, cache_dir, offline, no_cache, max_cost, max_failed)
     options = DeclaredJudgeOptions(samples=samples)
     result = judge_pairwise(pairs, judge, calls=calls, options=options)
-    finish(result, fmt, output, max_failed=max_failed, emitter=calls_emitter(beside=False))
+    finish(result, fmt, output, max_failed=max_failed, emitter=calls_emitter())

@@ -14,7 +14,16 @@ from typing import Annotated, Any
 import typer
 
 from assay.cli import options as o
-from assay.cli.app import flags
+from assay.cli.common import (
+    data_file,
+    deprecated_flag,
+    emit_result,
+    finish,
+    resolve_format,
+    say_wrote,
+    validate_choice,
+)
+from assay.cli.flags import flags
 from assay.cli.judge import judge_app
 from assay.cli.model_options import (
     CacheDirOpt,
@@ -24,23 +33,20 @@ from assay.cli.model_options import (
     ModelOpt,
     NoCacheOpt,
     OfflineOpt,
+    calls_emitter,
+    model_calls,
 )
 from assay.cli.options import Executor
-
-#: What a judge command writes (``text``, the old name of ``plain``, still accepted).
-_FORMATS = ("table", "plain", "json")
-TextOrJson = o.format_option(*_FORMATS)
-Outputs = o.output_option(*_FORMATS)
+from assay.report.kinds import formats_of
 
 
-def _format(fmt: str | None, output: list[Path] | None) -> str:
-    """``-f``/``-o`` resolved as everywhere; ``--format text`` warns and means ``plain``."""
-    from assay.cli.common import deprecated_flag, resolve_format
-
+def _format(fmt: str | None, output: list[Path] | None, kind: str) -> str:
+    """``-f``/``-o`` of a ``kind`` result resolved as everywhere; ``--format text`` (the old
+    name of ``plain``) warns and means ``plain``."""
     if fmt == "text":
         deprecated_flag("--format text", "--format plain")
         fmt = "plain"
-    return resolve_format(fmt, output, _FORMATS)
+    return resolve_format(fmt, output, formats_of(kind))
 
 
 @judge_app.command("agree")
@@ -75,14 +81,13 @@ def agree(
             help="Which labels win where a pair has both: human or model.",
         ),
     ] = None,
-    fmt: TextOrJson = None,
-    output: Outputs = None,
+    fmt: o.kind_format("agreement") = None,  # type: ignore[valid-type]
+    output: o.kind_output("agreement") = None,  # type: ignore[valid-type]
 ) -> None:
     """Agreement of CANDIDATE with REFERENCE: accuracy, confusion, kappa, alpha."""
-    from assay.cli.common import emit_result
     from assay.procedures.agreement import agreement
 
-    fmt = _format(fmt, output)
+    fmt = _format(fmt, output, "agreement")
     result = agreement(
         reference,
         candidate,
@@ -162,7 +167,7 @@ def llm(
     no_cache: NoCacheOpt = False,
     config: ConfigOpt = None,
     progress: ProgressOpt = False,
-    fmt: TextOrJson = None,
+    fmt: o.kind_format("model_judgments") = None,  # type: ignore[valid-type]
     max_failed: MaxFailedCalls = 0,
     executor: Executor = None,
 ) -> None:
@@ -171,12 +176,10 @@ def llm(
     Exit 1 when the budget stopped the run, more calls failed than --max-failed,
     or no pair could be graded.
     """
-    from assay.cli.common import data_file, finish
-    from assay.cli.model_options import calls_emitter, model_calls
     from assay.procedures.judging import RelevanceOptions, judge_relevance
 
     labels, results = data_file(output, "model labels")
-    fmt = _format(fmt, results)
+    fmt = _format(fmt, results, "model_judgments")
     calls = model_calls(model, config, cache_dir, offline, no_cache, max_cost, max_failed)
     options = RelevanceOptions(
         id_field=id_field,
@@ -218,7 +221,6 @@ def sample(
     queries: o.Queries = None,
 ) -> None:
     """Pick a stratified, reproducible sample of labels for a person to check."""
-    from assay.cli.common import say_wrote, validate_choice
     from assay.procedures.judging_files import ReviewOptions, review_sample_file
 
     validate_choice("--format", fmt, ("jsonl",))
@@ -253,14 +255,13 @@ def calibrate_cmd(
         list[str] | None, typer.Option("-m", "--metric", help="Metric (repeatable).")
     ] = None,
     alpha: Annotated[float, typer.Option("--alpha", help="1 - confidence level.")] = 0.05,
-    fmt: TextOrJson = None,
-    output: Outputs = None,
+    fmt: o.kind_format("calibration") = None,  # type: ignore[valid-type]
+    output: o.kind_output("calibration") = None,  # type: ignore[valid-type]
 ) -> None:
     """Metric intervals from people's sample alone, the model alone, and both (PPI++)."""
-    from assay.cli.common import emit_result
     from assay.procedures.calibration import calibrate
 
-    fmt = _format(fmt, output)
+    fmt = _format(fmt, output, "calibration")
     result = calibrate(model_judgments, run, human, metrics=metric, alpha=alpha)
     emit_result(result, fmt, output)
 
@@ -316,7 +317,7 @@ def claims(
     cache_dir: CacheDirOpt = None,
     no_cache: NoCacheOpt = False,
     config: ConfigOpt = None,
-    fmt: TextOrJson = None,
+    fmt: o.kind_format("model_claims") = None,  # type: ignore[valid-type]
     max_failed: MaxFailedCalls = 0,
     executor: Executor = None,
 ) -> None:
@@ -326,14 +327,12 @@ def claims(
     (by sentence, or by the model naming the supporting contexts) and written as
     structured cases whose support the model then judges.
     """
-    from assay.cli.common import data_file, finish, validate_choice
-    from assay.cli.model_options import calls_emitter, model_calls
     from assay.procedures.judging import ClaimsOptions, judge_claims
 
     if extract is not None:
         validate_choice("--extract", extract, ("sentences", "model"))
     filled_file, results = data_file(output, "filled cases")
-    fmt = _format(fmt, results)
+    fmt = _format(fmt, results, "model_claims")
     calls = model_calls(model, config, cache_dir, offline, no_cache, max_cost, max_failed)
     options = ClaimsOptions(
         samples=samples, id_field=id_field, text_fields=text_field, extract=extract, people=people
@@ -356,7 +355,7 @@ def answers(
     cache_dir: CacheDirOpt = None,
     no_cache: NoCacheOpt = False,
     config: ConfigOpt = None,
-    fmt: TextOrJson = None,
+    fmt: o.kind_format("model_answers") = None,  # type: ignore[valid-type]
     output: Annotated[
         list[Path] | None,
         typer.Option(
@@ -370,13 +369,11 @@ def answers(
     executor: Executor = None,
 ) -> None:
     """Grade each answer with the seed-003 rubric; report the model-graded hallucination rate."""
-    from assay.cli.common import finish
-    from assay.cli.model_options import calls_emitter, model_calls
     from assay.procedures.judging import AnswersOptions, judge_answers
 
-    fmt = _format(fmt, output)
+    fmt = _format(fmt, output, "model_answers")
     calls = model_calls(model, config, cache_dir, offline, no_cache, max_cost, max_failed)
     options = AnswersOptions(rubric=rubric, samples=samples)
     result = judge_answers(cases, calls=calls, options=options)
-    emitter = calls_emitter(beside=False)
+    emitter = calls_emitter()
     finish(result, fmt, output, max_failed=max_failed, emitter=emitter)

@@ -11,16 +11,16 @@ import typer
 
 from assay.cli import options as o
 from assay.cli.app import app
-from assay.cli.model_options import MaxFailedCalls
-
-_FORMATS = ("table", "plain", "json", "markdown", "html")
+from assay.cli.common import emit_result, finish, resolve_format
+from assay.cli.model_options import MaxFailedCalls, model_calls
+from assay.report.kinds import formats_of
 
 
 @app.command()
 def matrix(
     config: Annotated[Path, typer.Argument(help="The matrix TOML (prompts, models, cases).")],
-    fmt: o.format_option(*_FORMATS) = None,  # type: ignore[valid-type]
-    output: o.output_option(*_FORMATS) = None,  # type: ignore[valid-type]
+    fmt: o.kind_format("matrix") = None,  # type: ignore[valid-type]
+    output: o.kind_output("matrix") = None,  # type: ignore[valid-type]
     cache_dir: Annotated[
         Path | None, typer.Option("--cache-dir", help="Folder of the model-call cache.")
     ] = None,
@@ -51,11 +51,9 @@ def matrix(
     gate on the result with the pass rates it records. Exit 1 when the budget
     stopped the run or more calls failed than --max-failed.
     """
-    from assay.cli.common import finish, resolve_format
-    from assay.cli.model_options import model_calls
     from assay.procedures.matrix_run import MatrixGateOptions, run_matrix_file
 
-    fmt = resolve_format(fmt, output, _FORMATS)
+    fmt = resolve_format(fmt, output, formats_of("matrix"))
     calls = model_calls(None, None, cache_dir, offline, no_cache, None, max_failed)
     gate = MatrixGateOptions(against=gate_against, margin=margin)
     result = run_matrix_file(
@@ -65,14 +63,10 @@ def matrix(
 
 
 def _emit(result: Any, fmt: str, output: Any) -> None:
-    """The files, the grid where the command ran, the gate's checks; why the run stopped."""
-    from assay.cli.common import emit_result
-
-    if output:
-        emit_result(result, fmt, output)
-    emit_result(result, "table" if output else fmt, None)
+    """The result (to the files, or stdout), the gate's checks after it on stdout; why the
+    run stopped."""
     gate = result.gate
-    if gate is not None:
+    if emit_result(result, fmt, output) is not None and gate is not None:
         for check in gate.checks:
             mark = "pass" if check.passed else "FAIL"
             typer.echo(

@@ -17,6 +17,8 @@ from typing import Annotated, Any
 
 import typer
 
+from assay.cli.common import emit_result, say_wrote
+
 ModelOpt = Annotated[str, typer.Option("--model", help="A [models.NAME] of assay.toml.")]
 ConfigOpt = Annotated[Path | None, typer.Option("--config", help="The assay.toml to read.")]
 CostOpt = Annotated[
@@ -81,22 +83,15 @@ def say_stopped(result: Any) -> None:
         console.print(f"[bold red]nothing scored:[/bold red] {escape(who)}: no usable answer")
 
 
-def calls_emitter(
-    data: Path | None = None, kind: str = "", *, beside: bool = True
-) -> Callable[[Any, str, Any], None]:
+def calls_emitter(data: Path | None = None, kind: str = "") -> Callable[[Any, str, Any], None]:
     """The ``emitter`` of :func:`assay.cli.common.finish` for a command calling models:
-    say the ``data`` file written (``kind``), render the result (beside it: the table on
-    stdout too), then why the calls stopped short (:func:`say_stopped`)."""
+    say the ``data`` file written (``kind``), render the result (to its ``-o`` files, or
+    stdout), then why the calls stopped short (:func:`say_stopped`)."""
 
     def emitter(result: Any, fmt: str, output: Any) -> None:
-        from assay.cli.common import emit_beside, emit_result, say_wrote
-
         if data is not None:
             say_wrote(data, kind, "jsonl")
-        if beside:
-            emit_beside(result, fmt, output or [])
-        else:
-            emit_result(result, fmt, output)
+        emit_result(result, fmt, output)
         say_stopped(result)
 
     return emitter

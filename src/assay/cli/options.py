@@ -12,7 +12,9 @@ from typing import Annotated, Any
 
 import typer
 
+from assay.cli.common import SUFFIX_FORMATS, accepted_suffixes
 from assay.metrics.registry import usage_list
+from assay.report.kinds import formats_of
 
 Judgments = Annotated[
     Path,
@@ -68,8 +70,6 @@ def output_option(*choices: str, extra: str = "") -> Any:
     Its help lists exactly the suffixes :func:`assay.cli.common.suffix_format`
     accepts for those formats, from the same table, so the two cannot disagree.
     """
-    from assay.cli.common import SUFFIX_FORMATS, accepted_suffixes
-
     names = ", ".join(
         s + (" (the table as text)" if SUFFIX_FORMATS[s] == "plain" else "")
         for s in accepted_suffixes(choices)
@@ -81,7 +81,8 @@ def output_option(*choices: str, extra: str = "") -> Any:
             "--output",
             "-o",
             help=f"Write the result to this file, in the format its suffix names: {names}."
-            f"{note} Repeatable: one result, several files, recorded once.{extra}",
+            f"{note} Repeatable: one result, several files, recorded once. With -o, stdout "
+            f"stays empty unless -o - is among them (the table).{extra}",
         ),
     ]
 
@@ -284,6 +285,17 @@ def format_option(*choices: str) -> Any:
             "table; plain is the table as plain text, as printed to a pipe).",
         ),
     ]
+
+
+def kind_format(kind: str) -> Any:
+    """The ``-f/--format`` of a command writing a ``kind`` result: every format
+    ``assay report`` renders that kind in (:data:`assay.report.kinds.KINDS`)."""
+    return format_option(*formats_of(kind))
+
+
+def kind_output(kind: str, extra: str = "") -> Any:
+    """The ``-o/--output`` of a command writing a ``kind`` result (see :func:`kind_format`)."""
+    return output_option(*formats_of(kind), extra=extra)
 
 
 # --- help in plain words, and the flags every command shares ------------------------------

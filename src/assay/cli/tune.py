@@ -8,8 +8,8 @@ import typer
 
 from assay.cli import options as o
 from assay.cli.app import app
-
-FORMATS = ("table", "plain", "json", "markdown", "html")
+from assay.cli.common import finish, options_from, resolve_format
+from assay.report.kinds import formats_of
 
 
 @app.command()
@@ -53,8 +53,8 @@ def tune(
     id_field: o.IdField = None,
     text_field: o.TextFields = None,
     k: o.Depth = 100,
-    fmt: o.format_option(*FORMATS) = None,  # type: ignore[valid-type]
-    output: o.output_option(*FORMATS) = None,  # type: ignore[valid-type]
+    fmt: o.kind_format("tuning") = None,  # type: ignore[valid-type]
+    output: o.kind_output("tuning") = None,  # type: ignore[valid-type]
     judgments_format: o.JudgmentsFormat = None,
     queries: o.Queries = None,
     split: o.Split = "test",
@@ -74,12 +74,11 @@ def tune(
     other folds; the tuned system is compared with the system as configured on
     held-out scores only, and the optimism of the in-sample best is reported.
     """
-    from assay.cli.common import finish, options_from, resolve_format
     from assay.procedures.options import ScoringOptions, SourceOptions
     from assay.procedures.tuning import TuneOptions
     from assay.procedures.tuning import tune as run_tune
 
-    fmt = resolve_format(fmt, output, FORMATS)
+    fmt = resolve_format(fmt, output, formats_of("tuning"))
     params, metrics = tuple(param or ()), tuple(metric or ())
     options = options_from(TuneOptions, locals())
     source = options_from(SourceOptions, locals(), text_fields="text_field")

@@ -10,8 +10,8 @@ import typer
 
 from assay.cli import options as o
 from assay.cli.app import app
-
-OUTPUT_FORMATS = ("table", "plain", "json")
+from assay.cli.common import finish, resolve_format
+from assay.report.kinds import formats_of
 
 
 @app.command()
@@ -48,14 +48,13 @@ def validate(
             "(default: detected).",
         ),
     ] = None,
-    fmt: o.format_option(*OUTPUT_FORMATS) = None,  # type: ignore[valid-type]
-    output: o.output_option(*OUTPUT_FORMATS) = None,  # type: ignore[valid-type]
+    fmt: o.kind_format("validation") = None,  # type: ignore[valid-type]
+    output: o.kind_output("validation") = None,  # type: ignore[valid-type]
 ) -> None:
     """Check files and print a summary of each; exit 2 when any has problems."""
-    from assay.cli.common import finish, resolve_format
     from assay.procedures.validation import ValidateOptions, validate_files
 
-    fmt = resolve_format(fmt, output, OUTPUT_FORMATS)
+    fmt = resolve_format(fmt, output, formats_of("validation"))
     options = ValidateOptions(
         kind=kind, judgments_format=judgments_format, queries=queries, split=split,
         corpus=corpus, id_field=id_field, text_fields=tuple(text_field) if text_field else None,

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
 from assay.cli import options as o
 from assay.cli.app import app
-
-FORMATS = ("table", "json")
+from assay.report.kinds import formats_of
 
 
 @app.command("verify-suite")
@@ -41,8 +40,8 @@ def verify_suite_command(
     split: o.Split = "test",
     missing: o.Missing = "zero",
     ties: o.Ties = "score",
-    fmt: o.format_option(*FORMATS) = None,  # type: ignore[valid-type]
-    output: o.output_option(*FORMATS) = None,  # type: ignore[valid-type]
+    fmt: o.kind_format("verify") = None,  # type: ignore[valid-type]
+    output: o.kind_output("verify") = None,  # type: ignore[valid-type]
     store: o.Store = None,
     record: o.Record = True,
     retries: o.Retries = None,
@@ -56,7 +55,7 @@ def verify_suite_command(
     from assay.procedures.options import ScoringOptions, SourceOptions
     from assay.procedures.verification import verify_suite
 
-    fmt = resolve_format(fmt, output, FORMATS)
+    fmt = resolve_format(fmt, output, formats_of("verify"))
     result = verify_suite(
         judgments,
         None,  # the system is --system, in the source options
@@ -67,17 +66,4 @@ def verify_suite_command(
         options=options_from(ScoringOptions, locals()),
         source=options_from(SourceOptions, locals(), text_fields="text_field"),
     )
-    finish(result, fmt, output, max_failed=max_failed, record=record, store=store, emitter=_emit)
-
-
-def _emit(result: Any, fmt: str, output: Any) -> None:
-    """The result in ``fmt`` to stdout or to each ``-o`` file; the verdict on the terminal too."""
-    from assay.cli.common import emit
-    from assay.report.render import print_terminal, render
-
-    def table(console: Any) -> None:
-        print_terminal(result, console)
-
-    emit(fmt, output, text=lambda f: render(result, f), table=table, choices=FORMATS, kind="verify")
-    if output:  # files written: the verdict still shows where the command ran
-        emit("table", None, text=lambda f: render(result, f), table=table, choices=FORMATS)
+    finish(result, fmt, output, max_failed=max_failed, record=record, store=store)

@@ -5,10 +5,20 @@ from __future__ import annotations
 from collections import Counter
 from typing import TYPE_CHECKING
 
+from assay.behavior.implicit import ImplicitJudgments, implicit_jsonl, stats_csv
+
 if TYPE_CHECKING:  # pragma: no cover
     from rich.console import Console
 
-    from assay.behavior.implicit import ImplicitJudgments
+
+def render_jsonl(result: ImplicitJudgments) -> str:
+    """The graded pairs as JSONL qrels (the ``jsonl`` format; see ``implicit_jsonl``)."""
+    return implicit_jsonl(result)[0]
+
+
+def render_stats_csv(result: ImplicitJudgments) -> str:
+    """Per pair: impressions, clicks, CTR, estimate, interval, grade (the ``csv`` format)."""
+    return stats_csv(result)
 
 
 def render_implicit(result: ImplicitJudgments, console: Console) -> None:

@@ -110,6 +110,20 @@ def render_grading(run: Any, wrote: str | None = None) -> str:
     return "\n".join(lines)
 
 
+def render_judge_job(result: Any) -> str:
+    """A :class:`~assay.judges.relevance.JudgeJob` as text: its grading run and labels file."""
+    return render_grading(result.run, result.output)
+
+
+def render_claims(result: Any) -> str:
+    """A :class:`~assay.judges.cases.ClaimsResult` as text: the grading run, the support
+    judgments the model filled and those left for people."""
+    lines = [render_grading(result.run, result.output)]
+    lines.append(f"support judgments filled by the model: {result.filled}")
+    lines.extend(f"  left for people: {line}" for line in result.left_for_people)
+    return "\n".join(lines)
+
+
 def render_calibration(result: Any) -> str:
     """A :class:`~assay.procedures.calibration.CalibrationResult` as text."""
     q = result.queries

@@ -147,7 +147,45 @@ def _command(kind: str, runs: dict[str, Path], tmp: Path, toml: Path | None) -> 
             "--min-impressions",
             "2",
         ],
-    }[kind]
+        "tuning": ["tune", QUESTIONS, "--system", "bm25", "--config", CONFIG, "--param",
+                   "k1=0.9,1.2", "-m", "RR", "--folds", "2", "--no-record", "-q"],
+    }[kind]  # fmt: skip
+
+
+def _prepared(
+    kind: str,
+    runs: dict[str, Path],
+    tmp_path: Path,
+    request: pytest.FixtureRequest,
+    capsys: pytest.CaptureFixture[str],
+) -> list[Any]:
+    """The command writing ``kind``, with what it needs (a model stub, UBI logs, a store)."""
+    toml = request.getfixturevalue("model_toml") if kind.startswith(("model_", "synth")) else None
+    argv = _command(kind, runs, tmp_path, toml)
+    if kind == "implicit_judgments":
+        shared = request.getfixturevalue("shared_data")  # skips when absent
+        argv[2:3] = [shared / "ubi_chorus" / "ubi_queries_events.ndjson", "--application", "Chorus"]
+    if kind == "history":  # something recorded to list
+        code, _, err = _run(["evaluate", QUESTIONS, runs["a"], "--store", argv[2]], capsys)
+        assert code == 0, err
+    if kind == "matrix":  # its Python baselines' latencies: the same in every run of the test
+        import assay.matrix.runner as runner
+
+        request.getfixturevalue("monkeypatch").setattr(runner, "time", _StillClock())
+    return argv
+
+
+class _StillClock:
+    """The ``time`` module with a clock that does not move (``monotonic`` is always 0)."""
+
+    def __getattr__(self, name: str) -> Any:
+        import time
+
+        return getattr(time, name)
+
+    @staticmethod
+    def monotonic() -> float:
+        return 0.0
 
 
 def test_every_written_kind_is_registered() -> None:
@@ -165,7 +203,7 @@ KINDS = [
     "evaluation", "comparison", "answers", "gate", "verify", "matrix", "history",
     "validation", "agreement", "calibration",
     "model_judgments", "model_claims", "model_answers", "synthetic-queries",
-    "implicit_judgments",
+    "implicit_judgments", "tuning",
 ]  # fmt: skip
 
 
@@ -177,20 +215,14 @@ def test_command_writes_every_format_and_report_renders_it_again(
     request: pytest.FixtureRequest,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    toml = request.getfixturevalue("model_toml") if kind.startswith(("model_", "synth")) else None
-    argv = _command(kind, runs, tmp_path, toml)
-    if kind == "implicit_judgments":
-        shared = request.getfixturevalue("shared_data")  # skips when absent
-        argv[2:3] = [shared / "ubi_chorus" / "ubi_queries_events.ndjson", "--application", "Chorus"]
-    if kind == "history":  # something recorded to list
-        code, _, err = _run(["evaluate", QUESTIONS, runs["a"], "--store", argv[2]], capsys)
-        assert code == 0, err
+    argv = _prepared(kind, runs, tmp_path, request, capsys)
     suffixes = _suffixes(kind)
     outs = {s: tmp_path / f"out{s}" for s in suffixes}
     if kind in ("model_judgments", "model_claims", "synthetic-queries"):
         outs.pop(".jsonl", None)  # their .jsonl -o is the data file itself
-    code, _, err = _run([*argv, *(x for p in outs.values() for x in ("-o", p))], capsys)
+    code, out, err = _run([*argv, *(x for p in outs.values() for x in ("-o", p))], capsys)
     assert code in (0, 1), err  # gate and verify exit 1 on a regression
+    assert out == "", out  # -o files: stdout stays empty (the one -o rule)
     said = {Path(m[0]).name: (m[1], m[2]) for m in WROTE.findall(err)}
     for suffix, path in outs.items():
         fmt = next(f for f, s in SUFFIX.items() if s == suffix)
@@ -203,6 +235,66 @@ def test_command_writes_every_format_and_report_renders_it_again(
     for suffix in outs:
         assert again[suffix].read_bytes() == outs[suffix].read_bytes(), (kind, suffix)
     assert json.loads(outs[".json"].read_text())["kind"] == kind
+
+
+#: An ISO time stamp (``created_at``): two runs of one command differ in it only.
+STAMP = re.compile(r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d(?::\d\d)?(?:\.\d+)?(?:\+00:00|Z)?")
+
+
+def _same_but_time(a: str, b: str) -> bool:
+    return STAMP.sub("TIME", a) == STAMP.sub("TIME", b)
+
+
+@pytest.mark.parametrize(
+    ("kind", "fmt"),
+    [(k, f) for k in KINDS for f in FORMATS_BY_KIND[k] if f not in ("json", "parquet")],
+)
+def test_command_prints_every_format_as_report_renders_its_result(
+    kind: str,
+    fmt: str,
+    runs: dict[str, Path],
+    tmp_path: Path,
+    request: pytest.FixtureRequest,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """``COMMAND -f X`` prints what ``assay report RESULT.json -f X`` prints of the result
+    ``COMMAND -f json`` printed (the result's time stamp aside): every format ``report``
+    renders for a kind, its command writes (parquet, a file only: see the test above)."""
+    argv = _prepared(kind, runs, tmp_path, request, capsys)
+    code, result, err = _run([*argv, "-f", "json"], capsys)
+    assert code in (0, 1), err
+    (tmp_path / "r.json").write_text(result)
+    code, printed, err = _run([*argv, "-f", fmt], capsys)
+    assert code in (0, 1), err
+    code, again, err = _run(["report", tmp_path / "r.json", "-f", fmt], capsys)
+    assert code == 0, err
+    assert printed and _same_but_time(printed, again), (kind, fmt)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_o_writes_files_only_and_o_dash_adds_the_table(
+    kind: str,
+    runs: dict[str, Path],
+    tmp_path: Path,
+    request: pytest.FixtureRequest,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The one ``-o`` rule, for every command: with ``-o FILE`` stdout is empty and stderr
+    says the file written; ``-o -`` among the outputs adds the table on stdout, the one
+    ``assay report FILE`` prints; ``-o -`` alone is as no ``-o``."""
+    argv = _prepared(kind, runs, tmp_path, request, capsys)
+    written = tmp_path / "only.json"
+    code, out, err = _run([*argv, "-o", written], capsys)
+    assert code in (0, 1), err
+    assert out == "" and f"wrote {written} ({kind}, json)" in err
+    both = tmp_path / "both.json"
+    code, out, err = _run([*argv, "-o", both, "-o", "-"], capsys)
+    assert code in (0, 1), err
+    assert f"wrote {both} ({kind}, json)" in err and "wrote -" not in err
+    code, table, _ = _run(["report", both], capsys)
+    assert out and out == table
+    code, alone, _ = _run([*argv, "-o", "-", "-f", "json"], capsys)
+    assert _same_but_time(alone, both.read_text())
 
 
 #: Every command that produces a result or a file (``judge import`` converts a file: left out).

@@ -182,6 +182,26 @@ def result_schemas_markdown() -> str:
     return "\n".join(out) + "\n"
 
 
+def result_formats_markdown() -> str:
+    """Each result kind with every format it renders in (its command's ``-f``, and
+    ``assay report``'s for a file of that kind), from ``assay.report.kinds.KINDS``."""
+    from assay.cli.common import SUFFIX_FORMATS
+    from assay.report.kinds import KINDS
+
+    suffixes: dict[str, list[str]] = {"table": [], "plain": [".txt"]}
+    for suffix, fmt in SUFFIX_FORMATS.items():
+        if fmt != "plain":
+            suffixes.setdefault(fmt, []).append(suffix)
+    out = ["| result kind | formats (`-f`), with the `-o` suffixes naming them |", "|---|---|"]
+    for kind, entry in KINDS.items():
+        cells = [
+            f"`{fmt}`" + (f" ({', '.join(suffixes[fmt])})" if suffixes.get(fmt) else "")
+            for fmt in entry.formats
+        ]
+        out.append(f"| `{kind}` | {', '.join(cells)} |")
+    return "\n".join(out) + "\n"
+
+
 def config_schema() -> dict[str, Any] | None:
     """The JSON Schema ``assay schema config`` prints, or None where the command is absent."""
     root = cli_root()
@@ -242,6 +262,7 @@ GENERATORS = {
     "cli": cli_markdown,
     "measures": measures_markdown,
     "result-schemas": result_schemas_markdown,
+    "result-formats": result_formats_markdown,
     "config-schema": config_schema_markdown,
 }
 

@@ -150,6 +150,17 @@ def test_measure_table_lists_every_registry_family() -> None:
         assert f"| `{pref.name}` |" in table
 
 
+def test_result_formats_table_lists_every_kind_with_its_formats() -> None:
+    from assay.report.kinds import KINDS
+
+    text = reference.result_formats_markdown()
+    rows = {line.split(" | ")[0].strip("| `"): line for line in text.splitlines()[2:]}
+    assert set(rows) == set(KINDS)
+    for kind, entry in KINDS.items():
+        assert all(f"`{fmt}`" in rows[kind] for fmt in entry.formats), kind
+    assert "<!-- generated: result-formats -->" in (ROOT / "docs/reference/formats.md").read_text()
+
+
 def test_result_schemas_cover_every_result_kind() -> None:
     from assay.results import RESULT_MODELS
 

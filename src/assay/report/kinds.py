@@ -15,9 +15,8 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from assay.errors import UsageError
 
@@ -25,8 +24,7 @@ from assay.errors import UsageError
 TABLE_FORMATS = ("table", "plain")
 
 
-@dataclass(frozen=True)
-class View:
+class View(NamedTuple):
     """What a reader adds to a result to render it, beyond the format: a command's
     ``--digits`` and ``--per-query`` (an evaluation's table and Markdown) and the
     folders a matrix page reads its cases from (``assay report``: the result's own)."""
@@ -36,8 +34,7 @@ class View:
     folders: tuple[Path, ...] = ()
 
 
-@dataclass(frozen=True)
-class Renderer:
+class Renderer(NamedTuple):
     """The function ``target`` (``"module:function"``), given the :class:`View` fields
     named in ``takes`` as keywords."""
 
@@ -54,8 +51,7 @@ class Renderer:
         return self.load()(result, *args, **{k: getattr(view, k) for k in self.takes})
 
 
-@dataclass(frozen=True)
-class KindFormats:
+class KindFormats(NamedTuple):
     """The renderers of one result kind.
 
     ``table`` prints the result with rich to a console (with ``table_text``: returns
@@ -66,7 +62,7 @@ class KindFormats:
 
     table: Renderer
     text: Mapping[str, Renderer]
-    binary: Mapping[str, Renderer] = field(default_factory=dict)
+    binary: Mapping[str, Renderer] = {}
     table_text: bool = False
     pipe_width: int | None = None
 

@@ -24,17 +24,53 @@ def _check_digits(value: int | None) -> int | None:
     return value
 
 
+Run = Annotated[
+    Path | None,
+    typer.Argument(
+        help="Run file (TREC or JSONL), read strictly: a blank or '#' line or a rank that "
+        "is not a number is an error (assay trec-eval skips them, as trec_eval does). "
+        "Omit with --system."
+    ),
+]
+Queries = Annotated[
+    Path | None,
+    typer.Option(
+        "--queries", help="Queries for TREC qrels (TSV id<TAB>text, JSONL, or irds:NAME)."
+    ),
+]
+Digits = Annotated[
+    int | None,
+    typer.Option(
+        "--digits",
+        help="Decimals in tables (default: from the number of queries).",
+        callback=_check_digits,
+    ),
+]
+PerQuery = Annotated[
+    bool | None,
+    typer.Option(
+        "--per-query/--no-per-query",
+        help="Show per-query rows in the table (default: up to 50 queries).",
+    ),
+]
+Calibrate = Annotated[
+    Path | None,
+    typer.Option("--calibrate", help="People's labels on a sample: add PPI++ intervals."),
+]
+Prefer = Annotated[
+    str | None,
+    typer.Option("--prefer", help="Which labels win where a pair has a human and a model one."),
+]
+Offline = Annotated[
+    bool,
+    typer.Option("--offline", help="Make no model calls: endpoint embeddings replay their cache."),
+]
+
+
 @app.command()
 def evaluate(
     judgments: o.Judgments,
-    run: Annotated[
-        Path | None,
-        typer.Argument(
-            help="Run file (TREC or JSONL), read strictly: a blank or '#' line or a rank that "
-            "is not a number is an error (assay trec-eval skips them, as trec_eval does). "
-            "Omit with --system."
-        ),
-    ] = None,
+    run: Run = None,
     system: o.SystemSpec = None,
     config: o.Config = None,
     corpus: o.Corpus = None,
@@ -50,75 +86,44 @@ def evaluate(
     ignore_identical_ids: o.IgnoreIdenticalIds = False,
     memory: o.Memory = 1024,
     judgments_format: o.JudgmentsFormat = None,
-    queries: Annotated[
-        Path | None,
-        typer.Option(
-            "--queries", help="Queries for TREC qrels (TSV id<TAB>text, JSONL, or irds:NAME)."
-        ),
-    ] = None,
+    queries: Queries = None,
     split: o.Split = "test",
-    digits: Annotated[
-        int | None,
-        typer.Option(
-            "--digits",
-            help="Decimals in tables (default: from the number of queries).",
-            callback=_check_digits,
-        ),
-    ] = None,
-    per_query: Annotated[
-        bool | None,
-        typer.Option(
-            "--per-query/--no-per-query",
-            help="Show per-query rows in the table (default: up to 50 queries).",
-        ),
-    ] = None,
+    digits: Digits = None,
+    per_query: PerQuery = None,
     abstain_below: o.AbstainBelow = None,
     store: o.Store = None,
     record: o.Record = True,
     retries: o.Retries = None,
     max_consecutive_failures: o.MaxConsecutiveFailures = 5,
     allow_version_mismatch: o.AllowVersionMismatch = False,
-    calibrate: Annotated[
-        Path | None,
-        typer.Option("--calibrate", help="People's labels on a sample: add PPI++ intervals."),
-    ] = None,
+    calibrate: Calibrate = None,
     no_cache: o.NoCache = False,
     cache_dir: o.CacheDir = None,
     max_failed: o.MaxFailed = 0,
     name: o.Name = None,
-    prefer: Annotated[
-        str | None,
-        typer.Option("--prefer", help="Which labels win where a pair has a human and a model one."),
-    ] = None,
+    prefer: Prefer = None,
     quiet: o.Quiet = False,
     executor: o.Executor = None,
     mix_synthetic: o.MixSynthetic = False,
-    offline: Annotated[
-        bool,
-        typer.Option(
-            "--offline", help="Make no model calls: endpoint embeddings replay their cache."
-        ),
-    ] = False,
+    offline: Offline = False,
 ) -> None:
     """Score a run (or a live system) on a judgment set, overall and per group."""
     from assay.cli.common import finish, options_from, resolve_format
     from assay.procedures.evaluation import evaluate as run_evaluation
     from assay.procedures.options import ScoringOptions, SourceOptions
+    from assay.procedures.procedure_options import EvaluationOptions
 
     fmt = resolve_format(fmt, output, FORMATS)
+    progress = True  # a live system's run shows its progress
+    params = locals()
     result = run_evaluation(
         judgments,
         run,
         metric,
         by or [],
-        options=options_from(ScoringOptions, locals()),
-        source=options_from(SourceOptions, locals(), text_fields="text_field"),
-        name=name,
-        progress=True,
-        abstain_below=abstain_below,
-        prefer=prefer,
-        mix_synthetic=mix_synthetic,
-        calibrate=calibrate,
+        options_from(ScoringOptions, params),
+        source=options_from(SourceOptions, params, text_fields="text_field"),
+        evaluation=options_from(EvaluationOptions, params),
     )
     emitter = partial(_emit, digits=digits, per_query=per_query)
     finish(result, fmt, output, max_failed=max_failed, record=record, store=store, emitter=emitter)

@@ -75,16 +75,8 @@ def compare(
             runs,
             metrics,
             by=settings.by,
-            missing=options.missing,
-            ties=options.ties,
-            k=options.k,
-            progress=options.progress,
-            judgments_format=options.judgments_format,
-            allow_version_mismatch=options.allow_version_mismatch,
-            mix_synthetic=options.mix_synthetic,
-            ignore_identical_ids=options.ignore_identical_ids,
-            load=_load(options),
             keep_runs=rankings,
+            **scoring_keywords(options),
             **live_keywords(source, options),
         )
     slices = list(settings.by)
@@ -120,11 +112,23 @@ def _sources(
     return runs
 
 
-def _load(options: ScoringOptions) -> dict[str, Any]:
-    """The keywords of :func:`~assay.procedures.arguments.as_judgments` ``options`` give."""
-    if options.queries is None:
-        return {"split": options.split}
-    return {"queries": options.queries, "split": options.split}
+def scoring_keywords(options: ScoringOptions) -> dict[str, Any]:
+    """The keywords of :func:`evaluate_sources` ``options`` give (not the live run's:
+    :func:`~assay.procedures.live.live_keywords`)."""
+    load: dict[str, Any] = {"split": options.split}
+    if options.queries is not None:
+        load = {"queries": options.queries, "split": options.split}
+    return dict(
+        missing=options.missing,
+        ties=options.ties,
+        k=options.k,
+        progress=options.progress,
+        judgments_format=options.judgments_format,
+        allow_version_mismatch=options.allow_version_mismatch,
+        mix_synthetic=options.mix_synthetic,
+        ignore_identical_ids=options.ignore_identical_ids,
+        load=load,
+    )
 
 
 def _statistics(settings: ComparisonOptions) -> dict[str, Any]:

@@ -26,7 +26,7 @@ from assay.errors import UsageError
 from assay.failures import too_many_failed
 from assay.metrics.measures import parse_measures
 from assay.metrics.rules import mean_decided_policies
-from assay.procedures.comparison import evaluate_sources
+from assay.procedures.comparison import evaluate_sources, scoring_keywords
 from assay.procedures.gate_correction import corrected, correction_fields
 from assay.procedures.gate_result import MODES, GateCheck, GateResult
 from assay.procedures.live import executing, failed_bound, live_keywords, run_or_system
@@ -222,7 +222,7 @@ def gate(
     sources = [candidate] if given else [candidate, baseline]
     with executing(source):
         scored = evaluate_sources(
-            judgments, sources, measures, **_scoring_keywords(options), **keywords
+            judgments, sources, measures, **scoring_keywords(options), **keywords
         )
     base, base_id, origin = baseline, None, ""
     if from_store:
@@ -243,24 +243,6 @@ def gate(
     result = result.model_copy(update={"baseline_run_id": base_id})
     result._candidate = scored[0]
     return result
-
-
-def _scoring_keywords(options: ScoringOptions) -> dict[str, Any]:
-    """The keywords of :func:`~assay.procedures.comparison.evaluate_sources` ``options`` give."""
-    load = {"split": options.split}
-    if options.queries is not None:
-        load["queries"] = options.queries
-    return dict(
-        missing=options.missing,
-        ties=options.ties,
-        k=options.k,
-        progress=options.progress,
-        judgments_format=options.judgments_format,
-        allow_version_mismatch=options.allow_version_mismatch,
-        mix_synthetic=options.mix_synthetic,
-        ignore_identical_ids=options.ignore_identical_ids,
-        load=load,
-    )
 
 
 def _rule_keywords(rule: GateOptions, max_failed: int) -> dict[str, Any]:

@@ -150,8 +150,9 @@ def test_inputs_are_not_mutated() -> None:
     ],
 )
 def test_bad_arguments_raise_usage_errors(kwargs: dict, message: str) -> None:
+    scoring = {k: kwargs.pop(k) for k in list(kwargs) if k in assay.ScoringOptions.model_fields}
     with pytest.raises(assay.UsageError, match=message):
-        assay.evaluate(_judgments(), RUN, **kwargs)
+        assay.evaluate(_judgments(), RUN, options=assay.ScoringOptions(**scoring), **kwargs)
 
 
 def test_nothing_scored_gives_no_value_and_the_file_reads_back(tmp_path) -> None:

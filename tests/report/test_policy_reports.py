@@ -40,7 +40,7 @@ def _judgments(no_answer: bool = False) -> JudgmentSet:
 def _evaluate(**kwargs: object) -> assay.EvaluationResult:
     metrics = kwargs.pop("metrics", ["nDCG@10", "P@5"])
     js = kwargs.pop("judgments", None) or _judgments()
-    return assay.evaluate(js, BASE, metrics, **kwargs)  # type: ignore[arg-type]
+    return assay.evaluate(js, BASE, metrics, options=assay.ScoringOptions(**kwargs))  # type: ignore[arg-type]
 
 
 def _texts(result: object, fmt: str) -> str:

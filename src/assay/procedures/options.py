@@ -16,7 +16,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from assay.bounds import at_least
 from assay.errors import UsageError
@@ -76,6 +76,12 @@ class ScoringOptions(BaseModel):
         "reported apart (refused otherwise)",
     )
     progress: bool = Field(False, description="show the progress of a live system's run")
+
+    @field_validator("memory", mode="before")
+    @classmethod
+    def _whole_mb(cls, value: Any) -> int:
+        """A budget that is not a whole number of MB in bounds: a UsageError naming it."""
+        return check_memory(value)
 
     def model_post_init(self, context: Any, /) -> None:
         """Check the values with the keywords' own rules (a UsageError naming the parameter)."""

@@ -12,8 +12,18 @@ they are used, with the same errors through the library and the command line
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
+
+
+def _one_or_many(value: Any) -> Any:
+    """A field name given alone is a list of one (``by="language"``)."""
+    return [value] if isinstance(value, str) else value
+
+
+#: Metadata field names: a list, or one name alone.
+FieldNames = Annotated[list[str], BeforeValidator(_one_or_many)]
 
 
 class EvaluationOptions(BaseModel):
@@ -59,7 +69,7 @@ class ComparisonOptions(PairedTestOptions):
         "them, each compared with every other system, each pair once",
     )
     all_pairs: bool = Field(False, description="compare every pair of systems (one family)")
-    by: list[str] = Field(
+    by: FieldNames = Field(
         default_factory=list,
         description="metadata fields to slice on (';'-separated tags count in each tag's slice)",
     )
@@ -86,7 +96,7 @@ class GateOptions(BaseModel):
         "noninferiority",
         description="noninferiority (the CI's lower bound decides) or threshold (the mean)",
     )
-    by: list[str] = Field(
+    by: FieldNames = Field(
         default_factory=list, description="metadata fields whose every slice is gated too"
     )
     min_n: int = Field(10, description="slices with fewer paired queries are listed, not gated")

@@ -8,16 +8,11 @@ from typing import Annotated
 import typer
 
 from assay.cli.judge import judge_app
-from assay.cli.judge_models import SamplesOpt, TextOrJson, _format
+from assay.cli.judge_models import TextOrJson, _format
 from assay.cli.model_options import (
-    CacheDirOpt,
-    ConfigOpt,
-    CostOpt,
-    MaxFailedCalls,
-    NoCacheOpt,
-    OfflineOpt,
+    judge_call_options,
 )
-from assay.cli.options import Executor
+from assay.procedures.model_options import ModelCallOptions
 
 JudgeOpt = Annotated[
     Path, typer.Option("--judge", help="Judge file (TOML): [judge] and its [criteria.NAME].")
@@ -39,20 +34,16 @@ ModelsOpt = Annotated[
 
 
 @judge_app.command("rubric")
+@judge_call_options
 def rubric(
     items: Annotated[Path, typer.Argument(help="Items (JSONL): id and the template's fields.")],
     judge: JudgeOpt,
     model: ModelsOpt = None,
-    samples: SamplesOpt = 1,
-    max_cost: CostOpt = None,
-    offline: OfflineOpt = False,
-    cache_dir: CacheDirOpt = None,
-    no_cache: NoCacheOpt = False,
-    config: ConfigOpt = None,
     fmt: TextOrJson = None,
     output: Outputs = None,
-    max_failed: MaxFailedCalls = 0,
-    executor: Executor = None,
+    *,
+    calls: ModelCallOptions,
+    samples: int,
 ) -> None:
     """Score every item on every criterion of a rubric judge; agreement per criterion.
 
@@ -60,33 +51,28 @@ def rubric(
     or nothing could be scored.
     """
     from assay.cli.common import finish
-    from assay.cli.model_options import calls_emitter, model_calls
+    from assay.cli.model_options import calls_emitter
     from assay.procedures.declared_judges import DeclaredJudgeOptions, judge_rubric
 
     fmt = _format(fmt, output)
-    calls = model_calls(model, config, cache_dir, offline, no_cache, max_cost, max_failed)
     options = DeclaredJudgeOptions(samples=samples)
     result = judge_rubric(items, judge, calls=calls, options=options)
-    finish(result, fmt, output, max_failed=max_failed, emitter=calls_emitter(beside=False))
+    finish(result, fmt, output, max_failed=calls.max_failed, emitter=calls_emitter(beside=False))
 
 
 @judge_app.command("pairwise")
+@judge_call_options
 def pairwise(
     pairs: Annotated[
         Path, typer.Argument(help="Pairs (JSONL): id, a, b and the template's fields.")
     ],
     judge: JudgeOpt,
     model: ModelsOpt = None,
-    samples: SamplesOpt = 1,
-    max_cost: CostOpt = None,
-    offline: OfflineOpt = False,
-    cache_dir: CacheDirOpt = None,
-    no_cache: NoCacheOpt = False,
-    config: ConfigOpt = None,
     fmt: TextOrJson = None,
     output: Outputs = None,
-    max_failed: MaxFailedCalls = 0,
-    executor: Executor = None,
+    *,
+    calls: ModelCallOptions,
+    samples: int,
 ) -> None:
     """Ask every pair in both orders; verdicts, position bias, agreement.
 
@@ -94,11 +80,10 @@ def pairwise(
     or nothing could be scored.
     """
     from assay.cli.common import finish
-    from assay.cli.model_options import calls_emitter, model_calls
+    from assay.cli.model_options import calls_emitter
     from assay.procedures.declared_judges import DeclaredJudgeOptions, judge_pairwise
 
     fmt = _format(fmt, output)
-    calls = model_calls(model, config, cache_dir, offline, no_cache, max_cost, max_failed)
     options = DeclaredJudgeOptions(samples=samples)
     result = judge_pairwise(pairs, judge, calls=calls, options=options)
-    finish(result, fmt, output, max_failed=max_failed, emitter=calls_emitter(beside=False))
+    finish(result, fmt, output, max_failed=calls.max_failed, emitter=calls_emitter(beside=False))

@@ -17,15 +17,10 @@ from assay.cli import options as o
 from assay.cli.app import flags
 from assay.cli.judge import judge_app
 from assay.cli.model_options import (
-    CacheDirOpt,
-    ConfigOpt,
-    CostOpt,
-    MaxFailedCalls,
     ModelOpt,
-    NoCacheOpt,
-    OfflineOpt,
+    judge_call_options,
 )
-from assay.cli.options import Executor
+from assay.procedures.model_options import ModelCallOptions
 
 #: What a judge command writes (``text``, the old name of ``plain``, still accepted).
 _FORMATS = ("table", "plain", "json")
@@ -124,14 +119,11 @@ def _progress(total: int) -> Iterator[Callable[..., None]]:
         yield on_call
 
 
-SamplesOpt = Annotated[
-    int,
-    typer.Option("--samples", help="Ask N times (1 to 100); report the majority and flip rate."),
-]
 ProgressOpt = Annotated[bool, typer.Option("--progress/--no-progress", help="Progress bar.")]
 
 
 @judge_app.command("llm")
+@judge_call_options
 def llm(
     pairs: Annotated[
         Path, typer.Argument(help="Pool file (query_id, query, doc_id) or judgments.")
@@ -155,16 +147,11 @@ def llm(
         int | None, typer.Option("--scale-max", help="Top grade of the set's scale (default 3).")
     ] = None,
     rationale: Annotated[bool, typer.Option("--rationale", help="Keep each rationale.")] = False,
-    samples: SamplesOpt = 1,
-    max_cost: CostOpt = None,
-    offline: OfflineOpt = False,
-    cache_dir: CacheDirOpt = None,
-    no_cache: NoCacheOpt = False,
-    config: ConfigOpt = None,
     progress: ProgressOpt = False,
     fmt: TextOrJson = None,
-    max_failed: MaxFailedCalls = 0,
-    executor: Executor = None,
+    *,
+    calls: ModelCallOptions,
+    samples: int,
 ) -> None:
     """Grade the relevance of every pair with a model (0-3, mapped onto the set's scale).
 
@@ -172,12 +159,11 @@ def llm(
     or no pair could be graded.
     """
     from assay.cli.common import data_file, finish
-    from assay.cli.model_options import calls_emitter, model_calls
+    from assay.cli.model_options import calls_emitter
     from assay.procedures.judging import RelevanceOptions, judge_relevance
 
     labels, results = data_file(output, "model labels")
     fmt = _format(fmt, results)
-    calls = model_calls(model, config, cache_dir, offline, no_cache, max_cost, max_failed)
     options = RelevanceOptions(
         id_field=id_field,
         text_fields=text_field,
@@ -189,7 +175,7 @@ def llm(
     bar = _progress if progress else None
     job = judge_relevance(pairs, corpus, labels, calls=calls, options=options, progress=bar)
     emitter = calls_emitter(labels, "model labels")
-    finish(job, fmt, results, max_failed=max_failed, emitter=emitter)
+    finish(job, fmt, results, max_failed=calls.max_failed, emitter=emitter)
 
 
 # ----------------------------------------------------------------- review and calibration
@@ -267,6 +253,7 @@ def calibrate_cmd(
 
 # ----------------------------------------------------------------- answer cases
 @judge_app.command("claims")
+@judge_call_options
 def claims(
     cases: Annotated[
         Path,
@@ -310,15 +297,10 @@ def claims(
     ] = None,
     id_field: o.IdField = None,
     text_field: o.TextFields = None,
-    samples: SamplesOpt = 1,
-    max_cost: CostOpt = None,
-    offline: OfflineOpt = False,
-    cache_dir: CacheDirOpt = None,
-    no_cache: NoCacheOpt = False,
-    config: ConfigOpt = None,
     fmt: TextOrJson = None,
-    max_failed: MaxFailedCalls = 0,
-    executor: Executor = None,
+    *,
+    calls: ModelCallOptions,
+    samples: int,
 ) -> None:
     """Fill each missing claim-citation support judgment with the model's verdict.
 
@@ -327,35 +309,29 @@ def claims(
     structured cases whose support the model then judges.
     """
     from assay.cli.common import data_file, finish, validate_choice
-    from assay.cli.model_options import calls_emitter, model_calls
+    from assay.cli.model_options import calls_emitter
     from assay.procedures.judging import ClaimsOptions, judge_claims
 
     if extract is not None:
         validate_choice("--extract", extract, ("sentences", "model"))
     filled_file, results = data_file(output, "filled cases")
     fmt = _format(fmt, results)
-    calls = model_calls(model, config, cache_dir, offline, no_cache, max_cost, max_failed)
     options = ClaimsOptions(
         samples=samples, id_field=id_field, text_fields=text_field, extract=extract, people=people
     )
     result = judge_claims(cases, corpus, filled_file, calls=calls, options=options)
     emitter = calls_emitter(filled_file, "cases")
-    finish(result, fmt, results, max_failed=max_failed, emitter=emitter)
+    finish(result, fmt, results, max_failed=calls.max_failed, emitter=emitter)
 
 
 @judge_app.command("answers")
+@judge_call_options
 def answers(
     cases: Annotated[Path, typer.Argument(help="Cases file (JSONL) with answers to grade.")],
     model: ModelOpt,
     rubric: Annotated[
         Path | None, typer.Option("--rubric", help="Rubric text replacing the built-in one.")
     ] = None,
-    samples: SamplesOpt = 1,
-    max_cost: CostOpt = None,
-    offline: OfflineOpt = False,
-    cache_dir: CacheDirOpt = None,
-    no_cache: NoCacheOpt = False,
-    config: ConfigOpt = None,
     fmt: TextOrJson = None,
     output: Annotated[
         list[Path] | None,
@@ -366,17 +342,17 @@ def answers(
             "text). Repeatable.",
         ),
     ] = None,
-    max_failed: MaxFailedCalls = 0,
-    executor: Executor = None,
+    *,
+    calls: ModelCallOptions,
+    samples: int,
 ) -> None:
     """Grade each answer with the seed-003 rubric; report the model-graded hallucination rate."""
     from assay.cli.common import finish
-    from assay.cli.model_options import calls_emitter, model_calls
+    from assay.cli.model_options import calls_emitter
     from assay.procedures.judging import AnswersOptions, judge_answers
 
     fmt = _format(fmt, output)
-    calls = model_calls(model, config, cache_dir, offline, no_cache, max_cost, max_failed)
     options = AnswersOptions(rubric=rubric, samples=samples)
     result = judge_answers(cases, calls=calls, options=options)
     emitter = calls_emitter(beside=False)
-    finish(result, fmt, output, max_failed=max_failed, emitter=emitter)
+    finish(result, fmt, output, max_failed=calls.max_failed, emitter=emitter)

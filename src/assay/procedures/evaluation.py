@@ -50,45 +50,24 @@ def evaluate(
 
     ``run`` is a :class:`~assay.runs.models.Run`, a path to a TREC or JSONL run
     file (its ``.json`` sidecar is read: failed queries are reported, not scored
-    as 0; a run made on another judgment-set version is refused unless
-    ``options.allow_version_mismatch``), a ``{query_id: [doc_id, ...]}`` mapping, a
+    as 0), a ``{query_id: [doc_id, ...]}`` mapping, a
     :class:`~assay.systems.base.System`, or a plain function ``(query_text, k)``
     returning doc ids (or dicts with ``doc_id`` and ``score``). Functions and
-    systems are called for every query; a failing call is retried
-    ``options.retries`` times, then reported as failed, never scored as an empty
-    list. ``options.cache`` reuses a live system's last complete run (see
-    :func:`~assay.procedures.sources.load_source`).
-
-    ``metrics`` are ir_measures names (default ``R@5 R@10 RR nDCG@10``); ``by``
-    names metadata fields to group by (``;``-separated tags split).
+    systems are called for every query; a failing call is retried, then reported
+    as failed, never scored as an empty list. ``metrics`` are ir_measures names
+    (default ``R@5 R@10 RR nDCG@10``); ``by`` names metadata fields to group by
+    (``;``-separated tags split).
 
     ``options`` (:class:`~assay.procedures.options.ScoringOptions`) say how the
-    judgments and the run are read and scored: ``missing='zero'`` scores judged
-    queries absent from the run as 0 (trec_eval ``-c``), ``'skip'`` leaves them
-    out; ``ties='score'`` orders tied scores by doc id descending as trec_eval
-    does, ``'given'`` keeps the given order; ``mix_synthetic`` scores a set that
-    mixes synthetic (model-written) and people's queries, reported apart
-    (refused otherwise: :func:`~assay.procedures.arguments.synthetic_groups`);
-    ``ignore_identical_ids`` drops every retrieved document whose id is its
-    query's id before scoring, as BEIR does by default (off: trec_eval scores
-    them); the documents below move up a rank and the report says how many.
-    ``memory`` (MB) bounds the memory a run file may take: a TREC run larger
-    than the in-memory path allows within it is read and scored in blocks of
-    whole queries (:mod:`assay.runs.blocks`), with the same result, bit for bit
-    (not with ``abstain_below``, ``calibrate`` or ``ignore_identical_ids``,
-    which read the run whole).
-
+    judgments and the run are read and scored: the ``missing`` and ``ties``
+    policies (trec_eval's ``-c`` and its tie order by default), ``k``, the retries
+    and run cache of a live function, ``mix_synthetic``, ``ignore_identical_ids``
+    (as BEIR) and the ``memory`` budget beyond which a TREC run file is scored in
+    blocks of whole queries, bit for bit the same (:mod:`assay.runs.blocks`).
     ``source`` (:class:`~assay.procedures.options.SourceOptions`) names a live
-    system to run instead of ``run`` (``source.system``) and how it is built
-    and called: then ``retries``, ``cache`` and ``max_consecutive_failures``
-    come from it. A ``source.corpus`` also refuses judgments of documents
-    outside it.
-
-    ``evaluation`` (:class:`~assay.procedures.procedure_options.EvaluationOptions`):
-    ``name`` names the run; ``abstain_below`` adds abstention figures (a top score
-    below it counts as returning nothing confident); ``prefer`` (``human`` or
-    ``model``) decides pairs that a label file grades from both sources (refused
-    otherwise); ``calibrate`` (people's labels on a sample) adds PPI++ intervals
+    system to run instead of ``run`` and how it is built and called.
+    ``evaluation`` (:class:`~assay.procedures.procedure_options.EvaluationOptions`)
+    names the run and adds abstention figures or PPI++ intervals
     (:func:`~assay.procedures.calibration.calibrate`).
 
     Returns an :class:`~assay.results.EvaluationResult`; ``.per_query_frame()``

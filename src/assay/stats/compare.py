@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from assay.errors import UsageError
 from assay.policies import merge_policies
+from assay.stats.corrections import check_correction
 from assay.stats.models import (
     ComparisonResult,
     MetricComparison,
@@ -26,6 +27,7 @@ from assay.stats.models import (
 )
 from assay.stats.overlap import candidate_overlaps
 from assay.stats.paired import PairedColumns
+from assay.stats.significance import p_value_method
 from assay.stats.slices import slice_comparisons
 from assay.stats.verdict import TIE_TOLERANCE
 
@@ -200,7 +202,6 @@ def compare(
     Jaccard@``overlap_k``, lists ordered by ``ties``). Several ``baseline``
     values (a list), or ``all_pairs``, compare with each baseline in turn, every
     pair once, the family being every row of every pair (:mod:`assay.stats.many`).
-
     The steps: check the inputs, pair the queries, test, assemble.
     """
     if all_pairs or not isinstance(baseline, str | int):
@@ -209,8 +210,6 @@ def compare(
 
         return compare_many(compare, results, baseline, settings)
     by = [by] if isinstance(by, str) else list(by)
-    from assay.stats.corrections import check_correction
-
     _check_settings(len(results), test, ci_method, alpha, top)
     correction = check_correction(correction)
     ordered, names, metric_names, warnings, order = _order_inputs(
@@ -237,6 +236,32 @@ def compare(
         common,
         correction=correction,
     )
+    return _assemble(
+        ordered, names, metric_names, pairs, by, slice_values, warnings,
+        comparisons=comparisons, slices=slices, power=power, common=common,
+        settings=(alpha, correction, n_permutations, n_resamples),
+        overlap=candidate_overlaps(rankings, order, names, pairs.queries, (overlap_k, rbo_p, ties)),
+    )  # fmt: skip
+
+
+def _assemble(
+    ordered: list[EvaluationResult],
+    names: list[str],
+    metric_names: list[str],
+    pairs: Any,
+    by: list[str],
+    slice_values: Any,
+    warnings: list[str],
+    *,
+    comparisons: Any,
+    slices: Any,
+    power: Any,
+    common: dict[str, Any],
+    settings: tuple[float, str, int, int],
+    overlap: Any,
+) -> ComparisonResult:
+    """Step 4: the comparison result, its settings and the paired per-query rows."""
+    alpha, correction, n_permutations, n_resamples = settings
     first = ordered[0].judgments
     return ComparisonResult(
         judgments_name=first.name,
@@ -251,14 +276,14 @@ def compare(
             alpha=alpha,
             adjustment=correction,
             by=by,
-            p_value_method=_p_value_method(
+            p_value_method=p_value_method(
                 common["test"], len(pairs.queries), n_permutations, n_resamples
             ),
         ),
         comparisons=comparisons,
         slices=slices,
         power=power,
-        overlap=candidate_overlaps(rankings, order, names, pairs.queries, (overlap_k, rbo_p, ties)),
+        overlap=overlap,
         per_query=_paired_queries(pairs, names, metric_names, by, slice_values),
         warnings=warnings,
         policies=merge_policies([r.policies for r in ordered], names),
@@ -463,22 +488,3 @@ def _paired_queries(
         },
         {s: pairs.ranks[si] for si, s in enumerate(names)},
     )
-
-
-def _p_value_method(test: str, n: int, n_permutations: int, n_resamples: int) -> str:
-    """How the p-values were computed, in words (printed in every report)."""
-    from assay.stats.significance import is_exact
-
-    if test == "randomization":
-        return (
-            f"exact enumeration of all 2^{n} sign vectors"
-            if is_exact(n, n_permutations)
-            else f"Monte Carlo, {n_permutations} random sign vectors, p = (1 + hits) / "
-            f"({n_permutations} + 1)"
-        ) + "; slices use exact enumeration when 2^n <= permutations"
-    return {
-        "t": "scipy.stats.ttest_rel, two-sided",
-        "wilcoxon": "scipy.stats.wilcoxon, two-sided, zero differences dropped",
-        "bootstrap": f"bootstrap of centred differences, {n_resamples} resamples, "
-        "p = (1 + hits) / (B + 1)",
-    }[test]

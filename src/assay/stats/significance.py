@@ -209,3 +209,20 @@ def mcnemar_exact(baseline_only: int, candidate_only: int) -> float:
     low = min(baseline_only, candidate_only)
     tail = sum(comb(n, i) for i in range(low + 1))
     return min(1.0, 2 * tail / 2**n)
+
+
+def p_value_method(test: str, n: int, n_permutations: int, n_resamples: int) -> str:
+    """How the p-values were computed, in words (printed in every report)."""
+    if test == "randomization":
+        return (
+            f"exact enumeration of all 2^{n} sign vectors"
+            if is_exact(n, n_permutations)
+            else f"Monte Carlo, {n_permutations} random sign vectors, p = (1 + hits) / "
+            f"({n_permutations} + 1)"
+        ) + "; slices use exact enumeration when 2^n <= permutations"
+    return {
+        "t": "scipy.stats.ttest_rel, two-sided",
+        "wilcoxon": "scipy.stats.wilcoxon, two-sided, zero differences dropped",
+        "bootstrap": f"bootstrap of centred differences, {n_resamples} resamples, "
+        "p = (1 + hits) / (B + 1)",
+    }[test]

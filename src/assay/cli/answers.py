@@ -9,6 +9,15 @@ import typer
 
 from assay.cli import options as o
 from assay.cli.app import app
+from assay.cli.common import (
+    emit,
+    options_from,
+    record_result,
+    resolve_format,
+    say_wrote,
+    suffix_format,
+    validate_choice,
+)
 
 FORMATS = ("table", "plain", "json", "markdown", "csv")
 
@@ -87,7 +96,6 @@ def answers(
     cases (support left for reviewers) to -o; questions the system fails on are
     reported and make the exit code 1.
     """
-    from assay.cli.common import options_from, record_result, validate_choice
     from assay.procedures.answers import AnswersOptions, check_answers
 
     if format is not None:
@@ -109,7 +117,6 @@ def answers(
 
 def _refuse_suffixes(fmt: str | None, outputs: tuple[Path, ...]) -> None:
     """Refuse an ``-o`` suffix answers cannot write, before scoring."""
-    from assay.cli.common import resolve_format
 
     for path in outputs:
         resolve_format(None if len(outputs) > 1 else fmt, path, FORMATS)
@@ -117,7 +124,6 @@ def _refuse_suffixes(fmt: str | None, outputs: tuple[Path, ...]) -> None:
 
 def _emit(result: Any, fmt: str, outputs: list[Path]) -> None:
     """Render the :class:`AnswersResult`: on stdout (the table) and to each ``-o`` file."""
-    from assay.cli.common import emit, suffix_format
     from assay.report.answers_terminal import print_answers
 
     def table(console: Any) -> None:
@@ -156,7 +162,6 @@ def _say_collected(collected: Any) -> int:
     from rich.console import Console
     from rich.markup import escape
 
-    from assay.cli.common import say_wrote
     from assay.words import count
 
     stderr = Console(stderr=True, highlight=False, soft_wrap=True)

@@ -9,6 +9,7 @@ import typer
 
 from assay.cli import options as o
 from assay.cli.app import app
+from assay.cli.common import emit, finish, options_from, resolve_format
 
 FORMATS = ("table", "plain", "json", "markdown", "html", "csv", "latex")
 Format = o.format_option(*FORMATS)
@@ -18,7 +19,6 @@ TESTS = ("randomization", "t", "wilcoxon", "bootstrap")
 def _emit(result: Any, fmt: str, output: Any) -> None:
     """Render ``result`` in ``fmt`` to stdout or to each ``-o`` file."""
     from assay.cli.app import flag_warnings
-    from assay.cli.common import emit
     from assay.report.compare_terminal import render_terminal
 
     def text(f: str) -> str:
@@ -133,7 +133,6 @@ def compare(
     mix_synthetic: o.MixSynthetic = False,
 ) -> None:
     """Compare systems with a baseline: deltas, CIs, paired tests, corrections, slices, power."""
-    from assay.cli.common import finish, options_from, resolve_format
     from assay.procedures.comparison import compare as run_compare
     from assay.procedures.options import ScoringOptions, SourceOptions
     from assay.procedures.procedure_options import ComparisonOptions

@@ -10,6 +10,8 @@ import typer
 
 from assay.cli import options as o
 from assay.cli.app import app
+from assay.cli.common import emit_report, finish, options_from, resolve_format
+from assay.errors import UsageError
 
 FORMATS = ("table", "plain", "json", "csv", "markdown", "latex", "parquet")
 Format = o.format_option(*FORMATS)
@@ -17,7 +19,6 @@ Format = o.format_option(*FORMATS)
 
 def _check_digits(value: int | None) -> int | None:
     """``--digits``: a whole number from 0 to 15, checked as click parses it."""
-    from assay.errors import UsageError
 
     if value is not None and not 0 <= value <= 15:
         raise UsageError(f"--digits must be a whole number from 0 to 15, got {value}")
@@ -108,7 +109,6 @@ def evaluate(
     offline: Offline = False,
 ) -> None:
     """Score a run (or a live system) on a judgment set, overall and per group."""
-    from assay.cli.common import finish, options_from, resolve_format
     from assay.procedures.evaluation import evaluate as run_evaluation
     from assay.procedures.options import ScoringOptions, SourceOptions
     from assay.procedures.procedure_options import EvaluationOptions
@@ -133,7 +133,6 @@ def _emit(
     result: Any, fmt: str, output: Any, *, digits: int | None, per_query: bool | None
 ) -> None:
     """The evaluation in ``fmt``; in the table, the calibration's intervals after it."""
-    from assay.cli.common import emit_report
     from assay.procedures.calibration import CalibrationResult
     from assay.report.judges_text import render_calibration
 

@@ -13,6 +13,15 @@ import typer
 
 from assay.cli import options as o
 from assay.cli.app import app
+from assay.cli.common import (
+    deprecated_flag,
+    emit_result,
+    finish,
+    options_from,
+    resolve_format,
+    say_wrote,
+    suffix_format,
+)
 
 #: What ``gate -o``/``-f`` writes (JUnit for CI test reports, Markdown for a PR comment).
 GATE_FORMATS = ("table", "plain", "json", "markdown", "junit")
@@ -120,7 +129,6 @@ def gate(
     correction: o.Correction = None,
 ) -> None:
     """Gate a candidate (run file or --system) against a baseline: exit 1 on a regression."""
-    from assay.cli.common import finish, options_from, resolve_format
     from assay.procedures.gating import gate as run_gate
     from assay.procedures.options import ScoringOptions, SourceOptions
     from assay.procedures.procedure_options import GateOptions
@@ -153,7 +161,6 @@ def _saved(result: Any, path: Path | None) -> Any:
     """The deprecated ``--save-result FILE``: the candidate's evaluation as JSON; ``result``."""
     if path is None:
         return result
-    from assay.cli.common import deprecated_flag, say_wrote
     from assay.fileio import write_text_atomic
 
     deprecated_flag("--save-result", "`assay evaluate JUDGMENTS RUN -o FILE.json`")
@@ -171,7 +178,6 @@ def _gate_files(
 ) -> list[tuple[Path, str]]:
     """Each file to write with its format: ``-o`` files (format from ``-f`` or the suffix)
     and those of the deprecated ``--markdown``/``--junit``/``--json`` (warned about)."""
-    from assay.cli.common import deprecated_flag, suffix_format
 
     paths = list(output or [])
     files = [(p, fmt if len(paths) == 1 else suffix_format(p, GATE_FORMATS)) for p in paths]
@@ -190,7 +196,6 @@ def _write_gate(result: Any, fmt: str, files: list[tuple[Path, str]]) -> None:
     """Each file in its format; on stdout the verdict table (``fmt`` without ``-o``)."""
     from rich.console import Console
 
-    from assay.cli.common import emit_result
     from assay.report.render import print_terminal
 
     for path, file_fmt in files:

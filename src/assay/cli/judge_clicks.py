@@ -9,15 +9,22 @@ from typing import Annotated, Any
 import typer
 
 from assay.cli import options as o
+from assay.cli.common import (
+    deprecated_flag,
+    emit_result,
+    resolve_format,
+    say_wrote,
+    validate_choice,
+)
 from assay.cli.judge import judge_app
 from assay.cli.options import Executor
+from assay.errors import UsageError
 
 #: What ``judge clicks -o``/``-f`` writes: .jsonl qrels, .csv pair statistics, .json result.
 CLICKS_FORMATS = ("table", "plain", "json", "csv", "jsonl")
 
 
 def _weights(specs: list[str] | None) -> dict[str, float] | None:
-    from assay.errors import UsageError
 
     if not specs:
         return None
@@ -38,7 +45,6 @@ def _weights(specs: list[str] | None) -> dict[str, float] | None:
 
 
 def _floats(spec: str | None) -> list[float] | None:
-    from assay.errors import UsageError
 
     if spec is None:
         return None
@@ -122,7 +128,6 @@ def clicks(
 ) -> None:
     """Fit a click model on UBI logs and write graded implicit judgments (source = behavior)."""
     from assay.behavior.implicit import judge_clicks
-    from assay.cli.common import deprecated_flag, resolve_format
 
     files = list(output or [])
     for flag, path, suffix in (("--stats", stats, ".csv"), ("--json", result_json, ".json")):
@@ -148,7 +153,6 @@ def clicks(
 def _write_clicks(result: Any, fmt: str, files: list[Path], old: dict[str, Path | None]) -> None:
     """``-o`` files (and the deprecated flags' files) in their formats; stdout the table."""
     from assay.behavior.implicit import implicit_jsonl
-    from assay.cli.common import emit_result
 
     if files:
         emit_result(result, fmt, files)
@@ -181,7 +185,6 @@ def sample(
     fmt: o.data_format_option("json") = "json",  # type: ignore[valid-type]
 ) -> None:
     """Draw a query set to judge from behaviour logs."""
-    from assay.cli.common import say_wrote, validate_choice
     from assay.procedures.judging_files import query_set_file
 
     validate_choice("--format", fmt, ("json",))
@@ -217,7 +220,6 @@ def import_judgments(
     ] = None,
 ) -> None:
     """Convert a judgment file (e.g. a CSV with other column names) to assay JSONL qrels."""
-    from assay.cli.common import say_wrote
     from assay.procedures.judging_files import import_judgments as convert
 
     js = convert(source, output, columns=columns, judgments_format=judgments_format)

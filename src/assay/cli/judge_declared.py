@@ -3,16 +3,20 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from assay.cli.common import finish
 from assay.cli.judge import judge_app
 from assay.cli.judge_models import TextOrJson, _format
 from assay.cli.model_options import (
+    calls_emitter,
     judge_call_options,
 )
-from assay.procedures.model_options import ModelCallOptions
+
+if TYPE_CHECKING:  # pragma: no cover
+    from assay.procedures.model_options import ModelCallOptions
 
 JudgeOpt = Annotated[
     Path, typer.Option("--judge", help="Judge file (TOML): [judge] and its [criteria.NAME].")
@@ -50,8 +54,6 @@ def rubric(
     Exit 1 when the budget stopped the run, more calls failed than --max-failed,
     or nothing could be scored.
     """
-    from assay.cli.common import finish
-    from assay.cli.model_options import calls_emitter
     from assay.procedures.declared_judges import DeclaredJudgeOptions, judge_rubric
 
     fmt = _format(fmt, output)
@@ -79,8 +81,6 @@ def pairwise(
     Exit 1 when the budget stopped the run, more calls failed than --max-failed,
     or nothing could be scored.
     """
-    from assay.cli.common import finish
-    from assay.cli.model_options import calls_emitter
     from assay.procedures.declared_judges import DeclaredJudgeOptions, judge_pairwise
 
     fmt = _format(fmt, output)

@@ -9,18 +9,30 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from assay.cli import options as o
 from assay.cli.app import flags
+from assay.cli.common import (
+    data_file,
+    deprecated_flag,
+    emit_result,
+    finish,
+    resolve_format,
+    say_wrote,
+    validate_choice,
+)
 from assay.cli.judge import judge_app
 from assay.cli.model_options import (
     ModelOpt,
+    calls_emitter,
     judge_call_options,
 )
-from assay.procedures.model_options import ModelCallOptions
+
+if TYPE_CHECKING:  # pragma: no cover
+    from assay.procedures.model_options import ModelCallOptions
 
 #: What a judge command writes (``text``, the old name of ``plain``, still accepted).
 _FORMATS = ("table", "plain", "json")
@@ -30,7 +42,6 @@ Outputs = o.output_option(*_FORMATS)
 
 def _format(fmt: str | None, output: list[Path] | None) -> str:
     """``-f``/``-o`` resolved as everywhere; ``--format text`` warns and means ``plain``."""
-    from assay.cli.common import deprecated_flag, resolve_format
 
     if fmt == "text":
         deprecated_flag("--format text", "--format plain")
@@ -74,7 +85,6 @@ def agree(
     output: Outputs = None,
 ) -> None:
     """Agreement of CANDIDATE with REFERENCE: accuracy, confusion, kappa, alpha."""
-    from assay.cli.common import emit_result
     from assay.procedures.agreement import agreement
 
     fmt = _format(fmt, output)
@@ -158,8 +168,6 @@ def llm(
     Exit 1 when the budget stopped the run, more calls failed than --max-failed,
     or no pair could be graded.
     """
-    from assay.cli.common import data_file, finish
-    from assay.cli.model_options import calls_emitter
     from assay.procedures.judging import RelevanceOptions, judge_relevance
 
     labels, results = data_file(output, "model labels")
@@ -204,7 +212,6 @@ def sample(
     queries: o.Queries = None,
 ) -> None:
     """Pick a stratified, reproducible sample of labels for a person to check."""
-    from assay.cli.common import say_wrote, validate_choice
     from assay.procedures.judging_files import ReviewOptions, review_sample_file
 
     validate_choice("--format", fmt, ("jsonl",))
@@ -243,7 +250,6 @@ def calibrate_cmd(
     output: Outputs = None,
 ) -> None:
     """Metric intervals from people's sample alone, the model alone, and both (PPI++)."""
-    from assay.cli.common import emit_result
     from assay.procedures.calibration import calibrate
 
     fmt = _format(fmt, output)
@@ -308,8 +314,6 @@ def claims(
     (by sentence, or by the model naming the supporting contexts) and written as
     structured cases whose support the model then judges.
     """
-    from assay.cli.common import data_file, finish, validate_choice
-    from assay.cli.model_options import calls_emitter
     from assay.procedures.judging import ClaimsOptions, judge_claims
 
     if extract is not None:
@@ -347,8 +351,6 @@ def answers(
     samples: int,
 ) -> None:
     """Grade each answer with the seed-003 rubric; report the model-graded hallucination rate."""
-    from assay.cli.common import finish
-    from assay.cli.model_options import calls_emitter
     from assay.procedures.judging import AnswersOptions, judge_answers
 
     fmt = _format(fmt, output)

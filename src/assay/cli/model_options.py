@@ -68,8 +68,8 @@ def judge_call_options(command: F) -> F:
     :class:`~assay.procedures.model_options.ModelCallOptions`, for its ``model``) and
     ``samples`` in place of the flags. Put it below the ``command`` decorator."""
     own = [
-        p
-        for p in inspect.signature(command, eval_str=True).parameters.values()
+        p.replace(annotation=_evaluated(p.annotation, command))
+        for p in inspect.signature(command).parameters.values()
         if p.name not in ("calls", "samples")
     ]
     shared = [
@@ -94,6 +94,13 @@ def judge_call_options(command: F) -> F:
     wrapper.__signature__ = inspect.Signature([*own, *shared])  # type: ignore[attr-defined]
     wrapper.__annotations__ = {p.name: p.annotation for p in [*own, *shared]}
     return wrapper  # type: ignore[return-value]
+
+
+def _evaluated(annotation: Any, command: Callable[..., Any]) -> Any:
+    """A parameter's annotation as an object (a string under postponed evaluation)."""
+    if isinstance(annotation, str):
+        return eval(annotation, command.__globals__)
+    return annotation
 
 
 def model_calls(

@@ -9,6 +9,7 @@ import typer
 
 from assay.cli import options as o
 from assay.cli.app import app
+from assay.cli.common import emit, finish, options_from, resolve_format
 
 FORMATS = ("table", "json")
 
@@ -52,7 +53,6 @@ def verify_suite_command(
     executor: o.Executor = None,
 ) -> None:
     """Run a system and a degraded variant; exit 1 unless the variant scores significantly lower."""
-    from assay.cli.common import finish, options_from, resolve_format
     from assay.procedures.options import ScoringOptions, SourceOptions
     from assay.procedures.procedure_options import PairedTestOptions
     from assay.procedures.verification import verify_suite
@@ -73,7 +73,6 @@ def verify_suite_command(
 
 def _emit(result: Any, fmt: str, output: Any) -> None:
     """The result in ``fmt`` to stdout or to each ``-o`` file; the verdict on the terminal too."""
-    from assay.cli.common import emit
     from assay.report.render import print_terminal, render
 
     def table(console: Any) -> None:

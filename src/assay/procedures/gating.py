@@ -33,7 +33,10 @@ from assay.procedures.live import executing, failed_bound, live_keywords, run_or
 from assay.procedures.options import ScoringOptions, SourceOptions, option_object
 from assay.procedures.procedure_options import GateOptions
 from assay.results import EvaluationResult, check_pairable
+from assay.stats.bootstrap import paired_bootstrap_ci
 from assay.stats.corrections import check_correction
+from assay.systems.base import config_hash
+from assay.tags import group_by_tags
 
 if TYPE_CHECKING:  # pragma: no cover
     from assay.judgments.models import JudgmentSet
@@ -87,8 +90,6 @@ def check_pair(
 ) -> GateCheck:
     """Decide one check from paired per-query values (same query order in both)."""
     import numpy as np
-
-    from assay.stats.bootstrap import paired_bootstrap_ci
 
     a = np.asarray(baseline, dtype=float)
     b = np.asarray(candidate, dtype=float)
@@ -144,7 +145,6 @@ def _rows(result: EvaluationResult, metric: str, who: str) -> dict[str, Any]:
 
 
 def _slices(rows: dict[str, Any], field: str, order: list[str]) -> dict[str, list[str]]:
-    from assay.tags import group_by_tags
 
     return dict(sorted(group_by_tags((qid, rows[qid].get(field)) for qid in order).items()))
 
@@ -413,7 +413,6 @@ def _assemble(
     min_n: int,
 ) -> GateResult:
     """The gate result: settings, checks, verdict and provenance of the candidate."""
-    from assay.systems.base import config_hash
 
     run = candidate.run
     cv, bv = candidate.judgments.version, baseline.judgments.version

@@ -26,6 +26,8 @@ from assay.procedures.options import ScoringOptions, SourceOptions, option_objec
 from assay.procedures.procedure_options import PairedTestOptions
 from assay.procedures.sources import Source, load_source
 from assay.results import MIGRATIONS, EvaluationResult, Policy, ResultModel, check_pairable
+from assay.stats.bootstrap import paired_bootstrap_ci
+from assay.stats.significance import is_exact, randomization_pvalues
 
 if TYPE_CHECKING:  # pragma: no cover
     from assay.judgments.models import JudgmentSet
@@ -287,9 +289,6 @@ def _check(
 ) -> VerifyCheck:
     """One metric's paired randomization test and bootstrap CI, with the verdict in words."""
     import numpy as np
-
-    from assay.stats.bootstrap import paired_bootstrap_ci
-    from assay.stats.significance import is_exact, randomization_pvalues
 
     ref = {str(r["query_id"]): r[metric] for r in reference.per_query}
     deg = {str(r["query_id"]): r[metric] for r in degraded.per_query}

@@ -15,8 +15,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from assay.errors import UsageError
+from assay.metrics.measures import parse_measure
 from assay.policies import merge_policies
-from assay.stats.corrections import check_correction
+from assay.progress import progress
+from assay.results import check_pairable
+from assay.stats.bootstrap import METHODS, bootstrap_ci_rows
+from assay.stats.corrections import adjust, check_correction
 from assay.stats.models import (
     ComparisonResult,
     MetricComparison,
@@ -27,8 +31,16 @@ from assay.stats.models import (
 )
 from assay.stats.overlap import candidate_overlaps
 from assay.stats.paired import PairedColumns
-from assay.stats.significance import p_value_method
+from assay.stats.pairing import column_values, pair_results
+from assay.stats.power import (
+    SD_TOLERANCE,
+    effect_size,
+    minimum_detectable_difference,
+    queries_needed,
+)
+from assay.stats.significance import TESTS, p_value_method, paired_pvalues
 from assay.stats.slices import slice_comparisons
+from assay.stats.summary import paired_row
 from assay.stats.verdict import TIE_TOLERANCE
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -74,7 +86,6 @@ def _baseline_index(baseline: str | int, names: list[str], run_names: list[str])
 
 
 def _resolve_metrics(metrics: Sequence[str] | None, results: list[EvaluationResult]) -> list[str]:
-    from assay.metrics.measures import parse_measure
 
     common = [m for m in results[0].metrics if all(m in r.metrics for r in results[1:])]
     if not metrics:
@@ -113,11 +124,6 @@ def stats_rows(
     """Per-row means, CIs, p-values, effect sizes and win/loss/tie counts."""
     import numpy as np
 
-    from assay.progress import progress
-    from assay.stats.bootstrap import bootstrap_ci_rows
-    from assay.stats.power import effect_size
-    from assay.stats.significance import paired_pvalues
-
     rows = int(diffs.shape[0])
     with progress("bootstrap CIs and paired tests", total=2 * rows, unit="steps") as tick:
         low, high = bootstrap_ci_rows(diffs, n_resamples=n_resamples, method=ci_method, seed=seed)
@@ -140,7 +146,6 @@ def stats_rows(
 
 def _power(candidate: str, metric: str, d: np.ndarray) -> PowerEstimate:
     """Power figures for one row of differences; ``None`` where not estimable."""
-    from assay.stats.power import SD_TOLERANCE, minimum_detectable_difference, queries_needed
 
     n = int(d.size)
     sd = float(d.std(ddof=1)) if n > 1 else None
@@ -292,8 +297,6 @@ def _assemble(
 
 def _check_settings(n_results: int, test: str, ci_method: str, alpha: float, top: int) -> None:
     """Step 1a: the settings are known and in range."""
-    from assay.stats.bootstrap import METHODS
-    from assay.stats.significance import TESTS
 
     if n_results < 2:
         raise UsageError(f"compare needs at least two results (got {n_results})")
@@ -316,7 +319,6 @@ def _order_inputs(
     allow_version_mismatch: bool,
 ) -> tuple[list[EvaluationResult], list[str], list[str], list[str], list[int]]:
     """Step 1b: results can be paired; baseline first; unique names; the metrics compared."""
-    from assay.results import check_pairable
 
     run_names = [r.run.name for r in results]
     names = unique_names(run_names)
@@ -353,7 +355,6 @@ def _pair(
     Pairing runs over the per-query columns (:mod:`assay.stats.pairing`); rows
     are built only for the ``by`` fields of slices.
     """
-    from assay.stats.pairing import column_values, pair_results
 
     found = pair_results(results, metric_names)
     n = len(found.rows[0])
@@ -413,8 +414,6 @@ def _test(
 ) -> tuple[list[MetricComparison], list[PowerEstimate]]:
     """Step 3: test every candidate x metric row (one family, adjusted by ``correction``),
     with power figures."""
-    from assay.stats.corrections import adjust
-    from assay.stats.summary import paired_row
 
     st = stats_rows(pairs.diffs, **common)
     p_adj = adjust(st["p"], correction)

@@ -26,6 +26,8 @@ from typing import TYPE_CHECKING
 
 from assay.bounds import at_least
 from assay.errors import UsageError
+from assay.stats.bootstrap import _as_pair, bootstrap_pvalues_rows
+from assay.stats.corrections import adjust
 
 if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
@@ -143,7 +145,6 @@ def paired_pvalues(
     seed: int = 0,
 ) -> np.ndarray:
     """Two-sided p-values of ``test`` (one of :data:`TESTS`) for each row of ``diffs``."""
-    from assay.stats.bootstrap import bootstrap_pvalues_rows
 
     key = test.lower()
     if key == "randomization":
@@ -167,7 +168,6 @@ def paired_test(
     seed: int = 0,
 ) -> float:
     """Two-sided p-value of ``test`` for paired values: candidate ``b`` vs baseline ``a``."""
-    from assay.stats.bootstrap import _as_pair
 
     x, y = _as_pair(a, b)
     p = paired_pvalues(
@@ -185,7 +185,6 @@ def holm(pvalues: object) -> np.ndarray:
 
     :func:`assay.stats.corrections.adjust` with ``method="holm"``.
     """
-    from assay.stats.corrections import adjust
 
     return adjust(pvalues, "holm")
 

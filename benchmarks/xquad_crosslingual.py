@@ -97,6 +97,7 @@ def crosslingual(
     """Rows ``{language, system, n, R@5, MRR}`` and seconds to index/embed the corpus per system."""
     from assay.corpora import Corpus
     from assay.procedures.evaluation import evaluate
+    from assay.procedures.options import ScoringOptions
     from assay.systems.runner import run_system
 
     docs = english_paragraphs(data)[:paragraphs] if paragraphs else english_paragraphs(data)
@@ -110,7 +111,7 @@ def crosslingual(
         seconds[name] = time.perf_counter() - start
         for language, judgments in sets.items():
             run = run_system(system, judgments, k=100, progress=False).run
-            result = evaluate(judgments, run, ["R@5", "RR"], cache=False)
+            result = evaluate(judgments, run, ["R@5", "RR"], ScoringOptions(cache=False))
             rows.append(
                 {
                     "language": language,

@@ -26,6 +26,10 @@ _LAZY = {
     "score_answers": "assay.answers.score",
     "ScoringOptions": "assay.procedures.options",
     "SourceOptions": "assay.procedures.options",
+    "EvaluationOptions": "assay.procedures.procedure_options",
+    "ComparisonOptions": "assay.procedures.procedure_options",
+    "GateOptions": "assay.procedures.procedure_options",
+    "PairedTestOptions": "assay.procedures.procedure_options",
     # inputs
     "load_judgments": "assay.judgments.load",
     "load_run": "assay.runs.io",
@@ -69,10 +73,13 @@ __all__ = [
     "Abstention",
     "AnswersResult",
     "AssayError",
+    "ComparisonOptions",
     "ComparisonResult",
+    "EvaluationOptions",
     "EvaluationResult",
     "Failure",
     "GateCheck",
+    "GateOptions",
     "GateResult",
     "Hit",
     "InputError",
@@ -81,6 +88,7 @@ __all__ = [
     "Latency",
     "Measure",
     "NoAnswerRow",
+    "PairedTestOptions",
     "Policy",
     "Problem",
     "QueryRow",
@@ -123,6 +131,12 @@ if TYPE_CHECKING:  # pragma: no cover
     from assay.procedures.gate_result import GateCheck, GateResult
     from assay.procedures.gating import gate
     from assay.procedures.options import ScoringOptions, SourceOptions
+    from assay.procedures.procedure_options import (
+        ComparisonOptions,
+        EvaluationOptions,
+        GateOptions,
+        PairedTestOptions,
+    )
     from assay.procedures.verification import VerifyCheck, VerifyResult, verify_suite
     from assay.results import (
         Abstention,

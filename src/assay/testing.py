@@ -20,9 +20,14 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from assay.errors import UsageError
+from assay.formats import format_from_name
+from assay.procedures.gating import gate
+from assay.procedures.options import ScoringOptions, SourceOptions
+from assay.procedures.procedure_options import GateOptions
+
 if TYPE_CHECKING:  # pragma: no cover
     from assay.procedures.gate_result import GateResult
-    from assay.procedures.options import SourceOptions
 
 __all__ = ["assert_gate"]
 
@@ -52,12 +57,9 @@ def assert_gate(
     ``no_cache``, ...). Bad input raises assay's usual errors (not AssertionError).
     Returns the :class:`~assay.procedures.gate_result.GateResult` of a passing gate.
     """
-    from assay.procedures.gating import gate
-
     candidate, source, rest = _candidate(run, config, dict(options))
-    result = gate(
-        judgments, candidate, baseline, list(metrics), margin=margin, source=source, **rest
-    )
+    scoring, rule = _gate_options(margin, rest)
+    result = gate(judgments, candidate, baseline, list(metrics), scoring, rule=rule, source=source)
     if not result.passed:
         from assay.report.gate_markdown import render_markdown
 
@@ -65,13 +67,21 @@ def assert_gate(
     return result
 
 
+def _gate_options(margin: float, options: dict[str, Any]) -> tuple[ScoringOptions, GateOptions]:
+    """The keywords ``options`` as :func:`assay.gate`'s option objects (an unknown one is a
+    :class:`UsageError` naming it)."""
+    scoring = {key: options.pop(key) for key in list(options) if key in ScoringOptions.model_fields}
+    rule = {key: options.pop(key) for key in list(options) if key in GateOptions.model_fields}
+    if options:
+        unknown = sorted(options)
+        raise UsageError(f"assert_gate takes no `{unknown[0]}`", unknown[0])
+    return ScoringOptions(**scoring), GateOptions(margin=margin, **rule)
+
+
 def _candidate(
     run: Any, config: str | Path | None, options: dict[str, Any]
 ) -> tuple[Any, SourceOptions | None, dict[str, Any]]:
     """The candidate for :func:`assay.gate`: ``run`` itself, or a system named in ``config``."""
-    from assay.errors import UsageError
-    from assay.procedures.options import SourceOptions
-
     if not _names_a_system(run, config):
         if config is not None:
             raise UsageError("`config` declares systems: give a system's name as `run`", "config")
@@ -84,8 +94,6 @@ def _candidate(
 
 def _names_a_system(run: Any, config: str | Path | None) -> bool:
     """True when ``run`` is a system's name, not a run file (a missing file stays a file)."""
-    from assay.formats import format_from_name
-
     if not isinstance(run, str) or Path(run).exists():
         return False
     return config is not None or format_from_name(Path(run), "run") is None

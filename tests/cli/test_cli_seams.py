@@ -298,7 +298,9 @@ def test_version_mismatch_warning_names_the_flag_in_the_cli(
     assert "`allow_version_mismatch`" in Path("r.json").read_text()
     import assay
 
-    result = assay.evaluate(QUESTIONS, "kw.trec", allow_version_mismatch=True)
+    result = assay.evaluate(
+        QUESTIONS, "kw.trec", options=assay.ScoringOptions(allow_version_mismatch=True)
+    )
     assert any("`allow_version_mismatch`" in w for w in result.run.warnings)
 
 

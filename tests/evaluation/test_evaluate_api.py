@@ -64,7 +64,9 @@ def test_aggregate_matches_pytrec_eval_with_missing_as_zero() -> None:
 
 
 def test_missing_skip_averages_over_run_queries_only() -> None:
-    result = assay.evaluate(_judgments(), RUN, metrics=["RR"], missing="skip")
+    result = assay.evaluate(
+        _judgments(), RUN, options=assay.ScoringOptions(missing="skip"), metrics=["RR"]
+    )
     oracle = _oracle("recip_rank")
     assert result.aggregate["RR"] == pytest.approx(sum(oracle.values()) / 3)
     assert result.judgments.queries == 3
@@ -148,15 +150,18 @@ def test_inputs_are_not_mutated() -> None:
     ],
 )
 def test_bad_arguments_raise_usage_errors(kwargs: dict, message: str) -> None:
+    scoring = {k: kwargs.pop(k) for k in list(kwargs) if k in assay.ScoringOptions.model_fields}
     with pytest.raises(assay.UsageError, match=message):
-        assay.evaluate(_judgments(), RUN, **kwargs)
+        assay.evaluate(_judgments(), RUN, options=assay.ScoringOptions(**scoring), **kwargs)
 
 
 def test_nothing_scored_gives_no_value_and_the_file_reads_back(tmp_path) -> None:
     def down(text: str, k: int) -> list[str]:
         raise ConnectionError("backend down")
 
-    result = assay.evaluate(_judgments(), down, metrics=["RR"], retries=0)
+    result = assay.evaluate(
+        _judgments(), down, options=assay.ScoringOptions(retries=0), metrics=["RR"]
+    )
     assert math.isnan(result.aggregate["RR"])  # no value, not a score of 0
     assert {f["query_id"] for f in result.run.failures} == {"q1", "q2", "q3", "q4", "q5"}
     path = tmp_path / "r.json"

@@ -48,7 +48,7 @@ def test_a_mixed_set_is_refused_through_both_doors(tmp_path: Path) -> None:
 
 def test_when_allowed_they_are_reported_apart_with_the_overlap(tmp_path: Path) -> None:
     mixed, run, other = _files(tmp_path)
-    result = assay.evaluate(mixed, run, ["RR"], mix_synthetic=True)
+    result = assay.evaluate(mixed, run, ["RR"], options=assay.ScoringOptions(mix_synthetic=True))
     groups = result.groups["synthetic"]
     assert groups["true"]["n"] == 2 and groups["true"]["RR"] == pytest.approx(0.5)
     assert result.judgments.synthetic_queries == 2
@@ -59,7 +59,9 @@ def test_when_allowed_they_are_reported_apart_with_the_overlap(tmp_path: Path) -
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     assert "synthetic  2 model-written queries, mean word overlap 0.75" in proc.stdout
-    compared = assay.compare(mixed, [run, other], ["RR"], mix_synthetic=True)
+    compared = assay.compare(
+        mixed, [run, other], ["RR"], options=assay.ScoringOptions(mix_synthetic=True)
+    )
     assert {s.field for s in compared.slices} == {"synthetic"}
 
 

@@ -16,6 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import assay
 from assay.judges.labels import read_labels
 from assay.judges.ppi import classical_mean_interval, ppi_mean_interval, tuned_lambda
 from assay.procedures.agreement import agreement
@@ -179,9 +180,10 @@ def test_evaluate_calibrate_option_calls_the_same_function(dl19, capsys) -> None
     assert len(rules) == 1 and "PPI++" in rules[0]["text"]
     direct = calibrate(model, runs[0], sample, metrics=["nDCG@10"])
     assert cal["metrics"][0]["ppi"] == pytest.approx(direct.metrics[0].ppi)
-    import assay  # the library's `calibrate=` is the same step
 
-    lib = assay.evaluate(model, runs[0], ["nDCG@10"], calibrate=sample).calibration
+    lib = assay.evaluate(
+        model, runs[0], ["nDCG@10"], evaluation=assay.EvaluationOptions(calibrate=sample)
+    ).calibration
     assert {**lib, "created_at": None} == {**cal, "created_at": None}
     from assay.cli import main
 

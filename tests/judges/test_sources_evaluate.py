@@ -43,7 +43,7 @@ def test_mixed_sources_are_refused_through_both_doors(tmp_path: Path) -> None:
 @pytest.mark.parametrize(("prefer", "rr_q1"), [("human", 1.0), ("model", 0.5)])
 def test_prefer_decides_and_both_doors_agree(tmp_path: Path, prefer: str, rr_q1: float) -> None:
     labels, run = _files(tmp_path)
-    lib = assay.evaluate(labels, run, ["RR"], prefer=prefer)
+    lib = assay.evaluate(labels, run, ["RR"], evaluation=assay.EvaluationOptions(prefer=prefer))
     rows = {r["query_id"]: r["RR"] for r in lib.per_query}
     assert rows["q1"] == pytest.approx(rr_q1)
     proc = _cli(
@@ -56,7 +56,7 @@ def test_prefer_decides_and_both_doors_agree(tmp_path: Path, prefer: str, rr_q1:
 
 def test_reports_count_labels_per_source(tmp_path: Path) -> None:
     labels, run = _files(tmp_path)
-    result = assay.evaluate(labels, run, ["RR"], prefer="human")
+    result = assay.evaluate(labels, run, ["RR"], evaluation=assay.EvaluationOptions(prefer="human"))
     assert result.judgments.label_sources == {"human": 2, "model": 1}
     proc = _cli(
         "evaluate", str(labels), str(run), "-m", "RR", "--prefer", "human", "--no-record",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+import assay
 from assay.errors import UsageError
 from assay.judgments.models import JudgmentSet
 from assay.metrics.depth import check_depth
@@ -26,7 +27,12 @@ def test_live_system_asked_too_shallow_names_the_k_needed() -> None:
 
 def test_library_evaluate_refuses_a_shallow_live_system() -> None:
     with pytest.raises(UsageError, match=r"R@1000 needs rankings of 1000"):
-        evaluate(_judgments(), lambda text, k: ["d1", "d2"][:k], ["R@1000"], k=100)
+        evaluate(
+            _judgments(),
+            lambda text, k: ["d1", "d2"][:k],
+            ["R@1000"],
+            options=assay.ScoringOptions(k=100),
+        )
 
 
 def test_run_file_shorter_than_the_cutoff_warns() -> None:

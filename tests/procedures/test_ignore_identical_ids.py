@@ -81,7 +81,12 @@ def test_scores_equal_beirs_evaluate_and_trec_eval_when_off(case) -> None:
     qrels, results = case
     metrics = [ours for ours, _ in PAIRS]
     runs = {q: sorted(d.items(), key=lambda i: -i[1]) for q, d in results.items()}
-    on = assay.evaluate(_js(qrels), runs, metrics, missing="skip", ignore_identical_ids=True)
+    on = assay.evaluate(
+        _js(qrels),
+        runs,
+        metrics,
+        options=assay.ScoringOptions(missing="skip", ignore_identical_ids=True),
+    )
     expected = _beir(qrels, results)
     for name in metrics:
         value = on.aggregate[name]
@@ -89,7 +94,7 @@ def test_scores_equal_beirs_evaluate_and_trec_eval_when_off(case) -> None:
     dropped = sum(q in d for q, d in results.items())
     assert on.run.identical_ids_dropped == dropped
     assert on.policy.ignore_identical_ids
-    off = assay.evaluate(_js(qrels), runs, metrics, missing="skip")
+    off = assay.evaluate(_js(qrels), runs, metrics, options=assay.ScoringOptions(missing="skip"))
     plain = pytrec_eval.RelevanceEvaluator(qrels, {"ndcg_cut.5"}).evaluate(results)
     if plain:
         want = statistics.fmean(s["ndcg_cut_5"] for s in plain.values())
@@ -103,7 +108,9 @@ OTHER = {"a": ["b", "c"], "b": ["a"], "c": ["x", "d"]}
 
 
 def test_ranks_move_up_and_the_count_is_a_policy_line() -> None:
-    on = assay.evaluate(_js(QRELS), SELF, ["RR", "P@1"], ignore_identical_ids=True)
+    on = assay.evaluate(
+        _js(QRELS), SELF, ["RR", "P@1"], options=assay.ScoringOptions(ignore_identical_ids=True)
+    )
     assert on.aggregate["RR"] == 1.0 and on.aggregate["P@1"] == 1.0  # b, a, d now first
     off = assay.evaluate(_js(QRELS), SELF, ["RR", "P@1"])
     assert off.aggregate["RR"] == pytest.approx((1 / 2 + 1 / 2 + 1) / 3)
@@ -113,20 +120,28 @@ def test_ranks_move_up_and_the_count_is_a_policy_line() -> None:
 
 
 def test_compare_and_gate_take_the_same_keyword(tmp_path: Path) -> None:
+    scoring = assay.ScoringOptions(ignore_identical_ids=True)
+    stats = assay.ComparisonOptions(n_permutations=50, n_resamples=50)
     result = assay.compare(
-        _js(QRELS), {"self": SELF, "other": OTHER}, ["RR"], n_permutations=50,
-        n_resamples=50, ignore_identical_ids=True,
-    )  # fmt: skip
+        _js(QRELS), {"self": SELF, "other": OTHER}, ["RR"], scoring, comparison=stats
+    )
     texts = [r.text for r in result.policies if r.name == "ignore_identical_ids"]
     assert texts and any(t.startswith("self: ") and "3 documents" in t for t in texts)
-    gated = gate(_js(QRELS), SELF, OTHER, ["RR"], min_n=1, n_resamples=50,
-                 ignore_identical_ids=True)  # fmt: skip
+    rule = assay.GateOptions(min_n=1, n_resamples=50)
+    gated = gate(_js(QRELS), SELF, OTHER, ["RR"], scoring, rule=rule)
     assert gated.policy.ignore_identical_ids
     assert any(r.name == "ignore_identical_ids" for r in gated.policies)
     baseline = tmp_path / "base.json"
     baseline.write_text(assay.evaluate(_js(QRELS), OTHER, ["RR"]).to_json(), "utf-8")
     with pytest.raises(UsageError, match="ignore_identical_ids"):
-        gate(_js(QRELS), SELF, baseline, ["RR"], min_n=1, ignore_identical_ids=True)
+        gate(
+            _js(QRELS),
+            SELF,
+            baseline,
+            ["RR"],
+            options=assay.ScoringOptions(ignore_identical_ids=True),
+            rule=assay.GateOptions(min_n=1),
+        )
 
 
 def _files(tmp_path: Path) -> tuple[Path, Path, Path]:
@@ -153,7 +168,12 @@ def test_the_cli_flag_on_evaluate_compare_gate_and_report(tmp_path: Path) -> Non
     )  # fmt: skip
     assert ev.returncode == 0, ev.stderr
     saved = json.loads((tmp_path / "ev.json").read_text("utf-8"))
-    lib = assay.evaluate(qrels, run, ["RR"], judgments_format="trec", ignore_identical_ids=True)
+    lib = assay.evaluate(
+        qrels,
+        run,
+        ["RR"],
+        options=assay.ScoringOptions(judgments_format="trec", ignore_identical_ids=True),
+    )
     assert saved["policies"] == [p.model_dump() for p in lib.policies]
     assert saved["aggregate"]["RR"] == 1.0 and saved["run"]["identical_ids_dropped"] == 3
 
@@ -172,7 +192,12 @@ def test_compare_gate_and_report_print_the_rule(tmp_path: Path, capsys) -> None:
     flag = "--ignore-identical-ids"
     common = ["--judgments-format", "trec", "--no-record", "-m", "RR"]
     saved = tmp_path / "ev.json"
-    ev = assay.evaluate(qrels, run, ["RR"], judgments_format="trec", ignore_identical_ids=True)
+    ev = assay.evaluate(
+        qrels,
+        run,
+        ["RR"],
+        options=assay.ScoringOptions(judgments_format="trec", ignore_identical_ids=True),
+    )
     saved.write_text(ev.to_json(), "utf-8")
     code, out, err = _main(["report", str(saved)], capsys)
     assert code == 0, err

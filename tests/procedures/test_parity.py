@@ -56,7 +56,13 @@ def test_evaluate_parity_with_failed_queries_in_the_sidecar(tmp_path: Path) -> N
     assert "q01, q07" in proc.stderr and "--max-failed" in proc.stderr
     cli = _content(json.loads(proc.stdout))
     lib = _library(
-        assay.evaluate(QUESTIONS, run, ["nDCG@10", "RR"], by=["language"], abstain_below=0.7)
+        assay.evaluate(
+            QUESTIONS,
+            run,
+            ["nDCG@10", "RR"],
+            by=["language"],
+            evaluation=assay.EvaluationOptions(abstain_below=0.7),
+        )
     )
     assert cli == lib
     # the sidecar's failures are reported, not scored as zeros or counted as missing
@@ -92,9 +98,9 @@ def test_compare_parity(tmp_path: Path) -> None:
             QUESTIONS,
             runs,
             ["nDCG@10", "RR"],
-            by=["language"],
-            n_permutations=2000,
-            n_resamples=2000,
+            comparison=assay.ComparisonOptions(
+                by=["language"], n_permutations=2000, n_resamples=2000
+            ),
         )
     )
     assert cli == lib
@@ -120,16 +126,28 @@ def test_gate_parity_and_policy_travels(tmp_path: Path) -> None:
     proc = _cli(*args, "--resamples", "2000", "--json", str(out), "--no-record", cwd=tmp_path)
     assert proc.returncode == 1, proc.stderr  # names-only drops nDCG@10 by 0.071
     cli = _content(json.loads(out.read_text(encoding="utf-8")))
-    lib = assay.gate(QUESTIONS, RUNS / "names.trec", base_file, ["nDCG@10"], n_resamples=2000)
+    lib = assay.gate(
+        QUESTIONS,
+        RUNS / "names.trec",
+        base_file,
+        ["nDCG@10"],
+        rule=assay.GateOptions(n_resamples=2000),
+    )
     assert cli == _library(lib)
     assert not lib.passed and lib.candidate_evaluation.run.name == "keyword-names-only"
     # the candidate is scored with the user's policy; a baseline scored otherwise is refused
     proc = _cli(*args, "--missing", "skip", "--no-record", cwd=tmp_path)
     assert proc.returncode == 2 and "--missing" in proc.stderr, proc.stderr
     with pytest.raises(assay.UsageError, match="`missing` policies"):
-        assay.gate(QUESTIONS, RUNS / "names.trec", base, missing="skip")
-    skip_base = assay.evaluate(QUESTIONS, RUNS / "keyword.trec", ["nDCG@10"], missing="skip")
-    gated = assay.gate(QUESTIONS, RUNS / "names.trec", skip_base, missing="skip")
+        assay.gate(
+            QUESTIONS, RUNS / "names.trec", base, options=assay.ScoringOptions(missing="skip")
+        )
+    skip_base = assay.evaluate(
+        QUESTIONS, RUNS / "keyword.trec", ["nDCG@10"], options=assay.ScoringOptions(missing="skip")
+    )
+    gated = assay.gate(
+        QUESTIONS, RUNS / "names.trec", skip_base, options=assay.ScoringOptions(missing="skip")
+    )
     assert gated.policy.missing == "skip"
 
 

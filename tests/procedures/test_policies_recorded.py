@@ -65,7 +65,10 @@ def test_compare_records_the_rules_of_every_evaluation() -> None:
     short = assay.evaluate(_js(), SHORT, ["R@10"])
     long = assay.evaluate(_js(), LONG, ["R@10"])
     result = assay.compare(
-        _js(), {"short": SHORT, "long": LONG}, ["R@10"], n_permutations=100, n_resamples=100
+        _js(),
+        {"short": SHORT, "long": LONG},
+        ["R@10"],
+        comparison=assay.ComparisonOptions(n_permutations=100, n_resamples=100),
     )
     assert result.policies == merge_policies([short.policies, long.policies], ["short", "long"])
     texts = _texts(result.policies)
@@ -82,20 +85,35 @@ def test_compare_of_result_files_keeps_their_rules(tmp_path: Path) -> None:
     paths = []
     for name, run in (("short", SHORT), ("long", LONG)):
         path = tmp_path / f"{name}.json"
-        path.write_text(assay.evaluate(_js(), run, ["RR"], missing="skip").to_json(), "utf-8")
+        path.write_text(
+            assay.evaluate(
+                _js(), run, ["RR"], options=assay.ScoringOptions(missing="skip")
+            ).to_json(),
+            "utf-8",
+        )
         paths.append(path)
     result = assay.compare(
-        _js(), paths, ["RR"], missing="skip", n_permutations=100, n_resamples=100
+        _js(),
+        paths,
+        ["RR"],
+        options=assay.ScoringOptions(missing="skip"),
+        comparison=assay.ComparisonOptions(n_permutations=100, n_resamples=100),
     )
     assert result.policies[0].text == MISSING["skip"] and not result.policies[0].differs
 
 
 def test_gate_and_verify_record_both_sides() -> None:
-    gated = gate(_js(), LONG, SHORT, ["R@10"], min_n=2, n_resamples=100)
+    gated = gate(_js(), LONG, SHORT, ["R@10"], rule=assay.GateOptions(min_n=2, n_resamples=100))
     texts = _texts(gated.policies)
     assert any(t.startswith("candidate run: R@10: the run lists at most 3") for t in texts)
     assert any(t.startswith("baseline run: R@10: the run lists at most 1") for t in texts)
-    checked = verify_suite(_js(), SHORT, LONG, ["R@10"], n_permutations=100, n_resamples=100)
+    checked = verify_suite(
+        _js(),
+        SHORT,
+        LONG,
+        ["R@10"],
+        statistics=assay.PairedTestOptions(n_permutations=100, n_resamples=100),
+    )
     texts = _texts(checked.policies)
     assert any(t.startswith("system run: R@10: the run lists at most 1") for t in texts)
     assert any(t.startswith("degraded run: R@10: the run lists at most 3") for t in texts)
@@ -109,7 +127,9 @@ def test_the_cli_records_what_the_library_records(tmp_path: Path, missing: str) 
     run = tmp_path / "run.trec"
     run.write_text("".join(f"q{i} Q0 d{i} 1 1.0 t\n" for i in range(1, 6)), "utf-8")
     metrics = ["nDCG(gain=exp)@10", "NumRet"]
-    lib = assay.evaluate(qrels, run, metrics, judgments_format="trec", missing=missing)
+    lib = assay.evaluate(
+        qrels, run, metrics, options=assay.ScoringOptions(judgments_format="trec", missing=missing)
+    )
     cmd = [sys.executable, "-c", "from assay.cli import main; main()", "evaluate", str(qrels)]
     cmd += [str(run), "--judgments-format", "trec", "--missing", missing, "--no-record"]
     cmd += ["-m", metrics[0], "-m", metrics[1], "-f", "json"]

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+import assay
 from assay.errors import InputError
 from assay.procedures.evaluation import evaluate
 from assay.procedures.sources import PendingRun, load_source, prefetch_run
@@ -23,7 +24,9 @@ def _files(tmp_path: Path, qrels: str = QRELS, run: str = RUN) -> tuple[Path, Pa
 
 def test_prefetched_run_scores_as_the_path(tmp_path):
     q, r = _files(tmp_path)
-    direct = evaluate(q, r, ["AP", "nDCG@10"], judgments_format="trec")
+    direct = evaluate(
+        q, r, ["AP", "nDCG@10"], options=assay.ScoringOptions(judgments_format="trec")
+    )
     from assay.judgments.load import load_judgments
 
     js = load_judgments(q, format="trec")
@@ -44,14 +47,14 @@ def test_not_prefetched(tmp_path):
 def test_judgment_errors_come_first(tmp_path):
     q, r = _files(tmp_path, qrels="q1 0 d1 x\n", run="q1 Q0 d1 1 notanumber t\n")
     with pytest.raises(InputError) as err:
-        evaluate(q, r, ["AP"], judgments_format="trec")
+        evaluate(q, r, ["AP"], options=assay.ScoringOptions(judgments_format="trec"))
     assert "qrels.txt" in str(err.value) and "run.trec" not in str(err.value)
 
 
 def test_run_errors_surface_from_the_thread(tmp_path):
     q, r = _files(tmp_path, run="q1 Q0 d1 1 notanumber t\n")
     with pytest.raises(InputError) as err:
-        evaluate(q, r, ["AP"], judgments_format="trec")
+        evaluate(q, r, ["AP"], options=assay.ScoringOptions(judgments_format="trec"))
     assert "run.trec:1" in str(err.value) and "score" in str(err.value)
     from assay.judgments.load import load_judgments
 

@@ -25,31 +25,48 @@ def _js() -> JudgmentSet:
 
 
 @pytest.mark.parametrize(("missing", "ties"), [("zero", "score"), ("skip", "given")])
-def test_options_score_as_the_keywords(missing: str, ties: str) -> None:
-    by_keywords = assay.evaluate(_js(), RUN, ["RR", "nDCG@10"], missing=missing, ties=ties)
+def test_options_score_as_trec_eval_policies(missing: str, ties: str) -> None:
     opts = ScoringOptions(missing=missing, ties=ties)
-    by_options = assay.evaluate(_js(), RUN, ["RR", "nDCG@10"], options=opts)
-    assert by_options.aggregate == by_keywords.aggregate
-    assert by_options.policy == by_keywords.policy
-    assert by_options.policies == by_keywords.policies
+    positional = assay.evaluate(_js(), RUN, ["RR", "nDCG@10"], (), opts)
+    by_name = assay.evaluate(_js(), RUN, ["RR", "nDCG@10"], options=opts)
+    assert positional.aggregate == by_name.aggregate
+    assert by_name.policy.missing == missing and by_name.policy.ties == ties
+    # q6 is judged but absent from the run: scored 0 (zero) or left out (skip)
+    assert len(by_name.per_query) == (6 if missing == "zero" else 5)
 
 
-def test_every_procedure_takes_options() -> None:
-    for procedure in (assay.evaluate, assay.compare, assay.gate, assay.verify_suite):
-        parameter = inspect.signature(procedure).parameters["options"]
-        assert parameter.kind is inspect.Parameter.KEYWORD_ONLY and parameter.default is None
+PROCEDURES = (assay.evaluate, assay.compare, assay.gate, assay.verify_suite)
 
 
-def test_a_keyword_beside_options_is_refused() -> None:
-    with pytest.raises(UsageError, match="either as a keyword or in `options`") as info:
-        assay.evaluate(_js(), RUN, ["RR"], missing="skip", options=ScoringOptions())
-    assert info.value.parameter == "missing"
+def test_every_procedure_takes_a_handful_of_parameters_and_options() -> None:
+    for procedure in PROCEDURES:
+        parameters = inspect.signature(procedure).parameters
+        assert len(parameters) <= 8, procedure.__name__
+        assert parameters["options"].default is None
+        assert "ScoringOptions" in str(parameters["options"].annotation)
 
 
-def test_an_option_the_procedure_does_not_take_is_refused() -> None:
-    opts = ScoringOptions(ignore_identical_ids=True)
-    with pytest.raises(UsageError, match="takes no `ignore_identical_ids`"):
-        assay.verify_suite(_js(), RUN, options=opts)
+def test_an_option_object_of_another_kind_is_refused_naming_the_parameter() -> None:
+    with pytest.raises(UsageError, match="`options` must be a ScoringOptions") as info:
+        assay.evaluate(_js(), RUN, ["RR"], options={"missing": "skip"})  # type: ignore[arg-type]
+    assert info.value.parameter == "options"
+    with pytest.raises(UsageError, match="`rule` must be a GateOptions") as info:
+        assay.gate(_js(), RUN, RUN, rule=ScoringOptions())  # type: ignore[arg-type]
+    assert info.value.parameter == "rule"
+
+
+def test_every_option_model_field_is_described() -> None:
+    models = (
+        assay.ScoringOptions,
+        assay.SourceOptions,
+        assay.EvaluationOptions,
+        assay.ComparisonOptions,
+        assay.GateOptions,
+        assay.PairedTestOptions,
+    )
+    for model in models:
+        schema = model.model_json_schema()
+        assert all(p.get("description") for p in schema["properties"].values()), model
 
 
 @pytest.mark.parametrize(

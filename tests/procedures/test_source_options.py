@@ -70,7 +70,9 @@ def test_a_run_and_a_system_are_not_both_given() -> None:
     with pytest.raises(UsageError, match="RUN file to score"):
         assay.evaluate(QUESTIONS, source=SourceOptions())
     with pytest.raises(UsageError, match="either as a keyword or in `source`"):
-        assay.evaluate(QUESTIONS, source=source, retries=1, cache=None)
+        assay.evaluate(
+            QUESTIONS, options=assay.ScoringOptions(retries=1, cache=None), source=source
+        )
 
 
 def test_library_and_cli_give_the_same_evaluation_and_comparison(tmp_path: Path) -> None:

@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+import assay
 from assay.cli.app import main
 
 QRELS = "\n".join(f"q{i} 0 d{i} 1" for i in range(12)) + "\n"
@@ -62,7 +63,9 @@ def test_result_file_accepted_and_html_written(files, capsys) -> None:
     from assay.procedures.evaluation import evaluate
 
     tmp, qrels = files
-    res = evaluate(qrels, tmp / "good.trec", ["RR"], name="good-result")
+    res = evaluate(
+        qrels, tmp / "good.trec", ["RR"], evaluation=assay.EvaluationOptions(name="good-result")
+    )
     (tmp / "good.json").write_text(res.to_json())
     out = tmp / "cmp.html"
     code = _main(

@@ -62,7 +62,9 @@ def test_one_formatting_rule() -> None:
 def test_evaluation_tables_print_trec_evals_sums(trec_files, fmt_name: str) -> None:
     qrels, run, expected = trec_files
     assert expected == {"NumRet": 1500, "NumRel": 561, "NumRelRet": 131}
-    result = assay.evaluate(qrels, run, ["P@10", *COUNTS], judgments_format="trec")
+    result = assay.evaluate(
+        qrels, run, ["P@10", *COUNTS], options=assay.ScoringOptions(judgments_format="trec")
+    )
     text = render(result, fmt_name)
     all_row = next(x for x in text.splitlines() if re.match(r"^\|?\s*all\s*\|?\s", x))
     cells = [c for c in re.split(r"[|\s]+", all_row) if c]
@@ -74,7 +76,9 @@ def test_evaluation_tables_print_trec_evals_sums(trec_files, fmt_name: str) -> N
 
 def test_evaluation_csv_writes_counts_whole(trec_files) -> None:
     qrels, run, _ = trec_files
-    result = assay.evaluate(qrels, run, ["P@10", *COUNTS], judgments_format="trec")
+    result = assay.evaluate(
+        qrels, run, ["P@10", *COUNTS], options=assay.ScoringOptions(judgments_format="trec")
+    )
     rows = list(csv.DictReader(io.StringIO(render(result, "csv"))))
     assert [r["NumRet"] for r in rows] == ["500", "500", "500"]
     assert sum(int(r["NumRel"]) for r in rows) == 561
@@ -101,7 +105,10 @@ CAND = {f"q{i}": [f"d{i}"] if i <= 3 else [f"d{i}", "z"] for i in range(1, 9)}
 def _compare() -> assay.ComparisonResult:
     js = JudgmentSet.from_records(QUERIES, QRELS)
     return assay.compare(
-        js, {"base": BASE, "cand": CAND}, ["NumRet", "P@5"], n_permutations=500, n_resamples=500
+        js,
+        {"base": BASE, "cand": CAND},
+        ["NumRet", "P@5"],
+        comparison=assay.ComparisonOptions(n_permutations=500, n_resamples=500),
     )
 
 
@@ -150,7 +157,7 @@ def test_compare_csv_writes_counts_whole() -> None:
 
 def test_a_gate_says_it_decides_counts_on_per_query_means() -> None:
     js = JudgmentSet.from_records(QUERIES, QRELS)
-    result = gate(js, CAND, BASE, ["NumRet"], min_n=2, n_resamples=200)
+    result = gate(js, CAND, BASE, ["NumRet"], rule=assay.GateOptions(min_n=2, n_resamples=200))
     text = render(result, "plain")
     assert "NumRet: gated on its mean per query (the margin is per query)" in text
     assert "summed over queries" not in text
@@ -161,7 +168,13 @@ def test_a_verify_suite_says_it_tests_counts_on_per_query_means() -> None:
     from assay.procedures.verification import verify_suite
 
     js = JudgmentSet.from_records(QUERIES, QRELS)
-    result = verify_suite(js, BASE, CAND, ["NumRet"], n_permutations=200, n_resamples=200)
+    result = verify_suite(
+        js,
+        BASE,
+        CAND,
+        ["NumRet"],
+        statistics=assay.PairedTestOptions(n_permutations=200, n_resamples=200),
+    )
     text = render(result, "plain")
     assert "NumRet: tested on its mean per query [differs:" in text
     assert "summed over queries" not in text
@@ -176,7 +189,11 @@ def test_history_prints_recorded_counts_whole(tmp_path: Path) -> None:
     js = JudgmentSet.from_records(QUERIES, QRELS)
     url = f"sqlite:///{tmp_path / 'h.db'}"
     with open_store(url) as store:
-        store.record(assay.evaluate(js, BASE, ["NumRet", "P@5"], name="prod"))
+        store.record(
+            assay.evaluate(
+                js, BASE, ["NumRet", "P@5"], evaluation=assay.EvaluationOptions(name="prod")
+            )
+        )
         report = build_history(store.list(system="prod"), store="x")
     table = markdown_table(history_table(report))
     assert re.search(r"\|\s*24\s*\|", table) and "24.0000" not in table and "0.4000" in table
@@ -194,7 +211,7 @@ def test_history_keeps_a_gates_mean_of_a_count_as_it_is(tmp_path: Path) -> None:
     js = JudgmentSet.from_records(QUERIES, QRELS)
     url = f"sqlite:///{tmp_path / 'h.db'}"
     with open_store(url) as store:
-        gated = gate(js, CAND, BASE, ["NumRet"], min_n=2, n_resamples=100)
+        gated = gate(js, CAND, BASE, ["NumRet"], rule=assay.GateOptions(min_n=2, n_resamples=100))
         store.record(gated)
         report = build_history(store.list(), store="x")
     assert gated.checks[0].candidate_mean == pytest.approx(13 / 8)

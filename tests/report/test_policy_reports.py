@@ -40,7 +40,7 @@ def _judgments(no_answer: bool = False) -> JudgmentSet:
 def _evaluate(**kwargs: object) -> assay.EvaluationResult:
     metrics = kwargs.pop("metrics", ["nDCG@10", "P@5"])
     js = kwargs.pop("judgments", None) or _judgments()
-    return assay.evaluate(js, BASE, metrics, **kwargs)  # type: ignore[arg-type]
+    return assay.evaluate(js, BASE, metrics, options=assay.ScoringOptions(**kwargs))  # type: ignore[arg-type]
 
 
 def _texts(result: object, fmt: str) -> str:
@@ -131,7 +131,9 @@ def test_a_label_file_decided_by_prefer_says_so(tmp_path: Path) -> None:
     ]
     labels = tmp_path / "labels.jsonl"
     labels.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
-    result = assay.evaluate(labels, {"q1": ["d1"]}, ["RR"], prefer="model")
+    result = assay.evaluate(
+        labels, {"q1": ["d1"]}, ["RR"], evaluation=assay.EvaluationOptions(prefer="model")
+    )
     line = next(x for x in policy_lines(result.policies) if "--prefer" in x)
     assert "keep the model label (--prefer model)" in line and DIFFERS in line
 
@@ -142,7 +144,12 @@ def test_a_failed_system_call_is_a_policy_line() -> None:
             raise RuntimeError("down")
         return [f"d{text.split()[-1]}"]
 
-    result = assay.evaluate(_judgments(), search, ["RR"], retries=0, max_consecutive_failures=99)
+    result = assay.evaluate(
+        _judgments(),
+        search,
+        ["RR"],
+        options=assay.ScoringOptions(retries=0, max_consecutive_failures=99),
+    )
     line = next(x for x in policy_lines(result.policies) if "failed system call" in x)
     assert line.startswith("1 failed system call not scored") and "-c scores such a query 0" in line
     assert any("asked for its top 100 documents" in x for x in policy_lines(result.policies))
@@ -169,7 +176,10 @@ def test_an_old_evaluation_file_gets_the_rules_its_fields_record() -> None:
 @pytest.mark.parametrize("fmt", ["table", "plain", "markdown", "html", "json"])
 def test_comparison_reports_print_the_policies(fmt: str) -> None:
     result = assay.compare(
-        _judgments(), {"base": BASE, "cand": CAND}, ["nDCG@10"], n_permutations=200, n_resamples=200
+        _judgments(),
+        {"base": BASE, "cand": CAND},
+        ["nDCG@10"],
+        comparison=assay.ComparisonOptions(n_permutations=200, n_resamples=200),
     )
     text = render(result, fmt)
     assert MISSING["zero"] in text and TIES["score"] in text
@@ -179,9 +189,8 @@ def test_comparison_reports_print_the_policies(fmt: str) -> None:
         _judgments(),
         {"base": BASE, "cand": CAND},
         ["nDCG@10"],
-        missing="skip",
-        n_permutations=200,
-        n_resamples=200,
+        options=assay.ScoringOptions(missing="skip"),
+        comparison=assay.ComparisonOptions(n_permutations=200, n_resamples=200),
     )
     assert MISSING["skip"] in render(skip, fmt) and MISSING["zero"] not in render(skip, fmt)
 
@@ -195,22 +204,40 @@ def test_an_old_comparison_file_says_its_policies_are_not_recorded() -> None:
 # --------------------------------------------------------------------------- gate, verify
 @pytest.mark.parametrize("fmt", FORMATS_BY_KIND["gate"])
 def test_gate_reports_print_the_policies(fmt: str) -> None:
-    result = gate(_judgments(), CAND, BASE, ["nDCG@10"], min_n=2, n_resamples=200)
+    result = gate(
+        _judgments(), CAND, BASE, ["nDCG@10"], rule=assay.GateOptions(min_n=2, n_resamples=200)
+    )
     text = render(result, fmt)
     assert MISSING["zero"] in text and TIES["score"] in text
-    skip = gate(_judgments(), CAND, BASE, ["nDCG@10"], min_n=2, n_resamples=200, missing="skip")
+    skip = gate(
+        _judgments(),
+        CAND,
+        BASE,
+        ["nDCG@10"],
+        options=assay.ScoringOptions(missing="skip"),
+        rule=assay.GateOptions(min_n=2, n_resamples=200),
+    )
     assert MISSING["skip"] in render(skip, fmt)
 
 
 @pytest.mark.parametrize("fmt", FORMATS_BY_KIND["verify"])
 def test_verify_reports_print_the_policies(fmt: str) -> None:
     result = verify_suite(
-        _judgments(), BASE, CAND, ["nDCG@10"], n_permutations=200, n_resamples=200
+        _judgments(),
+        BASE,
+        CAND,
+        ["nDCG@10"],
+        statistics=assay.PairedTestOptions(n_permutations=200, n_resamples=200),
     )
     text = render(result, fmt)
     assert MISSING["zero"] in text and TIES["score"] in text
     given = verify_suite(
-        _judgments(), BASE, CAND, ["nDCG@10"], ties="given", n_permutations=200, n_resamples=200
+        _judgments(),
+        BASE,
+        CAND,
+        ["nDCG@10"],
+        options=assay.ScoringOptions(ties="given"),
+        statistics=assay.PairedTestOptions(n_permutations=200, n_resamples=200),
     )
     assert TIES["given"] in render(given, fmt)
 

@@ -11,6 +11,7 @@ from assay.errors import UsageError
 from assay.judgments.models import JudgmentSet
 from assay.policies import MISSING, MISSING_POLICIES, TIE_POLICIES, TIES, check_policies, describe
 from assay.procedures.evaluation import evaluate
+from assay.procedures.options import ScoringOptions
 from assay.report.evaluation import header_lines
 from assay.results import Policy
 
@@ -20,7 +21,7 @@ def _evaluate(**kwargs: str) -> Any:
     js = JudgmentSet.from_records([{"query_id": "q1", "text": "a"}], {"q1": {"d1": 1}})
     first = next(iter(inspect.signature(evaluate).parameters))
     args = (js, {"q1": ["d1"]}) if first == "judgments" else ({"q1": ["d1"]}, js)
-    return evaluate(*args, **kwargs)  # type: ignore[arg-type]
+    return evaluate(*args, options=ScoringOptions(**kwargs))  # type: ignore[arg-type]
 
 
 def test_values_are_the_result_model_values() -> None:

@@ -17,6 +17,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import assay
 import assay.runs.blocks as blocks_mod
 from assay.errors import InputError, UsageError
 from assay.judgments.load import load_judgments
@@ -134,7 +135,9 @@ def test_evaluate_within_a_budget_is_the_in_memory_result(tmp_path: Path, monkey
     random.Random(5).shuffle(rows)
     grades = {(f"q{q}", f"d{i}"): (q + i) % 3 for q in range(42) for i in range(0, 30, 4)}
     qrels, run = _write(tmp_path, rows, grades)
-    whole = evaluate(qrels, run, MEASURES, judgments_format="trec", memory=4096)
+    whole = evaluate(
+        qrels, run, MEASURES, options=assay.ScoringOptions(judgments_format="trec", memory=4096)
+    )
     seen: list[RunBlocks] = []
     real = blocks_mod.RunBlocks.partitioned
 
@@ -143,7 +146,9 @@ def test_evaluate_within_a_budget_is_the_in_memory_result(tmp_path: Path, monkey
         return real(self)
 
     monkeypatch.setattr(blocks_mod.RunBlocks, "partitioned", spy)
-    part = evaluate(qrels, run, MEASURES, judgments_format="trec", memory=64)
+    part = evaluate(
+        qrels, run, MEASURES, options=assay.ScoringOptions(judgments_format="trec", memory=64)
+    )
     assert seen  # the budget decided: scored block by block
     left, right = whole.model_dump(), part.model_dump()
     for doc in (left, right):
@@ -178,7 +183,7 @@ def test_a_line_the_stream_refuses_falls_back_to_the_whole_reader(tmp_path: Path
 def test_the_budget_is_bounded() -> None:
     for bad in (0, 63, 1 << 21, True, 1.5):
         with pytest.raises(UsageError, match="memory"):
-            evaluate("nothere.txt", "nothere.trec", memory=bad)
+            evaluate("nothere.txt", "nothere.trec", options=assay.ScoringOptions(memory=bad))
 
 
 def test_real_runs_blocked(shared_data: Path, tmp_path: Path) -> None:

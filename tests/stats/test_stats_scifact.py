@@ -6,6 +6,8 @@ import json
 
 import numpy as np
 
+import assay
+
 
 def _corpus_ids(path) -> list[str]:
     with open(path, encoding="utf-8") as fh:
@@ -44,8 +46,8 @@ def test_degraded_scifact_run_is_worse_on_ndcg10(shared_data) -> None:
     judgments = load_judgments(root)
     good, bad = _runs(judgments, _corpus_ids(root / "corpus.jsonl"))
     metrics = ["nDCG@10", "RR"]
-    a = evaluate(judgments, good, metrics, name="good")
-    b = evaluate(judgments, bad, metrics, name="degraded")
+    a = evaluate(judgments, good, metrics, evaluation=assay.EvaluationOptions(name="good"))
+    b = evaluate(judgments, bad, metrics, evaluation=assay.EvaluationOptions(name="degraded"))
     out = compare([a, b])
     assert out.n_queries == 300
     (ndcg,) = [c for c in out.comparisons if c.metric == "nDCG@10"]

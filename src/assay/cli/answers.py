@@ -9,65 +9,81 @@ import typer
 
 from assay.cli import options as o
 from assay.cli.app import app
-from assay.cli.common import emit_result, record_result, resolve_format, say_wrote, validate_choice
+from assay.cli.common import (
+    emit_result,
+    options_from,
+    record_result,
+    resolve_format,
+    say_wrote,
+    validate_choice,
+)
 from assay.report.kinds import formats_of
+
+CasesArg = Annotated[
+    Path | None,
+    typer.Argument(
+        help="Cases to score (omit with --collect): assay's cases JSONL, a ragas dataset "
+        "(JSONL, CSV, Parquet or a save_to_disk folder), deepeval test cases (JSON/JSONL) "
+        "or OTLP JSON traces."
+    ),
+]
+InputFormatArg = Annotated[
+    str | None,
+    typer.Option(
+        "--input-format",
+        help="Format of the cases: cases, ragas, deepeval or otlp (default: told from the "
+        "first row).",
+    ),
+]
+SimilarityArg = Annotated[
+    str | None,
+    typer.Option(
+        "--similarity",
+        help="Free-text cases: add answer_similarity with this embedding model ('default': "
+        "multilingual-e5-small when installed, else wordllama).",
+    ),
+]
+CorpusArg = Annotated[
+    Path | None,
+    typer.Option(help="Corpus (or file of ids): citations must resolve to a record."),
+]
+CollectArg = Annotated[
+    bool, typer.Option("--collect", help="Call a live system and write cases to review.")
+]
+SystemArg = Annotated[
+    str | None,
+    typer.Option("--system", "-s", help="With --collect: the RAG function, module:function."),
+]
+JudgmentsArg = Annotated[
+    Path | None,
+    typer.Option(
+        help="With --collect: the questions (any judgment format). Scoring free-text "
+        "cases: the judgments their contexts are scored against."
+    ),
+]
+SystemNameArg = Annotated[
+    str | None,
+    typer.Option(
+        "--system-name",
+        help="Name of the system that answered, recorded in the result (default: the "
+        "'system' all cases share).",
+    ),
+]
 
 
 @app.command()
 def answers(
-    cases: Annotated[
-        Path | None,
-        typer.Argument(
-            help="Cases to score (omit with --collect): assay's cases JSONL, a ragas dataset "
-            "(JSONL, CSV, Parquet or a save_to_disk folder), deepeval test cases (JSON/JSONL) "
-            "or OTLP JSON traces."
-        ),
-    ] = None,
-    input_format: Annotated[
-        str | None,
-        typer.Option(
-            "--input-format",
-            help="Format of the cases: cases, ragas, deepeval or otlp (default: told from the "
-            "first row).",
-        ),
-    ] = None,
-    similarity: Annotated[
-        str | None,
-        typer.Option(
-            "--similarity",
-            help="Free-text cases: add answer_similarity with this embedding model ('default': "
-            "multilingual-e5-small when installed, else wordllama).",
-        ),
-    ] = None,
-    corpus: Annotated[
-        Path | None,
-        typer.Option(help="Corpus (or file of ids): citations must resolve to a record."),
-    ] = None,
+    cases: CasesArg = None,
+    input_format: InputFormatArg = None,
+    similarity: SimilarityArg = None,
+    corpus: CorpusArg = None,
     by: o.By = None,
     format: o.kind_format("answers") = None,  # type: ignore[valid-type]
     output: o.kind_output("answers", extra=" With --collect, the cases.") = None,  # type: ignore[valid-type]
-    collect: Annotated[
-        bool, typer.Option("--collect", help="Call a live system and write cases to review.")
-    ] = False,
-    system: Annotated[
-        str | None,
-        typer.Option("--system", "-s", help="With --collect: the RAG function, module:function."),
-    ] = None,
-    judgments: Annotated[
-        Path | None,
-        typer.Option(
-            help="With --collect: the questions (any judgment format). Scoring free-text "
-            "cases: the judgments their contexts are scored against."
-        ),
-    ] = None,
-    system_name: Annotated[
-        str | None,
-        typer.Option(
-            "--system-name",
-            help="Name of the system that answered, recorded in the result (default: the "
-            "'system' all cases share).",
-        ),
-    ] = None,
+    collect: CollectArg = False,
+    system: SystemArg = None,
+    judgments: JudgmentsArg = None,
+    system_name: SystemNameArg = None,
     store: o.Store = None,
     record: o.Record = True,
 ) -> None:
@@ -81,11 +97,7 @@ def answers(
 
     if input_format is not None:
         validate_choice("--input-format", input_format, ("cases", "ragas", "deepeval", "otlp"))
-    options = AnswersOptions(
-        cases=cases, input_format=input_format, similarity=similarity,
-        corpus=corpus, by=tuple(by or ()), system_name=system_name,
-        collect=collect, system=system, judgments=judgments, output=tuple(output or ()),
-    )  # fmt: skip
+    options = options_from(AnswersOptions, locals())
     if not collect:  # an -o suffix answers cannot write is refused before scoring
         format = resolve_format(format, options.output, formats_of("answers"))
     outcome = check_answers(options)

@@ -297,13 +297,18 @@ def corpus_options(
 def options_from(model: type[M], params: Mapping[str, Any], **renamed: str | None) -> M:
     """``model`` (an option model) from a command's parsed parameters of the same names.
 
+    The one way a command builds the option objects its procedure takes.
     ``renamed`` maps a field to the parameter that sets it where the names
     differ (``text_fields="text_field"``), or to ``None`` where a parameter of
-    the field's name means something else; fields no parameter sets keep their
-    defaults, so the library and the command line decide each option once.
+    the field's name means something else; fields no parameter sets, and fields
+    whose parameter was left unset (``None``: a repeatable option not given)
+    where the field's default is not ``None``, keep their defaults, so the
+    library and the command line decide each option once.
     """
-    names = {field: renamed.get(field, field) for field in model.model_fields}
-    return model(**{f: params[n] for f, n in names.items() if n is not None and n in params})
+    fields = model.model_fields
+    names = {field: renamed.get(field, field) for field in fields}
+    values = {f: params[n] for f, n in names.items() if n is not None and n in params}
+    return model(**{f: v for f, v in values.items() if v is not None or fields[f].default is None})
 
 
 def record_result(result: Any, store: str | None) -> None:

@@ -13,60 +13,82 @@ import typer
 
 from assay.cli import options as o
 from assay.cli.app import app
+from assay.cli.common import (
+    deprecated_flag,
+    emit_result,
+    finish,
+    options_from,
+    resolve_format,
+    say_wrote,
+    suffix_format,
+)
 from assay.report.kinds import formats_of
+
+Run = Annotated[
+    Path | None, typer.Argument(help="Candidate run file (TREC or JSONL). Omit with --system.")
+]
+Baseline = Annotated[
+    str,
+    typer.Option(
+        "--baseline",
+        "-b",
+        help="Baseline: an evaluation result file (JSON), 'last' (the store's latest "
+        "evaluation of the same system on the same judgment set that was recorded on "
+        "its own or passed a gate) or a store run id.",
+    ),
+]
+System = Annotated[
+    str | None, typer.Option("--system", "-s", help="Run this system as the candidate.")
+]
+Metric = Annotated[
+    list[str] | None, typer.Option("--metric", "-m", help="Gated metric (repeatable).")
+]
+Margin = Annotated[float, typer.Option("--margin", help="Largest tolerated drop of the mean.")]
+By = Annotated[
+    list[str] | None,
+    typer.Option("--by", help="Also gate every slice of this metadata field (repeatable)."),
+]
+MinN = Annotated[
+    int, typer.Option("--min-n", help="Slices with fewer queries are listed, not gated.")
+]
+Alpha = Annotated[
+    float,
+    typer.Option("--alpha", help="One-sided level: the (1 - 2*alpha) CI's lower bound is used."),
+]
+Mode = Annotated[
+    str,
+    typer.Option("--mode", help="Gate mode: noninferiority (CI lower bound) or threshold (mean)."),
+]
+Seed = Annotated[int, typer.Option("--seed", help="Bootstrap seed.")]
+NResamples = Annotated[int, typer.Option("--resamples", help="Bootstrap resamples.")]
+Record = Annotated[
+    bool,
+    typer.Option(
+        "--record/--no-record",
+        help="Record the candidate's evaluation and the gate result (a store error only warns).",
+    ),
+]
 
 
 @app.command()
 def gate(
     judgments: Annotated[Path, typer.Argument(help="Judgment set the candidate is scored on.")],
-    run: Annotated[
-        Path | None, typer.Argument(help="Candidate run file (TREC or JSONL). Omit with --system.")
-    ] = None,
-    baseline: Annotated[
-        str,
-        typer.Option(
-            "--baseline",
-            "-b",
-            help="Baseline: an evaluation result file (JSON), 'last' (the store's latest "
-            "evaluation of the same system on the same judgment set that was recorded on "
-            "its own or passed a gate) or a store run id.",
-        ),
-    ] = "",
-    system: Annotated[
-        str | None, typer.Option("--system", "-s", help="Run this system as the candidate.")
-    ] = None,
+    run: Run = None,
+    baseline: Baseline = "",
+    system: System = None,
     config: o.Config = None,
     corpus: o.Corpus = None,
     id_field: o.IdField = None,
     text_field: o.TextFields = None,
     k: o.Depth = 100,
-    metric: Annotated[
-        list[str] | None, typer.Option("--metric", "-m", help="Gated metric (repeatable).")
-    ] = None,
-    margin: Annotated[
-        float, typer.Option("--margin", help="Largest tolerated drop of the mean.")
-    ] = 0.01,
-    by: Annotated[
-        list[str] | None,
-        typer.Option("--by", help="Also gate every slice of this metadata field (repeatable)."),
-    ] = None,
-    min_n: Annotated[
-        int, typer.Option("--min-n", help="Slices with fewer queries are listed, not gated.")
-    ] = 10,
-    alpha: Annotated[
-        float,
-        typer.Option(
-            "--alpha", help="One-sided level: the (1 - 2*alpha) CI's lower bound is used."
-        ),
-    ] = 0.05,
-    mode: Annotated[
-        str,
-        typer.Option(
-            "--mode", help="Gate mode: noninferiority (CI lower bound) or threshold (mean)."
-        ),
-    ] = "noninferiority",
-    seed: Annotated[int, typer.Option("--seed", help="Bootstrap seed.")] = 0,
-    n_resamples: Annotated[int, typer.Option("--resamples", help="Bootstrap resamples.")] = 10000,
+    metric: Metric = None,
+    margin: Margin = 0.01,
+    by: By = None,
+    min_n: MinN = 10,
+    alpha: Alpha = 0.05,
+    mode: Mode = "noninferiority",
+    seed: Seed = 0,
+    n_resamples: NResamples = 10000,
     allow_version_mismatch: o.AllowVersionMismatch = False,
     fmt: o.kind_format("gate") = None,  # type: ignore[valid-type]
     output: o.kind_output("gate") = None,  # type: ignore[valid-type]
@@ -88,14 +110,7 @@ def gate(
         ),
     ] = None,
     store: o.Store = None,
-    record: Annotated[
-        bool,
-        typer.Option(
-            "--record/--no-record",
-            help="Record the candidate's evaluation and the gate result (a store error "
-            "only warns).",
-        ),
-    ] = True,
+    record: Record = True,
     judgments_format: o.JudgmentsFormat = None,
     queries: o.Queries = None,
     split: o.Split = "test",
@@ -111,28 +126,21 @@ def gate(
     correction: o.Correction = None,
 ) -> None:
     """Gate a candidate (run file or --system) against a baseline: exit 1 on a regression."""
-    from assay.cli.common import finish, options_from, resolve_format
     from assay.procedures.gating import gate as run_gate
     from assay.procedures.options import ScoringOptions, SourceOptions
+    from assay.procedures.procedure_options import GateOptions
 
     fmt = resolve_format(fmt, output, formats_of("gate"))
     files = _gate_files(fmt, output, markdown, junit, json_out)
+    params = locals()
     result = run_gate(
         judgments,
         run,
         baseline,
         metric,
-        margin=margin,
-        mode=mode,
-        by=by or [],
-        min_n=min_n,
-        alpha=alpha,
-        seed=seed,
-        n_resamples=n_resamples,
-        correction=correction,
-        store=store,
-        options=options_from(ScoringOptions, locals()),
-        source=options_from(SourceOptions, locals(), text_fields="text_field"),
+        options_from(ScoringOptions, params),
+        rule=options_from(GateOptions, params),
+        source=options_from(SourceOptions, params, text_fields="text_field"),
     )
     result = _saved(_record(result, store) if record else result, save_result)
     finish(result, fmt, None, emitter=lambda r, f, _: _write_gate(r, f, files))
@@ -150,7 +158,6 @@ def _saved(result: Any, path: Path | None) -> Any:
     """The deprecated ``--save-result FILE``: the candidate's evaluation as JSON; ``result``."""
     if path is None:
         return result
-    from assay.cli.common import deprecated_flag, say_wrote
     from assay.fileio import write_text_atomic
 
     deprecated_flag("--save-result", "`assay evaluate JUDGMENTS RUN -o FILE.json`")
@@ -168,7 +175,6 @@ def _gate_files(
 ) -> list[tuple[Path, str]]:
     """Each file to write with its format: ``-o`` files (format from ``-f`` or the suffix)
     and those of the deprecated ``--markdown``/``--junit``/``--json`` (warned about)."""
-    from assay.cli.common import deprecated_flag, suffix_format
 
     paths = list(output or [])
     files = [(p, fmt if len(paths) == 1 else suffix_format(p, formats_of("gate"))) for p in paths]
@@ -185,8 +191,6 @@ def _gate_files(
 
 def _write_gate(result: Any, fmt: str, files: list[tuple[Path, str]]) -> None:
     """Each file in its format; without files, stdout in ``fmt`` (the one ``-o`` rule)."""
-    from assay.cli.common import emit_result
-
     for path, file_fmt in files:
         emit_result(result, file_fmt, [path])
     if not files:

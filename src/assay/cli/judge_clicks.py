@@ -18,11 +18,11 @@ from assay.cli.common import (
 )
 from assay.cli.judge import judge_app
 from assay.cli.options import Executor
+from assay.errors import UsageError
 from assay.report.kinds import formats_of
 
 
 def _weights(specs: list[str] | None) -> dict[str, float] | None:
-    from assay.errors import UsageError
 
     if not specs:
         return None
@@ -43,7 +43,6 @@ def _weights(specs: list[str] | None) -> dict[str, float] | None:
 
 
 def _floats(spec: str | None) -> list[float] | None:
-    from assay.errors import UsageError
 
     if spec is None:
         return None
@@ -53,18 +52,51 @@ def _floats(spec: str | None) -> list[float] | None:
         raise UsageError(f"--thresholds {spec!r}: write three numbers, e.g. 0.1,0.3,0.6") from None
 
 
+EventsArg = Annotated[
+    list[Path], typer.Argument(help="UBI files: bulk NDJSON, JSONL, index<TAB>json, zip.")
+]
+PositionsArg = Annotated[
+    int,
+    typer.Option("--positions", help="The first result's position.ordinal: 0 or 1 (checked)."),
+]
+ModelArg = Annotated[str, typer.Option("--model", help="Click model: ctr | coec | pbm | dbn.")]
+ApplicationArg = Annotated[
+    str | None, typer.Option("--application", help="Keep one application's records.")
+]
+WeightArg = Annotated[
+    list[str] | None,
+    typer.Option("--weight", help="ACTION=WEIGHT in (0, 1], e.g. add_to_cart=0.5 (repeatable)."),
+]
+MinImpressionsArg = Annotated[
+    int, typer.Option("--min-impressions", help="Fewest impressions for a pair to get a grade.")
+]
+ThresholdsArg = Annotated[
+    str | None,
+    typer.Option("--thresholds", help="Three ascending cut points of the estimate -> grades 0-3."),
+]
+CapArg = Annotated[float, typer.Option("--cap", help="Upper bound of COEC.")]
+GammaArg = Annotated[
+    float | None, typer.Option("--gamma", help="Fix the DBN continuation probability.")
+]
+LayoutArg = Annotated[
+    str | None,
+    typer.Option("--layout", help="Log layout: bulk | jsonl | tsv (default: detected)."),
+]
+MaxBytesArg = Annotated[
+    int,
+    typer.Option(
+        "--max-bytes",
+        help="Most uncompressed bytes read from the logs, all files together "
+        "(default 1073741824 = 1 GiB); lines are limited to 4 MiB.",
+    ),
+]
+
+
 @judge_app.command("clicks")
 def clicks(
-    events: Annotated[
-        list[Path], typer.Argument(help="UBI files: bulk NDJSON, JSONL, index<TAB>json, zip.")
-    ],
-    positions: Annotated[
-        int,
-        typer.Option("--positions", help="The first result's position.ordinal: 0 or 1 (checked)."),
-    ],
-    model: Annotated[
-        str, typer.Option("--model", help="Click model: ctr | coec | pbm | dbn.")
-    ] = "pbm",
+    events: EventsArg,
+    positions: PositionsArg,
+    model: ModelArg = "pbm",
     output: Annotated[
         list[Path] | None,
         typer.Option(
@@ -82,40 +114,14 @@ def clicks(
     result_json: Annotated[
         Path | None, typer.Option("--json", hidden=True, help="Deprecated: -o FILE.json.")
     ] = None,
-    application: Annotated[
-        str | None, typer.Option("--application", help="Keep one application's records.")
-    ] = None,
-    weight: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--weight", help="ACTION=WEIGHT in (0, 1], e.g. add_to_cart=0.5 (repeatable)."
-        ),
-    ] = None,
-    min_impressions: Annotated[
-        int, typer.Option("--min-impressions", help="Fewest impressions for a pair to get a grade.")
-    ] = 3,
-    thresholds: Annotated[
-        str | None,
-        typer.Option(
-            "--thresholds", help="Three ascending cut points of the estimate -> grades 0-3."
-        ),
-    ] = None,
-    cap: Annotated[float, typer.Option("--cap", help="Upper bound of COEC.")] = 4.0,
-    gamma: Annotated[
-        float | None, typer.Option("--gamma", help="Fix the DBN continuation probability.")
-    ] = None,
-    layout: Annotated[
-        str | None,
-        typer.Option("--layout", help="Log layout: bulk | jsonl | tsv (default: detected)."),
-    ] = None,
-    max_bytes: Annotated[
-        int,
-        typer.Option(
-            "--max-bytes",
-            help="Most uncompressed bytes read from the logs, all files together "
-            "(default 1073741824 = 1 GiB); lines are limited to 4 MiB.",
-        ),
-    ] = 1 << 30,
+    application: ApplicationArg = None,
+    weight: WeightArg = None,
+    min_impressions: MinImpressionsArg = 3,
+    thresholds: ThresholdsArg = None,
+    cap: CapArg = 4.0,
+    gamma: GammaArg = None,
+    layout: LayoutArg = None,
+    max_bytes: MaxBytesArg = 1 << 30,
     executor: Executor = None,
 ) -> None:
     """Fit a click model on UBI logs and write graded implicit judgments (source = behavior)."""

@@ -3,25 +3,21 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from assay.cli import options as o
 from assay.cli.common import finish
 from assay.cli.judge import judge_app
-from assay.cli.judge_models import SamplesOpt, _format
+from assay.cli.judge_models import _format
 from assay.cli.model_options import (
-    CacheDirOpt,
-    ConfigOpt,
-    CostOpt,
-    MaxFailedCalls,
-    NoCacheOpt,
-    OfflineOpt,
     calls_emitter,
-    model_calls,
+    judge_call_options,
 )
-from assay.cli.options import Executor
+
+if TYPE_CHECKING:  # pragma: no cover
+    from assay.procedures.model_options import ModelCallOptions
 
 JudgeOpt = Annotated[
     Path, typer.Option("--judge", help="Judge file (TOML): [judge] and its [criteria.NAME].")
@@ -43,20 +39,16 @@ ModelsOpt = Annotated[
 
 
 @judge_app.command("rubric")
+@judge_call_options
 def rubric(
     items: Annotated[Path, typer.Argument(help="Items (JSONL): id and the template's fields.")],
     judge: JudgeOpt,
     model: ModelsOpt = None,
-    samples: SamplesOpt = 1,
-    max_cost: CostOpt = None,
-    offline: OfflineOpt = False,
-    cache_dir: CacheDirOpt = None,
-    no_cache: NoCacheOpt = False,
-    config: ConfigOpt = None,
     fmt: o.kind_format("rubric_judge") = None,  # type: ignore[valid-type]
     output: Outputs = None,
-    max_failed: MaxFailedCalls = 0,
-    executor: Executor = None,
+    *,
+    calls: ModelCallOptions,
+    samples: int,
 ) -> None:
     """Score every item on every criterion of a rubric judge; agreement per criterion.
 
@@ -66,29 +58,24 @@ def rubric(
     from assay.procedures.declared_judges import DeclaredJudgeOptions, judge_rubric
 
     fmt = _format(fmt, output, "rubric_judge")
-    calls = model_calls(model, config, cache_dir, offline, no_cache, max_cost, max_failed)
     options = DeclaredJudgeOptions(samples=samples)
     result = judge_rubric(items, judge, calls=calls, options=options)
-    finish(result, fmt, output, max_failed=max_failed, emitter=calls_emitter())
+    finish(result, fmt, output, max_failed=calls.max_failed, emitter=calls_emitter())
 
 
 @judge_app.command("pairwise")
+@judge_call_options
 def pairwise(
     pairs: Annotated[
         Path, typer.Argument(help="Pairs (JSONL): id, a, b and the template's fields.")
     ],
     judge: JudgeOpt,
     model: ModelsOpt = None,
-    samples: SamplesOpt = 1,
-    max_cost: CostOpt = None,
-    offline: OfflineOpt = False,
-    cache_dir: CacheDirOpt = None,
-    no_cache: NoCacheOpt = False,
-    config: ConfigOpt = None,
     fmt: o.kind_format("pairwise_judge") = None,  # type: ignore[valid-type]
     output: Outputs = None,
-    max_failed: MaxFailedCalls = 0,
-    executor: Executor = None,
+    *,
+    calls: ModelCallOptions,
+    samples: int,
 ) -> None:
     """Ask every pair in both orders; verdicts, position bias, agreement.
 
@@ -98,7 +85,6 @@ def pairwise(
     from assay.procedures.declared_judges import DeclaredJudgeOptions, judge_pairwise
 
     fmt = _format(fmt, output, "pairwise_judge")
-    calls = model_calls(model, config, cache_dir, offline, no_cache, max_cost, max_failed)
     options = DeclaredJudgeOptions(samples=samples)
     result = judge_pairwise(pairs, judge, calls=calls, options=options)
-    finish(result, fmt, output, max_failed=max_failed, emitter=calls_emitter())
+    finish(result, fmt, output, max_failed=calls.max_failed, emitter=calls_emitter())

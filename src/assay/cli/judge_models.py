@@ -9,7 +9,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -26,18 +26,14 @@ from assay.cli.common import (
 from assay.cli.flags import flags
 from assay.cli.judge import judge_app
 from assay.cli.model_options import (
-    CacheDirOpt,
-    ConfigOpt,
-    CostOpt,
-    MaxFailedCalls,
     ModelOpt,
-    NoCacheOpt,
-    OfflineOpt,
     calls_emitter,
-    model_calls,
+    judge_call_options,
 )
-from assay.cli.options import Executor
 from assay.report.kinds import formats_of
+
+if TYPE_CHECKING:  # pragma: no cover
+    from assay.procedures.model_options import ModelCallOptions
 
 
 def _format(fmt: str | None, output: list[Path] | None, kind: str) -> str:
@@ -129,14 +125,11 @@ def _progress(total: int) -> Iterator[Callable[..., None]]:
         yield on_call
 
 
-SamplesOpt = Annotated[
-    int,
-    typer.Option("--samples", help="Ask N times (1 to 100); report the majority and flip rate."),
-]
 ProgressOpt = Annotated[bool, typer.Option("--progress/--no-progress", help="Progress bar.")]
 
 
 @judge_app.command("llm")
+@judge_call_options
 def llm(
     pairs: Annotated[
         Path, typer.Argument(help="Pool file (query_id, query, doc_id) or judgments.")
@@ -160,16 +153,11 @@ def llm(
         int | None, typer.Option("--scale-max", help="Top grade of the set's scale (default 3).")
     ] = None,
     rationale: Annotated[bool, typer.Option("--rationale", help="Keep each rationale.")] = False,
-    samples: SamplesOpt = 1,
-    max_cost: CostOpt = None,
-    offline: OfflineOpt = False,
-    cache_dir: CacheDirOpt = None,
-    no_cache: NoCacheOpt = False,
-    config: ConfigOpt = None,
     progress: ProgressOpt = False,
     fmt: o.kind_format("model_judgments") = None,  # type: ignore[valid-type]
-    max_failed: MaxFailedCalls = 0,
-    executor: Executor = None,
+    *,
+    calls: ModelCallOptions,
+    samples: int,
 ) -> None:
     """Grade the relevance of every pair with a model (0-3, mapped onto the set's scale).
 
@@ -180,7 +168,6 @@ def llm(
 
     labels, results = data_file(output, "model labels")
     fmt = _format(fmt, results, "model_judgments")
-    calls = model_calls(model, config, cache_dir, offline, no_cache, max_cost, max_failed)
     options = RelevanceOptions(
         id_field=id_field,
         text_fields=text_field,
@@ -192,7 +179,7 @@ def llm(
     bar = _progress if progress else None
     job = judge_relevance(pairs, corpus, labels, calls=calls, options=options, progress=bar)
     emitter = calls_emitter(labels, "model labels")
-    finish(job, fmt, results, max_failed=max_failed, emitter=emitter)
+    finish(job, fmt, results, max_failed=calls.max_failed, emitter=emitter)
 
 
 # ----------------------------------------------------------------- review and calibration
@@ -268,6 +255,7 @@ def calibrate_cmd(
 
 # ----------------------------------------------------------------- answer cases
 @judge_app.command("claims")
+@judge_call_options
 def claims(
     cases: Annotated[
         Path,
@@ -311,15 +299,10 @@ def claims(
     ] = None,
     id_field: o.IdField = None,
     text_field: o.TextFields = None,
-    samples: SamplesOpt = 1,
-    max_cost: CostOpt = None,
-    offline: OfflineOpt = False,
-    cache_dir: CacheDirOpt = None,
-    no_cache: NoCacheOpt = False,
-    config: ConfigOpt = None,
     fmt: o.kind_format("model_claims") = None,  # type: ignore[valid-type]
-    max_failed: MaxFailedCalls = 0,
-    executor: Executor = None,
+    *,
+    calls: ModelCallOptions,
+    samples: int,
 ) -> None:
     """Fill each missing claim-citation support judgment with the model's verdict.
 
@@ -333,28 +316,22 @@ def claims(
         validate_choice("--extract", extract, ("sentences", "model"))
     filled_file, results = data_file(output, "filled cases")
     fmt = _format(fmt, results, "model_claims")
-    calls = model_calls(model, config, cache_dir, offline, no_cache, max_cost, max_failed)
     options = ClaimsOptions(
         samples=samples, id_field=id_field, text_fields=text_field, extract=extract, people=people
     )
     result = judge_claims(cases, corpus, filled_file, calls=calls, options=options)
     emitter = calls_emitter(filled_file, "cases")
-    finish(result, fmt, results, max_failed=max_failed, emitter=emitter)
+    finish(result, fmt, results, max_failed=calls.max_failed, emitter=emitter)
 
 
 @judge_app.command("answers")
+@judge_call_options
 def answers(
     cases: Annotated[Path, typer.Argument(help="Cases file (JSONL) with answers to grade.")],
     model: ModelOpt,
     rubric: Annotated[
         Path | None, typer.Option("--rubric", help="Rubric text replacing the built-in one.")
     ] = None,
-    samples: SamplesOpt = 1,
-    max_cost: CostOpt = None,
-    offline: OfflineOpt = False,
-    cache_dir: CacheDirOpt = None,
-    no_cache: NoCacheOpt = False,
-    config: ConfigOpt = None,
     fmt: o.kind_format("model_answers") = None,  # type: ignore[valid-type]
     output: Annotated[
         list[Path] | None,
@@ -365,15 +342,15 @@ def answers(
             "text). Repeatable.",
         ),
     ] = None,
-    max_failed: MaxFailedCalls = 0,
-    executor: Executor = None,
+    *,
+    calls: ModelCallOptions,
+    samples: int,
 ) -> None:
     """Grade each answer with the seed-003 rubric; report the model-graded hallucination rate."""
     from assay.procedures.judging import AnswersOptions, judge_answers
 
     fmt = _format(fmt, output, "model_answers")
-    calls = model_calls(model, config, cache_dir, offline, no_cache, max_cost, max_failed)
     options = AnswersOptions(rubric=rubric, samples=samples)
     result = judge_answers(cases, calls=calls, options=options)
     emitter = calls_emitter()
-    finish(result, fmt, output, max_failed=max_failed, emitter=emitter)
+    finish(result, fmt, output, max_failed=calls.max_failed, emitter=emitter)

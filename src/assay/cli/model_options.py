@@ -11,13 +11,16 @@ were asked and none could be scored (the result's ``exit_code``).
 
 from __future__ import annotations
 
+import functools
+import inspect
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, TypeVar
 
 import typer
 
 from assay.cli.common import emit_result, say_wrote
+from assay.cli.options import Executor
 
 ModelOpt = Annotated[str, typer.Option("--model", help="A [models.NAME] of assay.toml.")]
 ConfigOpt = Annotated[Path | None, typer.Option("--config", help="The assay.toml to read.")]
@@ -39,6 +42,66 @@ CacheDirOpt = Annotated[
     Path | None, typer.Option("--cache-dir", help="Model-call cache folder (default .assay/cache).")
 ]
 NoCacheOpt = Annotated[bool, typer.Option("--no-cache", help="Neither read nor write the cache.")]
+SamplesOpt = Annotated[
+    int,
+    typer.Option("--samples", help="Ask N times (1 to 100); report the majority and flip rate."),
+]
+
+#: The options every judge command that calls models shares, defined once:
+#: (parameter, annotation, default), in the order ``--help`` lists them.
+JUDGE_CALL_OPTIONS: tuple[tuple[str, Any, Any], ...] = (
+    ("samples", SamplesOpt, 1),
+    ("max_cost", CostOpt, None),
+    ("offline", OfflineOpt, False),
+    ("cache_dir", CacheDirOpt, None),
+    ("no_cache", NoCacheOpt, False),
+    ("config", ConfigOpt, None),
+    ("max_failed", MaxFailedCalls, 0),
+    ("executor", Executor, None),
+)
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def judge_call_options(command: F) -> F:
+    """Give a judge ``command`` the shared model-call options (:data:`JUDGE_CALL_OPTIONS`)
+    after its own, and call it with ``calls`` (their
+    :class:`~assay.procedures.model_options.ModelCallOptions`, for its ``model``) and
+    ``samples`` in place of the flags. Put it below the ``command`` decorator."""
+    own = [
+        p.replace(annotation=_evaluated(p.annotation, command))
+        for p in inspect.signature(command).parameters.values()
+        if p.name not in ("calls", "samples")
+    ]
+    shared = [
+        inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=kind)
+        for name, kind, default in JUDGE_CALL_OPTIONS
+    ]
+
+    @functools.wraps(command)
+    def wrapper(**params: Any) -> Any:
+        flags = {name: params.pop(name) for name, _, _ in JUDGE_CALL_OPTIONS}
+        calls = model_calls(
+            params.get("model"),
+            flags["config"],
+            flags["cache_dir"],
+            flags["offline"],
+            flags["no_cache"],
+            flags["max_cost"],
+            flags["max_failed"],
+        )  # --executor is set by its callback as it is parsed
+        return command(**params, calls=calls, samples=flags["samples"])
+
+    wrapper.__signature__ = inspect.Signature([*own, *shared])  # type: ignore[attr-defined]
+    wrapper.__annotations__ = {p.name: p.annotation for p in [*own, *shared]}
+    return wrapper  # type: ignore[return-value]
+
+
+def _evaluated(annotation: Any, command: Callable[..., Any]) -> Any:
+    """A parameter's annotation as an object (a string under postponed evaluation)."""
+    if isinstance(annotation, str):
+        return eval(annotation, command.__globals__)
+    return annotation
 
 
 def model_calls(

@@ -9,6 +9,7 @@ import typer
 
 from assay.cli import options as o
 from assay.cli.app import app
+from assay.cli.common import finish, options_from, resolve_format
 from assay.report.kinds import formats_of
 
 
@@ -51,19 +52,19 @@ def verify_suite_command(
     executor: o.Executor = None,
 ) -> None:
     """Run a system and a degraded variant; exit 1 unless the variant scores significantly lower."""
-    from assay.cli.common import finish, options_from, resolve_format
     from assay.procedures.options import ScoringOptions, SourceOptions
+    from assay.procedures.procedure_options import PairedTestOptions
     from assay.procedures.verification import verify_suite
 
     fmt = resolve_format(fmt, output, formats_of("verify"))
+    params = locals()
     result = verify_suite(
         judgments,
         None,  # the system is --system, in the source options
         degraded,
         metric or ["nDCG@10"],
-        alpha=alpha,
-        seed=seed,
-        options=options_from(ScoringOptions, locals()),
-        source=options_from(SourceOptions, locals(), text_fields="text_field"),
+        options_from(ScoringOptions, params),
+        statistics=options_from(PairedTestOptions, params),
+        source=options_from(SourceOptions, params, text_fields="text_field"),
     )
     finish(result, fmt, output, max_failed=max_failed, record=record, store=store)

@@ -9,7 +9,11 @@ from assay._facade import lazy
 __all__, __getattr__, __dir__ = lazy(
     __name__,
     {
+        "ComparisonOptions": "assay.procedures.procedure_options",
+        "EvaluationOptions": "assay.procedures.procedure_options",
         "GateCheck": "assay.procedures.gate_result",
+        "GateOptions": "assay.procedures.procedure_options",
+        "PairedTestOptions": "assay.procedures.procedure_options",
         "GateResult": "assay.procedures.gate_result",
         "RunProvenance": "assay.procedures.sources",
         "ScoringOptions": "assay.procedures.options",

@@ -13,8 +13,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from assay.errors import UsageError
+from assay.metrics.measures import parse_measures
 from assay.policies import check_policies
-from assay.procedures.options import SourceOptions, takes_scoring_options
+from assay.procedures.arguments import as_judgments, check_k, synthetic_groups
+from assay.procedures.evaluation import score
+from assay.procedures.live import executing, live_keywords, live_system
+from assay.procedures.options import ScoringOptions, SourceOptions, option_object
+from assay.procedures.procedure_options import ComparisonOptions
+from assay.procedures.sources import is_result_file, load_source
+from assay.stats.compare import compare as compare_results
 
 if TYPE_CHECKING:  # pragma: no cover
     from assay.judgments.models import JudgmentSet
@@ -24,115 +31,121 @@ if TYPE_CHECKING:  # pragma: no cover
     from assay.systems.cache import RunCache
 
 
-@takes_scoring_options
 def compare(
     judgments: JudgmentSet | str | Path,
     runs: Sequence[Any] | Mapping[str, Any],
     metrics: Iterable[str | Measure] | None = None,
+    options: ScoringOptions | None = None,
     *,
-    baseline: str | int | Sequence[str | int] = 0,
-    all_pairs: bool = False,
-    by: Iterable[str] | str = (),
-    test: str = "randomization",
-    alpha: float = 0.05,
-    seed: int = 0,
-    n_permutations: int = 10000,
-    n_resamples: int = 10000,
-    ci_method: str = "percentile",
-    top: int = 5,
-    correction: str | None = None,
-    overlap_k: int = 10,
-    rbo_p: float = 0.9,
-    missing: str = "zero",
-    ties: str = "score",
-    k: int = 100,
-    progress: bool = False,
-    retries: int | None = None,
-    cache: RunCache | str | Path | bool | None = None,
-    judgments_format: str | None = None,
-    allow_version_mismatch: bool = False,
-    mix_synthetic: bool = False,
-    ignore_identical_ids: bool = False,
-    systems: Sequence[str] = (),
+    comparison: ComparisonOptions | None = None,
     source: SourceOptions | None = None,
-    queries: str | Path | None = None,
-    split: str = "test",
+    systems: Sequence[str] = (),
 ) -> ComparisonResult:
     """Compare runs with a baseline on one judgment set: deltas, CIs, paired tests, corrections.
 
     ``runs`` is a list of sources, or a ``{name: source}`` mapping naming them;
     a source is anything :func:`assay.evaluate` takes, or an evaluation result
-    file. Every run is scored with ``missing`` and ``ties``; result files must
-    have been scored with the same policy and judgment-set version (and
-    ``ignore_identical_ids``, see :func:`assay.evaluate`). ``baseline``
-    is a name or an index (default: the first), or a list of them: each is
-    compared with every other system, each pair once; ``all_pairs`` compares
-    every pair of systems (:mod:`assay.stats.many`). The statistics' parameters are
-    those of :func:`assay.stats.compare.compare`.
+    file. Every run is scored with ``options``
+    (:class:`~assay.procedures.options.ScoringOptions`: ``missing``, ``ties``...);
+    result files must have been scored with the same policy and judgment-set
+    version (and ``ignore_identical_ids``, see :func:`assay.evaluate`).
+
+    ``comparison`` (:class:`~assay.procedures.procedure_options.ComparisonOptions`)
+    says how: ``baseline`` is a name or an index (default: the first), or a list
+    of them: each is compared with every other system, each pair once;
+    ``all_pairs`` compares every pair of systems (:mod:`assay.stats.many`); ``by``
+    names the slices. The statistics' parameters are those of
+    :func:`assay.stats.compare.compare`; ``correction`` is the multiple-testing
+    correction of :mod:`assay.stats.corrections` (``None``: Holm). Where both
+    sides are runs or systems (not result files), each candidate's overlap with
+    the baseline is reported: RBO with persistence ``rbo_p`` and
+    Jaccard@``overlap_k``.
 
     ``systems`` names live systems compared after ``runs``, built and called
     as ``source`` (:class:`~assay.procedures.options.SourceOptions`) says;
-    with ``source``, ``retries`` and ``cache`` come from it. ``queries`` and
-    ``split`` are those of :func:`~assay.judgments.load.load_judgments`.
-    ``correction`` is the multiple-testing correction of
-    :mod:`assay.stats.corrections` (``None``: Holm). Where both sides are runs
-    or systems (not result files), each candidate's overlap with the baseline is
-    reported: RBO with persistence ``rbo_p`` and Jaccard@``overlap_k``.
+    with ``source``, ``retries`` and ``cache`` come from it.
     """
-    from assay.procedures.live import executing, live_system, run_keywords
-    from assay.stats.compare import compare as compare_results
-
-    keywords = run_keywords(source, retries=retries, cache=cache)
-    if systems or source is not None:
-        if len(runs) + len(systems) < 2:
-            raise UsageError(
-                "compare needs at least two runs, result files or `system` options", "runs"
-            )
-        options = source if source is not None else SourceOptions()
-        runs = [*_listed(runs), *(live_system(s, options, judgments) for s in systems)]
-    elif len(runs) < 2:
-        raise UsageError(f"compare needs at least two runs (got {len(runs)})", "runs")
+    options = option_object(options, ScoringOptions, "options")
+    settings = option_object(comparison, ComparisonOptions, "comparison")
+    runs = _sources(judgments, runs, systems, source)
     rankings: list[Any] = []
     with executing(source):
         results = evaluate_sources(
             judgments,
             runs,
             metrics,
-            by=by,
-            missing=missing,
-            ties=ties,
-            k=k,
-            progress=progress,
-            judgments_format=judgments_format,
-            allow_version_mismatch=allow_version_mismatch,
-            mix_synthetic=mix_synthetic,
-            ignore_identical_ids=ignore_identical_ids,
-            load={"queries": queries, "split": split} if queries is not None else {"split": split},
+            by=settings.by,
             keep_runs=rankings,
-            **keywords,
+            **scoring_keywords(options),
+            **live_keywords(source, options),
         )
-    slices = [by] if isinstance(by, str) else list(by)
+    slices = list(settings.by)
     if "synthetic" in results[0].groups and "synthetic" not in slices:
         slices.append("synthetic")  # synthetic and people's queries are compared apart too
     return compare_results(
         results,
-        baseline=baseline,
         metrics=[str(m) if isinstance(m, str) else m.name for m in metrics] if metrics else None,
         by=slices,
-        test=test,
-        alpha=alpha,
-        seed=seed,
-        n_permutations=n_permutations,
-        n_resamples=n_resamples,
-        ci_method=ci_method,
-        allow_version_mismatch=allow_version_mismatch,
-        top=top,
-        correction=correction or "holm",
-        all_pairs=all_pairs,
+        allow_version_mismatch=options.allow_version_mismatch,
         rankings=rankings,
-        overlap_k=overlap_k,
-        rbo_p=rbo_p,
-        ties=ties,
+        ties=options.ties,
+        **_statistics(settings),
+    )
+
+
+def _sources(
+    judgments: Any,
+    runs: Sequence[Any] | Mapping[str, Any],
+    systems: Sequence[str],
+    source: SourceOptions | None,
+) -> Sequence[Any] | Mapping[str, Any]:
+    """``runs``, then the live ``systems`` ``source`` builds; at least two in all."""
+    if systems or source is not None:
+        if len(runs) + len(systems) < 2:
+            raise UsageError(
+                "compare needs at least two runs, result files or `system` options", "runs"
+            )
+        options = source if source is not None else SourceOptions()
+        return [*_listed(runs), *(live_system(s, options, judgments) for s in systems)]
+    if len(runs) < 2:
+        raise UsageError(f"compare needs at least two runs (got {len(runs)})", "runs")
+    return runs
+
+
+def scoring_keywords(options: ScoringOptions) -> dict[str, Any]:
+    """The keywords of :func:`evaluate_sources` ``options`` give (not the live run's:
+    :func:`~assay.procedures.live.live_keywords`)."""
+    load: dict[str, Any] = {"split": options.split}
+    if options.queries is not None:
+        load = {"queries": options.queries, "split": options.split}
+    return dict(
+        missing=options.missing,
+        ties=options.ties,
+        k=options.k,
+        progress=options.progress,
+        judgments_format=options.judgments_format,
+        allow_version_mismatch=options.allow_version_mismatch,
+        mix_synthetic=options.mix_synthetic,
+        ignore_identical_ids=options.ignore_identical_ids,
+        load=load,
+    )
+
+
+def _statistics(settings: ComparisonOptions) -> dict[str, Any]:
+    """The keywords of :func:`assay.stats.compare.compare` ``settings`` give."""
+    return dict(
+        baseline=settings.baseline,
+        test=settings.test,
+        alpha=settings.alpha,
+        seed=settings.seed,
+        n_permutations=settings.n_permutations,
+        n_resamples=settings.n_resamples,
+        ci_method=settings.ci_method,
+        top=settings.top,
+        correction=settings.correction or "holm",
+        all_pairs=settings.all_pairs,
+        overlap_k=settings.overlap_k,
+        rbo_p=settings.rbo_p,
     )
 
 
@@ -169,11 +182,6 @@ def evaluate_sources(
     the keywords of :func:`~assay.procedures.arguments.as_judgments`).
     ``keep_runs``, a list, receives each source's run (``None`` for a result file).
     """
-    from assay.metrics.measures import parse_measures
-    from assay.procedures.arguments import as_judgments, check_k, synthetic_groups
-    from assay.procedures.evaluation import score
-    from assay.procedures.sources import is_result_file, load_source
-
     check_policies(missing, ties)
     check_k(k)
     named = list(runs.items()) if isinstance(runs, Mapping) else [(None, r) for r in runs]

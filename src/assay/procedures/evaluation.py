@@ -14,105 +14,68 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from assay.environment import environment
+from assay.metrics.depth import check_depth
 from assay.procedures.arguments import prepare
-from assay.procedures.options import (
-    DEFAULT_MEMORY_MB,
-    SourceOptions,
-    check_memory,
-    takes_scoring_options,
-)
+from assay.procedures.live import executing, live_keywords, run_or_system, source_documents
+from assay.procedures.options import ScoringOptions, SourceOptions, check_memory, option_object
+from assay.procedures.procedure_options import EvaluationOptions
+from assay.procedures.sources import RunProvenance, load_source, reading_beside
+from assay.results import Abstention, EvaluationResult, Policy
+from assay.runs.identical import drop_identical_ids
+from assay.systems.abstain import abstention_report
 
 if TYPE_CHECKING:  # pragma: no cover
     from assay.judgments.models import JudgmentSet
     from assay.metrics.measures import Measure
-    from assay.procedures.sources import RunProvenance, Source
-    from assay.results import EvaluationResult
+    from assay.procedures.sources import Source
     from assay.runs.blocks import RunBlocks
     from assay.runs.models import Run
-    from assay.systems.cache import RunCache
 
 #: Placeholder for the rank of the first relevant document when none was retrieved.
 NOT_FOUND = None
 
 
-@takes_scoring_options
 def evaluate(
     judgments: JudgmentSet | str | Path,
     run: Any = None,
     metrics: Iterable[str | Measure] | None = None,
     by: Iterable[str] | str = (),
+    options: ScoringOptions | None = None,
     *,
-    missing: str = "zero",
-    ties: str = "score",
-    k: int = 100,
-    name: str | None = None,
-    progress: bool = False,
-    judgments_format: str | None = None,
-    retries: int | None = None,
-    abstain_below: float | None = None,
-    cache: RunCache | str | Path | bool | None = None,
-    allow_version_mismatch: bool = False,
-    max_consecutive_failures: int | None = None,
-    prefer: str | None = None,
-    mix_synthetic: bool = False,
-    ignore_identical_ids: bool = False,
     source: SourceOptions | None = None,
-    queries: str | Path | None = None,
-    split: str = "test",
-    calibrate: str | Path | None = None,
-    memory: int = DEFAULT_MEMORY_MB,
+    evaluation: EvaluationOptions | None = None,
 ) -> EvaluationResult:
     """Score a run or a search function on a judgment set (judgments first, like the peers).
 
     ``run`` is a :class:`~assay.runs.models.Run`, a path to a TREC or JSONL run
     file (its ``.json`` sidecar is read: failed queries are reported, not scored
-    as 0; a run made on another judgment-set version is refused unless
-    ``allow_version_mismatch``), a ``{query_id: [doc_id, ...]}`` mapping, a
+    as 0), a ``{query_id: [doc_id, ...]}`` mapping, a
     :class:`~assay.systems.base.System`, or a plain function ``(query_text, k)``
     returning doc ids (or dicts with ``doc_id`` and ``score``). Functions and
-    systems are called for every query; a failing call is retried ``retries``
-    times, then reported as failed, never scored as an empty list. ``cache``
-    reuses a live system's last complete run (see
-    :func:`~assay.procedures.sources.load_source`).
+    systems are called for every query; a failing call is retried, then reported
+    as failed, never scored as an empty list. ``metrics`` are ir_measures names
+    (default ``R@5 R@10 RR nDCG@10``); ``by`` names metadata fields to group by
+    (``;``-separated tags split).
 
-    ``metrics`` are ir_measures names (default ``R@5 R@10 RR nDCG@10``); ``by``
-    names metadata fields to group by (``;``-separated tags split).
-    ``missing='zero'`` scores judged queries absent from the run as 0 (trec_eval
-    ``-c``); ``'skip'`` leaves them out. ``ties='score'`` orders tied scores by
-    doc id descending as trec_eval does; ``'given'`` keeps the given order.
-    ``abstain_below`` adds abstention figures: a top score below it counts as
-    returning nothing confident. ``prefer`` (``human`` or ``model``) decides
-    pairs that a label file grades from both sources (refused otherwise).
-    ``mix_synthetic`` scores a set that mixes synthetic (model-written) and
-    people's queries, reported apart (refused otherwise: :func:`synthetic_groups`).
-    ``ignore_identical_ids`` drops every retrieved document whose id is its
-    query's id before scoring, as BEIR does by default (off: trec_eval scores
-    them); the documents below move up a rank and the report says how many.
-
+    ``options`` (:class:`~assay.procedures.options.ScoringOptions`) say how the
+    judgments and the run are read and scored: the ``missing`` and ``ties``
+    policies (trec_eval's ``-c`` and its tie order by default), ``k``, the retries
+    and run cache of a live function, ``mix_synthetic``, ``ignore_identical_ids``
+    (as BEIR) and the ``memory`` budget beyond which a TREC run file is scored in
+    blocks of whole queries, bit for bit the same (:mod:`assay.runs.blocks`).
     ``source`` (:class:`~assay.procedures.options.SourceOptions`) names a live
-    system to run instead of ``run`` (``source.system``) and how it is built
-    and called: then ``retries``, ``cache`` and ``max_consecutive_failures``
-    come from it. A ``source.corpus`` also refuses judgments of documents
-    outside it. ``queries`` and ``split`` are those of
-    :func:`~assay.judgments.load.load_judgments`. ``calibrate`` (people's
-    labels on a sample) adds PPI++ intervals to the result
+    system to run instead of ``run`` and how it is built and called.
+    ``evaluation`` (:class:`~assay.procedures.procedure_options.EvaluationOptions`)
+    names the run and adds abstention figures or PPI++ intervals
     (:func:`~assay.procedures.calibration.calibrate`).
-
-    ``memory`` (MB) bounds the memory a run file may take: a TREC run larger
-    than the in-memory path allows within it is read and scored in blocks of
-    whole queries (:mod:`assay.runs.blocks`), with the same result, bit for bit
-    (not with ``abstain_below``, ``calibrate`` or ``ignore_identical_ids``,
-    which read the run whole).
 
     Returns an :class:`~assay.results.EvaluationResult`; ``.per_query_frame()``
     gives the per-query rows as a pandas DataFrame.
     """
-    from assay.procedures.live import executing, run_keywords, run_or_system, source_documents
-    from assay.procedures.sources import load_source, reading_beside
-
-    keywords = run_keywords(
-        source, retries=retries, cache=cache, max_consecutive_failures=max_consecutive_failures
-    )
+    options = option_object(options, ScoringOptions, "options")
+    extra = option_object(evaluation, EvaluationOptions, "evaluation")
+    keywords = live_keywords(source, options)
     run = run_or_system(
         run,
         source,
@@ -120,36 +83,18 @@ def evaluate(
         both="give a RUN file or --system NAME, not both",
         neither="give a RUN file to score, or --system NAME to run a system",
     )
-    check_memory(memory)
-    blocks = None
-    if abstain_below is None and calibrate is None and not ignore_identical_ids:
-        from assay.runs.blocks import blocked_run
-
-        blocks = blocked_run(run, memory, name)  # too large to read whole: block by block
+    blocks = _blocks(run, options, extra)
     # a run file is read while the judgments load
     with reading_beside(run if blocks is None else blocks) as given:
-        load = {"queries": queries, "split": split, "corpus_ids": source_documents(source)}
-        js, measures, by_fields = prepare(
-            judgments,
-            run,
-            metrics,
-            by,
-            missing,
-            ties,
-            k,
-            judgments_format,
-            prefer,
-            mix_synthetic,
-            load={name: value for name, value in load.items() if value is not None},
-        )
+        js, measures, by_fields = _prepared(judgments, run, metrics, by, options, extra, source)
     with executing(source):
         loaded = load_source(
             given,
             js,
-            k=k,
-            name=name,
-            progress=progress,
-            allow_version_mismatch=allow_version_mismatch,
+            k=options.k,
+            name=extra.name,
+            progress=options.progress,
+            allow_version_mismatch=options.allow_version_mismatch,
             **keywords,
         )
     result = score(
@@ -157,18 +102,60 @@ def evaluate(
         js,
         measures,
         by_fields,
-        missing=missing,
-        ties=ties,
-        abstain_below=abstain_below,
-        ignore_identical_ids=ignore_identical_ids,
+        missing=options.missing,
+        ties=options.ties,
+        abstain_below=extra.abstain_below,
+        ignore_identical_ids=options.ignore_identical_ids,
     )
-    if calibrate is None:
+    if extra.calibrate is None:
         return result
     from assay.procedures.calibration import attach_calibration
     from assay.procedures.calibration import calibrate as ppi
 
     # model labels on every query + people's sample, on the run scored
-    return attach_calibration(result, ppi(js, loaded.run, calibrate, metrics=result.metrics))
+    return attach_calibration(result, ppi(js, loaded.run, extra.calibrate, metrics=result.metrics))
+
+
+def _blocks(run: Any, options: ScoringOptions, extra: EvaluationOptions) -> RunBlocks | None:
+    """The run file's blocks when reading it whole would exceed ``options.memory``."""
+    check_memory(options.memory)
+    if extra.abstain_below is not None or extra.calibrate is not None:
+        return None
+    if options.ignore_identical_ids:
+        return None
+    from assay.runs.blocks import blocked_run
+
+    return blocked_run(run, options.memory, extra.name)  # too large to read whole: by block
+
+
+def _prepared(
+    judgments: Any,
+    run: Any,
+    metrics: Iterable[str | Measure] | None,
+    by: Iterable[str] | str,
+    options: ScoringOptions,
+    extra: EvaluationOptions,
+    source: SourceOptions | None,
+) -> tuple[JudgmentSet, list[Measure], list[str]]:
+    """The arguments checked and the judgments loaded (:func:`prepare`)."""
+    load = {
+        "queries": options.queries,
+        "split": options.split,
+        "corpus_ids": source_documents(source),
+    }
+    return prepare(
+        judgments,
+        run,
+        metrics,
+        by,
+        options.missing,
+        options.ties,
+        options.k,
+        options.judgments_format,
+        extra.prefer,
+        options.mix_synthetic,
+        load={name: value for name, value in load.items() if value is not None},
+    )
 
 
 def score(
@@ -199,12 +186,7 @@ def score(
     )
     if abstain_below is None:
         return result
-    from assay.results import Abstention
-    from assay.systems.abstain import abstention_report
-
     if ignore_identical_ids:
-        from assay.runs.identical import drop_identical_ids
-
         run = drop_identical_ids(run)[0]
     report = abstention_report(
         run, judgments, abstain_below, failed=source.provenance.failed_query_ids
@@ -229,35 +211,14 @@ def score_run(
     first (:func:`~assay.runs.identical.drop_identical_ids`). A
     :class:`~assay.runs.blocks.RunBlocks` is scored block by block.
     """
-    import numpy as np
-
     from assay.metrics.blocked import compute_blocked
-    from assay.metrics.depth import check_depth
     from assay.metrics.engine import compute
-    from assay.procedures.scoring_parts import (
-        judgments_info,
-        no_answer_rows,
-        per_query_columns,
-        run_info,
-        run_policies,
-    )
-    from assay.procedures.sources import RunProvenance
-    from assay.results import EvaluationResult, Policy
     from assay.runs.blocks import RunBlocks
 
     info = info or RunProvenance(name=run.name, path=run.path)
     dropped = None
     if ignore_identical_ids:
-        from assay.runs.identical import drop_identical_ids
-
-        answered = run.frame["query_id"].unique()
-        run, dropped = drop_identical_ids(run)
-        # a query whose every document was itself was answered: scored as an empty list
-        # (as BEIR, which keeps it among its results), never skipped as absent
-        emptied = sorted(set(map(str, answered)) - set(map(str, run.frame["query_id"].unique())))
-        if emptied:
-            empty = [*info.empty_query_ids, *emptied]
-            info = info.model_copy(update={"empty_query_ids": empty})
+        run, dropped, info = _without_identical_ids(run, info)
     live_k = info.k if info.queries_asked is not None else None  # a live system's depth
     blocked = isinstance(run, RunBlocks)
     shallow = [] if blocked else check_depth(measures, asked=live_k, run=run)
@@ -270,6 +231,62 @@ def score_run(
             table = compute(judgments, run, list(measures), missing="zero", ties=ties)
     if shallow:
         info = info.model_copy(update={"warnings": [*info.warnings, *shallow]})
+    return _assemble(
+        judgments,
+        run,
+        answers,
+        table,
+        measures,
+        by,
+        info,
+        missing=missing,
+        ties=ties,
+        dropped=dropped,
+        shallow=shallow,
+        ignore_identical_ids=ignore_identical_ids,
+    )
+
+
+def _without_identical_ids(run: Run, info: RunProvenance) -> tuple[Run, Any, RunProvenance]:
+    """``run`` without the documents whose id is their query's id, what was dropped, and
+    ``info`` with the queries left with no document listed as answered with an empty list."""
+    answered = run.frame["query_id"].unique()
+    run, dropped = drop_identical_ids(run)
+    # a query whose every document was itself was answered: scored as an empty list
+    # (as BEIR, which keeps it among its results), never skipped as absent
+    emptied = sorted(set(map(str, answered)) - set(map(str, run.frame["query_id"].unique())))
+    if emptied:
+        info = info.model_copy(update={"empty_query_ids": [*info.empty_query_ids, *emptied]})
+    return run, dropped, info
+
+
+def _assemble(
+    judgments: JudgmentSet,
+    run: Any,
+    answers: Any,
+    table: Any,
+    measures: Sequence[Measure],
+    by: Sequence[str],
+    info: RunProvenance,
+    *,
+    missing: str,
+    ties: str,
+    dropped: Any,
+    shallow: list[str],
+    ignore_identical_ids: bool,
+) -> EvaluationResult:
+    """The evaluation result of a computed metric table: the scored queries' values,
+    aggregates, groups, per-query rows and provenance."""
+    import numpy as np
+
+    from assay.procedures.scoring_parts import (
+        judgments_info,
+        no_answer_rows,
+        per_query_columns,
+        run_info,
+        run_policies,
+    )
+
     failed = set(info.failed_query_ids)
     present, keep = _scored_mask(table, info, missing)
     every = bool(keep.all())  # the usual case: no failed call, nothing skipped
@@ -387,8 +404,6 @@ def _mean(values: Any, measure: Measure) -> float:
 
 
 def _environment() -> dict[str, Any]:
-    from assay.environment import environment
-
     try:
         return environment()
     except Exception:  # provenance is best effort, never a reason to fail a run

@@ -23,16 +23,24 @@ from typing import TYPE_CHECKING, Any
 
 from assay.bounds import at_least
 from assay.errors import UsageError
+from assay.failures import too_many_failed
+from assay.metrics.measures import parse_measures
 from assay.metrics.rules import mean_decided_policies
+from assay.procedures.comparison import evaluate_sources, scoring_keywords
 from assay.procedures.gate_correction import corrected, correction_fields
 from assay.procedures.gate_result import MODES, GateCheck, GateResult
-from assay.procedures.options import SourceOptions, takes_scoring_options
+from assay.procedures.live import executing, failed_bound, live_keywords, run_or_system
+from assay.procedures.options import ScoringOptions, SourceOptions, option_object
+from assay.procedures.procedure_options import GateOptions
+from assay.results import EvaluationResult, check_pairable
+from assay.stats.bootstrap import paired_bootstrap_ci
+from assay.stats.corrections import check_correction
+from assay.systems.base import config_hash
+from assay.tags import group_by_tags
 
 if TYPE_CHECKING:  # pragma: no cover
     from assay.judgments.models import JudgmentSet
     from assay.metrics.measures import Measure
-    from assay.results import EvaluationResult
-    from assay.systems.cache import RunCache
 
 #: Tolerance when comparing a bound with ``-margin`` (floating-point noise).
 _EPS = 1e-12
@@ -82,8 +90,6 @@ def check_pair(
 ) -> GateCheck:
     """Decide one check from paired per-query values (same query order in both)."""
     import numpy as np
-
-    from assay.stats.bootstrap import paired_bootstrap_ci
 
     a = np.asarray(baseline, dtype=float)
     b = np.asarray(candidate, dtype=float)
@@ -139,7 +145,6 @@ def _rows(result: EvaluationResult, metric: str, who: str) -> dict[str, Any]:
 
 
 def _slices(rows: dict[str, Any], field: str, order: list[str]) -> dict[str, list[str]]:
-    from assay.tags import group_by_tags
 
     return dict(sorted(group_by_tags((qid, rows[qid].get(field)) for qid in order).items()))
 
@@ -168,111 +173,91 @@ def _validate(
         raise UsageError(f"`seed` must be a whole number from 0 to 2^63 - 1, got {seed}", "seed")
 
 
-@takes_scoring_options
 def gate(
     judgments: JudgmentSet | str | Path,
     candidate: Any,
     baseline: Any,
     metrics: Iterable[str | Measure] | None = ("nDCG@10",),
+    options: ScoringOptions | None = None,
     *,
-    margin: float = 0.01,
-    mode: str = "noninferiority",
-    by: Iterable[str] = (),
-    min_n: int = 10,
-    alpha: float = 0.05,
-    seed: int = 0,
-    n_resamples: int = 10000,
-    missing: str = "zero",
-    ties: str = "score",
-    k: int = 100,
-    progress: bool = False,
-    retries: int | None = None,
-    cache: RunCache | str | Path | bool | None = None,
-    judgments_format: str | None = None,
-    allow_version_mismatch: bool = False,
-    store: str | None = None,
-    max_failed: int = 0,
-    ignore_identical_ids: bool = False,
+    rule: GateOptions | None = None,
     source: SourceOptions | None = None,
-    queries: str | Path | None = None,
-    split: str = "test",
-    correction: str | None = None,
 ) -> GateResult:
     """Gate a candidate (any source :func:`assay.evaluate` takes) against a baseline.
 
     ``baseline`` is an :class:`~assay.results.EvaluationResult`, an evaluation
     result file, a source scored like the candidate, or, from the history
-    ``store``, ``"last"`` (the latest evaluation of the candidate's system on
-    these judgments that was recorded on its own or passed a gate) or a run id.
-    The candidate is scored with ``missing`` and ``ties``; a baseline scored with
+    store ``rule.store``, ``"last"`` (the latest evaluation of the candidate's
+    system on these judgments that was recorded on its own or passed a gate) or
+    a run id. The candidate is scored with ``options``
+    (:class:`~assay.procedures.options.ScoringOptions`); a baseline scored with
     another policy or on another judgment-set version is refused (the version
-    unless ``allow_version_mismatch``). A candidate with more than ``max_failed``
-    failed queries fails the gate whatever its scores (:mod:`assay.failures`).
-    The candidate's evaluation travels with the result as
-    :attr:`GateResult.candidate_evaluation` (not in its file).
-    ``ignore_identical_ids`` as in :func:`assay.evaluate` (a baseline result must
-    have been scored the same way). ``candidate`` may be ``None`` when ``source``
+    unless ``options.allow_version_mismatch``; ``ignore_identical_ids`` as in
+    :func:`assay.evaluate`, a baseline result must have been scored the same way).
+
+    ``rule`` (:class:`~assay.procedures.procedure_options.GateOptions`) is the
+    decision rule (``margin``, ``mode``, ``alpha``, slices ``by`` of at least
+    ``min_n`` queries, ``correction``, default ``none``:
+    :mod:`assay.procedures.gate_correction`). A candidate with more than
+    ``rule.max_failed`` failed queries fails the gate whatever its scores
+    (:mod:`assay.failures`). The candidate's evaluation travels with the result
+    as :attr:`GateResult.candidate_evaluation` (not in its file).
+
+    ``candidate`` may be ``None`` when ``source``
     (:class:`~assay.procedures.options.SourceOptions`) names the system to run;
     with ``source``, ``retries``, ``cache`` and ``max_failed`` come from it.
-    ``queries`` and ``split`` are those of :func:`~assay.judgments.load.load_judgments`.
-    ``correction`` (default ``none``) is :mod:`assay.procedures.gate_correction`'s.
     """
-    from assay.metrics.measures import parse_measures
-    from assay.procedures.comparison import evaluate_sources
-    from assay.procedures.live import executing, failed_bound, run_keywords, run_or_system
-    from assay.results import EvaluationResult
-
+    options = option_object(options, ScoringOptions, "options")
+    rule = option_object(rule, GateOptions, "rule")
     if baseline is None or baseline == "":
         raise UsageError("`baseline` is required (a result file, 'last' or a run id)", "baseline")
-    keywords = run_keywords(source, retries=retries, cache=cache)
-    max_failed = failed_bound(source, max_failed)
+    keywords = live_keywords(source, options)
+    max_failed = failed_bound(source, rule.max_failed)
     mixed = "give either a RUN file or --system NAME (not both)"
     candidate = run_or_system(candidate, source, judgments, both=mixed, neither=mixed)
     metrics = ["nDCG@10"] if metrics is None else list(metrics)
     measures = parse_measures([m if isinstance(m, str) else m.name for m in metrics] or None)
     from_store = isinstance(baseline, str) and not Path(baseline).exists()
     given = isinstance(baseline, EvaluationResult) or from_store
-    kwargs: dict[str, Any] = dict(
-        missing=missing,
-        ties=ties,
-        k=k,
-        progress=progress,
-        judgments_format=judgments_format,
-        allow_version_mismatch=allow_version_mismatch,
-        ignore_identical_ids=ignore_identical_ids,
-        load={"split": split} if queries is None else {"split": split, "queries": queries},
-        **keywords,
-    )
     sources = [candidate] if given else [candidate, baseline]
     with executing(source):
-        scored = evaluate_sources(judgments, sources, measures, **kwargs)
-    base, base_id, source = baseline, None, ""
+        scored = evaluate_sources(
+            judgments, sources, measures, **scoring_keywords(options), **keywords
+        )
+    base, base_id, origin = baseline, None, ""
     if from_store:
         base, base_id = resolve_baseline(
-            baseline, store, scored[0].run.name, scored[0].judgments.name
+            baseline, rule.store, scored[0].run.name, scored[0].judgments.name
         )
-        source = f"run {base_id}" if base_id is not None else baseline
+        origin = f"run {base_id}" if base_id is not None else baseline
     elif not given:
-        base, source = scored[1], str(baseline) if isinstance(baseline, str | Path) else ""
+        base, origin = scored[1], str(baseline) if isinstance(baseline, str | Path) else ""
     result = run_gate(
         scored[0],
         base,
         [m.name for m in measures],
-        margin=margin,
-        mode=mode,
-        by=by,
-        min_n=min_n,
-        alpha=alpha,
-        seed=seed,
-        n_resamples=n_resamples,
-        allow_version_mismatch=allow_version_mismatch,
-        baseline_source=source,
-        max_failed=max_failed,
-        correction=correction or "none",
+        allow_version_mismatch=options.allow_version_mismatch,
+        baseline_source=origin,
+        **_rule_keywords(rule, max_failed),
     )
     result = result.model_copy(update={"baseline_run_id": base_id})
     result._candidate = scored[0]
     return result
+
+
+def _rule_keywords(rule: GateOptions, max_failed: int) -> dict[str, Any]:
+    """The keywords of :func:`run_gate` ``rule`` gives."""
+    return dict(
+        margin=rule.margin,
+        mode=rule.mode,
+        by=rule.by,
+        min_n=rule.min_n,
+        alpha=rule.alpha,
+        seed=rule.seed,
+        n_resamples=rule.n_resamples,
+        max_failed=max_failed,
+        correction=rule.correction or "none",
+    )
 
 
 def run_gate(
@@ -299,10 +284,6 @@ def run_gate(
     ``by`` field is unknown or the results share no query. A candidate with
     more than ``max_failed`` failed queries fails the gate (:mod:`assay.failures`).
     """
-    from assay.failures import too_many_failed
-    from assay.results import check_pairable
-    from assay.stats.corrections import check_correction
-
     _validate(mode, margin, alpha, min_n, n_resamples, seed)
     correction = check_correction(correction, "none")
     if correction != "none" and mode == "threshold":
@@ -317,24 +298,11 @@ def run_gate(
         allow_version_mismatch=allow_version_mismatch,
     )
     stat = dict(mode=mode, margin=margin, alpha=alpha, seed=seed, n_resamples=n_resamples)
-    checks: list[GateCheck] = []
-    common: list[str] = []
-    unpaired_c = unpaired_b = 0
-    for metric in names:
-        crow = _rows(candidate, metric, "candidate")
-        brow = _rows(baseline, metric, "baseline")
-        common = [q for q in crow if q in brow]
-        unpaired_c, unpaired_b = len(crow) - len(common), len(brow) - len(common)
-        if not common:
-            raise UsageError(
-                "the candidate and the baseline share no query ids; "
-                "were they scored on the same judgment set?"
-            )
-        checks += _metric_checks(metric, crow, brow, common, by_fields, min_n, stat)
+    checks, common, unpaired = _paired_checks(candidate, baseline, names, by_fields, min_n, stat)
     checks = corrected(checks, correction, stat)
-    if unpaired_c or unpaired_b:
+    if unpaired[0] or unpaired[1]:
         warnings.append(
-            f"{unpaired_c} candidate and {unpaired_b} baseline queries have no partner "
+            f"{unpaired[0]} candidate and {unpaired[1]} baseline queries have no partner "
             "and were left out"
         )
     failed = sorted(candidate.run.failed_queries)
@@ -350,7 +318,7 @@ def run_gate(
         warnings,
         baseline_source,
         n_paired=len(common),
-        unpaired=(unpaired_c, unpaired_b),
+        unpaired=unpaired,
         stat=stat,
         min_n=min_n,
     )
@@ -363,6 +331,33 @@ def run_gate(
             **correction_fields(result, correction, stat),
         }
     )
+
+
+def _paired_checks(
+    candidate: EvaluationResult,
+    baseline: EvaluationResult,
+    names: list[str],
+    by_fields: list[str],
+    min_n: int,
+    stat: dict[str, Any],
+) -> tuple[list[GateCheck], list[str], tuple[int, int]]:
+    """Every metric's checks on the paired queries; the queries paired (of the last metric)
+    and how many of the candidate's and of the baseline's had no partner."""
+    checks: list[GateCheck] = []
+    common: list[str] = []
+    unpaired = (0, 0)
+    for metric in names:
+        crow = _rows(candidate, metric, "candidate")
+        brow = _rows(baseline, metric, "baseline")
+        common = [q for q in crow if q in brow]
+        unpaired = (len(crow) - len(common), len(brow) - len(common))
+        if not common:
+            raise UsageError(
+                "the candidate and the baseline share no query ids; "
+                "were they scored on the same judgment set?"
+            )
+        checks += _metric_checks(metric, crow, brow, common, by_fields, min_n, stat)
+    return checks, common, unpaired
 
 
 def _metric_checks(
@@ -418,7 +413,6 @@ def _assemble(
     min_n: int,
 ) -> GateResult:
     """The gate result: settings, checks, verdict and provenance of the candidate."""
-    from assay.systems.base import config_hash
 
     run = candidate.run
     cv, bv = candidate.judgments.version, baseline.judgments.version

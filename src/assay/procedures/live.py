@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from assay.errors import UsageError
-from assay.procedures.options import SourceOptions
+from assay.procedures.options import ScoringOptions, SourceOptions
 
 if TYPE_CHECKING:  # pragma: no cover
     from assay.systems.base import System
@@ -157,3 +157,14 @@ def executing(source: SourceOptions | None) -> Iterator[None]:
 
     with use(source.executor):
         yield
+
+
+def live_keywords(source: SourceOptions | None, options: ScoringOptions) -> dict[str, Any]:
+    """:func:`run_keywords` of ``options``' ``retries``, ``cache`` and
+    ``max_consecutive_failures`` (a value also in ``source`` is refused there)."""
+    return run_keywords(
+        source,
+        retries=options.retries,
+        cache=options.cache,
+        max_consecutive_failures=options.max_consecutive_failures,
+    )

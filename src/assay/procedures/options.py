@@ -3,28 +3,24 @@
 :class:`SourceOptions` says how a live system is built and called (the
 ``--system``, corpus, cache, retry and failure options of every command that
 runs one); the procedures take it as ``source=``.
-:class:`ScoringOptions` holds the keywords that :func:`~assay.evaluate`,
+:class:`ScoringOptions` holds what :func:`~assay.evaluate`,
 :func:`~assay.compare`, :func:`~assay.gate` and :func:`~assay.verify_suite`
-repeat: how runs are read and scored. Each of them takes one object as
-``options=`` instead of the keywords (the keywords keep working):
-:func:`takes_scoring_options` adds the parameter and refuses a keyword given
-at the same time as ``options``, so one place decides each option.
+share: how judgments and runs are read and scored; each takes it as
+``options``. What is a procedure's own has a model of its own
+(:mod:`assay.procedures.procedure_options`): one object per concern, so a
+procedure takes a handful of parameters and a type checker sees every option.
 """
 
 from __future__ import annotations
 
-import functools
-import inspect
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from assay.bounds import at_least
 from assay.errors import UsageError
-
-F = TypeVar("F", bound=Callable[..., Any])
-
+from assay.policies import check_policies
 
 #: The default memory budget of an evaluation (MB): a run file whose whole reading would
 #: exceed it is scored in blocks (:func:`assay.runs.blocks.blocked_run`).
@@ -63,22 +59,39 @@ class ScoringOptions(BaseModel):
     cache: Any = Field(
         None, description="run cache of a live system: a RunCache, a directory, True or None"
     )
+    max_consecutive_failures: int | None = Field(
+        None,
+        description="stop a live run after this many failed queries in a row "
+        "(None: the system's own policy)",
+    )
     memory: int = Field(
         DEFAULT_MEMORY_MB,
         description="memory budget in MB (64 to 1048576): a TREC run file whose whole reading "
-        "would exceed it is scored in blocks of whole queries, with the same result",
+        "would exceed it is scored in blocks of whole queries, with the same result "
+        "(evaluate; the other procedures read runs whole)",
     )
+    mix_synthetic: bool = Field(
+        False,
+        description="score a set mixing synthetic (model-written) and people's queries, "
+        "reported apart (refused otherwise)",
+    )
+    progress: bool = Field(False, description="show the progress of a live system's run")
+
+    @field_validator("memory", mode="before")
+    @classmethod
+    def _whole_mb(cls, value: Any) -> int:
+        """A budget that is not a whole number of MB in bounds: a UsageError naming it."""
+        return check_memory(value)
 
     def model_post_init(self, context: Any, /) -> None:
         """Check the values with the keywords' own rules (a UsageError naming the parameter)."""
-        from assay.bounds import at_least
-        from assay.policies import check_policies
-
         try:
             check_policies(self.missing, self.ties)
             at_least("k", self.k)
             if self.retries is not None:
                 at_least("retries", self.retries, 0)
+            if self.max_consecutive_failures is not None:
+                at_least("max_consecutive_failures", self.max_consecutive_failures, 0)
             check_memory(self.memory)
         except UsageError as exc:  # as it is, not wrapped in pydantic's ValidationError
             raise UsageError(str(exc), exc.parameter) from None
@@ -147,8 +160,6 @@ class SourceOptions(BaseModel):
 
     def model_post_init(self, context: Any, /) -> None:
         """Check the bounds with the keywords' own rules (a UsageError naming the parameter)."""
-        from assay.bounds import at_least
-
         try:
             if self.retries is not None:
                 at_least("retries", self.retries, 0)
@@ -162,42 +173,16 @@ class SourceOptions(BaseModel):
             raise UsageError(str(exc), exc.parameter) from None
 
 
-def takes_scoring_options(function: F) -> F:
-    """Give ``function`` a keyword-only ``options: ScoringOptions | None`` parameter.
-
-    With ``options``, its values are passed as the keywords ``function`` takes;
-    a keyword also given a non-default value is a :class:`UsageError`, and so is
-    an option set away from its default that ``function`` does not take.
-    """
-    signature = inspect.signature(function)
-    taken = [name for name in ScoringOptions.model_fields if name in signature.parameters]
-
-    @functools.wraps(function)
-    def wrapper(*args: Any, options: ScoringOptions | None = None, **kwargs: Any) -> Any:
-        if options is not None:
-            kwargs.update(_option_values(options, taken, kwargs))
-        return function(*args, **kwargs)
-
-    parameter = inspect.Parameter(
-        "options", inspect.Parameter.KEYWORD_ONLY, default=None, annotation="ScoringOptions | None"
-    )
-    params = list(signature.parameters.values())
-    wrapper.__signature__ = signature.replace(parameters=[*params, parameter])  # type: ignore[attr-defined]
-    return wrapper  # type: ignore[return-value]
+OptionModel = TypeVar("OptionModel", bound=BaseModel)
 
 
-def _option_values(options: Any, taken: list[str], kwargs: dict[str, Any]) -> dict[str, Any]:
-    if not isinstance(options, ScoringOptions):
-        raise UsageError(f"`options` must be a ScoringOptions, got {type(options).__name__}")
-    fields = ScoringOptions.model_fields
-    clashing = [n for n in taken if n in kwargs and kwargs[n] != fields[n].get_default()]
-    unused = [
-        n for n in fields if n not in taken and getattr(options, n) != fields[n].get_default()
-    ]
-    if clashing:
-        names = ", ".join(f"`{n}`" for n in clashing)
-        raise UsageError(f"give {names} either as a keyword or in `options`, not both", clashing[0])
-    if unused:
-        names = ", ".join(f"`{n}`" for n in unused)
-        raise UsageError(f"this procedure takes no {names} (set in `options`)", unused[0])
-    return {n: getattr(options, n) for n in taken}
+def option_object(value: Any, model: type[OptionModel], parameter: str) -> OptionModel:
+    """``value``, an option object of ``model`` (``None``: the defaults); anything else is a
+    :class:`UsageError` naming ``parameter``."""
+    if value is None:
+        return model()
+    if not isinstance(value, model):
+        raise UsageError(
+            f"`{parameter}` must be a {model.__name__}, got {type(value).__name__}", parameter
+        )
+    return value

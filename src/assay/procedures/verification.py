@@ -16,17 +16,23 @@ from typing import TYPE_CHECKING, Any, Literal, Self
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from assay.errors import UsageError
+from assay.metrics.measures import parse_measures
 from assay.metrics.rules import mean_decided_policies
 from assay.policies import ScoringPolicy, check_policies, chosen_policies
-from assay.procedures.options import SourceOptions, takes_scoring_options
-from assay.results import MIGRATIONS, Policy, ResultModel
+from assay.procedures.arguments import as_judgments, check_k
+from assay.procedures.evaluation import score
+from assay.procedures.live import executing, live_keywords, live_system
+from assay.procedures.options import ScoringOptions, SourceOptions, option_object
+from assay.procedures.procedure_options import PairedTestOptions
+from assay.procedures.sources import Source, load_source
+from assay.results import MIGRATIONS, EvaluationResult, Policy, ResultModel, check_pairable
+from assay.stats.bootstrap import paired_bootstrap_ci
+from assay.stats.significance import is_exact, randomization_pvalues
 
 if TYPE_CHECKING:  # pragma: no cover
     from assay.judgments.models import JudgmentSet
     from assay.metrics.measures import Measure
-    from assay.results import EvaluationResult
     from assay.runs.models import Run
-    from assay.systems.cache import RunCache
 
 VERIFY_SCHEMA_VERSION = "2"
 #: ``degraded`` value that shuffles the system's own ranking instead of a second system.
@@ -126,82 +132,84 @@ def shuffle_run(run: Run, seed: int = 0, *, name: str | None = None) -> Run:
     return Run.from_dict(ranking, name=name or f"{run.name} (shuffled)")
 
 
-@takes_scoring_options
 def verify_suite(
     judgments: JudgmentSet | str | Path,
     system: Any,
     degraded: Any = SHUFFLE,
     metrics: Iterable[str | Measure] = ("nDCG@10",),
+    options: ScoringOptions | None = None,
     *,
-    alpha: float = 0.05,
-    seed: int = 0,
-    n_permutations: int = 10000,
-    n_resamples: int = 10000,
-    missing: str = "zero",
-    ties: str = "score",
-    k: int = 100,
-    progress: bool = False,
-    retries: int | None = None,
-    cache: RunCache | str | Path | bool | None = None,
-    judgments_format: str | None = None,
-    allow_version_mismatch: bool = False,
+    statistics: PairedTestOptions | None = None,
     source: SourceOptions | None = None,
-    queries: str | Path | None = None,
-    split: str = "test",
 ) -> VerifyResult:
     """Does a deliberately degraded variant of ``system`` score significantly lower?
 
     ``system`` and ``degraded`` are sources :func:`assay.evaluate` takes (a
     live system, a run file, a Run...); ``degraded="shuffle"`` shuffles the
     system's own ranked lists (seeded), which are then scored in the given order.
+    Both are scored with ``options`` (:class:`~assay.procedures.options.ScoringOptions`)
+    and tested with ``statistics``
+    (:class:`~assay.procedures.procedure_options.PairedTestOptions`).
     With ``source`` (:class:`~assay.procedures.options.SourceOptions`), ``system``
     is ``source.system`` (give ``None``) and ``degraded`` a system name, both
     built and called as ``source`` says (``retries`` and ``cache`` from it).
-    ``queries`` and ``split`` are those of :func:`~assay.judgments.load.load_judgments`.
     """
-    from assay.metrics.measures import parse_measures
-    from assay.procedures.arguments import as_judgments, check_k
-    from assay.procedures.evaluation import score
-    from assay.procedures.live import executing, run_keywords
-    from assay.procedures.sources import Source, load_source
-
-    check_policies(missing, ties)
-    check_k(k)
-    options: dict[str, Any] = dict(
-        k=k,
-        progress=progress,
-        allow_version_mismatch=allow_version_mismatch,
-        **run_keywords(source, retries=retries, cache=cache),
+    options = option_object(options, ScoringOptions, "options")
+    stats = option_object(statistics, PairedTestOptions, "statistics")
+    check_policies(options.missing, options.ties)
+    check_k(options.k)
+    keywords: dict[str, Any] = dict(
+        k=options.k,
+        progress=options.progress,
+        allow_version_mismatch=options.allow_version_mismatch,
+        **live_keywords(source, options),
     )
     system, degraded = _live_pair(system, degraded, source, judgments)
     measures = parse_measures([m if isinstance(m, str) else m.name for m in metrics] or None)
-    load = {"split": split} if queries is None else {"split": split, "queries": queries}
-    js = as_judgments(judgments, judgments_format, **load)
-    with executing(source):
-        ref_source = load_source(system, js, **options)
-    reference = score(ref_source, js, measures, missing=missing, ties=ties)
-    if isinstance(degraded, str) and degraded == SHUFFLE:
-        if ref_source.run is None:
-            raise UsageError("`degraded` shuffle needs a run to shuffle, not a result file")
-        shuffled = shuffle_run(
-            ref_source.run, seed, name=f"{ref_source.run.name} (shuffled, seed {seed})"
+    load = {"split": options.split}
+    if options.queries is not None:
+        load["queries"] = options.queries
+    js = as_judgments(judgments, options.judgments_format, **load)
+
+    def scored(loaded: Source) -> EvaluationResult:
+        return score(
+            loaded,
+            js,
+            measures,
+            missing=options.missing,
+            ties=options.ties,
+            ignore_identical_ids=options.ignore_identical_ids,
         )
-        provenance = ref_source.provenance.model_copy(update={"name": shuffled.name})
-        # the shuffled run has no scores: its order is the ranking under either tie policy
-        worse = score(Source(shuffled, provenance), js, measures, missing=missing, ties=ties)
+
+    with executing(source):
+        ref_source = load_source(system, js, **keywords)
+    reference = scored(ref_source)
+    if isinstance(degraded, str) and degraded == SHUFFLE:
+        worse = scored(_shuffled(ref_source, stats.seed))
     else:
         with executing(source):
-            worse_source = load_source(degraded, js, **options)
-        worse = score(worse_source, js, measures, missing=missing, ties=ties)
+            worse = scored(load_source(degraded, js, **keywords))
     return verify_results(
         reference,
         worse,
         [m.name for m in measures],
-        alpha=alpha,
-        seed=seed,
-        n_permutations=n_permutations,
-        n_resamples=n_resamples,
+        alpha=stats.alpha,
+        seed=stats.seed,
+        n_permutations=stats.n_permutations,
+        n_resamples=stats.n_resamples,
     )
+
+
+def _shuffled(reference: Source, seed: int) -> Source:
+    """The reference's run with each ranked list shuffled (seeded), as a source to score."""
+    if reference.run is None:
+        raise UsageError("`degraded` shuffle needs a run to shuffle, not a result file")
+    shuffled = shuffle_run(
+        reference.run, seed, name=f"{reference.run.name} (shuffled, seed {seed})"
+    )
+    provenance = reference.provenance.model_copy(update={"name": shuffled.name})
+    # the shuffled run has no scores: its order is the ranking under either tie policy
+    return Source(shuffled, provenance)
 
 
 def _live_pair(
@@ -210,8 +218,6 @@ def _live_pair(
     """``system`` and ``degraded``, or with ``source`` the live systems they name."""
     if source is None:
         return system, degraded
-    from assay.procedures.live import live_system
-
     spec = source.system if system is None else system
     if not spec or not degraded:
         raise UsageError(
@@ -235,8 +241,6 @@ def verify_results(
     n_resamples: int = 10000,
 ) -> VerifyResult:
     """Decide, per metric, whether ``degraded`` scores significantly lower than ``reference``."""
-    from assay.results import check_pairable
-
     if not 0 < alpha < 1:
         raise UsageError(f"`alpha` must be between 0 and 1, got {alpha}", "alpha")
     names = [metrics] if isinstance(metrics, str) else list(dict.fromkeys(metrics))
@@ -285,9 +289,6 @@ def _check(
 ) -> VerifyCheck:
     """One metric's paired randomization test and bootstrap CI, with the verdict in words."""
     import numpy as np
-
-    from assay.stats.bootstrap import paired_bootstrap_ci
-    from assay.stats.significance import is_exact, randomization_pvalues
 
     ref = {str(r["query_id"]): r[metric] for r in reference.per_query}
     deg = {str(r["query_id"]): r[metric] for r in degraded.per_query}

@@ -15,7 +15,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from assay.errors import UsageError
+from assay.metrics.measures import parse_measure
 from assay.policies import merge_policies
+from assay.progress import progress
+from assay.results import check_pairable
+from assay.stats.bootstrap import METHODS, bootstrap_ci_rows
+from assay.stats.corrections import adjust, check_correction
 from assay.stats.models import (
     ComparisonResult,
     MetricComparison,
@@ -26,7 +31,16 @@ from assay.stats.models import (
 )
 from assay.stats.overlap import candidate_overlaps
 from assay.stats.paired import PairedColumns
+from assay.stats.pairing import column_values, pair_results
+from assay.stats.power import (
+    SD_TOLERANCE,
+    effect_size,
+    minimum_detectable_difference,
+    queries_needed,
+)
+from assay.stats.significance import TESTS, p_value_method, paired_pvalues
 from assay.stats.slices import slice_comparisons
+from assay.stats.summary import paired_row
 from assay.stats.verdict import TIE_TOLERANCE
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -72,7 +86,6 @@ def _baseline_index(baseline: str | int, names: list[str], run_names: list[str])
 
 
 def _resolve_metrics(metrics: Sequence[str] | None, results: list[EvaluationResult]) -> list[str]:
-    from assay.metrics.measures import parse_measure
 
     common = [m for m in results[0].metrics if all(m in r.metrics for r in results[1:])]
     if not metrics:
@@ -111,11 +124,6 @@ def stats_rows(
     """Per-row means, CIs, p-values, effect sizes and win/loss/tie counts."""
     import numpy as np
 
-    from assay.progress import progress
-    from assay.stats.bootstrap import bootstrap_ci_rows
-    from assay.stats.power import effect_size
-    from assay.stats.significance import paired_pvalues
-
     rows = int(diffs.shape[0])
     with progress("bootstrap CIs and paired tests", total=2 * rows, unit="steps") as tick:
         low, high = bootstrap_ci_rows(diffs, n_resamples=n_resamples, method=ci_method, seed=seed)
@@ -138,7 +146,6 @@ def stats_rows(
 
 def _power(candidate: str, metric: str, d: np.ndarray) -> PowerEstimate:
     """Power figures for one row of differences; ``None`` where not estimable."""
-    from assay.stats.power import SD_TOLERANCE, minimum_detectable_difference, queries_needed
 
     n = int(d.size)
     sd = float(d.std(ddof=1)) if n > 1 else None
@@ -200,7 +207,6 @@ def compare(
     Jaccard@``overlap_k``, lists ordered by ``ties``). Several ``baseline``
     values (a list), or ``all_pairs``, compare with each baseline in turn, every
     pair once, the family being every row of every pair (:mod:`assay.stats.many`).
-
     The steps: check the inputs, pair the queries, test, assemble.
     """
     if all_pairs or not isinstance(baseline, str | int):
@@ -209,8 +215,6 @@ def compare(
 
         return compare_many(compare, results, baseline, settings)
     by = [by] if isinstance(by, str) else list(by)
-    from assay.stats.corrections import check_correction
-
     _check_settings(len(results), test, ci_method, alpha, top)
     correction = check_correction(correction)
     ordered, names, metric_names, warnings, order = _order_inputs(
@@ -237,6 +241,32 @@ def compare(
         common,
         correction=correction,
     )
+    return _assemble(
+        ordered, names, metric_names, pairs, by, slice_values, warnings,
+        comparisons=comparisons, slices=slices, power=power, common=common,
+        settings=(alpha, correction, n_permutations, n_resamples),
+        overlap=candidate_overlaps(rankings, order, names, pairs.queries, (overlap_k, rbo_p, ties)),
+    )  # fmt: skip
+
+
+def _assemble(
+    ordered: list[EvaluationResult],
+    names: list[str],
+    metric_names: list[str],
+    pairs: Any,
+    by: list[str],
+    slice_values: Any,
+    warnings: list[str],
+    *,
+    comparisons: Any,
+    slices: Any,
+    power: Any,
+    common: dict[str, Any],
+    settings: tuple[float, str, int, int],
+    overlap: Any,
+) -> ComparisonResult:
+    """Step 4: the comparison result, its settings and the paired per-query rows."""
+    alpha, correction, n_permutations, n_resamples = settings
     first = ordered[0].judgments
     return ComparisonResult(
         judgments_name=first.name,
@@ -251,14 +281,14 @@ def compare(
             alpha=alpha,
             adjustment=correction,
             by=by,
-            p_value_method=_p_value_method(
+            p_value_method=p_value_method(
                 common["test"], len(pairs.queries), n_permutations, n_resamples
             ),
         ),
         comparisons=comparisons,
         slices=slices,
         power=power,
-        overlap=candidate_overlaps(rankings, order, names, pairs.queries, (overlap_k, rbo_p, ties)),
+        overlap=overlap,
         per_query=_paired_queries(pairs, names, metric_names, by, slice_values),
         warnings=warnings,
         policies=merge_policies([r.policies for r in ordered], names),
@@ -267,8 +297,6 @@ def compare(
 
 def _check_settings(n_results: int, test: str, ci_method: str, alpha: float, top: int) -> None:
     """Step 1a: the settings are known and in range."""
-    from assay.stats.bootstrap import METHODS
-    from assay.stats.significance import TESTS
 
     if n_results < 2:
         raise UsageError(f"compare needs at least two results (got {n_results})")
@@ -291,7 +319,6 @@ def _order_inputs(
     allow_version_mismatch: bool,
 ) -> tuple[list[EvaluationResult], list[str], list[str], list[str], list[int]]:
     """Step 1b: results can be paired; baseline first; unique names; the metrics compared."""
-    from assay.results import check_pairable
 
     run_names = [r.run.name for r in results]
     names = unique_names(run_names)
@@ -328,7 +355,6 @@ def _pair(
     Pairing runs over the per-query columns (:mod:`assay.stats.pairing`); rows
     are built only for the ``by`` fields of slices.
     """
-    from assay.stats.pairing import column_values, pair_results
 
     found = pair_results(results, metric_names)
     n = len(found.rows[0])
@@ -388,8 +414,6 @@ def _test(
 ) -> tuple[list[MetricComparison], list[PowerEstimate]]:
     """Step 3: test every candidate x metric row (one family, adjusted by ``correction``),
     with power figures."""
-    from assay.stats.corrections import adjust
-    from assay.stats.summary import paired_row
 
     st = stats_rows(pairs.diffs, **common)
     p_adj = adjust(st["p"], correction)
@@ -463,22 +487,3 @@ def _paired_queries(
         },
         {s: pairs.ranks[si] for si, s in enumerate(names)},
     )
-
-
-def _p_value_method(test: str, n: int, n_permutations: int, n_resamples: int) -> str:
-    """How the p-values were computed, in words (printed in every report)."""
-    from assay.stats.significance import is_exact
-
-    if test == "randomization":
-        return (
-            f"exact enumeration of all 2^{n} sign vectors"
-            if is_exact(n, n_permutations)
-            else f"Monte Carlo, {n_permutations} random sign vectors, p = (1 + hits) / "
-            f"({n_permutations} + 1)"
-        ) + "; slices use exact enumeration when 2^n <= permutations"
-    return {
-        "t": "scipy.stats.ttest_rel, two-sided",
-        "wilcoxon": "scipy.stats.wilcoxon, two-sided, zero differences dropped",
-        "bootstrap": f"bootstrap of centred differences, {n_resamples} resamples, "
-        "p = (1 + hits) / (B + 1)",
-    }[test]

@@ -26,6 +26,8 @@ from typing import TYPE_CHECKING
 
 from assay.bounds import at_least
 from assay.errors import UsageError
+from assay.stats.bootstrap import _as_pair, bootstrap_pvalues_rows
+from assay.stats.corrections import adjust
 
 if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
@@ -143,7 +145,6 @@ def paired_pvalues(
     seed: int = 0,
 ) -> np.ndarray:
     """Two-sided p-values of ``test`` (one of :data:`TESTS`) for each row of ``diffs``."""
-    from assay.stats.bootstrap import bootstrap_pvalues_rows
 
     key = test.lower()
     if key == "randomization":
@@ -167,7 +168,6 @@ def paired_test(
     seed: int = 0,
 ) -> float:
     """Two-sided p-value of ``test`` for paired values: candidate ``b`` vs baseline ``a``."""
-    from assay.stats.bootstrap import _as_pair
 
     x, y = _as_pair(a, b)
     p = paired_pvalues(
@@ -185,7 +185,6 @@ def holm(pvalues: object) -> np.ndarray:
 
     :func:`assay.stats.corrections.adjust` with ``method="holm"``.
     """
-    from assay.stats.corrections import adjust
 
     return adjust(pvalues, "holm")
 
@@ -209,3 +208,20 @@ def mcnemar_exact(baseline_only: int, candidate_only: int) -> float:
     low = min(baseline_only, candidate_only)
     tail = sum(comb(n, i) for i in range(low + 1))
     return min(1.0, 2 * tail / 2**n)
+
+
+def p_value_method(test: str, n: int, n_permutations: int, n_resamples: int) -> str:
+    """How the p-values were computed, in words (printed in every report)."""
+    if test == "randomization":
+        return (
+            f"exact enumeration of all 2^{n} sign vectors"
+            if is_exact(n, n_permutations)
+            else f"Monte Carlo, {n_permutations} random sign vectors, p = (1 + hits) / "
+            f"({n_permutations} + 1)"
+        ) + "; slices use exact enumeration when 2^n <= permutations"
+    return {
+        "t": "scipy.stats.ttest_rel, two-sided",
+        "wilcoxon": "scipy.stats.wilcoxon, two-sided, zero differences dropped",
+        "bootstrap": f"bootstrap of centred differences, {n_resamples} resamples, "
+        "p = (1 + hits) / (B + 1)",
+    }[test]

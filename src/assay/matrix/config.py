@@ -47,6 +47,8 @@ from assay.systems.model_config import Number, Whole
 #: Most repeats of one cell, and most attempts (prompts x providers x cases x repeats) of a run.
 MAX_REPEATS = 1000
 MAX_ATTEMPTS = 1_000_000
+#: The per-case assertions a matrix may check (:mod:`assay.matrix.assertions` checks them).
+ASSERTIONS = ("contract", "status", "provenance", "cites", "injection", "rubric")
 
 _CASE_KEYS = {
     "case_id",
@@ -99,8 +101,6 @@ class MatrixTable(BaseModel):
     @field_validator("assertions")
     @classmethod
     def _known(cls, value: list[str] | None) -> list[str] | None:
-        from assay.matrix.assertions import ASSERTIONS
-
         if value is not None and any(v not in ASSERTIONS for v in value):
             raise ValueError(f"must be a list of {', '.join(ASSERTIONS)}")
         return value

@@ -89,7 +89,7 @@ def test_an_env_secret_in_a_bad_value_is_not_shown(monkeypatch: pytest.MonkeyPat
     with pytest.raises(UsageError) as err:
         model_from_table("m", {"base_url": "${MODEL_URL}", "model": "m"}, source="a.toml")
     assert "hunter2-secret" not in str(err.value)
-    assert "a.toml [models.m] base_url: must be an http:// or https:// URL" in str(err.value)
+    assert "a.toml: [models.m] base_url: must be an http:// or https:// URL" in str(err.value)
     assert "${MODEL_URL}" in str(err.value)
 
 

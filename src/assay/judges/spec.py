@@ -175,14 +175,16 @@ class JudgeSpec:
 
 
 def _checked(model: type[BaseModel], value: Any, where: str) -> Any:
-    from assay.systems.model_config import config_error
+    from assay.systems.config_errors import config_error, not_a_table
 
+    path, _, table = where.partition(" [")
+    table = table.rstrip("]")
     if not isinstance(value, dict):
-        raise UsageError(f"{where}: must be a table; allowed keys: {', '.join(model.model_fields)}")
+        raise not_a_table(path, table, model.model_fields)
     try:
         return model.model_validate(value)
     except ValidationError as exc:
-        raise config_error(exc, where, sorted(model.model_fields)) from None
+        raise config_error(exc, path=path, table=table, allowed=model.model_fields) from None
 
 
 def load_judge(path: str | Path) -> JudgeSpec:

@@ -42,7 +42,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from assay.errors import InputError, Problem, UsageError
 from assay.hashing import content_version
 from assay.stats.corrections import correction_field
-from assay.systems.model_config import Number, Whole
+from assay.systems.config import load_config
+from assay.systems.config_errors import config_error
+from assay.systems.model_config import ModelTable, Number, Whole, model_from_table
 
 #: Most repeats of one cell, and most attempts (prompts x providers x cases x repeats) of a run.
 MAX_REPEATS = 1000
@@ -135,17 +137,25 @@ class BaselineTable(BaseModel):
 
 
 class MatrixFile(BaseModel):
-    """The tables a matrix file may hold (each ``[models.NAME]`` is a ModelTable)."""
+    """A matrix file: the one document model of its tables.
+
+    ``[models.NAME]`` tables are :class:`~assay.systems.model_config.ModelTable`
+    settings, checked when their ``${VAR}`` values are read (:func:`load_matrix`).
+    """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    matrix: dict[str, Any] = Field(description="The [matrix] table (MatrixTable).")
-    prompts: dict[str, Any] = Field(description="[prompts.NAME] tables (PromptTable).")
-    models: dict[str, Any] = Field(
-        default_factory=dict, description="[models.NAME] tables (ModelTable)."
+    matrix: MatrixTable = Field(description="The [matrix] table: cases, repeats, statistics.")
+    prompts: dict[str, PromptTable] = Field(
+        min_length=1, description="[prompts.NAME] tables: the system prompts compared."
     )
-    baselines: dict[str, Any] = Field(
-        default_factory=dict, description="[baselines.NAME] tables (BaselineTable)."
+    models: dict[str, dict[str, Any]] = Field(
+        default_factory=dict,
+        description="[models.NAME] tables: model endpoints (the keys of assay.toml's models).",
+        json_schema_extra={"additionalProperties": ModelTable.model_json_schema()},
+    )
+    baselines: dict[str, BaselineTable] = Field(
+        default_factory=dict, description="[baselines.NAME] tables: Python answerers."
     )
 
 
@@ -158,16 +168,12 @@ MATRIX_CONFIG_MODELS: dict[str, type[BaseModel]] = {
 }
 
 
-def _checked(model: type[BaseModel], value: Any, where: str) -> Any:
-    """``model`` validated from ``value``; errors name file, table, key, value and allowed keys."""
-    from assay.systems.model_config import config_error
-
-    if not isinstance(value, dict):
-        raise UsageError(f"{where}: must be a table; allowed keys: {', '.join(model.model_fields)}")
+def _document(raw: dict[str, Any], path: Path) -> MatrixFile:
+    """The matrix file checked whole; each fault names file, line, table and key."""
     try:
-        return model.model_validate(value)
+        return MatrixFile.model_validate(raw)
     except ValidationError as exc:
-        raise config_error(exc, where, sorted(model.model_fields)) from None
+        raise config_error(exc, path=path, table="", table_depth=2, single=("matrix",)) from None
 
 
 @dataclass(frozen=True)
@@ -255,7 +261,6 @@ def variant_name(prompt: str, provider: str) -> str:
 
 def load_matrix(path: str | Path) -> MatrixConfig:
     """Read and check a matrix TOML file and its cases (``${VAR}`` resolved now)."""
-    from assay.systems.config import load_config
 
     p = Path(path)
     if not p.is_file():
@@ -263,13 +268,10 @@ def load_matrix(path: str | Path) -> MatrixConfig:
     raw = load_config(p)
     base = p.parent
     where = str(p)
-    for key in ("matrix", "prompts"):
-        if not isinstance(raw.get(key), dict) or not raw[key]:
-            raise UsageError(f"{where}: a [{key}] table is required")
-    _checked(MatrixFile, raw, where)
-    table: MatrixTable = _checked(MatrixTable, raw["matrix"], f"{where} [matrix]")
-    prompts = _prompts(raw["prompts"], base, where)
-    providers = _providers(raw, base, where)
+    doc = _document(raw, p)
+    table = doc.matrix
+    prompts = _prompts(doc.prompts, base, where)
+    providers = _providers(doc, where)
     judge = None
     if table.judge is not None:
         judge = next((m for m in providers if m.name == table.judge), None)
@@ -331,10 +333,9 @@ def _pass_k(table: MatrixTable, where: str) -> tuple[int, ...]:
     return tuple(sorted(set(table.pass_k)))
 
 
-def _prompts(tables: dict[str, Any], base: Path, where: str) -> tuple[Prompt, ...]:
+def _prompts(tables: dict[str, PromptTable], base: Path, where: str) -> tuple[Prompt, ...]:
     out = []
-    for name, t in tables.items():
-        table: PromptTable = _checked(PromptTable, t, f"{where} [prompts.{name}]")
+    for name, table in tables.items():
         if (table.file is None) == (table.text is None):
             raise UsageError(f"{where} [prompts.{name}]: needs exactly one of file or text")
         if table.file is not None:
@@ -347,16 +348,11 @@ def _prompts(tables: dict[str, Any], base: Path, where: str) -> tuple[Prompt, ..
     return tuple(out)
 
 
-def _providers(raw: dict[str, Any], base: Path, where: str) -> tuple[Provider, ...]:
-    from assay.systems.model_config import model_from_table
-
+def _providers(doc: MatrixFile, where: str) -> tuple[Provider, ...]:
     out: list[Provider] = []
-    for name, t in (raw.get("models") or {}).items():
-        if not isinstance(t, dict):
-            raise UsageError(f"{where}: models must be tables: [models.NAME]")
+    for name, t in doc.models.items():
         out.append(Provider(name, "model", config=model_from_table(name, t, source=where)))
-    for name, t in (raw.get("baselines") or {}).items():
-        table: BaselineTable = _checked(BaselineTable, t, f"{where} [baselines.{name}]")
+    for name, table in doc.baselines.items():
         if any(m.name == name for m in out):
             raise UsageError(f"{where}: {name!r} is both a model and a baseline")
         out.append(Provider(name, "baseline", function=table.function, timeout=table.timeout))

@@ -22,18 +22,10 @@ from pathlib import Path
 from typing import Any
 
 from assay.errors import UsageError
-from assay.systems._corpus import (
-    check_k,
-    check_keys,
-    corpus_documents,
-    corpus_version,
-    fields_option,
-)
+from assay.systems._corpus import check_k, corpus_documents, corpus_version, fields_option
 from assay.systems.base import Hit
+from assay.systems.schema import BM25_METHODS, BM25Table
 
-BM25_METHODS = ("lucene", "robertson", "atire", "bm25l", "bm25+")
-_KEYS = ("k1", "b", "method", "stemmer", "stopwords", "text_fields", "cache_dir")
-#: Documents tokenised between two progress ticks.
 _CHUNK = 2000
 
 
@@ -278,27 +270,19 @@ def _version(package: str) -> str:
         return "unknown"
 
 
-def from_config(name: str, table: dict[str, Any], *, corpus: Any, base_dir: Path) -> BM25System:
-    """Build a :class:`BM25System` from a ``[systems.NAME]`` table of assay.toml.
+def from_config(name: str, table: BM25Table, *, corpus: Any, base_dir: Path) -> BM25System:
+    """Build a :class:`BM25System` from a checked ``[systems.NAME]`` table of assay.toml.
 
-    Keys: ``k1``, ``b``, ``method``, ``stemmer`` (a PyStemmer language or
-    ``"none"``), ``stopwords`` (language code, list, or ``"none"``),
-    ``text_fields``, ``cache_dir`` (relative to ``base_dir``; ``"none"``: no
-    on-disk index).
+    ``stemmer`` and ``stopwords`` ``"none"`` (or false) turn them off; ``cache_dir``
+    is relative to ``base_dir`` (``"none"``: no on-disk index).
     """
-    check_keys(name, table, _KEYS)
-    kwargs: dict[str, Any] = {"name": name}
-    if "cache_dir" in table:
-        cache = table["cache_dir"]
-        kwargs["cache"] = cache not in (None, "none", "", False)
+    kwargs: dict[str, Any] = {"name": name, "k1": table.k1, "b": table.b, "method": table.method}
+    if "cache_dir" in table.model_fields_set:
+        kwargs["cache"] = table.cache_dir not in (None, "none", "", False)
         if kwargs["cache"]:
-            kwargs["cache_dir"] = Path(base_dir) / str(cache)
-    for key in ("k1", "b", "method"):
-        if key in table:
-            kwargs[key] = table[key]
+            kwargs["cache_dir"] = Path(base_dir) / str(table.cache_dir)
     for key in ("stemmer", "stopwords"):
-        if key in table:
-            value = table[key]
-            kwargs[key] = None if value in ("none", "", False) else value
-    kwargs["text_fields"] = fields_option(name, table.get("text_fields"))
+        value = getattr(table, key)
+        kwargs[key] = None if value in ("none", "", False) else value
+    kwargs["text_fields"] = fields_option(name, table.text_fields)
     return BM25System(corpus, **kwargs)

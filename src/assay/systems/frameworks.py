@@ -30,7 +30,10 @@ from pathlib import Path
 from typing import Any
 
 from assay.errors import UsageError
+from assay.hashing import content_version
 from assay.systems.base import Hit, SystemError_
+from assay.systems.python import load_object
+from assay.systems.schema import FrameworkTable
 
 
 @dataclass(frozen=True)
@@ -360,29 +363,20 @@ class FrameworkSystem:
 
 
 def from_config(
-    name: str, table: dict[str, Any], *, corpus: Any, base_dir: Path
+    name: str, table: FrameworkTable, *, corpus: Any, base_dir: Path
 ) -> FrameworkSystem:
-    """Registry factory for ``type = "langchain"``, ``"llamaindex"`` and ``"haystack"``.
-
-    Keys (checked by the type's model in :mod:`assay.systems.schema`): ``object``,
-    ``id_key``, ``timeout``, ``concurrency``, ``use_async``; LangChain and Haystack
-    also ``k_argument``; Haystack ``query_argument`` and ``output``.
-    """
+    """Registry factory for ``type = "langchain"``, ``"llamaindex"`` and ``"haystack"``
+    (keys: the type's model in :mod:`assay.systems.schema`)."""
     del corpus
-    from assay.systems.python import load_object
-    from assay.systems.schema import validated_table
-
-    type_name = str(table.get("type"))
-    options = validated_table(name, table)
-    framework = FRAMEWORKS[type_name]
-    target = load_object(options.object, base_dir=base_dir, what=f"{type_name} system")
+    framework = FRAMEWORKS[table.type]
+    target = load_object(table.object, base_dir=base_dir, what=f"{table.type} system")
     return FrameworkSystem(
         name,
         framework,
         target,
-        spec=options.object,
-        options=options,
-        source=_module_hash(options.object, base_dir),
+        spec=table.object,
+        options=table,
+        source=_module_hash(table.object, base_dir),
     )
 
 
@@ -391,7 +385,6 @@ def _module_hash(spec: str, base_dir: Path) -> str | None:
     import inspect
     import sys
 
-    from assay.hashing import content_version
 
     target = spec.rpartition(":")[0]
     files = [Path(base_dir) / target, Path(target)] if target.endswith(".py") else []

@@ -40,6 +40,7 @@ from urllib.parse import urlsplit
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
 
 from assay.errors import UsageError
+from assay.systems.config_errors import config_error
 
 #: Structured-output modes a server may support.
 STRUCTURED_MODES = ("json_schema", "json_object", "text")
@@ -239,16 +240,14 @@ def model_from_table(
     from assay.systems.config import resolve_env
 
     where = f"{source} [models.{name}]" if source is not None else f"[models.{name}]"
-    if not isinstance(table, dict):
-        raise UsageError(
-            f"{where}: must be a table of settings; allowed keys: {', '.join(ALLOWED_KEYS)}"
-        )
     resolved, _ = resolve_env(table, where)
     secrets = resolve_env({k: table[k] for k in SECRET_KEYS if k in table}, where)[1]
     try:
         checked = ModelTable.model_validate(resolved)
     except ValidationError as exc:
-        raise config_error(exc, where, ALLOWED_KEYS, secrets) from None
+        raise config_error(
+            exc, path=source, table=f"models.{name}", allowed=ALLOWED_KEYS, secrets=secrets
+        ) from None
     cfg = ModelConfig(**checked.model_dump(), name=name, secrets=secrets)
     if cfg.api_key:
         register_secret(cfg.api_key)  # assay.redact: never written or printed
@@ -257,37 +256,6 @@ def model_from_table(
             register_secret(value)
             register_secret(value.split()[-1] if value.split() else value)
     return cfg
-
-
-def config_error(
-    exc: ValidationError,
-    where: str,
-    allowed: tuple[str, ...] | list[str],
-    secrets: dict[str, str] | None = None,
-) -> UsageError:
-    """A :class:`UsageError` naming the table, each key at fault, its value, every allowed key."""
-    from assay.redact import redact_text
-    from assay.systems.config import redact
-
-    lines = []
-    for error in exc.errors(include_url=False):
-        loc = [str(part) for part in error.get("loc", ()) if part not in ("function-after",)]
-        key = ".".join(loc) or "(table)"
-        kind = error.get("type", "")
-        if kind == "extra_forbidden":
-            text = "unknown key"
-        elif kind == "missing":
-            text = f'is required (e.g. {key} = "...")'
-        else:
-            text = str(error.get("msg", "is not valid")).removeprefix("Value error, ")
-            text = text.replace("Input should be", "must be")
-        if kind != "missing":
-            value = redact(error.get("input"), secrets or {})
-            shown = redact_text(repr(value))
-            text += f" (value {shown[:120]})" if ", got " in text else f", got {shown[:120]}"
-        lines.append(f"{where} {key}: {text}")
-    message = "\n".join(lines) + f"\nallowed keys: {', '.join(allowed)}"
-    return UsageError(message)
 
 
 def load_models(config_path: str | Path | None = None) -> dict[str, dict[str, Any]]:
@@ -302,10 +270,7 @@ def _models_of(path: Path | None) -> dict[str, dict[str, Any]]:
 
     if path is None:
         return {}
-    models = load_config(path).get("models", {})
-    if not isinstance(models, dict) or any(not isinstance(t, dict) for t in models.values()):
-        raise UsageError(f"{path}: models must be tables: [models.NAME]")
-    return models
+    return load_config(path).get("models", {})  # tables: checked by load_config
 
 
 def get_model(name: str, config_path: str | Path | None = None) -> ModelConfig:

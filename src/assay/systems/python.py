@@ -21,6 +21,7 @@ from typing import Any
 
 from assay.errors import UsageError
 from assay.systems.base import Hit, SystemError_, coerce_hits
+from assay.systems.schema import PythonTable
 
 SearchFunction = Callable[..., Sequence[Any]]
 
@@ -197,25 +198,13 @@ class PythonSystem:
         return f"PythonSystem({self.name!r}, {self.spec!r})"
 
 
-def from_config(name: str, table: dict[str, Any], *, corpus: Any, base_dir: Path) -> PythonSystem:
+def from_config(name: str, table: PythonTable, *, corpus: Any, base_dir: Path) -> PythonSystem:
     """Registry factory: ``type = "python"`` with ``function = "module:function"``.
 
-    Optional ``params`` (a table) are passed to the function as keyword arguments;
-    ``timeout`` (seconds, default 60) bounds each call.
+    ``params`` are passed to the function as keyword arguments; ``timeout``
+    bounds each call.
     """
-    from assay.systems._corpus import check_keys
-
-    check_keys(name, table, ("function", "params", "timeout"))
-    spec = table.get("function")
-    if not isinstance(spec, str) or not spec:
-        raise UsageError(f'system {name!r} (type python) needs function = "module.path:function"')
-    params = table.get("params") or {}
-    if not isinstance(params, dict):
-        raise UsageError(f"system {name!r}: params must be a table")
-    timeout = table.get("timeout")
-    if timeout is not None:
-        from assay.systems.usercode import check_timeout
-
-        check_timeout(timeout, f"[systems.{name}] timeout")
-    function = load_function(spec, base_dir=base_dir)
-    return PythonSystem(function, name=name, spec=spec, params=params, timeout=timeout)
+    function = load_function(table.function, base_dir=base_dir)
+    return PythonSystem(
+        function, name=name, spec=table.function, params=table.params or {}, timeout=table.timeout
+    )

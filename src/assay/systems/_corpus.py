@@ -1,8 +1,7 @@
-"""Helpers shared by the built-in baselines: corpus access and config-table checks."""
+"""Helpers shared by the built-in baselines: corpus access and the text_fields option."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
 from typing import Any
 
 from assay.errors import UsageError
@@ -30,25 +29,6 @@ def corpus_documents(corpus: Any, text_fields: list[str] | None) -> tuple[list[s
 def corpus_version(corpus: Any) -> str:
     """The corpus content version (str), used in cache keys and configs."""
     return str(getattr(corpus, "version", "unknown"))
-
-
-def check_keys(name: str, table: Mapping[str, Any], allowed: Iterable[str]) -> None:
-    """Reject keys of a ``[systems.NAME]`` table that the system type does not know."""
-    import difflib
-
-    allowed = set(allowed) | {"type"}
-    unknown = sorted(set(table) - allowed)
-    if unknown:
-        guesses = [
-            f"{key} -> {match[0]}"
-            for key in unknown
-            if (match := difflib.get_close_matches(key, sorted(allowed), n=1))
-        ]
-        hint = f"; did you mean {', '.join(guesses)}?" if guesses else ""
-        raise UsageError(
-            f"[systems.{name}]: unknown key(s) {', '.join(unknown)} "
-            f"(allowed: {', '.join(sorted(allowed))}){hint}"
-        )
 
 
 def fields_option(name: str, value: Any) -> list[str] | None:

@@ -311,7 +311,10 @@ def endpoint_encoder(
     config = get_model(name, cfg_path)
     for secret in config.secrets:
         register_secret(secret)
-    options = {"query_prefix": table.query_prefix or "", "passage_prefix": table.passage_prefix or ""}
+    options = {
+        "query_prefix": table.query_prefix or "",
+        "passage_prefix": table.passage_prefix or "",
+    }
     if table.max_tokens is not None:
         raise UsageError(f"{where}.max_tokens: an endpoint truncates by its own rule")
     if table.dim is not None:

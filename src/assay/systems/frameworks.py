@@ -385,7 +385,6 @@ def _module_hash(spec: str, base_dir: Path) -> str | None:
     import inspect
     import sys
 
-
     target = spec.rpartition(":")[0]
     files = [Path(base_dir) / target, Path(target)] if target.endswith(".py") else []
     module = sys.modules.get(target)

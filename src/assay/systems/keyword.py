@@ -101,4 +101,6 @@ def from_config(
             "table or pass --corpus"
         )
     fields = table.text_fields
-    return KeywordSystem(corpus, text_fields=[fields] if isinstance(fields, str) else fields, name=name)
+    return KeywordSystem(
+        corpus, text_fields=[fields] if isinstance(fields, str) else fields, name=name
+    )

@@ -25,8 +25,8 @@ from pathlib import Path
 from typing import Any
 
 from assay.errors import UsageError
-from assay.redact import REDACTED, register_secret
 from assay.hashing import content_version
+from assay.redact import REDACTED, register_secret
 from assay.systems.base import Hit, SystemError_
 from assay.systems.schema import SqlTable, VectorTable
 from assay.systems.vector import encoder_for
@@ -242,7 +242,6 @@ def _engine(url: str, size: int, timeout: float) -> Any:
 def _file_version(url: str) -> str | None:
     """For a SQLite or DuckDB file: a version of its size and modification time (else None)."""
     from sqlalchemy.engine import make_url
-
 
     parsed = make_url(url)
     database = parsed.database

@@ -14,7 +14,6 @@ The file is ``model-calls.sqlite`` in ``--cache-dir``, else in
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import sqlite3
@@ -22,6 +21,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from assay.hashing import cache_key
 from assay.textio import parse_json
 
 CACHE_FILE = "model-calls.sqlite"
@@ -61,7 +61,7 @@ def call_key(
         ensure_ascii=False,
         separators=(",", ":"),
     )
-    return hashlib.sha256(blob.encode()).hexdigest()
+    return cache_key(blob, 64)  # 64 digits: the keys of caches already on disk
 
 
 #: Held while a cache connection is opened: two connections of one process that

@@ -90,11 +90,12 @@ class EndpointEncoder:
         self.model_id = f"endpoint:{self.endpoint_shown}:{config.model}:{self._params_id()}"
 
     def _params_id(self) -> str:
-        import hashlib
         import json
 
+        from assay.hashing import cache_key
+
         blob = json.dumps(self.params(False), sort_keys=True) + json.dumps(self.params(True))
-        return hashlib.sha256(blob.encode()).hexdigest()[:12]
+        return cache_key(blob, 12)  # 12 digits: part of the model id shown in results
 
     @property
     def url(self) -> str:

@@ -41,6 +41,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationEr
 
 from assay.errors import UsageError
 from assay.systems.config_errors import config_error
+from assay.systems.limits import MAX_RETRIES
 
 #: Structured-output modes a server may support.
 STRUCTURED_MODES = ("json_schema", "json_object", "text")
@@ -50,7 +51,6 @@ SECRET_KEYS = ("base_url", "api_key", "headers")
 DEFAULT_MAX_RESPONSE_BYTES = 16 * 1024 * 1024
 #: Upper bounds of the numeric settings (stated in the docs and every error).
 MAX_TIMEOUT = 3600.0
-MAX_RETRIES = 10
 MAX_CONCURRENCY = 64
 MAX_TOKENS = 1_000_000
 MAX_RESPONSE_BYTES_LIMIT = 1024 * 1024 * 1024

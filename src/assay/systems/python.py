@@ -8,7 +8,6 @@ the function invalidates cached runs.
 
 from __future__ import annotations
 
-import hashlib
 import importlib
 import importlib.util
 import inspect
@@ -20,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from assay.errors import UsageError
+from assay.hashing import cache_key
 from assay.systems.base import Hit, SystemError_, coerce_hits
 from assay.systems.schema import PythonTable
 
@@ -75,7 +75,7 @@ def _module_from_file(target: str, spec: str, base_dir: str | Path | None) -> An
     path = next((c.resolve() for c in candidates if c.is_file()), None)
     if path is None:
         raise UsageError(f"python system {spec!r}: file {target} not found")
-    digest = hashlib.sha256(str(path).encode()).hexdigest()[:12]
+    digest = cache_key(str(path), 12)
     mod_name = f"_assay_user_{path.stem}_{digest}"
     if mod_name in sys.modules:
         return sys.modules[mod_name]

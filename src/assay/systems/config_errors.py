@@ -71,7 +71,7 @@ def toml_line(text: str | None, table: str, key: str = "") -> int | None:
     parent = re.compile(rf"^\s*\[\s*{above}\s*\]\s*(#.*)?$") if len(parts) > 1 else None
     own = re.compile(rf"^\s*\"?{re.escape(key)}\"?\s*=") if key else None
     leaf = re.compile(rf"^\s*\"?{re.escape(parts[-1])}\"?\s*[.=]")
-    inside = in_parent = False
+    inside, in_parent = False, len(parts) == 1  # a top-level name's parent is the root
     header_line = None
     for number, line in enumerate(text.splitlines(), start=1):
         if line.lstrip()[:1] == "[":

@@ -23,6 +23,19 @@ from assay.redact import redact_text
 MAX_TABLE_PROBLEMS = 20
 
 
+class ConfigFault(UsageError):
+    """Faults in one table of a config file (a :class:`UsageError`, exit 2), with their
+    :class:`~assay.errors.Problem` objects (``assay validate`` lists them)."""
+
+    def __init__(self, problems: list[Problem]) -> None:
+        self.problems = list(problems)
+        super().__init__("\n".join(str(p) for p in self.problems))
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled with its problems (a Ray worker's error reaches the driver whole)."""
+        return (type(self), (self.problems,), self.__dict__)
+
+
 def config_problem(
     path: str | Path,
     line: int | None,
@@ -158,8 +171,8 @@ def config_error(
     secrets: Mapping[str, str] | None = None,
     table_depth: int = 0,
     single: Iterable[str] = (),
-) -> UsageError:
-    """A :class:`UsageError` holding :func:`validation_problems` of one table, one a line
+) -> ConfigFault:
+    """A :class:`ConfigFault` holding :func:`validation_problems` of one table, one a line
     (``path`` None: a table given in code, named ``<table>``)."""
     problems = validation_problems(
         exc,
@@ -171,11 +184,10 @@ def config_error(
         table_depth=table_depth,
         single=single,
     )
-    return UsageError("\n".join(str(p) for p in problems))
+    return ConfigFault(problems)
 
 
-def not_a_table(path: str | Path, table: str, allowed: Iterable[str] = ()) -> UsageError:
+def not_a_table(path: str | Path, table: str, allowed: Iterable[str] = ()) -> ConfigFault:
     """The fault of a ``[table]`` that is a value, not a table, worded like the others."""
     hint = f"allowed keys: {', '.join(sorted(allowed))}" if allowed else None
-    problem = table_problem(path, file_text(path), table, "", "must be a table", hint)
-    return UsageError(str(problem))
+    return ConfigFault([table_problem(path, file_text(path), table, "", "must be a table", hint)])

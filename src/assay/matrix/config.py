@@ -39,12 +39,15 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from assay.errors import InputError, Problem, UsageError
+from assay.answers.load import cases_version
+from assay.errors import InputError, Problem, UsageError, collecting
 from assay.hashing import content_version
-from assay.stats.corrections import correction_field
+from assay.matrix.reliability import default_ks
+from assay.stats.corrections import CORRECTIONS, correction_field
 from assay.systems.config import load_config
 from assay.systems.config_errors import config_error
 from assay.systems.model_config import ModelTable, Number, Whole, model_from_table
+from assay.textio import json_lines, read_text
 
 #: Most repeats of one cell, and most attempts (prompts x providers x cases x repeats) of a run.
 MAX_REPEATS = 1000
@@ -94,8 +97,6 @@ class MatrixTable(BaseModel):
     @field_validator("correction")
     @classmethod
     def _correction(cls, value: str) -> str:
-        from assay.stats.corrections import CORRECTIONS
-
         if value.lower() not in CORRECTIONS:
             raise ValueError(f"must be one of {', '.join(CORRECTIONS)}")
         return value.lower()
@@ -261,7 +262,6 @@ def variant_name(prompt: str, provider: str) -> str:
 
 def load_matrix(path: str | Path) -> MatrixConfig:
     """Read and check a matrix TOML file and its cases (``${VAR}`` resolved now)."""
-
     p = Path(path)
     if not p.is_file():
         raise UsageError(f"matrix file not found: {p}")
@@ -320,8 +320,6 @@ def load_matrix(path: str | Path) -> MatrixConfig:
 
 def _pass_k(table: MatrixTable, where: str) -> tuple[int, ...]:
     """The k values of pass@k and pass^k: each from 1 to the repeats (default 1 and repeats)."""
-    from assay.matrix.reliability import default_ks
-
     if table.pass_k is None:
         return tuple(default_ks(table.repeats))
     bad = [k for k in table.pass_k if not 1 <= k <= table.repeats]
@@ -365,10 +363,6 @@ def _hash(raw: dict[str, Any], prompts: tuple[Prompt, ...]) -> str:
 
 def load_matrix_cases(path: str | Path) -> tuple[tuple[Case, ...], str]:
     """Read and check a cases JSONL file; every problem names file, line and field."""
-    from assay.answers.load import cases_version
-    from assay.errors import collecting
-    from assay.textio import json_lines, read_text
-
     p = Path(path)
     if not p.is_file():
         raise InputError([Problem(str(p), None, "file not found", hint="check [matrix] cases")])

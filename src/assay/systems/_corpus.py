@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from assay.bounds import at_least
 from assay.errors import UsageError
 
 
@@ -44,6 +45,4 @@ def fields_option(name: str, value: Any) -> list[str] | None:
 
 def check_k(k: int) -> None:
     """Reject a search depth below 1."""
-    from assay.bounds import at_least
-
     at_least("k", k)

@@ -22,8 +22,10 @@ from pathlib import Path
 from typing import Any
 
 from assay.errors import UsageError
+from assay.progress import progress
 from assay.systems._corpus import check_k, corpus_documents, corpus_version, fields_option
-from assay.systems.base import Hit
+from assay.systems.base import Hit, config_hash
+from assay.systems.cache import cache_subdir
 from assay.systems.schema import BM25_METHODS, BM25Table
 
 _CHUNK = 2000
@@ -120,8 +122,6 @@ class BM25System:
         self._index: Any = None
         self.cache_dir: Path | None = None
         if cache:
-            from assay.systems.cache import cache_subdir
-
             self.cache_dir = Path(cache_dir) if cache_dir is not None else cache_subdir("bm25")
         self.loaded_from_cache = False
 
@@ -156,7 +156,6 @@ class BM25System:
         """Folder of this index in the on-disk cache (None: not cached)."""
         if self.cache_dir is None:
             return None
-        from assay.systems.base import config_hash
 
         return self.cache_dir / config_hash(self.config).split(":")[-1][:32]
 
@@ -175,8 +174,6 @@ class BM25System:
     def _build(self) -> Any:
         import bm25s
 
-        from assay.progress import progress
-
         key = (self._version, repr(self.text_fields), self.stemmer_name, repr(self.stopwords_spec))
         tokens: list[list[str]] = _TOKENS.get(key, [])
         texts = self._texts
@@ -188,8 +185,6 @@ class BM25System:
             _TOKENS.clear()  # one corpus kept: the one a tuning run indexes again and again
             _TOKENS[key] = tokens
         if not any(len(doc) for doc in tokens):
-            from assay.errors import UsageError
-
             raise UsageError(
                 f"BM25 system {self.name!r}: every document of the corpus is empty or only "
                 "stop words, so there is nothing to index (check --text-field and the corpus)"

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from assay.hashing import cache_key
+from assay.systems.cache import CACHE_ENV
 from assay.textio import parse_json
 
 CACHE_FILE = "model-calls.sqlite"
@@ -31,8 +32,6 @@ _SCHEMA = 1
 
 def default_model_cache_dir() -> Path:
     """``$ASSAY_CACHE_DIR`` if set (see :mod:`assay.systems.cache`), else ``.assay/cache``."""
-    from assay.systems.cache import CACHE_ENV
-
     env = os.environ.get(CACHE_ENV)
     return Path(env) if env else DEFAULT_DIR
 

@@ -31,9 +31,11 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from assay.corpora.load import load_corpus
 from assay.corpora.models import Corpus
 from assay.errors import InputError, Problem, UsageError
 from assay.systems.base import Hit, System
+from assay.systems.python import is_function_spec
 from assay.systems.schema import check_document, validated_table
 
 #: The file read when no ``--config`` is given (if it exists in the working directory).
@@ -143,8 +145,6 @@ def build_system(
     over the table. Raises :class:`UsageError` naming the file and table for
     an unknown name or type, a missing corpus or an unset environment variable.
     """
-    from assay.systems.python import is_function_spec
-
     cfg_path = find_config(config_path)
     systems = load_config(cfg_path).get("systems", {}) if cfg_path else {}
     cwd = Path.cwd()
@@ -222,7 +222,6 @@ def _make(
 
 
 def _corpus(corpus: Corpus | str | Path | None, table: dict[str, Any], base: Path) -> Corpus | None:
-    from assay.corpora.load import load_corpus
 
     if isinstance(corpus, Corpus):
         return corpus

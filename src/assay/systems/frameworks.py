@@ -34,6 +34,7 @@ from assay.hashing import content_version
 from assay.systems.base import Hit, SystemError_
 from assay.systems.python import load_object
 from assay.systems.schema import FrameworkTable
+from assay.systems.usercode import UserCodeTimeout, call_bounded, first_items
 
 
 @dataclass(frozen=True)
@@ -251,8 +252,6 @@ class FrameworkSystem:
 
     def search(self, query: str, k: int) -> list[Hit]:
         """One call (bounded in time); its first ``k`` documents as hits."""
-        from assay.systems.usercode import call_bounded
-
         obj = self.prepare()._object
 
         def call() -> list[Hit]:
@@ -283,8 +282,6 @@ class FrameworkSystem:
 
     def _gather(self, obj: Any, queries: list[str], k: int) -> list[list[Hit] | BaseException]:
         """Every query on one event loop (a worker thread of its own), each with its deadline."""
-        from assay.systems.usercode import UserCodeTimeout, call_bounded
-
         acall = self.framework.acall
         assert acall is not None
 
@@ -313,8 +310,6 @@ class FrameworkSystem:
         return f"{self.framework.type} system {self.spec}"
 
     def _hits(self, result: Any, k: int) -> list[Hit]:
-        from assay.systems.usercode import first_items
-
         items = self.framework.items(self, result)
         if (
             items is None

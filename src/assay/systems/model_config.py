@@ -40,6 +40,8 @@ from urllib.parse import urlsplit
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
 
 from assay.errors import UsageError
+from assay.redact import is_sensitive_name, redact_text, register_secret
+from assay.systems.config import find_config, load_config, redact, resolve_env
 from assay.systems.config_errors import config_error
 from assay.systems.limits import MAX_RETRIES
 
@@ -200,9 +202,6 @@ class ModelConfig(ModelTable):
 
     def shown(self) -> dict[str, Any]:
         """The settings as written down in results: secrets in their ``${VAR}`` form."""
-        from assay.redact import redact_text
-        from assay.systems.config import redact
-
         shown = redact(
             {
                 "name": self.name,
@@ -236,9 +235,6 @@ def model_from_table(
 
     ``source`` is the file the table came from (named in errors).
     """
-    from assay.redact import is_sensitive_name, register_secret
-    from assay.systems.config import resolve_env
-
     where = f"{source} [models.{name}]" if source is not None else f"[models.{name}]"
     resolved, _ = resolve_env(table, where)
     secrets = resolve_env({k: table[k] for k in SECRET_KEYS if k in table}, where)[1]
@@ -260,13 +256,10 @@ def model_from_table(
 
 def load_models(config_path: str | Path | None = None) -> dict[str, dict[str, Any]]:
     """The ``[models.*]`` tables of ``assay.toml`` (``--config`` or ``./assay.toml``)."""
-    from assay.systems.config import find_config
-
     return _models_of(find_config(config_path))
 
 
 def _models_of(path: Path | None) -> dict[str, dict[str, Any]]:
-    from assay.systems.config import load_config
 
     if path is None:
         return {}
@@ -275,8 +268,6 @@ def _models_of(path: Path | None) -> dict[str, dict[str, Any]]:
 
 def get_model(name: str, config_path: str | Path | None = None) -> ModelConfig:
     """The resolved model ``name`` of ``assay.toml``; a clear error when it is not declared."""
-    from assay.systems.config import find_config
-
     path = find_config(config_path)
     tables = _models_of(path)
     if name not in tables:

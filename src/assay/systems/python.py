@@ -19,9 +19,10 @@ from pathlib import Path
 from typing import Any
 
 from assay.errors import UsageError
-from assay.hashing import cache_key
+from assay.hashing import cache_key, content_version
 from assay.systems.base import Hit, SystemError_, coerce_hits
 from assay.systems.schema import PythonTable
+from assay.systems.usercode import DEFAULT_TIMEOUT, call_bounded, check_timeout, first_items
 
 SearchFunction = Callable[..., Sequence[Any]]
 
@@ -131,7 +132,6 @@ def _source_hash(function: Callable[..., Any]) -> str | None:
         return None
     if not source or not Path(source).is_file():
         return None
-    from assay.hashing import content_version
 
     return content_version(Path(source).read_bytes())
 
@@ -153,7 +153,6 @@ class PythonSystem:
         params: dict[str, Any] | None = None,
         timeout: float | None = None,
     ) -> None:
-        from assay.systems.usercode import DEFAULT_TIMEOUT, check_timeout
 
         self.function = function
         self.name = name
@@ -177,7 +176,6 @@ class PythonSystem:
 
     def search(self, query: str, k: int) -> list[Hit]:
         """Call the function (bounded in time) and coerce its first ``k`` results into hits."""
-        from assay.systems.usercode import call_bounded, first_items
 
         def call() -> tuple[list[Any], bool]:
             result = self.function(query, k, **self.params)

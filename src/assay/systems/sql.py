@@ -24,11 +24,13 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+from assay.bounds import at_least
 from assay.errors import UsageError
 from assay.hashing import content_version
 from assay.redact import REDACTED, register_secret
 from assay.systems.base import Hit, SystemError_
 from assay.systems.schema import SqlTable, VectorTable
+from assay.systems.usercode import UserCodeTimeout, call_bounded
 from assay.systems.vector import encoder_for
 
 
@@ -133,8 +135,6 @@ class SqlSystem:
 
     def search_many(self, queries: list[str], k: int) -> list[list[Hit] | BaseException]:
         """Every query, ``concurrency`` at a time; hits or the error, in order."""
-        from assay.bounds import at_least
-
         k = at_least("k", k)
         self.prepare()
         if not queries:
@@ -154,8 +154,6 @@ class SqlSystem:
             return list(pool.map(one, zip(queries, vectors, strict=True)))
 
     def _bounded(self, query: str, k: int, vector: Any) -> list[Hit]:
-        from assay.systems.usercode import UserCodeTimeout, call_bounded
-
         held: dict[str, Any] = {}
         try:
             return call_bounded(

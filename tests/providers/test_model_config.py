@@ -13,8 +13,7 @@ from hypothesis import strategies as st
 from assay.errors import UsageError
 from assay.judges.spec import JUDGE_CONFIG_MODELS
 from assay.matrix.config import MATRIX_CONFIG_MODELS
-from assay.systems.http_transport import MAX_RESPONSE_BYTES
-from assay.systems.limits import MAX_RETRIES
+from assay.systems.limits import MAX_RESPONSE_BYTES, MAX_RETRIES
 from assay.systems.model_config import (
     DEFAULT_MAX_RESPONSE_BYTES,
     MAX_TIMEOUT,

@@ -46,6 +46,7 @@ from assay.matrix.reliability import default_ks
 from assay.stats.corrections import CORRECTIONS, correction_field
 from assay.systems.config import load_config
 from assay.systems.config_errors import config_error
+from assay.systems.limits import MAX_TIMEOUT
 from assay.systems.model_config import ModelTable, Number, Whole, model_from_table
 from assay.textio import json_lines, read_text
 
@@ -130,7 +131,7 @@ class BaselineTable(BaseModel):
     timeout: float | None = Field(
         default=None,
         gt=0,
-        le=86400,
+        le=MAX_TIMEOUT,
         allow_inf_nan=False,
         description="Seconds one call may take before it counts as failed (default 60; "
         "at most one day).",

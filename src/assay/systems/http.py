@@ -48,13 +48,13 @@ from assay.systems.http_checks import (
 from assay.systems.http_transport import (
     CROSS_ORIGIN,
     MAX_REDIRECTS,
-    MAX_RESPONSE_BYTES,
     REDIRECTS,
     TransientSystemError,
     exchange,
     origin_of,
 )
 from assay.systems.jsonpath import PathError, absent_last_key, format_path, get_path
+from assay.systems.limits import MAX_RESPONSE_BYTES
 from assay.systems.schema import HttpTable, RemoteTable
 
 _PLACEHOLDER = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\{(query|k)\}")

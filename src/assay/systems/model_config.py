@@ -43,14 +43,14 @@ from assay.errors import UsageError
 from assay.redact import is_sensitive_name, redact_text, register_secret
 from assay.systems.config import find_config, load_config, redact, resolve_env
 from assay.systems.config_errors import config_error
-from assay.systems.limits import MAX_RETRIES
+from assay.systems.limits import MAX_RESPONSE_BYTES, MAX_RETRIES
 
 #: Structured-output modes a server may support.
 STRUCTURED_MODES = ("json_schema", "json_object", "text")
 #: Keys whose resolved values are secrets.
 SECRET_KEYS = ("base_url", "api_key", "headers")
 #: Default cap on an answer's body (bytes): the HTTP systems' cap, one rule for both.
-DEFAULT_MAX_RESPONSE_BYTES = 16 * 1024 * 1024
+DEFAULT_MAX_RESPONSE_BYTES = MAX_RESPONSE_BYTES
 #: Upper bounds of the numeric settings (stated in the docs and every error).
 MAX_TIMEOUT = 3600.0
 MAX_CONCURRENCY = 64

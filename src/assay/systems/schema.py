@@ -24,7 +24,13 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from assay.errors import InputError, Problem, UsageError
 from assay.formats import CORPUS_FORMATS
 from assay.systems.config_errors import file_text, validation_problems
-from assay.systems.limits import MAX_BACKOFF, MAX_RETRIES, MAX_TIMEOUT
+from assay.systems.limits import (
+    MAX_BACKOFF,
+    MAX_CONCURRENCY,
+    MAX_RESPONSE_BYTES,
+    MAX_RETRIES,
+    MAX_TIMEOUT,
+)
 from assay.systems.usercode import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT
 
 #: The BM25 variants of bm25s (``method`` of a bm25 system).
@@ -169,7 +175,7 @@ class _Framework(SystemTable):
         description="Seconds one call may take (then it fails).",
     )
     concurrency: int = Field(
-        DEFAULT_CONCURRENCY, ge=1, le=1024, description="Calls in flight at once."
+        DEFAULT_CONCURRENCY, ge=1, le=MAX_CONCURRENCY, description="Calls in flight at once."
     )
     use_async: bool = Field(
         True,
@@ -244,7 +250,10 @@ class SqlTable(SystemTable):
         DEFAULT_TIMEOUT, gt=0, le=MAX_TIMEOUT, description="Seconds one query may take."
     )
     concurrency: int = Field(
-        DEFAULT_CONCURRENCY, ge=1, le=1024, description="Pooled connections (queries at once)."
+        DEFAULT_CONCURRENCY,
+        ge=1,
+        le=MAX_CONCURRENCY,
+        description="Pooled connections (queries at once).",
     )
     config_path: str | None = Field(
         None, description="Set by assay: the assay.toml whose [models.NAME] serves an endpoint."
@@ -261,9 +270,9 @@ class RemoteTable(SystemTable):
     backoff: float = Field(
         0.5, ge=0, le=MAX_BACKOFF, description="First wait between attempts (doubles)."
     )
-    concurrency: int = Field(4, ge=1, le=1024, description="Requests in flight at once.")
+    concurrency: int = Field(4, ge=1, le=MAX_CONCURRENCY, description="Requests in flight at once.")
     max_response_bytes: int = Field(
-        16 * 1024 * 1024, ge=1, description="Largest response read, in bytes."
+        MAX_RESPONSE_BYTES, ge=1, description="Largest response read, in bytes."
     )
     cross_origin_redirects: Literal["drop-headers", "refuse"] = Field(
         "drop-headers", description="What a redirect to another host does with the headers."

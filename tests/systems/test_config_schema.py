@@ -84,7 +84,10 @@ def test_choices_are_the_systems_own() -> None:
 
 
 def test_every_field_is_described() -> None:
-    for model in SYSTEM_MODELS.values():
+    from assay.systems.model_config import ModelTable
+    from assay.systems.schema import ConfigDocument
+
+    for model in [*SYSTEM_MODELS.values(), ConfigDocument, ModelTable]:
         for name, field in model.model_fields.items():
             assert field.description, f"{model.__name__}.{name}"
 

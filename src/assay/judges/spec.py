@@ -179,7 +179,6 @@ class JudgeSpec:
 
 
 def _checked(model: type[BaseModel], value: Any, where: str) -> Any:
-
     path, _, table = where.partition(" [")
     table = table.rstrip("]")
     if not isinstance(value, dict):
@@ -233,7 +232,6 @@ def _placeholders(template: str, where: str) -> tuple[str, ...]:
 
 
 def _version(spec: JudgeSpec, rubric: str, template: str) -> str:
-
     return f"{spec.name}/{content_version([rubric, template])[7:19]}"
 
 

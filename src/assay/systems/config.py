@@ -222,7 +222,6 @@ def _make(
 
 
 def _corpus(corpus: Corpus | str | Path | None, table: dict[str, Any], base: Path) -> Corpus | None:
-
     if isinstance(corpus, Corpus):
         return corpus
     source = corpus if corpus is not None else table.get("corpus")

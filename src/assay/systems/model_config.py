@@ -260,7 +260,6 @@ def load_models(config_path: str | Path | None = None) -> dict[str, dict[str, An
 
 
 def _models_of(path: Path | None) -> dict[str, dict[str, Any]]:
-
     if path is None:
         return {}
     return load_config(path).get("models", {})  # tables: checked by load_config

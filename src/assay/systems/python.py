@@ -153,7 +153,6 @@ class PythonSystem:
         params: dict[str, Any] | None = None,
         timeout: float | None = None,
     ) -> None:
-
         self.function = function
         self.name = name
         self.spec = spec or (

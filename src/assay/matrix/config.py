@@ -170,12 +170,22 @@ MATRIX_CONFIG_MODELS: dict[str, type[BaseModel]] = {
 }
 
 
+#: The keys of each kind of table of a matrix file (named in errors).
+_KEYS = {
+    "matrix": list(MatrixTable.model_fields),
+    "prompts": list(PromptTable.model_fields),
+    "baselines": list(BaselineTable.model_fields),
+}
+
+
 def _document(raw: dict[str, Any], path: Path) -> MatrixFile:
     """The matrix file checked whole; each fault names file, line, table and key."""
     try:
         return MatrixFile.model_validate(raw)
     except ValidationError as exc:
-        raise config_error(exc, path=path, table="", table_depth=2, single=("matrix",)) from None
+        raise config_error(
+            exc, path=path, table="", table_depth=2, single=("matrix",), allowed=_KEYS
+        ) from None
 
 
 @dataclass(frozen=True)

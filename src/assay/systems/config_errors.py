@@ -108,7 +108,7 @@ def validation_problems(
     path: str | Path,
     table: str,
     text: str | None = None,
-    allowed: Iterable[str] = (),
+    allowed: Iterable[str] | Mapping[str, Iterable[str]] = (),
     secrets: Mapping[str, str] | None = None,
     hint: str | None = None,
     table_depth: int = 0,
@@ -119,14 +119,16 @@ def validation_problems(
 
     ``table_depth`` > 0 validates a whole document: the first parts of an error's
     location (``systems``, ``NAME``) name the table, the rest the key; a table
-    named in ``single`` (``matrix``) takes one part.
+    named in ``single`` (``matrix``) takes one part; ``allowed`` may then map each
+    top-level name to the keys of its tables.
     """
     single = set(single)
-    keys = sorted(allowed)
-    hint = hint or (f"allowed keys: {', '.join(keys)}" if keys else None)
     out: list[Problem] = []
     for err in exc.errors(include_url=False):
         loc = [str(p) for p in err.get("loc") or () if p != "function-after"]
+        by_top = isinstance(allowed, Mapping)
+        keys = sorted(allowed.get(loc[0], ()) if by_top and loc else () if by_top else allowed)
+        shown_hint = hint or (f"allowed keys: {', '.join(keys)}" if keys else None)
         depth = 1 if table_depth and loc and loc[0] in single else table_depth
         where = ".".join([table, *loc[:depth]] if table else loc[:depth])
         loc = loc[depth:]
@@ -142,7 +144,7 @@ def validation_problems(
         else:
             message = f"{_reason(err)}, got {_shown(err.get('input'), secrets)}"
         line = toml_line(text, where, loc[0] if loc else "")
-        out.append(config_problem(path, line, where, key, message, hint))
+        out.append(config_problem(path, line, where, key, message, shown_hint))
         if len(out) >= MAX_TABLE_PROBLEMS:
             break
     return out
@@ -167,7 +169,7 @@ def config_error(
     *,
     path: str | Path | None,
     table: str,
-    allowed: Iterable[str] = (),
+    allowed: Iterable[str] | Mapping[str, Iterable[str]] = (),
     secrets: Mapping[str, str] | None = None,
     table_depth: int = 0,
     single: Iterable[str] = (),

@@ -31,7 +31,6 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from assay.corpora.load import load_corpus
 from assay.corpora.models import Corpus
 from assay.errors import InputError, Problem, UsageError
 from assay.systems.base import Hit, System
@@ -133,6 +132,7 @@ def build_system(
     config_path: str | Path | None = None,
     corpus: Corpus | str | Path | None = None,
     overrides: Mapping[str, Any] | None = None,
+    resolve: Callable[[str], System] | None = None,
 ) -> System:
     """Build a system from a declared name, a type name or ``module:function``.
 
@@ -142,8 +142,10 @@ def build_system(
     ``corpus`` (a loaded :class:`Corpus` or a path) and ``overrides``
     (table keys such as ``corpus``, ``id_field``, ``text_fields``; ``None``
     values ignored; paths relative to the working directory) take precedence
-    over the table. Raises :class:`UsageError` naming the file and table for
-    an unknown name or type, a missing corpus or an unset environment variable.
+    over the table. ``resolve`` builds a hybrid's members by name (default:
+    from the same config file). Raises :class:`UsageError` naming the file and
+    table for an unknown name or type, a missing corpus or an unset environment
+    variable.
     """
     cfg_path = find_config(config_path)
     systems = load_config(cfg_path).get("systems", {}) if cfg_path else {}
@@ -185,7 +187,8 @@ def build_system(
             "table or pass --corpus"
         )
     factory = _factory(type_name, where)
-    system = _make(factory, name_or_spec, table, resolved, loaded, base_dir, cfg_path, type_name)
+    where_from = (base_dir, cfg_path, resolve)
+    system = _make(factory, name_or_spec, table, resolved, loaded, where_from, type_name)
     if secrets:
         return RedactedSystem(system, secrets)
     return system
@@ -197,12 +200,13 @@ def _make(
     table: dict[str, Any],
     resolved: dict[str, Any],
     loaded: Corpus | None,
-    base_dir: Path,
-    cfg_path: Path | None,
+    where_from: tuple[Path, Path | None, Callable[[str], System] | None],
     type_name: str,
 ) -> System:
     """Call a type's factory: a built-in type gets its checked table model, a registered
-    type the resolved table without the corpus keys (the corpus arrives loaded)."""
+    type the resolved table without the corpus keys (the corpus arrives loaded).
+    ``where_from``: the folder and file of the config, and who builds a hybrid's members."""
+    base_dir, cfg_path, resolve = where_from
     if type_name in _REGISTERED:
         plain = {k: v for k, v in resolved.items() if k not in CORPUS_KEYS}
         return factory(name, plain, corpus=loaded, base_dir=base_dir)
@@ -217,11 +221,13 @@ def _make(
         def _resolve(member: str) -> System:
             return build_system(member, config_path=cfg_path, corpus=loaded)
 
-        return factory(name, options, corpus=loaded, base_dir=base_dir, resolve=_resolve)
+        return factory(name, options, corpus=loaded, base_dir=base_dir, resolve=resolve or _resolve)
     return factory(name, options, corpus=loaded, base_dir=base_dir)
 
 
 def _corpus(corpus: Corpus | str | Path | None, table: dict[str, Any], base: Path) -> Corpus | None:
+    from assay.corpora.load import load_corpus  # looked up per call (tests count the loads)
+
     if isinstance(corpus, Corpus):
         return corpus
     source = corpus if corpus is not None else table.get("corpus")

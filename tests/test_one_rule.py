@@ -89,6 +89,17 @@ RULES: list[tuple[str, str, set[str]]] = [
         r"must be (at least 1|a positive integer|>= ?1\b|a whole number >= )",
         {"bounds.py"},
     ),
+    # issue 36, item 4: one hash helper for cache keys, one bound per parameter, one
+    # wording of config-file faults
+    ("cache keys hashed once", r"hashlib\.(sha\d+|blake2\w|md5|new)\(", {"hashing.py"}),
+    # (retry.py's jitter is a closed fraction [0, 1], not a level)
+    ("levels bounded once", r"<\s*alpha\s*<|between 0 and (1|0\.5)", {"bounds.py", "retry.py"}),
+    ("one MAX_RETRIES", r"MAX_RETRIES\s*=", {"systems/limits.py"}),
+    (
+        "config faults worded once",
+        r"must be tables|must be a table[;:]|Input should be\", \"must be",
+        {"systems/config_errors.py"},
+    ),
     (
         "plotly set up once (no cloud button, no logo link)",
         r"get_plotlyjs\(|include_plotlyjs|displaylogo",

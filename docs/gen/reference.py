@@ -202,8 +202,8 @@ def result_formats_markdown() -> str:
     return "\n".join(out) + "\n"
 
 
-def config_schema() -> dict[str, Any] | None:
-    """The JSON Schema ``assay schema config`` prints, or None where the command is absent."""
+def config_schema(kind: str = "config") -> dict[str, Any] | None:
+    """The JSON Schema ``assay schema KIND`` prints, or None where the command is absent."""
     root = cli_root()
     schema = getattr(root, "commands", {}).get("schema")
     if schema is None:
@@ -211,7 +211,7 @@ def config_schema() -> dict[str, Any] | None:
     buffer = io.StringIO()
     with contextlib.redirect_stdout(buffer):
         try:
-            root(["schema", "config"], standalone_mode=False, prog_name="assay")
+            root(["schema", kind], standalone_mode=False, prog_name="assay")
         except SystemExit as exc:  # pragma: no cover - a failing command
             if exc.code:
                 raise
@@ -257,6 +257,12 @@ def api_markdown() -> str:
     return "\n".join(out)
 
 
+def matrix_schema_markdown() -> str:
+    """The matrix file's JSON Schema as a code block."""
+    text = json.dumps(config_schema("matrix"), indent=2, ensure_ascii=False)
+    return "```json\n" + text + "\n```\n"
+
+
 GENERATORS = {
     "api": api_markdown,
     "cli": cli_markdown,
@@ -264,6 +270,7 @@ GENERATORS = {
     "result-schemas": result_schemas_markdown,
     "result-formats": result_formats_markdown,
     "config-schema": config_schema_markdown,
+    "matrix-schema": matrix_schema_markdown,
 }
 
 

@@ -33,6 +33,17 @@ def at_least(name: str, value: object, minimum: int = 1) -> int:
     return number
 
 
+def level(name: str, value: object, maximum: float = 1.0) -> float:
+    """``value`` as a level strictly between 0 and ``maximum`` (``alpha``, a power);
+    else a :class:`UsageError` naming ``name``. The one rule of every alpha."""
+    number = value if isinstance(value, int | float) and not isinstance(value, bool) else None
+    if number is None or not 0.0 < number < maximum:
+        raise BoundError(
+            f"`{name}` must be between 0 and {maximum:g}, got {value!r}", parameter=name
+        )
+    return float(number)
+
+
 def one_of(name: str, value: object, choices: Sequence[str]) -> str:
     """``value`` when it is one of ``choices``; else a :class:`UsageError` naming ``name``."""
     if value not in choices:

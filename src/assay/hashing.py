@@ -53,6 +53,22 @@ def content_version(content: bytes | str | Any) -> str:
     return h.version()
 
 
+#: Hex digits of a cache key (the file name of an on-disk cache entry).
+CACHE_KEY_DIGITS = 32
+
+
+def cache_key(content: bytes | str, digits: int = CACHE_KEY_DIGITS) -> str:
+    """The cache key of ``content`` (serialised by the caller): SHA-256 in hex, cut to ``digits``.
+
+    The one digest of every cache key and fingerprint. ``digits`` is given only
+    where a shorter or longer key is already on disk or in output (a cache
+    written by an earlier version, a model id printed in results): changing it
+    there would orphan those caches or change those bytes.
+    """
+    h = hashlib.sha256(content.encode() if isinstance(content, str) else content)
+    return h.hexdigest()[:digits]
+
+
 def sha256_hex(data: bytes) -> str:
     """The full SHA-256 of ``data`` in hex (what ``sha256sum`` prints): a file's fingerprint."""
     return hashlib.sha256(data).hexdigest()

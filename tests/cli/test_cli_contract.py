@@ -242,7 +242,7 @@ def test_user_mistakes_get_clear_errors(runs: Path, tmp_path: Path) -> None:
         cwd=tmp_path,
     )  # fmt: skip
     assert typo.returncode == 2
-    assert f"{toml}:5: [systems.x.text_field] unknown key 'text_field'" in typo.stderr
+    assert f"{toml}:5: [systems.x] text_field: unknown key" in typo.stderr
     assert "did you mean text_fields?" in typo.stderr
 
 

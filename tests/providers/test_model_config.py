@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from assay.errors import UsageError
 from assay.judges.spec import JUDGE_CONFIG_MODELS
 from assay.matrix.config import MATRIX_CONFIG_MODELS
-from assay.systems.http_transport import MAX_RESPONSE_BYTES
+from assay.systems.limits import MAX_RESPONSE_BYTES, MAX_RETRIES
 from assay.systems.model_config import (
     DEFAULT_MAX_RESPONSE_BYTES,
     MAX_TIMEOUT,
@@ -60,8 +60,8 @@ def test_timeout_is_accepted_exactly_when_finite_and_in_range(value: float) -> N
         assert ok and cfg.timeout == value
 
 
-@given(st.one_of(st.integers(-5, 20), st.booleans(), st.text(max_size=5)))
-def test_retries_are_whole_numbers_up_to_ten(value) -> None:
+@given(st.one_of(st.integers(-5, 120), st.booleans(), st.text(max_size=5)))
+def test_retries_are_whole_numbers_up_to_the_one_bound(value) -> None:
     number = value
     if isinstance(value, str):
         try:
@@ -73,7 +73,7 @@ def test_retries_are_whole_numbers_up_to_ten(value) -> None:
         and not isinstance(number, bool)
         and math.isfinite(number)
         and float(number).is_integer()
-        and 0 <= number <= 10
+        and 0 <= number <= MAX_RETRIES  # the systems' bound too: one constant
     )
     try:
         cfg = model_from_table("m", {**BASE, "retries": value})
@@ -89,7 +89,7 @@ def test_an_env_secret_in_a_bad_value_is_not_shown(monkeypatch: pytest.MonkeyPat
     with pytest.raises(UsageError) as err:
         model_from_table("m", {"base_url": "${MODEL_URL}", "model": "m"}, source="a.toml")
     assert "hunter2-secret" not in str(err.value)
-    assert "a.toml [models.m] base_url: must be an http:// or https:// URL" in str(err.value)
+    assert "a.toml: [models.m] base_url: must be an http:// or https:// URL" in str(err.value)
     assert "${MODEL_URL}" in str(err.value)
 
 

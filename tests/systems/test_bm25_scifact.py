@@ -13,11 +13,14 @@ from _baselines_scifact import (
     scifact,
     timed_run,
 )
+from _tables import table_factory
 
 from assay.corpora import Corpus
 from assay.errors import UsageError
 from assay.systems.base import Hit, System, config_hash
-from assay.systems.bm25 import BM25System, from_config
+from assay.systems.bm25 import BM25System
+
+from_config = table_factory("bm25")
 
 
 def _toy() -> Corpus:

@@ -14,16 +14,16 @@ from assay.cli.app import main
 from assay.systems.schema import SYSTEM_MODELS, allowed_keys
 
 BAD = {
-    'alpha = "abc"': ("hybrid", "alpha = 'abc'", "valid number"),
-    "alpha = nan": ("hybrid", "alpha = nan", "finite"),
-    "alpha = 2": ("hybrid", "alpha = 2", "less than or equal to 1"),
-    'max_cost = "lots"': ("hybrid", "unknown key 'max_cost'", None),
-    "k1 = inf": ("bm25", "k1 = inf", "finite"),
-    "b = -0.5": ("bm25", "b = -0.5", "greater than or equal to 0"),
-    'timeout = "10"': ("http", "timeout = '10'", "valid number"),
-    "timeout = inf": ("http", "timeout = inf", "finite"),
-    "retries = 1000000000": ("http", "retries = 1000000000", "less than or equal to 100"),
-    "colour = 3": ("python", "unknown key 'colour'", None),
+    'alpha = "abc"': ("hybrid", "alpha: ", "valid number"),
+    "alpha = nan": ("hybrid", "alpha: ", "finite"),
+    "alpha = 2": ("hybrid", "alpha: ", "less than or equal to 1"),
+    'max_cost = "lots"': ("hybrid", "max_cost: unknown key", None),
+    "k1 = inf": ("bm25", "k1: ", "finite"),
+    "b = -0.5": ("bm25", "b: ", "greater than or equal to 0"),
+    'timeout = "10"': ("http", "timeout: ", "valid number"),
+    "timeout = inf": ("http", "timeout: ", "finite"),
+    "retries = 1000000000": ("http", "retries: ", "less than or equal to 100"),
+    "colour = 3": ("python", "colour: unknown key", None),
 }
 BASE = {
     "hybrid": 'systems = ["a", "b"]\n',
@@ -61,7 +61,9 @@ def test_bad_tables_are_refused_with_everything_named(tmp_path: Path, capsys, li
         assert "unexpected" not in text and "a bug" not in text, text
         expected_line = 5 + BASE[kind].count("\n")
         assert f"{path}:{expected_line}" in text, text  # file and line
-        assert "systems.s." in text and shown in text, text  # table, key and value
+        assert f"{path}:{expected_line}: [systems.s] {shown}" in text, text  # table and key
+        value = line.partition(" = ")[2].replace('"', "'")
+        assert "unknown key" in shown or f"got {value}" in text, text  # the value
         if reason:
             assert reason in text, text
         assert "corpus" in text and "id_field" in text  # the complete list of allowed keys
@@ -82,7 +84,10 @@ def test_choices_are_the_systems_own() -> None:
 
 
 def test_every_field_is_described() -> None:
-    for model in SYSTEM_MODELS.values():
+    from assay.systems.model_config import ModelTable
+    from assay.systems.schema import ConfigDocument
+
+    for model in [*SYSTEM_MODELS.values(), ConfigDocument, ModelTable]:
         for name, field in model.model_fields.items():
             assert field.description, f"{model.__name__}.{name}"
 

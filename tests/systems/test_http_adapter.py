@@ -14,13 +14,16 @@ from collections import Counter
 from typing import Any
 
 import pytest
+from _tables import table_factory
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, PlainTextResponse
 
 from assay.errors import UsageError
 from assay.systems.base import Hit, SystemError_, config_hash
-from assay.systems.http import HttpSystem, from_config
+from assay.systems.http import HttpSystem
 from assay.systems.server import serve_in_thread
+
+from_config = table_factory("http")
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -414,9 +417,9 @@ def test_from_config_builds_http_and_rejects_unknown_keys(tmp_path: Any) -> None
     assert system.config["url"] == table["url"]
     assert system.config["type"] == "http"
     assert "timeout" not in system.config  # operational knobs do not change results
-    with pytest.raises(UsageError, match=r"unknown key\(s\) hits"):
+    with pytest.raises(UsageError, match="hits: unknown key"):
         from_config("mine", {**table, "hits": "x"}, corpus=None, base_dir=tmp_path)
-    with pytest.raises(UsageError, match="needs url"):
+    with pytest.raises(UsageError, match="url: is required"):
         from_config("mine", {"type": "http"}, corpus=None, base_dir=tmp_path)
 
 

@@ -12,14 +12,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from _tables import table_factory
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 
 from assay.errors import UsageError
 from assay.systems.base import Hit
-from assay.systems.http import from_config
 from assay.systems.opensearch import opensearch_system
 from assay.systems.server import serve_in_thread
+
+from_config = table_factory("opensearch")
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -115,7 +117,7 @@ def test_missing_index_is_a_clear_error(cluster: Any) -> None:
     ("table", "pattern"),
     [
         ({"url": "http://h:9200", "index": "i"}, "fields must list"),
-        ({"url": "http://h:9200", "fields": ["a"]}, "needs index"),
+        ({"url": "http://h:9200", "fields": ["a"]}, "index: is required"),
         ({"url": "http://h:9200", "index": "i", "query": {"match_all": {}}}, 'no "{query}"'),
         ({"url": "http://h:9200", "index": "a/b", "fields": ["a"]}, "index must be"),
         ({"url": "http://h:9200", "index": "i", "fields": ["a"], "size": 3}, "unknown key"),

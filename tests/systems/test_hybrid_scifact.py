@@ -6,13 +6,16 @@ from pathlib import Path
 
 import pytest
 from _baselines_scifact import TIMINGS, bm25_system, ndcg10, scifact, timed_run, vector_system
+from _tables import table_factory
 
 from assay.corpora import Corpus
 from assay.errors import UsageError
 from assay.runs.models import Run
 from assay.systems.base import FunctionSystem, Hit, System, config_hash
 from assay.systems.fusion import fuse_rrf
-from assay.systems.hybrid import HybridSystem, from_config
+from assay.systems.hybrid import HybridSystem
+
+from_config = table_factory("hybrid")
 
 
 def _fixed(name: str, ranking: list[tuple[str, float]]) -> FunctionSystem:
@@ -100,21 +103,19 @@ def test_bad_parameters() -> None:
     assert HybridSystem([a, b]).search("q", 5) == []
 
 
-def test_from_config_with_resolver_and_with_built_systems(tmp_path: Path) -> None:
+def test_from_config_with_a_resolver(tmp_path: Path) -> None:
     built = {"s1": _fixed("s1", [("x", 1.0), ("y", 0.5)]), "s2": _fixed("s2", [("y", 2.0)])}
     table = {"type": "hybrid", "systems": ["s1", "s2"], "resolve": built.__getitem__, "k_rrf": 1}
     hybrid = from_config("h", table, corpus=None, base_dir=tmp_path)
     assert hybrid.name == "h" and [s.name for s in hybrid.systems] == ["s1", "s2"]
     assert hybrid.search("q", 1) == [Hit("y", 1 / 3 + 1 / 2)]
-    direct = from_config(
-        "h2", {"systems": list(built.values()), "method": "minmax"}, corpus=None, base_dir=tmp_path
-    )
+    direct = HybridSystem(list(built.values()), name="h2", method="minmax")  # built systems
     assert direct.method == "minmax"
     with pytest.raises(UsageError, match="itself"):
         from_config(
             "h", {"systems": ["h", "s1"], "resolve": built.get}, corpus=None, base_dir=tmp_path
         )
-    with pytest.raises(UsageError, match="two or more"):
+    with pytest.raises(UsageError, match="systems: list should have at least 2 items"):
         from_config("h", {"systems": ["s1"]}, corpus=None, base_dir=tmp_path)
 
 

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import pytest
+from _tables import table_factory
 
 from assay.corpora import Corpus
 from assay.errors import UsageError
 from assay.systems.base import Hit, System, config_hash
-from assay.systems.keyword import KeywordSystem, from_config
+from assay.systems.keyword import KeywordSystem
+
+from_config = table_factory("keyword")
 
 
 def _corpus() -> Corpus:

@@ -5,10 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from _tables import table_factory
 
 from assay.errors import UsageError
 from assay.systems.base import Hit, SystemError_
-from assay.systems.python import PythonSystem, from_config, load_function
+from assay.systems.python import PythonSystem, load_function
+
+from_config = table_factory("python")
 
 
 @pytest.fixture()
@@ -49,7 +52,7 @@ def test_missing_module_and_file(tmp_path: Path) -> None:
         load_function("assay_no_such_module_xyz:search")
     with pytest.raises(UsageError, match="not found"):
         load_function(f"{tmp_path / 'absent.py'}:search")
-    with pytest.raises(UsageError, match="needs function"):
+    with pytest.raises(UsageError, match="function: is required"):
         from_config("p", {}, corpus=None, base_dir=tmp_path)
 
 

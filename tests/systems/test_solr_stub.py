@@ -16,13 +16,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from _tables import table_factory
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 
 from assay.errors import InputError, UsageError
 from assay.systems.base import Hit, SystemError_
-from assay.systems.http import from_config
 from assay.systems.server import serve_in_thread
+
+from_config = table_factory("solr")
 
 pytestmark = pytest.mark.timeout(60)
 FIELDS = {"title", "text", "doc_key", "id"}
@@ -179,11 +181,11 @@ def test_solr_system_from_assay_toml(solr: Any, tmp_path: Path) -> None:
         ({"collection": ".."}, "collection must be a collection or core name"),
         ({"handler": "a/../admin"}, "handler must be a handler path"),
         ({"mm": -1}, "mm must be a non-empty string"),
-        ({"mm": True}, "mm must be a non-empty string"),
+        ({"mm": True}, "mm.str: must be a valid string"),
         ({"id_field": "doc.id"}, "id_field must be a Solr field name"),
         ({"params": {"rows": 5}}, "params.rows is set by the solr system itself"),
         ({"params": {"qf": "x"}}, "use the qf key"),
-        ({"params": {"fq": {"a": 1}}}, "must be text or a number"),
+        ({"params": {"fq": {"a": 1}}}, "params.fq.str: must be a valid string"),
         ({"mm": " "}, "mm must be a non-empty string"),
         ({"size": 3}, "unknown key"),
     ],
@@ -191,7 +193,7 @@ def test_solr_system_from_assay_toml(solr: Any, tmp_path: Path) -> None:
 def test_bad_solr_tables(extra: dict[str, Any], pattern: str, tmp_path: Path) -> None:
     with pytest.raises(UsageError, match=pattern):
         from_config("s", _table("http://h:8983/solr", **extra), corpus=None, base_dir=tmp_path)
-    with pytest.raises(UsageError, match="needs qf"):
+    with pytest.raises(UsageError, match="qf: is required"):
         from_config(
             "s",
             {"type": "solr", "url": "http://h", "collection": "c"},

@@ -16,12 +16,15 @@ from _baselines_scifact import (
     timed_run,
     vector_system,
 )
+from _tables import table_factory
 
 from assay.corpora import Corpus
 from assay.errors import UsageError
 from assay.systems.base import System, config_hash
 from assay.systems.embeddings import EmbeddingCache, WordLlamaEncoder, load_encoder
-from assay.systems.vector import VectorSystem, from_config
+from assay.systems.vector import VectorSystem
+
+from_config = table_factory("vector")
 
 
 class CountingEncoder:

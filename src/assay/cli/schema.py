@@ -1,4 +1,4 @@
-"""``assay schema config``: print the JSON Schema of assay.toml (for editors)."""
+"""``assay schema config|matrix``: print the JSON Schema of assay.toml or of a matrix file."""
 
 from __future__ import annotations
 
@@ -18,3 +18,11 @@ def config_schema() -> None:
     from assay.procedures.config_schema import config_json_schema
 
     typer.echo(json.dumps(config_json_schema(), indent=2, ensure_ascii=False))
+
+
+@schema_app.command("matrix")
+def matrix_schema() -> None:
+    """Print the JSON Schema of a matrix file ([matrix], [prompts.NAME], [models.NAME]...)."""
+    from assay.procedures.config_schema import matrix_json_schema
+
+    typer.echo(json.dumps(matrix_json_schema(), indent=2, ensure_ascii=False))

@@ -16,7 +16,6 @@ accepted; ``assay answers`` validates the filled file.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -26,6 +25,7 @@ from pydantic import Field
 
 from assay.errors import InputError, Problem, ProblemLog, _StopCollecting
 from assay.failures import FAILED_CALLS
+from assay.hashing import cache_key
 from assay.judges.graders import ANSWER_CHECK, CLAIM_SUPPORT, Grader, with_rubric
 from assay.judges.grading import GradingRun, Item, grade_items
 from assay.providers.client import ChatClient
@@ -182,7 +182,7 @@ def rubric_grader(rubric_file: str | Path | None) -> Grader:
     if not p.is_file():
         raise InputError([Problem(str(p), None, "rubric file not found", hint="check --rubric")])
     text = p.read_text(encoding="utf-8").strip()
-    digest = hashlib.sha256(text.encode()).hexdigest()[:12]
+    digest = cache_key(text, 12)  # 12 digits: part of the grader id in judgment files
     return with_rubric(ANSWER_CHECK, text, f"{p.name}/{digest}")
 
 

@@ -44,8 +44,12 @@ from pydantic import (
 )
 
 from assay.errors import InputError, Problem, ProblemLog, UsageError, _StopCollecting
+from assay.hashing import content_version
 from assay.judges.graders import Grader
+from assay.systems.config import load_config
+from assay.systems.config_errors import config_error, not_a_table
 from assay.systems.model_config import Whole
+from assay.textio import json_lines, read_text
 
 #: Widest scale of a criterion (top minus bottom), and most criteria of a judge.
 MAX_SCALE_STEPS = 100
@@ -175,20 +179,18 @@ class JudgeSpec:
 
 
 def _checked(model: type[BaseModel], value: Any, where: str) -> Any:
-    from assay.systems.model_config import config_error
-
+    path, _, table = where.partition(" [")
+    table = table.rstrip("]")
     if not isinstance(value, dict):
-        raise UsageError(f"{where}: must be a table; allowed keys: {', '.join(model.model_fields)}")
+        raise not_a_table(path, table, model.model_fields)
     try:
         return model.model_validate(value)
     except ValidationError as exc:
-        raise config_error(exc, where, sorted(model.model_fields)) from None
+        raise config_error(exc, path=path, table=table, allowed=model.model_fields) from None
 
 
 def load_judge(path: str | Path) -> JudgeSpec:
     """Read and check a judge file; errors name the file, the table and the key."""
-    from assay.systems.config import load_config
-
     p = Path(path)
     if not p.is_file():
         raise UsageError(f"judge file not found: {p}")
@@ -230,8 +232,6 @@ def _placeholders(template: str, where: str) -> tuple[str, ...]:
 
 
 def _version(spec: JudgeSpec, rubric: str, template: str) -> str:
-    from assay.hashing import content_version
-
     return f"{spec.name}/{content_version([rubric, template])[7:19]}"
 
 
@@ -291,8 +291,6 @@ def _schema(title: str, properties: dict[str, Any]) -> dict[str, Any]:
 
 def read_items(path: str | Path, spec: JudgeSpec) -> list[dict[str, Any]]:
     """The items of a judge: an ``id`` and the template's fields, checked line by line."""
-    from assay.textio import json_lines, read_text
-
     p = Path(path)
     if not p.is_file():
         raise InputError([Problem(str(p), None, "file not found", hint="check the path")])

@@ -21,9 +21,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from assay.matrix.config import Case
+from assay.matrix.config import ASSERTIONS, Case
 
-ASSERTIONS = ("contract", "status", "provenance", "cites", "injection", "rubric")
+__all__ = ["ASSERTIONS", "check", "parse_response", "passed"]
 
 
 def parse_response(content: str | None) -> tuple[Any, str | None]:

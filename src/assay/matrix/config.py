@@ -39,14 +39,22 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from assay.errors import InputError, Problem, UsageError
+from assay.answers.load import cases_version
+from assay.errors import InputError, Problem, UsageError, collecting
 from assay.hashing import content_version
-from assay.stats.corrections import correction_field
-from assay.systems.model_config import Number, Whole
+from assay.matrix.reliability import default_ks
+from assay.stats.corrections import CORRECTIONS, correction_field
+from assay.systems.config import load_config
+from assay.systems.config_errors import config_error
+from assay.systems.limits import MAX_TIMEOUT
+from assay.systems.model_config import ModelTable, Number, Whole, model_from_table
+from assay.textio import json_lines, read_text
 
 #: Most repeats of one cell, and most attempts (prompts x providers x cases x repeats) of a run.
 MAX_REPEATS = 1000
 MAX_ATTEMPTS = 1_000_000
+#: The per-case assertions a matrix may check (:mod:`assay.matrix.assertions` checks them).
+ASSERTIONS = ("contract", "status", "provenance", "cites", "injection", "rubric")
 
 _CASE_KEYS = {
     "case_id",
@@ -90,8 +98,6 @@ class MatrixTable(BaseModel):
     @field_validator("correction")
     @classmethod
     def _correction(cls, value: str) -> str:
-        from assay.stats.corrections import CORRECTIONS
-
         if value.lower() not in CORRECTIONS:
             raise ValueError(f"must be one of {', '.join(CORRECTIONS)}")
         return value.lower()
@@ -99,8 +105,6 @@ class MatrixTable(BaseModel):
     @field_validator("assertions")
     @classmethod
     def _known(cls, value: list[str] | None) -> list[str] | None:
-        from assay.matrix.assertions import ASSERTIONS
-
         if value is not None and any(v not in ASSERTIONS for v in value):
             raise ValueError(f"must be a list of {', '.join(ASSERTIONS)}")
         return value
@@ -127,7 +131,7 @@ class BaselineTable(BaseModel):
     timeout: float | None = Field(
         default=None,
         gt=0,
-        le=86400,
+        le=MAX_TIMEOUT,
         allow_inf_nan=False,
         description="Seconds one call may take before it counts as failed (default 60; "
         "at most one day).",
@@ -135,17 +139,25 @@ class BaselineTable(BaseModel):
 
 
 class MatrixFile(BaseModel):
-    """The tables a matrix file may hold (each ``[models.NAME]`` is a ModelTable)."""
+    """A matrix file: the one document model of its tables.
+
+    ``[models.NAME]`` tables are :class:`~assay.systems.model_config.ModelTable`
+    settings, checked when their ``${VAR}`` values are read (:func:`load_matrix`).
+    """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    matrix: dict[str, Any] = Field(description="The [matrix] table (MatrixTable).")
-    prompts: dict[str, Any] = Field(description="[prompts.NAME] tables (PromptTable).")
-    models: dict[str, Any] = Field(
-        default_factory=dict, description="[models.NAME] tables (ModelTable)."
+    matrix: MatrixTable = Field(description="The [matrix] table: cases, repeats, statistics.")
+    prompts: dict[str, PromptTable] = Field(
+        min_length=1, description="[prompts.NAME] tables: the system prompts compared."
     )
-    baselines: dict[str, Any] = Field(
-        default_factory=dict, description="[baselines.NAME] tables (BaselineTable)."
+    models: dict[str, dict[str, Any]] = Field(
+        default_factory=dict,
+        description="[models.NAME] tables: model endpoints (the keys of assay.toml's models).",
+        json_schema_extra={"additionalProperties": ModelTable.model_json_schema()},
+    )
+    baselines: dict[str, BaselineTable] = Field(
+        default_factory=dict, description="[baselines.NAME] tables: Python answerers."
     )
 
 
@@ -158,16 +170,22 @@ MATRIX_CONFIG_MODELS: dict[str, type[BaseModel]] = {
 }
 
 
-def _checked(model: type[BaseModel], value: Any, where: str) -> Any:
-    """``model`` validated from ``value``; errors name file, table, key, value and allowed keys."""
-    from assay.systems.model_config import config_error
+#: The keys of each kind of table of a matrix file (named in errors).
+_KEYS = {
+    "matrix": list(MatrixTable.model_fields),
+    "prompts": list(PromptTable.model_fields),
+    "baselines": list(BaselineTable.model_fields),
+}
 
-    if not isinstance(value, dict):
-        raise UsageError(f"{where}: must be a table; allowed keys: {', '.join(model.model_fields)}")
+
+def _document(raw: dict[str, Any], path: Path) -> MatrixFile:
+    """The matrix file checked whole; each fault names file, line, table and key."""
     try:
-        return model.model_validate(value)
+        return MatrixFile.model_validate(raw)
     except ValidationError as exc:
-        raise config_error(exc, where, sorted(model.model_fields)) from None
+        raise config_error(
+            exc, path=path, table="", table_depth=2, single=("matrix",), allowed=_KEYS
+        ) from None
 
 
 @dataclass(frozen=True)
@@ -255,21 +273,16 @@ def variant_name(prompt: str, provider: str) -> str:
 
 def load_matrix(path: str | Path) -> MatrixConfig:
     """Read and check a matrix TOML file and its cases (``${VAR}`` resolved now)."""
-    from assay.systems.config import load_config
-
     p = Path(path)
     if not p.is_file():
         raise UsageError(f"matrix file not found: {p}")
     raw = load_config(p)
     base = p.parent
     where = str(p)
-    for key in ("matrix", "prompts"):
-        if not isinstance(raw.get(key), dict) or not raw[key]:
-            raise UsageError(f"{where}: a [{key}] table is required")
-    _checked(MatrixFile, raw, where)
-    table: MatrixTable = _checked(MatrixTable, raw["matrix"], f"{where} [matrix]")
-    prompts = _prompts(raw["prompts"], base, where)
-    providers = _providers(raw, base, where)
+    doc = _document(raw, p)
+    table = doc.matrix
+    prompts = _prompts(doc.prompts, base, where)
+    providers = _providers(doc, where)
     judge = None
     if table.judge is not None:
         judge = next((m for m in providers if m.name == table.judge), None)
@@ -318,8 +331,6 @@ def load_matrix(path: str | Path) -> MatrixConfig:
 
 def _pass_k(table: MatrixTable, where: str) -> tuple[int, ...]:
     """The k values of pass@k and pass^k: each from 1 to the repeats (default 1 and repeats)."""
-    from assay.matrix.reliability import default_ks
-
     if table.pass_k is None:
         return tuple(default_ks(table.repeats))
     bad = [k for k in table.pass_k if not 1 <= k <= table.repeats]
@@ -331,10 +342,9 @@ def _pass_k(table: MatrixTable, where: str) -> tuple[int, ...]:
     return tuple(sorted(set(table.pass_k)))
 
 
-def _prompts(tables: dict[str, Any], base: Path, where: str) -> tuple[Prompt, ...]:
+def _prompts(tables: dict[str, PromptTable], base: Path, where: str) -> tuple[Prompt, ...]:
     out = []
-    for name, t in tables.items():
-        table: PromptTable = _checked(PromptTable, t, f"{where} [prompts.{name}]")
+    for name, table in tables.items():
         if (table.file is None) == (table.text is None):
             raise UsageError(f"{where} [prompts.{name}]: needs exactly one of file or text")
         if table.file is not None:
@@ -347,16 +357,11 @@ def _prompts(tables: dict[str, Any], base: Path, where: str) -> tuple[Prompt, ..
     return tuple(out)
 
 
-def _providers(raw: dict[str, Any], base: Path, where: str) -> tuple[Provider, ...]:
-    from assay.systems.model_config import model_from_table
-
+def _providers(doc: MatrixFile, where: str) -> tuple[Provider, ...]:
     out: list[Provider] = []
-    for name, t in (raw.get("models") or {}).items():
-        if not isinstance(t, dict):
-            raise UsageError(f"{where}: models must be tables: [models.NAME]")
+    for name, t in doc.models.items():
         out.append(Provider(name, "model", config=model_from_table(name, t, source=where)))
-    for name, t in (raw.get("baselines") or {}).items():
-        table: BaselineTable = _checked(BaselineTable, t, f"{where} [baselines.{name}]")
+    for name, table in doc.baselines.items():
         if any(m.name == name for m in out):
             raise UsageError(f"{where}: {name!r} is both a model and a baseline")
         out.append(Provider(name, "baseline", function=table.function, timeout=table.timeout))
@@ -369,10 +374,6 @@ def _hash(raw: dict[str, Any], prompts: tuple[Prompt, ...]) -> str:
 
 def load_matrix_cases(path: str | Path) -> tuple[tuple[Case, ...], str]:
     """Read and check a cases JSONL file; every problem names file, line and field."""
-    from assay.answers.load import cases_version
-    from assay.errors import collecting
-    from assay.textio import json_lines, read_text
-
     p = Path(path)
     if not p.is_file():
         raise InputError([Problem(str(p), None, "file not found", hint="check [matrix] cases")])

@@ -23,18 +23,24 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from math import comb
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from pydantic import BaseModel, Field
-
-if TYPE_CHECKING:
-    from assay.matrix.result import Cell
 
 #: How the variant intervals are made (printed in every report).
 INTERVAL_METHOD = "percentile bootstrap over cases (2000 resamples, seed 0)"
 #: Resamples of the interval bootstrap and its confidence.
 RESAMPLES = 2000
 CONFIDENCE = 0.95
+
+
+class CellCounts(Protocol):
+    """What reliability reads of a matrix cell (:class:`assay.matrix.result.Cell` has it)."""
+
+    variant: str
+    case_id: str
+    n: int
+    passes: int
 
 
 def _check(n: int, c: int, k: int) -> None:
@@ -110,7 +116,7 @@ def default_ks(repeats: int) -> list[int]:
     return sorted({1, repeats})
 
 
-def case_reliability(cell: Cell, ks: Sequence[int]) -> CaseReliability:
+def case_reliability(cell: CellCounts, ks: Sequence[int]) -> CaseReliability:
     """The reliability of one cell for every k of ``ks``."""
     n, c = cell.n, cell.passes
     return CaseReliability(
@@ -137,7 +143,9 @@ def _mean_ci(values: list[float]) -> tuple[float | None, tuple[float, float] | N
     return float(row.mean()), (float(low[0]), float(high[0]))
 
 
-def reliability(cells: Sequence[Cell], variants: Sequence[str], ks: Sequence[int]) -> Reliability:
+def reliability(
+    cells: Sequence[CellCounts], variants: Sequence[str], ks: Sequence[int]
+) -> Reliability:
     """Per case and per variant pass@k and pass^k for each k of ``ks``; flaky cases first."""
     per_case = [case_reliability(c, ks) for c in cells]
     summaries: list[VariantReliability] = []

@@ -16,6 +16,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from assay.bounds import level
 from assay.errors import UsageError
 from assay.judges.labels import LabelTable, from_judgments, read_labels, to_judgments
 from assay.results import ResultModel
@@ -66,8 +67,7 @@ def calibrate(
     from assay.procedures.evaluation import score_run
     from assay.runs.io import load_run
 
-    if not 0 < alpha < 1:
-        raise UsageError(f"--alpha must be between 0 and 1, got {alpha}")
+    level("alpha", alpha)
     model = _table(model_labels)
     people = _table(human)
     the_run = run if not isinstance(run, str | Path) else load_run(run)

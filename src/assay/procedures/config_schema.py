@@ -1,24 +1,27 @@
-"""The JSON Schema of a whole ``assay.toml``, for editors (Taplo, Even Better TOML).
+"""The JSON Schemas of assay's config files, for editors (Taplo, Even Better TOML).
 
-The ``[systems.NAME]`` tables come from :mod:`assay.systems.schema`; the
-``[models.NAME]`` tables from the typed model configuration of
-:mod:`assay.systems.model_config` when it defines one (see :func:`models_schema`:
-the one place that plugs it in).
+Each file kind is one pydantic document model: ``assay.toml`` is
+:class:`assay.systems.schema.ConfigDocument` (its ``[systems.NAME]`` tables one
+of the type models of :mod:`assay.systems.schema`, its ``[models.NAME]`` tables
+:class:`assay.systems.model_config.ModelTable`), a matrix file is
+:class:`assay.matrix.config.MatrixFile`. The schemas printed here are theirs.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-#: The ``$schema`` dialect of the document printed.
+from assay.matrix.config import MatrixFile
+from assay.systems.model_config import ModelTable
+from assay.systems.schema import ConfigDocument, systems_json_schema
+
+#: The ``$schema`` dialect of the documents printed.
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
 
 
 def config_json_schema() -> dict[str, Any]:
     """A JSON Schema of ``assay.toml``: ``systems`` and ``models`` tables."""
-    from assay.systems.schema import systems_json_schema
-
-    models = models_schema()
+    fields = ConfigDocument.model_fields
     return {
         "$schema": DIALECT,
         "title": "assay.toml",
@@ -28,26 +31,18 @@ def config_json_schema() -> dict[str, Any]:
             "systems": systems_json_schema(),
             "models": {
                 "type": "object",
-                "description": "Model endpoints: [models.NAME] tables.",
-                "additionalProperties": models if models is not None else {"type": "object"},
+                "description": fields["models"].description,
+                "additionalProperties": models_schema(),
             },
         },
     }
 
 
-def models_schema() -> dict[str, Any] | None:
-    """The JSON Schema of one ``[models.NAME]`` table, or None while it is not typed.
+def models_schema() -> dict[str, Any]:
+    """The JSON Schema of one ``[models.NAME]`` table."""
+    return ModelTable.model_json_schema()
 
-    THE ONE PLACE where the typed model configuration is plugged in: the first
-    pydantic model found in :mod:`assay.systems.model_config` under one of the names
-    below (add the name its module uses if it is another).
-    """
-    from pydantic import BaseModel
 
-    from assay.systems import model_config as providers
-
-    for name in ("ModelTable", "ModelSettings", "ModelConfig"):
-        model = getattr(providers, name, None)
-        if isinstance(model, type) and issubclass(model, BaseModel):
-            return model.model_json_schema()
-    return None
+def matrix_json_schema() -> dict[str, Any]:
+    """A JSON Schema of a matrix file: :class:`~assay.matrix.config.MatrixFile`."""
+    return {"$schema": DIALECT, **MatrixFile.model_json_schema(), "title": "matrix file"}

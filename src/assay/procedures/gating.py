@@ -21,7 +21,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from assay.bounds import at_least
+from assay.bounds import at_least, level
 from assay.errors import UsageError
 from assay.failures import too_many_failed
 from assay.metrics.measures import parse_measures
@@ -162,8 +162,7 @@ def _validate(
         raise UsageError(f"`mode` must be one of {', '.join(MODES)}; got {mode!r}", "mode")
     if not (margin >= 0 and math.isfinite(margin)):
         raise UsageError(f"`margin` must be a finite number >= 0, got {margin}", "margin")
-    if not 0 < alpha < 0.5:
-        raise UsageError(f"`alpha` must be between 0 and 0.5, got {alpha}", "alpha")
+    level("alpha", alpha, 0.5)
     at_least("min_n", min_n)
     if not 1 <= n_resamples <= MAX_RESAMPLES:
         raise UsageError(

@@ -37,6 +37,7 @@ COMMANDS: dict[str, str] = {
     "report": "assay.procedures.result_files:read_result",
     "run": "assay.procedures.running:run_to_file",
     "schema config": "assay.procedures.config_schema:config_json_schema",
+    "schema matrix": "assay.procedures.config_schema:matrix_json_schema",
     "serve": "assay.procedures.serving:serve_system",
     "trec-eval": "assay.procedures.treceval:trec_eval",
     "tune": "assay.procedures.tuning:tune",
@@ -58,6 +59,7 @@ NO_RESULT: frozenset[str] = frozenset(
         "judge serve",
         "run",
         "schema config",
+        "schema matrix",
         "serve",
         "trec-eval",  # trec_eval's own text, byte for byte
         "view",

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from assay.bounds import level
 from assay.errors import UsageError
 from assay.procedures.options import ScoringOptions, SourceOptions
 from assay.stats.corrections import check_correction, correction_field
@@ -62,8 +63,7 @@ class TuneOptions(BaseModel):
                 at_least("--trials", self.trials)
                 if self.search != "random":
                     raise UsageError("--trials needs --search random", "--trials")
-            if not 0.0 < self.alpha < 1.0:
-                raise UsageError(f"--alpha must be between 0 and 1 (got {self.alpha})", "--alpha")
+            level("--alpha", self.alpha)
         except UsageError as exc:  # as it is, not wrapped in pydantic's ValidationError
             raise UsageError(str(exc), exc.parameter) from None
 

@@ -284,37 +284,21 @@ def _check_models(path: str | Path, models: Any) -> tuple[list[str], list[Proble
     """Each ``[models.NAME]`` table checked as the commands read it
     (:func:`~assay.systems.model_config.model_from_table`: keys, types, ranges,
     ``${VAR}`` set): rows ``NAME (model)`` and the problems found."""
+    from assay.systems.config_errors import ConfigFault, file_text, table_problem
     from assay.systems.model_config import model_from_table
 
-    if not isinstance(models, dict) or any(not isinstance(t, dict) for t in models.values()):
-        return [], [Problem(str(path), None, "models must be tables: [models.NAME]", "models")]
-    rows, problems = [], []
+    rows, problems = [], []  # tables of tables: checked when the file was read
     for name, table in models.items():
-        where = f"[models.{name}]"
         try:
-            model = model_from_table(name, table)
-        except UsageError as exc:
-            lines = str(exc).splitlines()
-            hint = next((x for x in lines if x.startswith("allowed keys:")), None)
-            at = _header_line(path, where)
-            for line in lines:
-                if line != hint:
-                    text = line.removeprefix(where).removeprefix(":").strip()
-                    problems.append(Problem(str(path), at, text, f"models.{name}", hint))
+            model = model_from_table(name, table, source=path)
+        except ConfigFault as exc:
+            problems.extend(exc.problems)
+        except UsageError as exc:  # an unset ${VAR}
+            text = str(exc).split(": ", 1)[-1]
+            problems.append(table_problem(path, file_text(path), f"models.{name}", "", text))
         else:
             rows.append(f"{name} ({model.shown()['model']})")
     return rows, problems
-
-
-def _header_line(path: str | Path, header: str) -> int | None:
-    """The 1-based line of the table ``header`` (``[models.NAME]``) in ``path``, if found."""
-    from assay.textio import drop_bom
-
-    text = drop_bom(Path(path).read_bytes()).decode("utf-8", "replace")
-    for number, line in enumerate(text.splitlines(), 1):
-        if line.split("#", 1)[0].replace(" ", "") == header:
-            return number
-    return None
 
 
 def _result_summary(path: str | Path) -> dict[str, Any]:

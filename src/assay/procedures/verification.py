@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from assay.bounds import level
 from assay.errors import UsageError
 from assay.metrics.measures import parse_measures
 from assay.metrics.rules import mean_decided_policies
@@ -241,8 +242,7 @@ def verify_results(
     n_resamples: int = 10000,
 ) -> VerifyResult:
     """Decide, per metric, whether ``degraded`` scores significantly lower than ``reference``."""
-    if not 0 < alpha < 1:
-        raise UsageError(f"`alpha` must be between 0 and 1, got {alpha}", "alpha")
+    level("alpha", alpha)
     names = [metrics] if isinstance(metrics, str) else list(dict.fromkeys(metrics))
     if not names:
         raise UsageError("give at least one metric (`metrics`)", "metrics")

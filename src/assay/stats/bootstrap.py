@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from assay.bounds import at_least
+from assay.bounds import at_least, level
 from assay.errors import UsageError
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -27,8 +27,7 @@ METHODS = ("percentile", "bca")
 
 
 def _check(confidence: float, n_resamples: int, method: str) -> str:
-    if not 0.0 < confidence < 1.0:
-        raise UsageError(f"confidence must be between 0 and 1 (got {confidence})")
+    level("confidence", confidence)
     at_least("n_resamples", n_resamples)
     key = method.lower()
     if key not in METHODS:

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from assay.bounds import level
 from assay.errors import UsageError
 from assay.metrics.measures import parse_measure
 from assay.policies import merge_policies
@@ -306,8 +307,7 @@ def _check_settings(n_results: int, test: str, ci_method: str, alpha: float, top
         raise UsageError(
             f"unknown CI method {ci_method!r}; use one of {', '.join(METHODS)}", "ci_method"
         )
-    if not 0.0 < alpha < 1.0:
-        raise UsageError(f"`alpha` must be between 0 and 1 (got {alpha})", "alpha")
+    level("alpha", alpha)
     if top < 0:
         raise UsageError(f"`top` must be 0 or more (got {top})", "top")
 

@@ -19,6 +19,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from assay.bounds import at_least, level
+
 if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
 
@@ -97,14 +99,11 @@ def candidate_overlaps(
     ``names`` are in compared order (baseline first), ``rankings`` in input
     order (``order`` maps one to the other); ``settings`` is ``(k, p, ties)``.
     """
-    from assay.bounds import at_least
-    from assay.errors import UsageError
     from assay.stats.models import Overlap
 
     k, p, ties = settings
     at_least("overlap_k", k)
-    if not 0.0 < p < 1.0:
-        raise UsageError(f"`rbo_p` must be between 0 and 1 (got {p})", "rbo_p")
+    level("rbo_p", p)
     if rankings is None:
         return []
     runs = [rankings[i] for i in order]

@@ -21,6 +21,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from assay.bounds import level
 from assay.errors import UsageError
 
 #: A standard deviation at or below this counts as zero (floating-point noise).
@@ -49,10 +50,8 @@ def effect_size(diffs: Any) -> float | None:
 def _z_sum(alpha: float, power: float) -> float:
     from scipy import stats
 
-    if not 0.0 < alpha < 1.0:
-        raise UsageError(f"alpha must be between 0 and 1 (got {alpha})")
-    if not 0.0 < power < 1.0:
-        raise UsageError(f"power must be between 0 and 1 (got {power})")
+    level("alpha", alpha)
+    level("power", power)
     return float(stats.norm.ppf(1.0 - alpha / 2.0) + stats.norm.ppf(power))
 
 

@@ -1,10 +1,10 @@
-"""Helpers shared by the built-in baselines: corpus access and config-table checks."""
+"""Helpers shared by the built-in baselines: corpus access and the text_fields option."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
 from typing import Any
 
+from assay.bounds import at_least
 from assay.errors import UsageError
 
 
@@ -32,25 +32,6 @@ def corpus_version(corpus: Any) -> str:
     return str(getattr(corpus, "version", "unknown"))
 
 
-def check_keys(name: str, table: Mapping[str, Any], allowed: Iterable[str]) -> None:
-    """Reject keys of a ``[systems.NAME]`` table that the system type does not know."""
-    import difflib
-
-    allowed = set(allowed) | {"type"}
-    unknown = sorted(set(table) - allowed)
-    if unknown:
-        guesses = [
-            f"{key} -> {match[0]}"
-            for key in unknown
-            if (match := difflib.get_close_matches(key, sorted(allowed), n=1))
-        ]
-        hint = f"; did you mean {', '.join(guesses)}?" if guesses else ""
-        raise UsageError(
-            f"[systems.{name}]: unknown key(s) {', '.join(unknown)} "
-            f"(allowed: {', '.join(sorted(allowed))}){hint}"
-        )
-
-
 def fields_option(name: str, value: Any) -> list[str] | None:
     """Validate a ``text_fields`` option: None or a non-empty list of strings."""
     if value is None:
@@ -64,6 +45,4 @@ def fields_option(name: str, value: Any) -> list[str] | None:
 
 def check_k(k: int) -> None:
     """Reject a search depth below 1."""
-    from assay.bounds import at_least
-
     at_least("k", k)

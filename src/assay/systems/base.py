@@ -8,6 +8,9 @@ from typing import Any, Protocol, runtime_checkable
 
 # A failed system call (timeout, HTTP error, bad payload): the query is recorded as failed.
 from assay.errors import SystemCallError as SystemError_
+from assay.hashing import content_version
+from assay.runs.checks import item_parts, missing_doc
+from assay.systems.usercode import DEFAULT_TIMEOUT, call_bounded, first_items
 
 
 @dataclass(frozen=True)
@@ -40,8 +43,6 @@ class System(Protocol):
 
 def config_hash(config: dict[str, Any]) -> str:
     """Stable short hash of a configuration: ``sha256:`` and 16 hex digits."""
-    from assay.hashing import content_version
-
     return content_version(config)
 
 
@@ -51,8 +52,6 @@ def coerce_hits(items: Sequence[Any]) -> list[Hit]:
     Accepts doc ids, ``(doc_id, score)`` pairs, dicts with ``doc_id`` (or ``id``)
     and optional ``score``, and :class:`Hit` objects.
     """
-    from assay.runs.checks import item_parts, missing_doc
-
     out: list[Hit] = []
     for item in items:
         if isinstance(item, Hit):
@@ -83,7 +82,6 @@ class FunctionSystem:
 
     def search(self, query: str, k: int) -> list[Hit]:
         """Call the function (bounded: :mod:`assay.systems.usercode`) and coerce its results."""
-        from assay.systems.usercode import DEFAULT_TIMEOUT, call_bounded, first_items
 
         def call() -> list[Any]:
             return first_items(self.function(query, k), k)[0]

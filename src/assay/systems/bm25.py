@@ -22,18 +22,12 @@ from pathlib import Path
 from typing import Any
 
 from assay.errors import UsageError
-from assay.systems._corpus import (
-    check_k,
-    check_keys,
-    corpus_documents,
-    corpus_version,
-    fields_option,
-)
-from assay.systems.base import Hit
+from assay.progress import progress
+from assay.systems._corpus import check_k, corpus_documents, corpus_version, fields_option
+from assay.systems.base import Hit, config_hash
+from assay.systems.cache import cache_subdir
+from assay.systems.schema import BM25_METHODS, BM25Table
 
-BM25_METHODS = ("lucene", "robertson", "atire", "bm25l", "bm25+")
-_KEYS = ("k1", "b", "method", "stemmer", "stopwords", "text_fields", "cache_dir")
-#: Documents tokenised between two progress ticks.
 _CHUNK = 2000
 
 
@@ -128,8 +122,6 @@ class BM25System:
         self._index: Any = None
         self.cache_dir: Path | None = None
         if cache:
-            from assay.systems.cache import cache_subdir
-
             self.cache_dir = Path(cache_dir) if cache_dir is not None else cache_subdir("bm25")
         self.loaded_from_cache = False
 
@@ -164,7 +156,6 @@ class BM25System:
         """Folder of this index in the on-disk cache (None: not cached)."""
         if self.cache_dir is None:
             return None
-        from assay.systems.base import config_hash
 
         return self.cache_dir / config_hash(self.config).split(":")[-1][:32]
 
@@ -183,8 +174,6 @@ class BM25System:
     def _build(self) -> Any:
         import bm25s
 
-        from assay.progress import progress
-
         key = (self._version, repr(self.text_fields), self.stemmer_name, repr(self.stopwords_spec))
         tokens: list[list[str]] = _TOKENS.get(key, [])
         texts = self._texts
@@ -196,8 +185,6 @@ class BM25System:
             _TOKENS.clear()  # one corpus kept: the one a tuning run indexes again and again
             _TOKENS[key] = tokens
         if not any(len(doc) for doc in tokens):
-            from assay.errors import UsageError
-
             raise UsageError(
                 f"BM25 system {self.name!r}: every document of the corpus is empty or only "
                 "stop words, so there is nothing to index (check --text-field and the corpus)"
@@ -278,27 +265,19 @@ def _version(package: str) -> str:
         return "unknown"
 
 
-def from_config(name: str, table: dict[str, Any], *, corpus: Any, base_dir: Path) -> BM25System:
-    """Build a :class:`BM25System` from a ``[systems.NAME]`` table of assay.toml.
+def from_config(name: str, table: BM25Table, *, corpus: Any, base_dir: Path) -> BM25System:
+    """Build a :class:`BM25System` from a checked ``[systems.NAME]`` table of assay.toml.
 
-    Keys: ``k1``, ``b``, ``method``, ``stemmer`` (a PyStemmer language or
-    ``"none"``), ``stopwords`` (language code, list, or ``"none"``),
-    ``text_fields``, ``cache_dir`` (relative to ``base_dir``; ``"none"``: no
-    on-disk index).
+    ``stemmer`` and ``stopwords`` ``"none"`` (or false) turn them off; ``cache_dir``
+    is relative to ``base_dir`` (``"none"``: no on-disk index).
     """
-    check_keys(name, table, _KEYS)
-    kwargs: dict[str, Any] = {"name": name}
-    if "cache_dir" in table:
-        cache = table["cache_dir"]
-        kwargs["cache"] = cache not in (None, "none", "", False)
+    kwargs: dict[str, Any] = {"name": name, "k1": table.k1, "b": table.b, "method": table.method}
+    if "cache_dir" in table.model_fields_set:
+        kwargs["cache"] = table.cache_dir not in (None, "none", "", False)
         if kwargs["cache"]:
-            kwargs["cache_dir"] = Path(base_dir) / str(cache)
-    for key in ("k1", "b", "method"):
-        if key in table:
-            kwargs[key] = table[key]
+            kwargs["cache_dir"] = Path(base_dir) / str(table.cache_dir)
     for key in ("stemmer", "stopwords"):
-        if key in table:
-            value = table[key]
-            kwargs[key] = None if value in ("none", "", False) else value
-    kwargs["text_fields"] = fields_option(name, table.get("text_fields"))
+        value = getattr(table, key)
+        kwargs[key] = None if value in ("none", "", False) else value
+    kwargs["text_fields"] = fields_option(name, table.text_fields)
     return BM25System(corpus, **kwargs)

@@ -14,13 +14,13 @@ bytes, so a run found in the cache loads no corpus, model or index.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from assay.hashing import cache_key, file_sha256
 from assay.textio import parse_json
 
 if TYPE_CHECKING:
@@ -58,7 +58,7 @@ class RunCache:
     def digest(key: dict[str, Any]) -> str:
         """File name stem of a key: 32 hex digits of its SHA-256."""
         blob = json.dumps({"schema": _SCHEMA, **key}, sort_keys=True, default=str)
-        return hashlib.sha256(blob.encode()).hexdigest()[:32]
+        return cache_key(blob)
 
     def path(self, key: dict[str, Any]) -> Path:
         """Where the entry of ``key`` lives."""
@@ -296,14 +296,10 @@ def declaration_fingerprint(
 
     from assay import __version__
 
-    digest = hashlib.sha256()
-    with corpus_file.open("rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
     env = {}
     for var in sorted(set(_ENV_VAR.findall(json.dumps(table, default=str)))):
         value = os.environ.get(var)
-        env[var] = None if value is None else hashlib.sha256(value.encode()).hexdigest()
+        env[var] = None if value is None else cache_key(value, 64)
     packages = {}
     for name in _ENGINE_PACKAGES:
         try:
@@ -316,12 +312,12 @@ def declaration_fingerprint(
         "table": table,
         "env": env,
         "overrides": overrides,
-        "corpus": [str(corpus_file.resolve()), digest.hexdigest()],
+        "corpus": [str(corpus_file.resolve()), file_sha256(corpus_file)],
         "assay": __version__,
         "packages": packages,
     }
     text = json.dumps(blob, sort_keys=True, default=str)
-    return hashlib.sha256(text.encode()).hexdigest()[:32]
+    return cache_key(text)
 
 
 def deferred_system(

@@ -14,7 +14,6 @@ The file is ``model-calls.sqlite`` in ``--cache-dir``, else in
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import sqlite3
@@ -22,6 +21,8 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from assay.hashing import cache_key
+from assay.systems.cache import CACHE_ENV
 from assay.textio import parse_json
 
 CACHE_FILE = "model-calls.sqlite"
@@ -31,8 +32,6 @@ _SCHEMA = 1
 
 def default_model_cache_dir() -> Path:
     """``$ASSAY_CACHE_DIR`` if set (see :mod:`assay.systems.cache`), else ``.assay/cache``."""
-    from assay.systems.cache import CACHE_ENV
-
     env = os.environ.get(CACHE_ENV)
     return Path(env) if env else DEFAULT_DIR
 
@@ -61,7 +60,7 @@ def call_key(
         ensure_ascii=False,
         separators=(",", ":"),
     )
-    return hashlib.sha256(blob.encode()).hexdigest()
+    return cache_key(blob, 64)  # 64 digits: the keys of caches already on disk
 
 
 #: Held while a cache connection is opened: two connections of one process that

@@ -17,7 +17,8 @@ An ``assay.toml`` declares systems as tables::
 built; the system's ``config`` shows ``${VAR}``, never the value.
 
 Each system type is a module exposing ``from_config(name, table, *, corpus,
-base_dir) -> System``; modules are imported only when their type is used.
+base_dir) -> System``, ``table`` the type's checked model of
+:mod:`assay.systems.schema`; modules are imported only when their type is used.
 """
 
 from __future__ import annotations
@@ -33,6 +34,8 @@ from typing import Any
 from assay.corpora.models import Corpus
 from assay.errors import InputError, Problem, UsageError
 from assay.systems.base import Hit, System
+from assay.systems.python import is_function_spec
+from assay.systems.schema import check_document, validated_table
 
 #: The file read when no ``--config`` is given (if it exists in the working directory).
 DEFAULT_CONFIG = "assay.toml"
@@ -44,9 +47,9 @@ SYSTEM_TYPES: dict[str, str] = {
     "hybrid": "assay.systems.hybrid",
     "python": "assay.systems.python",
     "http": "assay.systems.http",
-    "opensearch": "assay.systems.http",
-    "elasticsearch": "assay.systems.http",
-    "solr": "assay.systems.http",
+    "opensearch": "assay.systems.opensearch",
+    "elasticsearch": "assay.systems.opensearch",
+    "solr": "assay.systems.solr",
     "langchain": "assay.systems.frameworks",
     "llamaindex": "assay.systems.frameworks",
     "haystack": "assay.systems.frameworks",
@@ -102,22 +105,7 @@ def load_config(path: str | Path) -> dict[str, Any]:
         raise InputError(
             [Problem(str(p), None, f"invalid TOML: {reason}", hint="simplify the value")]
         ) from None
-    systems = data.get("systems", {})
-    if not isinstance(systems, dict) or any(not isinstance(t, dict) for t in systems.values()):
-        raise InputError(
-            [
-                Problem(
-                    str(p),
-                    None,
-                    "systems must be tables: [systems.NAME]",
-                    field="systems",
-                    hint='write [systems.keyword] with type = "keyword"',
-                )
-            ]
-        )
-    from assay.systems.schema import check_systems
-
-    check_systems(systems, p, text)  # typed tables: refused here, before anything is built
+    check_document(data, p, text)  # typed tables: refused here, before anything is built
     return data
 
 
@@ -144,6 +132,7 @@ def build_system(
     config_path: str | Path | None = None,
     corpus: Corpus | str | Path | None = None,
     overrides: Mapping[str, Any] | None = None,
+    resolve: Callable[[str], System] | None = None,
 ) -> System:
     """Build a system from a declared name, a type name or ``module:function``.
 
@@ -153,11 +142,11 @@ def build_system(
     ``corpus`` (a loaded :class:`Corpus` or a path) and ``overrides``
     (table keys such as ``corpus``, ``id_field``, ``text_fields``; ``None``
     values ignored; paths relative to the working directory) take precedence
-    over the table. Raises :class:`UsageError` naming the file and table for
-    an unknown name or type, a missing corpus or an unset environment variable.
+    over the table. ``resolve`` builds a hybrid's members by name (default:
+    from the same config file). Raises :class:`UsageError` naming the file and
+    table for an unknown name or type, a missing corpus or an unset environment
+    variable.
     """
-    from assay.systems.python import is_function_spec
-
     cfg_path = find_config(config_path)
     systems = load_config(cfg_path).get("systems", {}) if cfg_path else {}
     cwd = Path.cwd()
@@ -198,15 +187,8 @@ def build_system(
             "table or pass --corpus"
         )
     factory = _factory(type_name, where)
-    try:
-        system = _make(
-            factory, name_or_spec, table, resolved, loaded, base_dir, cfg_path, type_name
-        )
-    except UsageError as exc:
-        message = str(exc)
-        if cfg_path is not None and message.startswith("[systems."):
-            raise UsageError(f"{cfg_path} {message}") from None  # name the file too
-        raise
+    where_from = (base_dir, cfg_path, resolve)
+    system = _make(factory, name_or_spec, table, resolved, loaded, where_from, type_name)
     if secrets:
         return RedactedSystem(system, secrets)
     return system
@@ -218,32 +200,33 @@ def _make(
     table: dict[str, Any],
     resolved: dict[str, Any],
     loaded: Corpus | None,
-    base_dir: Path,
-    cfg_path: Path | None,
+    where_from: tuple[Path, Path | None, Callable[[str], System] | None],
     type_name: str,
 ) -> System:
-    """Call a type's factory with the table it expects."""
+    """Call a type's factory: a built-in type gets its checked table model, a registered
+    type the resolved table without the corpus keys (the corpus arrives loaded).
+    ``where_from``: the folder and file of the config, and who builds a hybrid's members."""
+    base_dir, cfg_path, resolve = where_from
+    if type_name in _REGISTERED:
+        plain = {k: v for k, v in resolved.items() if k not in CORPUS_KEYS}
+        return factory(name, plain, corpus=loaded, base_dir=base_dir)
     module = importlib.import_module(factory.__module__)
-    if getattr(module, "RESOLVES_ENV", False):
-        # http/opensearch/solr read ${VAR} when each request is sent, so secrets never sit in config
-        own = type_name in getattr(module, "OWNS_ID_FIELD", ())  # the service's id field
-        raw = {k: v for k, v in table.items() if k not in CORPUS_KEYS or (own and k == "id_field")}
-        return factory(name, raw, corpus=loaded, base_dir=base_dir)
-    # The corpus arrives loaded; its keys are not the system's business.
-    table_for_factory = {k: v for k, v in resolved.items() if k not in CORPUS_KEYS}
-    if type_name == "hybrid" and "resolve" not in table_for_factory:
+    # http/opensearch/solr read ${VAR} when each request is sent, so secrets never sit in config
+    source = dict(table if getattr(module, "RESOLVES_ENV", False) else resolved)
+    if type_name in ("vector", "sql") and cfg_path is not None:  # endpoint models: [models.NAME]
+        source.setdefault("config_path", str(cfg_path))
+    options = validated_table(name, source, cfg_path)
+    if type_name == "hybrid":
         # members are declared in the same config; a --corpus given here applies to them too
         def _resolve(member: str) -> System:
             return build_system(member, config_path=cfg_path, corpus=loaded)
 
-        table_for_factory["resolve"] = _resolve
-    if type_name in ("vector", "sql") and cfg_path is not None:  # endpoint models: [models.NAME]
-        table_for_factory.setdefault("config_path", str(cfg_path))
-    return factory(name, table_for_factory, corpus=loaded, base_dir=base_dir)
+        return factory(name, options, corpus=loaded, base_dir=base_dir, resolve=resolve or _resolve)
+    return factory(name, options, corpus=loaded, base_dir=base_dir)
 
 
 def _corpus(corpus: Corpus | str | Path | None, table: dict[str, Any], base: Path) -> Corpus | None:
-    from assay.corpora.load import load_corpus
+    from assay.corpora.load import load_corpus  # looked up per call (tests count the loads)
 
     if isinstance(corpus, Corpus):
         return corpus

@@ -33,12 +33,12 @@ written atomically.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from assay.errors import UsageError
+from assay.hashing import cache_key
 
 if TYPE_CHECKING:
     import numpy as np
@@ -290,13 +290,13 @@ class SentenceTransformerEncoder:
 
 def _dir_fingerprint(path: Path) -> str:
     """Short hash of a model directory's small config files, names and sizes."""
-    digest = hashlib.sha256()
+    parts: list[bytes] = []
     for item in sorted(path.rglob("*")):
         if item.is_file():
-            digest.update(f"{item.relative_to(path)}:{item.stat().st_size}\n".encode())
+            parts.append(f"{item.relative_to(path)}:{item.stat().st_size}\n".encode())
             if item.suffix == ".json" and item.stat().st_size < 1_000_000:
-                digest.update(item.read_bytes())
-    return digest.hexdigest()[:12]
+                parts.append(item.read_bytes())
+    return cache_key(b"".join(parts), 12)  # 12 digits: part of the model id in results
 
 
 def load_encoder(
@@ -332,7 +332,7 @@ class EmbeddingCache:
             {"model": model_id, "corpus": str(corpus_version), "fields": text_fields},
             sort_keys=True,
         )
-        return hashlib.sha256(blob.encode()).hexdigest()[:24]
+        return cache_key(blob, 24)  # 24 digits: the file names of caches already on disk
 
     def path(self, key: str) -> Path:
         """File that holds the matrix of ``key``."""

@@ -45,6 +45,7 @@ if TYPE_CHECKING:
 
     from assay.systems.call_cache import CallCache
     from assay.systems.model_config import ModelConfig
+    from assay.systems.schema import VectorTable
 
 #: ``model = "endpoint:NAME"`` names a ``[models.NAME]`` table.
 ENDPOINT_PREFIX = "endpoint:"
@@ -89,11 +90,12 @@ class EndpointEncoder:
         self.model_id = f"endpoint:{self.endpoint_shown}:{config.model}:{self._params_id()}"
 
     def _params_id(self) -> str:
-        import hashlib
         import json
 
+        from assay.hashing import cache_key
+
         blob = json.dumps(self.params(False), sort_keys=True) + json.dumps(self.params(True))
-        return hashlib.sha256(blob.encode()).hexdigest()[:12]
+        return cache_key(blob, 12)  # 12 digits: part of the model id shown in results
 
     @property
     def url(self) -> str:
@@ -292,7 +294,7 @@ def _snippet(text: str, limit: int = 200) -> str:
 
 
 def endpoint_encoder(
-    system: str, model: str, table: dict[str, Any], base_dir: Path
+    system: str, model: str, table: VectorTable, base_dir: Path
 ) -> EndpointEncoder:
     """The encoder of a vector system's ``model = "endpoint:NAME"`` (``[models.NAME]``).
 
@@ -306,28 +308,23 @@ def endpoint_encoder(
     name = model[len(ENDPOINT_PREFIX) :].strip()
     if not name:
         raise UsageError(f'{where}.model: write "endpoint:NAME" with NAME a [models.NAME] table')
-    cfg_path = table.get("config_path") or Path(base_dir) / "assay.toml"
+    cfg_path = table.config_path or Path(base_dir) / "assay.toml"
     config = get_model(name, cfg_path)
     for secret in config.secrets:
         register_secret(secret)
-    options: dict[str, Any] = {}
-    for key in ("query_prefix", "passage_prefix"):
-        value = table.get(key, "")
-        if not isinstance(value, str):
-            raise UsageError(f'{where}.{key} must be a string, e.g. "query: "')
-        options[key] = value
-    input_type = table.get("input_type", False)
-    if not isinstance(input_type, bool):
-        raise UsageError(f"{where}.input_type must be true or false")
-    if table.get("max_tokens") is not None:
+    options = {
+        "query_prefix": table.query_prefix or "",
+        "passage_prefix": table.passage_prefix or "",
+    }
+    if table.max_tokens is not None:
         raise UsageError(f"{where}.max_tokens: an endpoint truncates by its own rule")
-    if table.get("dim") is not None:
+    if table.dim is not None:
         raise UsageError(f"{where}.dim: an endpoint's dimension is what its server returns")
     from assay.systems.cache import cache_subdir
 
     return EndpointEncoder(
         config,
-        input_type=input_type,
+        input_type=bool(table.input_type),
         cache=CallCache(cache_subdir("embedding-calls", base_dir)),
         **options,
     )

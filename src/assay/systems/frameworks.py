@@ -30,7 +30,11 @@ from pathlib import Path
 from typing import Any
 
 from assay.errors import UsageError
+from assay.hashing import content_version
 from assay.systems.base import Hit, SystemError_
+from assay.systems.python import load_object
+from assay.systems.schema import FrameworkTable
+from assay.systems.usercode import UserCodeTimeout, call_bounded, first_items
 
 
 @dataclass(frozen=True)
@@ -248,8 +252,6 @@ class FrameworkSystem:
 
     def search(self, query: str, k: int) -> list[Hit]:
         """One call (bounded in time); its first ``k`` documents as hits."""
-        from assay.systems.usercode import call_bounded
-
         obj = self.prepare()._object
 
         def call() -> list[Hit]:
@@ -280,8 +282,6 @@ class FrameworkSystem:
 
     def _gather(self, obj: Any, queries: list[str], k: int) -> list[list[Hit] | BaseException]:
         """Every query on one event loop (a worker thread of its own), each with its deadline."""
-        from assay.systems.usercode import UserCodeTimeout, call_bounded
-
         acall = self.framework.acall
         assert acall is not None
 
@@ -310,8 +310,6 @@ class FrameworkSystem:
         return f"{self.framework.type} system {self.spec}"
 
     def _hits(self, result: Any, k: int) -> list[Hit]:
-        from assay.systems.usercode import first_items
-
         items = self.framework.items(self, result)
         if (
             items is None
@@ -360,29 +358,20 @@ class FrameworkSystem:
 
 
 def from_config(
-    name: str, table: dict[str, Any], *, corpus: Any, base_dir: Path
+    name: str, table: FrameworkTable, *, corpus: Any, base_dir: Path
 ) -> FrameworkSystem:
-    """Registry factory for ``type = "langchain"``, ``"llamaindex"`` and ``"haystack"``.
-
-    Keys (checked by the type's model in :mod:`assay.systems.schema`): ``object``,
-    ``id_key``, ``timeout``, ``concurrency``, ``use_async``; LangChain and Haystack
-    also ``k_argument``; Haystack ``query_argument`` and ``output``.
-    """
+    """Registry factory for ``type = "langchain"``, ``"llamaindex"`` and ``"haystack"``
+    (keys: the type's model in :mod:`assay.systems.schema`)."""
     del corpus
-    from assay.systems.python import load_object
-    from assay.systems.schema import validated_table
-
-    type_name = str(table.get("type"))
-    options = validated_table(name, table)
-    framework = FRAMEWORKS[type_name]
-    target = load_object(options.object, base_dir=base_dir, what=f"{type_name} system")
+    framework = FRAMEWORKS[table.type]
+    target = load_object(table.object, base_dir=base_dir, what=f"{table.type} system")
     return FrameworkSystem(
         name,
         framework,
         target,
-        spec=options.object,
-        options=options,
-        source=_module_hash(options.object, base_dir),
+        spec=table.object,
+        options=table,
+        source=_module_hash(table.object, base_dir),
     )
 
 
@@ -390,8 +379,6 @@ def _module_hash(spec: str, base_dir: Path) -> str | None:
     """The source hash of the file (or module) ``spec`` names: editing it invalidates runs."""
     import inspect
     import sys
-
-    from assay.hashing import content_version
 
     target = spec.rpartition(":")[0]
     files = [Path(base_dir) / target, Path(target)] if target.endswith(".py") else []

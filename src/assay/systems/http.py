@@ -10,7 +10,8 @@ read from ``os.environ`` at call time only, and :attr:`HttpSystem.config` keeps
 the ``${VAR}`` text. A missing variable is a :class:`~assay.errors.UsageError`.
 
 :func:`from_config` builds a system from an ``assay.toml`` table of ``type =
-"http"``, ``type = "opensearch"`` (``"elasticsearch"`` is an alias) or ``type = "solr"``.
+"http"``; :mod:`assay.systems.opensearch` and :mod:`assay.systems.solr` build the
+presets on :class:`HttpSystem`.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote, urljoin
 
+from assay.bounds import at_least
 from assay.errors import UsageError
 from assay.redact import REDACTED, redact, redact_text, register_secret
 from assay.retry import RetryPolicy
@@ -46,13 +48,14 @@ from assay.systems.http_checks import (
 from assay.systems.http_transport import (
     CROSS_ORIGIN,
     MAX_REDIRECTS,
-    MAX_RESPONSE_BYTES,
     REDIRECTS,
     TransientSystemError,
     exchange,
     origin_of,
 )
 from assay.systems.jsonpath import PathError, absent_last_key, format_path, get_path
+from assay.systems.limits import MAX_RESPONSE_BYTES
+from assay.systems.schema import HttpTable, RemoteTable
 
 _PLACEHOLDER = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\{(query|k)\}")
 _ENV_VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
@@ -65,8 +68,6 @@ _SNIPPET = 200
 #: Tells the registry (:mod:`assay.systems.config`) to pass ``${VAR}`` through
 #: unresolved: this module reads the environment itself, at call time.
 RESOLVES_ENV = True
-#: Types whose ``id_field`` names the service's id field (the registry passes it on).
-OWNS_ID_FIELD = frozenset({"solr"})
 
 
 class HttpSystem:
@@ -242,8 +243,6 @@ class HttpSystem:
 
     def _call(self, client: Any, query: str, k: int, env: dict[str, str]) -> list[Hit]:
         """One request (following redirects by hand) within one deadline of ``timeout``."""
-        from assay.bounds import at_least
-
         k = at_least("k", k)
         url = _fill(self._url, query, k, env, url=True)
         shown = _shown_url(self._url, query, k)
@@ -426,73 +425,30 @@ def _snippet(text: str) -> str:
     return redact_text(text)
 
 
-_HTTP_KEYS = frozenset(
-    {
-        "url",
-        "method",
-        "body",
-        "headers",
-        "hits_path",
-        "id_path",
-        "score_path",
-        "timeout",
-        "retries",
-        "backoff",
-        "concurrency",
-        "max_response_bytes",
-        "cross_origin_redirects",
-    }
-)
-_REMOTE_KEYS = frozenset(
-    {"url", "headers", "timeout", "retries", "backoff", "concurrency"}
-    | {"max_response_bytes", "cross_origin_redirects"}
-)
-#: Preset type -> (its keys besides the shared ones, the keys it needs).
-_PRESETS: dict[str, tuple[frozenset[str], tuple[str, ...]]] = {
-    "opensearch": (frozenset({"index", "fields", "query"}), ("url", "index")),
-    "elasticsearch": (frozenset({"index", "fields", "query"}), ("url", "index")),
-    "solr": (
-        frozenset({"collection", "qf", "pf", "mm", "def_type", "handler", "id_field", "params"}),
-        ("url", "collection", "qf"),
-    ),
-}
+#: The keys every system behind HTTP shares (:class:`assay.systems.schema.RemoteTable`).
+_REMOTE = ("timeout", "retries", "backoff", "concurrency")
+_REMOTE += ("max_response_bytes", "cross_origin_redirects")
 
 
-def from_config(name: str, table: Mapping[str, Any], *, corpus: Any, base_dir: Path) -> System:
-    """Build a system from an ``assay.toml`` ``[systems.NAME]`` table.
+def remote_options(table: RemoteTable) -> dict[str, Any]:
+    """The :class:`HttpSystem` arguments every remote table holds (timeouts, retries...)."""
+    return {key: getattr(table, key) for key in _REMOTE}
 
-    ``type = "http"`` takes the :class:`HttpSystem` arguments; ``type =
-    "opensearch"`` (or ``"elasticsearch"``) those of :func:`opensearch_system`,
-    ``type = "solr"`` those of :func:`~assay.systems.solr.solr_system`.
+
+def from_config(name: str, table: HttpTable, *, corpus: Any, base_dir: Path) -> System:
+    """Build an :class:`HttpSystem` from a checked ``type = "http"`` table of assay.toml.
+
     ``corpus`` and ``base_dir`` are unused (the documents live in the service).
     """
     del corpus, base_dir
-    kind = str(table.get("type", "http")).lower()
-    options = {key: value for key, value in table.items() if key != "type"}
-    if kind == "http":
-        allowed, needed = _HTTP_KEYS, ("url",)
-    elif kind in _PRESETS:
-        own, needed = _PRESETS[kind]
-        allowed = _REMOTE_KEYS | own
-    else:
-        raise bad(name, "type", f"{kind!r} is not handled here", "use http, opensearch or solr")
-    unknown = sorted(set(options) - allowed)
-    if unknown:
-        raise bad(
-            name,
-            f"[systems.{name}]",
-            f"has unknown key(s) {', '.join(unknown)}",
-            f"{kind} systems take: {', '.join(sorted(allowed))}",
-        )
-    for key in needed:
-        if key not in options:
-            raise bad(name, f"[systems.{name}]", f"needs {key} = ...")
-    if kind == "http":
-        return HttpSystem(name, **options)
-    if kind == "solr":
-        from assay.systems.solr import solr_system
-
-        return solr_system(name, **options)
-    from assay.systems.opensearch import opensearch_system
-
-    return opensearch_system(name, type_=kind, **options)
+    return HttpSystem(
+        name,
+        url=table.url,
+        method=table.method,
+        body=table.body,
+        headers=table.headers,
+        hits_path=table.hits_path,
+        id_path=table.id_path,
+        score_path=table.score_path,
+        **remote_options(table),
+    )

@@ -17,8 +17,6 @@ from assay.redact import redact_text
 from assay.retry import Transient, parse_retry_after
 from assay.systems.base import SystemError_
 
-#: Default cap on a response body (bytes); ``max_response_bytes`` changes it.
-MAX_RESPONSE_BYTES = 16 * 1024 * 1024
 MAX_REDIRECTS = 5
 REDIRECTS = (301, 302, 303, 307, 308)
 #: What to do when a redirect leads to another origin (scheme, host, port).

@@ -23,11 +23,12 @@ from pathlib import Path
 from typing import Any
 
 from assay.errors import UsageError
-from assay.systems._corpus import check_k, check_keys
+from assay.systems._corpus import check_k
 from assay.systems.base import Hit, System
+from assay.systems.config import DEFAULT_CONFIG, build_system
 from assay.systems.fusion import FUSION_METHODS, FusionMethod, fuse_lists, resolve_weights
+from assay.systems.schema import HybridTable
 
-_KEYS = ("systems", "method", "k_rrf", "weights", "alpha", "depth", "resolve", "text_fields")
 _BUILDING: ContextVar[tuple[str, ...]] = ContextVar("assay_hybrid_building", default=())
 
 
@@ -144,52 +145,45 @@ def _search_all(system: System, queries: list[str], k: int) -> list[list[Hit]]:
     return [system.search(q, k) for q in queries]
 
 
-def _resolver(table: dict[str, Any], corpus: Any, base_dir: Path) -> Callable[[str], System]:
-    given = table.get("resolve")
-    if given is not None:
-        if not callable(given):
-            raise UsageError("hybrid 'resolve' must be a callable name -> System")
-        return given
+def from_config(
+    name: str,
+    table: HybridTable,
+    *,
+    corpus: Any,
+    base_dir: Path,
+    resolve: Callable[[str], System] | None = None,
+) -> HybridSystem:
+    """Build a :class:`HybridSystem` from a checked ``[systems.NAME]`` table of assay.toml.
 
+    Each name of ``systems`` is built by ``resolve`` (the registry passes one that
+    reads the same config file; default: ``base_dir/assay.toml``). A system that
+    names itself, directly or through another hybrid, is refused.
+    """
+    building = _BUILDING.get()
+    resolve = resolve or _resolver(corpus, base_dir)
+    token = _BUILDING.set((*building, name))
+    try:
+        built: list[System] = []
+        for member in table.systems:
+            if member == name or member in building:
+                raise UsageError(f"[systems.{name}]: hybrid includes itself via {member!r}")
+            built.append(resolve(member))
+    finally:
+        _BUILDING.reset(token)
+    return HybridSystem(
+        built,
+        name=name,
+        method=table.method,
+        k_rrf=table.k_rrf,
+        weights=table.weights,
+        alpha=table.alpha,
+        depth=table.depth,
+    )
+
+
+def _resolver(corpus: Any, base_dir: Path) -> Callable[[str], System]:
     def build(sub: str) -> System:
-        from assay.systems.config import DEFAULT_CONFIG, build_system
-
         cfg = Path(base_dir) / DEFAULT_CONFIG
         return build_system(sub, config_path=cfg if cfg.is_file() else None, corpus=corpus)
 
     return build
-
-
-def from_config(name: str, table: dict[str, Any], *, corpus: Any, base_dir: Path) -> HybridSystem:
-    """Build a :class:`HybridSystem` from a ``[systems.NAME]`` table of assay.toml.
-
-    Keys: ``systems`` (list of system names or built systems, at least two),
-    ``method``, ``k_rrf``, ``weights``, ``alpha``, ``depth``, and optionally
-    ``resolve`` (a callable the registry may pass). A system that names itself,
-    directly or through another hybrid, is refused.
-    """
-    check_keys(name, table, _KEYS)
-    members = table.get("systems")
-    if not isinstance(members, list) or len(members) < 2:
-        raise UsageError(
-            f'[systems.{name}]: hybrid needs systems = ["a", "b", ...] naming two or more systems'
-        )
-    building = _BUILDING.get()
-    resolve = _resolver(table, corpus, base_dir)
-    token = _BUILDING.set((*building, name))
-    try:
-        built: list[System] = []
-        for member in members:
-            if isinstance(member, str):
-                if member == name or member in building:
-                    raise UsageError(f"[systems.{name}]: hybrid includes itself via {member!r}")
-                built.append(resolve(member))
-            elif isinstance(member, System):
-                built.append(member)
-            else:
-                raise UsageError(f"[systems.{name}].systems: {member!r} is not a system name")
-    finally:
-        _BUILDING.reset(token)
-    keys = ("method", "k_rrf", "weights", "alpha", "depth")
-    kwargs = {key: table[key] for key in keys if key in table}
-    return HybridSystem(built, name=name, **kwargs)

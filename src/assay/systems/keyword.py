@@ -16,6 +16,7 @@ from typing import Any
 from assay.corpora.models import Corpus
 from assay.errors import UsageError
 from assay.systems.base import Hit
+from assay.systems.schema import KeywordTable
 
 #: Unicode word tokens: words in any script, digits included.
 TOKEN_PATTERN = r"(?u)\w+"
@@ -91,21 +92,15 @@ class KeywordSystem:
 
 
 def from_config(
-    name: str, table: dict[str, Any], *, corpus: Corpus | None, base_dir: Path
+    name: str, table: KeywordTable, *, corpus: Corpus | None, base_dir: Path
 ) -> KeywordSystem:
-    """Registry factory: ``[systems.NAME]`` with ``type = "keyword"``.
-
-    Reads ``text_fields`` (optional; defaults to the corpus's). Needs a corpus.
-    """
+    """Registry factory: ``[systems.NAME]`` with ``type = "keyword"``. Needs a corpus."""
     if corpus is None:
         raise UsageError(
             f'system {name!r} (type keyword) needs a corpus: set corpus = "..." in its '
             "table or pass --corpus"
         )
-    from assay.systems._corpus import check_keys
-
-    check_keys(name, table, ("text_fields",))
-    fields = table.get("text_fields")
-    if isinstance(fields, str):
-        fields = [fields]
-    return KeywordSystem(corpus, text_fields=fields, name=name)
+    fields = table.text_fields
+    return KeywordSystem(
+        corpus, text_fields=[fields] if isinstance(fields, str) else fields, name=name
+    )

@@ -18,6 +18,10 @@ MAX_TIMEOUT = 86_400.0
 MAX_BACKOFF = 600.0
 #: The most retries of one call (``retries``, ``--retries``).
 MAX_RETRIES = 100
+#: The most calls of one system in flight at once (``concurrency``).
+MAX_CONCURRENCY = 1024
+#: The default cap on a response body, in bytes (HTTP systems and model endpoints).
+MAX_RESPONSE_BYTES = 16 * 1024 * 1024
 
 
 def seconds(value: Any, where: str, *, maximum: float = MAX_TIMEOUT, zero: bool = False) -> float:

@@ -40,16 +40,19 @@ from urllib.parse import urlsplit
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
 
 from assay.errors import UsageError
+from assay.redact import is_sensitive_name, redact_text, register_secret
+from assay.systems.config import find_config, load_config, redact, resolve_env
+from assay.systems.config_errors import config_error
+from assay.systems.limits import MAX_RESPONSE_BYTES, MAX_RETRIES
 
 #: Structured-output modes a server may support.
 STRUCTURED_MODES = ("json_schema", "json_object", "text")
 #: Keys whose resolved values are secrets.
 SECRET_KEYS = ("base_url", "api_key", "headers")
 #: Default cap on an answer's body (bytes): the HTTP systems' cap, one rule for both.
-DEFAULT_MAX_RESPONSE_BYTES = 16 * 1024 * 1024
+DEFAULT_MAX_RESPONSE_BYTES = MAX_RESPONSE_BYTES
 #: Upper bounds of the numeric settings (stated in the docs and every error).
 MAX_TIMEOUT = 3600.0
-MAX_RETRIES = 10
 MAX_CONCURRENCY = 64
 MAX_TOKENS = 1_000_000
 MAX_RESPONSE_BYTES_LIMIT = 1024 * 1024 * 1024
@@ -199,9 +202,6 @@ class ModelConfig(ModelTable):
 
     def shown(self) -> dict[str, Any]:
         """The settings as written down in results: secrets in their ``${VAR}`` form."""
-        from assay.redact import redact_text
-        from assay.systems.config import redact
-
         shown = redact(
             {
                 "name": self.name,
@@ -235,20 +235,15 @@ def model_from_table(
 
     ``source`` is the file the table came from (named in errors).
     """
-    from assay.redact import is_sensitive_name, register_secret
-    from assay.systems.config import resolve_env
-
     where = f"{source} [models.{name}]" if source is not None else f"[models.{name}]"
-    if not isinstance(table, dict):
-        raise UsageError(
-            f"{where}: must be a table of settings; allowed keys: {', '.join(ALLOWED_KEYS)}"
-        )
     resolved, _ = resolve_env(table, where)
     secrets = resolve_env({k: table[k] for k in SECRET_KEYS if k in table}, where)[1]
     try:
         checked = ModelTable.model_validate(resolved)
     except ValidationError as exc:
-        raise config_error(exc, where, ALLOWED_KEYS, secrets) from None
+        raise config_error(
+            exc, path=source, table=f"models.{name}", allowed=ALLOWED_KEYS, secrets=secrets
+        ) from None
     cfg = ModelConfig(**checked.model_dump(), name=name, secrets=secrets)
     if cfg.api_key:
         register_secret(cfg.api_key)  # assay.redact: never written or printed
@@ -259,59 +254,19 @@ def model_from_table(
     return cfg
 
 
-def config_error(
-    exc: ValidationError,
-    where: str,
-    allowed: tuple[str, ...] | list[str],
-    secrets: dict[str, str] | None = None,
-) -> UsageError:
-    """A :class:`UsageError` naming the table, each key at fault, its value, every allowed key."""
-    from assay.redact import redact_text
-    from assay.systems.config import redact
-
-    lines = []
-    for error in exc.errors(include_url=False):
-        loc = [str(part) for part in error.get("loc", ()) if part not in ("function-after",)]
-        key = ".".join(loc) or "(table)"
-        kind = error.get("type", "")
-        if kind == "extra_forbidden":
-            text = "unknown key"
-        elif kind == "missing":
-            text = f'is required (e.g. {key} = "...")'
-        else:
-            text = str(error.get("msg", "is not valid")).removeprefix("Value error, ")
-            text = text.replace("Input should be", "must be")
-        if kind != "missing":
-            value = redact(error.get("input"), secrets or {})
-            shown = redact_text(repr(value))
-            text += f" (value {shown[:120]})" if ", got " in text else f", got {shown[:120]}"
-        lines.append(f"{where} {key}: {text}")
-    message = "\n".join(lines) + f"\nallowed keys: {', '.join(allowed)}"
-    return UsageError(message)
-
-
 def load_models(config_path: str | Path | None = None) -> dict[str, dict[str, Any]]:
     """The ``[models.*]`` tables of ``assay.toml`` (``--config`` or ``./assay.toml``)."""
-    from assay.systems.config import find_config
-
     return _models_of(find_config(config_path))
 
 
 def _models_of(path: Path | None) -> dict[str, dict[str, Any]]:
-    from assay.systems.config import load_config
-
     if path is None:
         return {}
-    models = load_config(path).get("models", {})
-    if not isinstance(models, dict) or any(not isinstance(t, dict) for t in models.values()):
-        raise UsageError(f"{path}: models must be tables: [models.NAME]")
-    return models
+    return load_config(path).get("models", {})  # tables: checked by load_config
 
 
 def get_model(name: str, config_path: str | Path | None = None) -> ModelConfig:
     """The resolved model ``name`` of ``assay.toml``; a clear error when it is not declared."""
-    from assay.systems.config import find_config
-
     path = find_config(config_path)
     tables = _models_of(path)
     if name not in tables:

@@ -1,17 +1,19 @@
 """OpenSearch / Elasticsearch ``_search`` as a system under test: an HttpSystem preset.
 
 Declared in ``assay.toml`` as ``type = "opensearch"`` (or ``"elasticsearch"``);
-:func:`assay.systems.http.from_config` builds it through :func:`opensearch_system`.
+:func:`from_config` builds it through :func:`opensearch_system`.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
-from assay.systems.http import HttpSystem
+from assay.systems.http import HttpSystem, remote_options
 from assay.systems.http_checks import bad
+from assay.systems.schema import OpenSearchTable
 
 
 def opensearch_system(
@@ -68,4 +70,23 @@ def opensearch_system(
         score_path="_score",
         type_=type_,
         **options,
+    )
+
+
+#: The registry passes ``${VAR}`` through unresolved: :class:`HttpSystem` reads it per call.
+RESOLVES_ENV = True
+
+
+def from_config(name: str, table: OpenSearchTable, *, corpus: Any, base_dir: Path) -> HttpSystem:
+    """Build the preset from a checked ``type = "opensearch"`` (or elasticsearch) table."""
+    del corpus, base_dir
+    return opensearch_system(
+        name,
+        url=table.url,
+        index=table.index,
+        fields=table.fields,
+        query=table.query,
+        headers=table.headers,
+        type_=table.type,
+        **remote_options(table),
     )

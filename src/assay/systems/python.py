@@ -8,7 +8,6 @@ the function invalidates cached runs.
 
 from __future__ import annotations
 
-import hashlib
 import importlib
 import importlib.util
 import inspect
@@ -20,7 +19,10 @@ from pathlib import Path
 from typing import Any
 
 from assay.errors import UsageError
+from assay.hashing import cache_key, content_version
 from assay.systems.base import Hit, SystemError_, coerce_hits
+from assay.systems.schema import PythonTable
+from assay.systems.usercode import DEFAULT_TIMEOUT, call_bounded, check_timeout, first_items
 
 SearchFunction = Callable[..., Sequence[Any]]
 
@@ -74,7 +76,7 @@ def _module_from_file(target: str, spec: str, base_dir: str | Path | None) -> An
     path = next((c.resolve() for c in candidates if c.is_file()), None)
     if path is None:
         raise UsageError(f"python system {spec!r}: file {target} not found")
-    digest = hashlib.sha256(str(path).encode()).hexdigest()[:12]
+    digest = cache_key(str(path), 12)
     mod_name = f"_assay_user_{path.stem}_{digest}"
     if mod_name in sys.modules:
         return sys.modules[mod_name]
@@ -130,7 +132,6 @@ def _source_hash(function: Callable[..., Any]) -> str | None:
         return None
     if not source or not Path(source).is_file():
         return None
-    from assay.hashing import content_version
 
     return content_version(Path(source).read_bytes())
 
@@ -152,8 +153,6 @@ class PythonSystem:
         params: dict[str, Any] | None = None,
         timeout: float | None = None,
     ) -> None:
-        from assay.systems.usercode import DEFAULT_TIMEOUT, check_timeout
-
         self.function = function
         self.name = name
         self.spec = spec or (
@@ -176,7 +175,6 @@ class PythonSystem:
 
     def search(self, query: str, k: int) -> list[Hit]:
         """Call the function (bounded in time) and coerce its first ``k`` results into hits."""
-        from assay.systems.usercode import call_bounded, first_items
 
         def call() -> tuple[list[Any], bool]:
             result = self.function(query, k, **self.params)
@@ -197,25 +195,13 @@ class PythonSystem:
         return f"PythonSystem({self.name!r}, {self.spec!r})"
 
 
-def from_config(name: str, table: dict[str, Any], *, corpus: Any, base_dir: Path) -> PythonSystem:
+def from_config(name: str, table: PythonTable, *, corpus: Any, base_dir: Path) -> PythonSystem:
     """Registry factory: ``type = "python"`` with ``function = "module:function"``.
 
-    Optional ``params`` (a table) are passed to the function as keyword arguments;
-    ``timeout`` (seconds, default 60) bounds each call.
+    ``params`` are passed to the function as keyword arguments; ``timeout``
+    bounds each call.
     """
-    from assay.systems._corpus import check_keys
-
-    check_keys(name, table, ("function", "params", "timeout"))
-    spec = table.get("function")
-    if not isinstance(spec, str) or not spec:
-        raise UsageError(f'system {name!r} (type python) needs function = "module.path:function"')
-    params = table.get("params") or {}
-    if not isinstance(params, dict):
-        raise UsageError(f"system {name!r}: params must be a table")
-    timeout = table.get("timeout")
-    if timeout is not None:
-        from assay.systems.usercode import check_timeout
-
-        check_timeout(timeout, f"[systems.{name}] timeout")
-    function = load_function(spec, base_dir=base_dir)
-    return PythonSystem(function, name=name, spec=spec, params=params, timeout=timeout)
+    function = load_function(table.function, base_dir=base_dir)
+    return PythonSystem(
+        function, name=name, spec=table.function, params=table.params or {}, timeout=table.timeout
+    )

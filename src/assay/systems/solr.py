@@ -1,6 +1,6 @@
 """Apache Solr's select handler with edismax as a system under test: an HttpSystem preset.
 
-Declared in ``assay.toml`` as ``type = "solr"``; :func:`assay.systems.http.from_config`
+Declared in ``assay.toml`` as ``type = "solr"``; :func:`from_config`
 builds it through :func:`solr_system`. The request is a GET of
 ``{url}/{collection}/{handler}?q=...&defType=edismax&qf=...&rows=k&fl=id,score&wt=json``;
 hits come from ``response.docs``, ids from the id field, scores from ``score``.
@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from assay.systems.http import HttpSystem
+from assay.systems.http import HttpSystem, remote_options
 from assay.systems.http_checks import bad
+from assay.systems.schema import SolrTable
 
 #: A Solr field name: what the id field and ``qf`` / ``pf`` entries look like.
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_\-]*")
@@ -124,3 +126,26 @@ def _own_key(key: str) -> str:
     if key == "defType":
         return "use def_type"
     return "rows and fl follow k and id_field; q is the query"
+
+
+#: The registry passes ``${VAR}`` through unresolved: :class:`HttpSystem` reads it per call.
+RESOLVES_ENV = True
+
+
+def from_config(name: str, table: SolrTable, *, corpus: Any, base_dir: Path) -> HttpSystem:
+    """Build the preset from a checked ``type = "solr"`` table (``id_field``: Solr's id field)."""
+    del corpus, base_dir
+    return solr_system(
+        name,
+        url=table.url,
+        collection=table.collection,
+        qf=table.qf,
+        pf=table.pf,
+        mm=table.mm,
+        def_type=table.def_type,
+        handler=table.handler,
+        id_field=table.id_field,
+        params=table.params,
+        headers=table.headers,
+        **remote_options(table),
+    )

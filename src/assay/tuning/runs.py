@@ -121,13 +121,12 @@ class SetBuilder:
         table = self.table if params is None else space.apply(self.tuned, params)
         overrides = dict(self.overrides)
         overrides.update({k: table[k] for k in {p.split(".")[0] for p in (params or {})}})
-        if self.type_name == "hybrid":
-            overrides["resolve"] = self._member
         system = build_system(
             self.source.system or "",
             config_path=self.source.config,
             corpus=self.corpus,
             overrides=overrides,
+            resolve=self._member if self.type_name == "hybrid" else None,
         )
         loaded = getattr(system, "corpus", None) or getattr(system, "_corpus", None)
         if isinstance(loaded, Corpus):

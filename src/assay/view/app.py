@@ -27,6 +27,8 @@ if TYPE_CHECKING:  # pragma: no cover
 
 #: The pages' own CSS and script (shared with the files ``assay report`` writes).
 STATIC = Path(__file__).parents[1] / "report" / "html" / "static"
+#: Result files whose runs are indexed (and judgment sets read) as the viewer starts.
+WARM_FILES = 8
 
 
 def make_app(
@@ -66,6 +68,8 @@ def _build(catalog: Catalog, corpus: tuple[Any, Any, Any], hosts: Any) -> FastAP
         app.add_middleware(TrustedHostMiddleware, allowed_hosts=list(hosts))
     app.add_middleware(BodyLimit)
     routes = _Routes(catalog, corpus)
+    for rid, (_, result) in list(catalog.files.items())[:WARM_FILES]:
+        routes.warm(rid, result)  # at the start: the first query page finds its run indexed
     app.state.catalog = catalog
     for path, handler in (
         ("/", routes.home),
@@ -177,17 +181,22 @@ class _Routes:
         if result.kind == "matrix":
             return self._html(matrix_page(result, links))
         page = self._html(page_for(result, links))
-        if result.kind in ("evaluation", "comparison"):  # once the page is made: not competing
-            from assay.report.html.evidence import warm
-
-            if result.kind == "evaluation":
-                judged = (result.judgments.path, result.judgments.format)
-                warm(result.run.path, self.catalog.folders(rid), judged)
-            else:
-                judged = self.catalog.judgments_for(result.judgments_version)
-                for s in result.systems:
-                    warm(s.path, self.catalog.folders(rid), judged)
+        self.warm(rid, result)  # already warm since the start, unless from the store
         return page
+
+    def warm(self, rid: str, result: Any) -> None:
+        """Index the runs behind an evaluation or comparison and read its judgment set, on
+        other threads (:func:`assay.report.html.evidence.warm`): its query pages find them
+        ready."""
+        from assay.report.html.evidence import warm
+
+        if result.kind == "evaluation":
+            judged = (result.judgments.path, result.judgments.format)
+            warm(result.run.path, self.catalog.folders(rid), judged)
+        elif result.kind == "comparison":
+            judged = self.catalog.judgments_for(result.judgments_version)
+            for s in result.systems:
+                warm(s.path, self.catalog.folders(rid), judged)
 
     def query(self, rid: str, qid: str, request: Request) -> Response:
         """A query of an evaluation or comparison, with its ranked lists."""

@@ -27,6 +27,8 @@ TEXT_CHARS = 600
 MAX_RANKS = 100
 #: Held while a run's offsets are looked up or built (one build per run at a time).
 _BUILDING = threading.Lock()
+#: Held while a judgment set is read (a page waits for the read under way, not a second one).
+_READING = threading.Lock()
 
 
 class RankedDoc(BaseModel):
@@ -103,21 +105,24 @@ def warm(
     judgments: tuple[str | None, str | None] = (None, None),
 ) -> None:
     """Index the run ``run_path`` and read the judgment set (as :func:`ranked_list` finds
-    them) on another thread: a result page does, so the first of its query pages finds
-    them ready; any failure is left for the query page to report."""
+    them), each on its own thread: the viewer does as it starts (and a result page), so
+    the first query page finds them ready; any failure is left for the query page to report."""
     run = locate(run_path, folders)
     if run is None:
         return
 
-    def build() -> None:
+    def index() -> None:
         with contextlib.suppress(Exception):
             _index(str(run))
-        jpath = locate(judgments[0], folders) or provenance(str(run), folders)["judgments"]
-        if jpath is not None:
-            with contextlib.suppress(Exception):
-                _judgment_set(str(jpath), judgments[1])
 
-    threading.Thread(target=build, name="assay-view-index", daemon=True).start()
+    def judged() -> None:
+        with contextlib.suppress(Exception):
+            jpath = locate(judgments[0], folders) or provenance(str(run), folders)["judgments"]
+            if jpath is not None:
+                _judged(str(jpath), judgments[1])
+
+    for work, name in ((index, "assay-view-index"), (judged, "assay-view-judgments")):
+        threading.Thread(target=work, name=name, daemon=True).start()
 
 
 def query_ranking(path: str, query_id: str) -> list[tuple[str, float]]:
@@ -153,12 +158,18 @@ def _judgment_set(path: str, fmt: str | None) -> tuple[Any, dict[str, Any], dict
     return q, rows, query_sources
 
 
+def _judged(path: str, fmt: str | None) -> tuple[Any, dict[str, Any], dict[str, str]]:
+    """:func:`_judgment_set`, one read at a time (pages and :func:`warm`)."""
+    with _READING:
+        return _judgment_set(path, fmt)
+
+
 def _judgments(
     path: str, fmt: str | None, query_id: str
 ) -> tuple[dict[tuple[str, str], int], dict[Any, str]]:
     """``{(query, doc): grade}`` and ``{(query, doc) or query: source}`` of ``query_id``
     in a judgment set (the set is read once; each page takes its query's rows only)."""
-    q, rows, query_sources = _judgment_set(path, fmt)
+    q, rows, query_sources = _judged(path, fmt)
     mine = q.iloc[rows.get(query_id, [])]
     grades = {
         (query_id, str(b)): int(g) for b, g in zip(mine["doc_id"], mine["grade"], strict=True)

@@ -5,7 +5,8 @@ scanner reads at once (and far past it), non-ASCII ids, interleaved queries, CRL
 line ends, ``assay run``'s marker line and a missing last newline; the file is
 scanned in blocks of a few bytes (lines split over blocks) and in two halves. For
 every query, the lines the index points to give the ranked list ``load_run`` gives
-from the whole file, and the stretches cover every line once.
+from the whole file, and the stretches cover every line once; searching the file for a query's lines without the index finds
+the same bytes.
 """
 
 from __future__ import annotations
@@ -67,6 +68,10 @@ def test_index_gives_the_whole_runs_lists(
     assert set(table.column("query").to_pylist()) == set(whole)
     for qid, ranked in whole.items():
         assert offsets.query_lines(path, table, qid) == ranked
+        # searched for without the index (a page asked before it is built): the same lines
+        assert offsets.scan_bytes(path, qid) == offsets.query_bytes(path, table, qid)
+        assert offsets.scan_lines(path, qid) == ranked
+    assert offsets.scan_lines(path, "no such query") is None
 
 
 @pytest.mark.parametrize(

@@ -314,8 +314,41 @@ def query_lines(path: str | Path, table: Any, query_id: str) -> list[tuple[str, 
     """``query_id``'s ``(doc_id, score)`` in rank order, as ``load_run(path).to_dict()`` gives
     them, read from its lines only; None: the index does not fit the file (rebuild it)."""
     data = query_bytes(path, table, query_id)
-    if data is None:
+    return None if data is None else _ranking(path, data, query_id)
+
+
+def scan_bytes(path: str | Path, query_id: str) -> bytes | None:
+    """The lines of ``query_id`` found by searching the whole file for them, without an
+    index (one pass, a block of :data:`SCAN_BYTES` at a time); None: not a plain TREC file."""
+    p = Path(path)
+    skip = _marker_skip(p)
+    if skip is None:
         return None
+    needle = b"\n" + query_id.encode() + b" "
+    parts: list[bytes] = []
+    carry = b"" if skip else b"\n"  # a line is found after a newline: the first one too
+    with open(p, "rb") as fh:
+        while block := fh.read(SCAN_BYTES):
+            data = carry + block
+            at = k = 0
+            while (k := data.find(needle, at)) >= 0 and (end := data.find(b"\n", k + 1)) >= 0:
+                parts.append(data[k + 1 : end + 1])
+                at = end
+            carry = data[k:] if k >= 0 else data[max(at, len(data) - len(needle) + 1) :]
+    if carry.startswith(needle):  # the file's last line, without a newline
+        parts.append(carry[1:] + b"\n")
+    return b"".join(parts)
+
+
+def scan_lines(path: str | Path, query_id: str) -> list[tuple[str, float]] | None:
+    """:func:`query_lines` of ``query_id`` by :func:`scan_bytes`, for a page asked before the
+    run's index is ready; None: not a plain file, or no line found (ask the index)."""
+    data = scan_bytes(path, query_id)
+    return _ranking(path, data, query_id) if data else None
+
+
+def _ranking(path: str | Path, data: bytes, query_id: str) -> list[tuple[str, float]]:
+    """``query_id``'s ranked list from its lines ``data`` (as the whole run gives it)."""
     if not data:
         return []
     import pyarrow as pa

@@ -27,8 +27,6 @@ if TYPE_CHECKING:  # pragma: no cover
 
 #: The pages' own CSS and script (shared with the files ``assay report`` writes).
 STATIC = Path(__file__).parents[1] / "report" / "html" / "static"
-#: Result files whose runs are indexed (and judgment sets read) as the viewer starts.
-WARM_FILES = 8
 
 
 def make_app(
@@ -68,8 +66,6 @@ def _build(catalog: Catalog, corpus: tuple[Any, Any, Any], hosts: Any) -> FastAP
         app.add_middleware(TrustedHostMiddleware, allowed_hosts=list(hosts))
     app.add_middleware(BodyLimit)
     routes = _Routes(catalog, corpus)
-    for rid, (_, result) in list(catalog.files.items())[:WARM_FILES]:
-        routes.warm(rid, result)  # at the start: the first query page finds its run indexed
     app.state.catalog = catalog
     for path, handler in (
         ("/", routes.home),
@@ -181,7 +177,7 @@ class _Routes:
         if result.kind == "matrix":
             return self._html(matrix_page(result, links))
         page = self._html(page_for(result, links))
-        self.warm(rid, result)  # already warm since the start, unless from the store
+        self.warm(rid, result)  # once the page is made: not competing with it
         return page
 
     def warm(self, rid: str, result: Any) -> None:

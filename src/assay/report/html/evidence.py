@@ -169,8 +169,8 @@ def query_ranking(path: str, query_id: str) -> list[tuple[str, float]]:
     searched for in the file, so a page never waits for the whole run's index."""
     from assay.runs.offsets import query_lines, scan_lines
 
-    if not _ready(path):
-        _index_later(path)
+    if not _ready(path) and (_BUILDING.locked() or not index_path(path).is_file()):
+        _index_later(path)  # a cached index is read instead (a few milliseconds)
         found = scan_lines(path, query_id)
         if found is not None:
             return found

@@ -133,6 +133,7 @@ def test_a_page_before_the_index_searches_the_run(
     the file (it does not wait for the whole index): the same ranked list."""
     evidence._offsets.cache_clear()
     evidence._READY.clear()
+    evidence.index_path(big["run"]).unlink(missing_ok=True)  # not cached either
     monkeypatch.setattr(evidence, "_index_later", lambda path: None)  # never ready here
 
     def no_index(*_: object) -> None:

@@ -115,10 +115,9 @@ def _ready(path: str) -> bool:
 
 
 def _index_later(path: str) -> None:
-    """Start indexing ``path`` on a thread of lower priority, unless an index is being built."""
+    """Start indexing ``path`` on another thread, unless an index is being built."""
 
     def index() -> None:
-        _yield_cpu()
         with contextlib.suppress(Exception):
             _index(path)
 
@@ -146,20 +145,6 @@ def warm(
 
     _index_later(str(run))
     threading.Thread(target=judged, name="assay-view-judgments", daemon=True).start()
-
-
-#: How much lower the warming threads' priority is (Linux ``nice`` steps, per thread).
-WARM_NICE = 10
-
-
-def _yield_cpu() -> None:
-    """Lower this thread's priority (Linux: ``nice`` is per thread, and the threads it starts
-    inherit it), so a page being made gets the cores first; elsewhere nothing."""
-    import os
-
-    with contextlib.suppress(AttributeError, OSError):
-        tid = threading.get_native_id()
-        os.setpriority(os.PRIO_PROCESS, tid, os.getpriority(os.PRIO_PROCESS, tid) + WARM_NICE)
 
 
 def query_ranking(path: str, query_id: str) -> list[tuple[str, float]]:

@@ -17,7 +17,7 @@ import numpy as np
 
 from assay.metrics.engine import ScoreTable, compute
 from assay.metrics.rows import qrels_arrays
-from assay.runs.blocks import Interleaved, RunBlocks, release_memory
+from assay.runs.blocks import Interleaved, RunBlocks
 from assay.runs.models import Run
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -45,7 +45,6 @@ def compute_blocked(
     from assay.runs.io import load_run
 
     qrels = qrels_arrays(judgments, judgments.answerable_ids)
-    release_memory()  # what loading the judgments freed is not counted as held
     blocks.fit()  # the judgments are loaded: the blocks get what the budget leaves
     how = (measures, ties, qrels)
     try:

@@ -5,8 +5,8 @@ scanner reads at once (and far past it), non-ASCII ids, interleaved queries, CRL
 line ends, ``assay run``'s marker line and a missing last newline; the file is
 scanned in blocks of a few bytes (lines split over blocks) and in two halves. For
 every query, the lines the index points to give the ranked list ``load_run`` gives
-from the whole file, and the stretches cover every line once; searching the file for a query's lines without the index finds
-the same bytes.
+from the whole file, and the stretches cover every line once; searching the file
+for a query's lines without the index finds the same bytes.
 """
 
 from __future__ import annotations

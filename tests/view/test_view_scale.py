@@ -94,7 +94,8 @@ def _new(big: dict, qid: str) -> list[tuple[int, str, float | None, int | None]]
 
 def test_query_page_reads_only_its_lines(big: dict, monkeypatch: pytest.MonkeyPatch) -> None:
     client = TestClient(make_app([big["file"]]))
-    assert client.get("/r/f1/q/q00003").status_code == 200  # builds the index
+    assert client.get("/r/f1/q/q00003").status_code == 200  # starts building the index
+    evidence._index(str(big["run"]))  # built (or waited for)
     read: list[int] = []
     real = offsets.query_bytes
 
@@ -127,6 +128,24 @@ def test_query_page_reads_only_its_lines(big: dict, monkeypatch: pytest.MonkeyPa
     assert read and max(read) < big["run"].stat().st_size / 1000  # one query's lines
 
 
+def test_a_page_before_the_index_searches_the_run(
+    big: dict, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A query page asked while the index is not ready reads its query's lines by searching
+    the file (it does not wait for the whole index): the same ranked list."""
+    evidence._offsets.cache_clear()
+    evidence._READY.clear()
+    evidence.index_path(big["run"]).unlink(missing_ok=True)  # not cached either
+    monkeypatch.setattr(evidence, "_index_later", lambda path: None)  # never ready here
+
+    def no_index(*_: object) -> None:
+        raise AssertionError("the page waited for the index")
+
+    monkeypatch.setattr(evidence, "_index", no_index)
+    qids = ["q00000", "q10001", "q19999"]
+    assert {qid: _new(big, qid) for qid in qids} == _old(big["run"], big["qrels"], qids)
+
+
 def test_query_list_equals_the_whole_run_path(big: dict) -> None:
     qids = ["q00000", "q00001", "q09999", "q19999"]
     old = _old(big["run"], big["qrels"], qids)
@@ -148,7 +167,10 @@ def test_interleaved_run_gives_the_same_lists(tmp_path: Path) -> None:
     assert {qid: _new(big, qid) for qid in qids} == _old(run, qrels, qids)
 
 
-def test_index_is_rebuilt_when_the_run_changes(tmp_path: Path) -> None:
+def test_index_is_rebuilt_when_the_run_changes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(evidence, "_index_later", evidence._index)  # built at once, here
     run = tmp_path / "run.trec"
     run.write_text("".join(_run_lines(50, 10, 4)))
     cache = evidence.index_path(run)

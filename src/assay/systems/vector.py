@@ -118,17 +118,23 @@ class VectorSystem:
 
     def _embed_documents(self) -> np.ndarray:
         """Every document's embedding, in chunks of :data:`_CHUNK` (progress is shown per
-        chunk). On Ray each chunk is one task (the same chunks, each embedded by the same
-        :func:`encode_chunk` call, so the same vectors); endpoint models embed from here."""
+        chunk; per batch for an encoder with ``rows_independent``). On Ray each chunk is one
+        task (the same chunks, each embedded by the same :func:`encode_chunk` call, so the
+        same vectors); endpoint models embed from here."""
         import numpy as np
 
         from assay.executors import current
         from assay.progress import progress
 
         texts = self._texts
-        chunks = [texts[start : start + _CHUNK] for start in range(0, len(texts), _CHUNK)]
-        shared = (self.encoder, self.batch_size)
         executor = current()
+        # an encoder whose vectors do not depend on the texts embedded beside them ticks at
+        # every batch here: a slow model's time left is told after its first batch
+        size = _CHUNK
+        if executor.name == "local" and getattr(self.encoder, "rows_independent", False):
+            size = max(1, self.batch_size)
+        chunks = [texts[start : start + size] for start in range(0, len(texts), size)]
+        shared = (self.encoder, self.batch_size)
         if executor.name == "local" or len(chunks) < 2 or _remote_model(self.encoder):
             parts: Any = (encode_chunk(shared, chunk) for chunk in chunks)
         else:

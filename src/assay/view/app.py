@@ -177,17 +177,22 @@ class _Routes:
         if result.kind == "matrix":
             return self._html(matrix_page(result, links))
         page = self._html(page_for(result, links))
-        if result.kind in ("evaluation", "comparison"):  # once the page is made: not competing
-            from assay.report.html.evidence import warm
-
-            if result.kind == "evaluation":
-                judged = (result.judgments.path, result.judgments.format)
-                warm(result.run.path, self.catalog.folders(rid), judged)
-            else:
-                judged = self.catalog.judgments_for(result.judgments_version)
-                for s in result.systems:
-                    warm(s.path, self.catalog.folders(rid), judged)
+        self.warm(rid, result)  # once the page is made: not competing with it
         return page
+
+    def warm(self, rid: str, result: Any) -> None:
+        """Index the runs behind an evaluation or comparison and read its judgment set, on
+        other threads (:func:`assay.report.html.evidence.warm`): its query pages find them
+        ready."""
+        from assay.report.html.evidence import warm
+
+        if result.kind == "evaluation":
+            judged = (result.judgments.path, result.judgments.format)
+            warm(result.run.path, self.catalog.folders(rid), judged)
+        elif result.kind == "comparison":
+            judged = self.catalog.judgments_for(result.judgments_version)
+            for s in result.systems:
+                warm(s.path, self.catalog.folders(rid), judged)
 
     def query(self, rid: str, qid: str, request: Request) -> Response:
         """A query of an evaluation or comparison, with its ranked lists."""

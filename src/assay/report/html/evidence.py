@@ -27,6 +27,10 @@ TEXT_CHARS = 600
 MAX_RANKS = 100
 #: Held while a run's offsets are looked up or built (one build per run at a time).
 _BUILDING = threading.Lock()
+#: ``(path, key)`` of the runs whose index is in memory (see :func:`_index`).
+_READY: set[tuple[str, tuple[tuple[str, str], ...]]] = set()
+#: Held while a judgment set is read (a page waits for the read under way, not a second one).
+_READING = threading.Lock()
 
 
 class RankedDoc(BaseModel):
@@ -93,8 +97,32 @@ def _index(path: str) -> Any:
     """:func:`_offsets` at the run's current key, one build at a time (pages and :func:`warm`)."""
     from assay.runs.offsets import run_key
 
+    key = tuple(run_key(path).items())
     with _BUILDING:
-        return _offsets(path, tuple(run_key(path).items()))
+        table = _offsets(path, key)
+    _READY.add((path, key))
+    return table
+
+
+def _ready(path: str) -> bool:
+    """Whether the index of the run at ``path`` (at its current key) is in memory."""
+    from assay.runs.offsets import run_key
+
+    try:
+        return (path, tuple(run_key(path).items())) in _READY
+    except OSError:
+        return True  # a missing file: the usual path says so
+
+
+def _index_later(path: str) -> None:
+    """Start indexing ``path`` on another thread, unless an index is being built."""
+
+    def index() -> None:
+        with contextlib.suppress(Exception):
+            _index(path)
+
+    if not _BUILDING.locked():
+        threading.Thread(target=index, name="assay-view-index", daemon=True).start()
 
 
 def warm(
@@ -103,28 +131,34 @@ def warm(
     judgments: tuple[str | None, str | None] = (None, None),
 ) -> None:
     """Index the run ``run_path`` and read the judgment set (as :func:`ranked_list` finds
-    them) on another thread: a result page does, so the first of its query pages finds
-    them ready; any failure is left for the query page to report."""
+    them), each on its own thread: the viewer does as it starts (and a result page), so
+    the first query page finds them ready; any failure is left for the query page to report."""
     run = locate(run_path, folders)
     if run is None:
         return
 
-    def build() -> None:
+    def judged() -> None:
         with contextlib.suppress(Exception):
-            _index(str(run))
-        jpath = locate(judgments[0], folders) or provenance(str(run), folders)["judgments"]
-        if jpath is not None:
-            with contextlib.suppress(Exception):
-                _judgment_set(str(jpath), judgments[1])
+            jpath = locate(judgments[0], folders) or provenance(str(run), folders)["judgments"]
+            if jpath is not None:
+                _judged(str(jpath), judgments[1])
 
-    threading.Thread(target=build, name="assay-view-index", daemon=True).start()
+    _index_later(str(run))
+    threading.Thread(target=judged, name="assay-view-judgments", daemon=True).start()
 
 
 def query_ranking(path: str, query_id: str) -> list[tuple[str, float]]:
     """``query_id``'s ``(doc_id, score)`` in rank order, read from that query's lines only
-    when the run is indexed (:mod:`assay.runs.offsets`), else from the whole run."""
-    from assay.runs.offsets import query_lines
+    when the run is indexed (:mod:`assay.runs.offsets`), else from the whole run. Before
+    the index is ready (it is built on another thread meanwhile), the query's lines are
+    searched for in the file, so a page never waits for the whole run's index."""
+    from assay.runs.offsets import query_lines, scan_lines
 
+    if not _ready(path) and (_BUILDING.locked() or not index_path(path).is_file()):
+        _index_later(path)  # a cached index is read instead (a few milliseconds)
+        found = scan_lines(path, query_id)
+        if found is not None:
+            return found
     for _ in range(2):
         table = _index(path)
         if table is None:
@@ -133,24 +167,53 @@ def query_ranking(path: str, query_id: str) -> list[tuple[str, float]]:
         if pairs is not None:
             return pairs
         _offsets.cache_clear()  # the file changed under the index: build it again
+        _READY.clear()
         index_path(path).unlink(missing_ok=True)
     return _run(path).get(query_id, [])
 
 
 @lru_cache(maxsize=4)
-def _judgment_set(path: str, fmt: str | None) -> tuple[Any, dict[str, Any], dict[str, str]]:
-    """A judgment set's qrels, each query's rows in them, and each query's source."""
+def _judgment_set(path: str, fmt: str | None) -> tuple[Any, Any, dict[str, str]]:
+    """A judgment set's qrels sorted by query id, their query ids (an Arrow array, in that
+    order: a query's rows are found by binary search) and each query's source. Sorted by
+    Arrow, not grouped into a dict of every query: the read leaves the pages' thread free."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
     from assay.judgments.load import load_judgments
 
     js = load_judgments(path, None if fmt in (None, "memory") else fmt)
-    q = js.qrels.reset_index(drop=True)
-    rows = q.groupby(q["query_id"].astype(str), sort=False, observed=True).indices
+    ids = pa.array(js.qrels["query_id"].astype(str), pa.string())
+    order = pc.sort_indices(ids)  # bytes order: the order of Python's str comparison
+    q = js.qrels.reset_index(drop=True).take(order.to_numpy())
     query_sources: dict[str, str] = {}
     if "source" in js.queries.columns:
         for qid, s in js.queries["source"].items():
             if isinstance(s, str):
                 query_sources[str(qid)] = s
-    return q, rows, query_sources
+    return q, ids.take(order), query_sources
+
+
+def _rows_of(ids: Any, query_id: str) -> slice:
+    """The rows of ``query_id`` in the sorted Arrow string array ``ids``."""
+    ends = []
+    for right in (False, True):
+        low, high = 0, len(ids)
+        while low < high:
+            mid = (low + high) // 2
+            key = ids[mid].as_py()
+            if key < query_id or (right and key == query_id):
+                low = mid + 1
+            else:
+                high = mid
+        ends.append(low)
+    return slice(*ends)
+
+
+def _judged(path: str, fmt: str | None) -> tuple[Any, Any, dict[str, str]]:
+    """:func:`_judgment_set`, one read at a time (pages and :func:`warm`)."""
+    with _READING:
+        return _judgment_set(path, fmt)
 
 
 def _judgments(
@@ -158,8 +221,8 @@ def _judgments(
 ) -> tuple[dict[tuple[str, str], int], dict[Any, str]]:
     """``{(query, doc): grade}`` and ``{(query, doc) or query: source}`` of ``query_id``
     in a judgment set (the set is read once; each page takes its query's rows only)."""
-    q, rows, query_sources = _judgment_set(path, fmt)
-    mine = q.iloc[rows.get(query_id, [])]
+    q, ids, query_sources = _judged(path, fmt)
+    mine = q.iloc[_rows_of(ids, query_id)]
     grades = {
         (query_id, str(b)): int(g) for b, g in zip(mine["doc_id"], mine["grade"], strict=True)
     }

@@ -21,7 +21,8 @@ from assay.behavior.clickmodels import (
     fit_pbm,
     wilson,
 )
-from assay.behavior.dbn import Lists, estep, fit_dbn
+from assay.behavior.dbn import estep, fit_dbn
+from assay.behavior.lists import Lists
 
 
 def test_ctr_and_coec_by_hand() -> None:

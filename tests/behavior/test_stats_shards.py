@@ -71,7 +71,8 @@ def test_dbn_on_distinct_lists_is_dbn_on_every_list(log) -> None:
     stats = of_log(log, _params(log, 0, "esci_ubi_sample"))
     assert stats.list_count.sum() == len(table.instance_ids) > len(stats.list_count)
     fit = fit_dbn(stats, max_iter=30)
-    from assay.behavior.dbn import compact, estep
+    from assay.behavior.dbn import estep
+    from assay.behavior.lists import compact
 
     lists = compact(table)  # every list, unweighted, one E-step over all of them
     a, s, g = fit.params["attractiveness"], fit.params["satisfaction"], fit.params["gamma"]

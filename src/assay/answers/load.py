@@ -304,6 +304,8 @@ def _metadata(obj: dict[str, Any], n: int, log: ProblemLog) -> dict[str, str]:
 def _support(
     value: Any, response: GroundedResponse, case_judge: str | None, n: int, log: ProblemLog
 ) -> tuple[ClaimSupport, ...]:
+    """The support judgments of a response's claims, each checked against the claim's
+    citations; what is wrong is logged on line ``n``."""
     claims = response.claims
     if value is None:
         value = {}
@@ -315,19 +317,7 @@ def _support(
             hint='write "support": {"0": {"judgments": {"DOC": true}, "judged_by": "person"}}',
         )
         return ()
-    for key in value:
-        if isinstance(key, str) and key.isdigit() and int(key) < len(claims):
-            continue
-        if key.isdigit():
-            message = f"support for claim {key}, but the response has {len(claims)} claim(s)"
-        else:
-            message = f"support key {key!r} is not a claim index"
-        log.add(
-            n,
-            message,
-            field=f"support.{key}",
-            hint="key support by the 0-based index of each claim",
-        )
+    _check_support_keys(value, len(claims), n, log)
     out: list[ClaimSupport] = []
     for index, claim in enumerate(claims):
         where = f"support.{index}"
@@ -340,26 +330,8 @@ def _support(
                 hint="judge every citation of every claim true or false",
             )
             continue
-        judge = case_judge
-        if isinstance(entry, dict) and isinstance(entry.get("judgments"), dict):
-            extra = [k for k in entry if k not in ("judgments", "judged_by", "note")]
-            if extra:
-                log.add(
-                    n,
-                    f"unknown key {extra[0]!r} in support",
-                    field=where,
-                    hint="a support entry holds judgments, judged_by and note",
-                )
-            judge = entry.get("judged_by", case_judge)
-            if judge is not None and not is_known_judge(judge):
-                log.add(
-                    n,
-                    f"unknown judged_by {judge!r}",
-                    field=f"{where}.judged_by",
-                    hint=f"use one of {', '.join(JUDGES)}",
-                )
-            entry = entry["judgments"]
-        if not isinstance(entry, dict):
+        judgments, judge = _support_entry(entry, case_judge, where, n, log)
+        if not isinstance(judgments, dict):
             log.add(
                 n,
                 f"support for claim {index} must map each citation to true/false",
@@ -367,42 +339,91 @@ def _support(
                 hint='write {"DOC": true}',
             )
             continue
-        ok = True
-        for doc in claim.citations:
-            if doc not in entry:
-                ok = False
-                log.add(
-                    n,
-                    f"claim {index} cites {doc!r} but support has no judgment for it",
-                    field=where,
-                    hint="judge exactly the claim's citations",
-                )
-        for doc, verdict in entry.items():
-            if doc not in claim.citations:
-                ok = False
-                log.add(
-                    n,
-                    f"support judges {doc!r}, which claim {index} does not cite",
-                    field=where,
-                    hint="judge exactly the claim's citations",
-                )
-            elif verdict is None:
-                ok = False
-                log.add(
-                    n,
-                    f"claim {index}, citation {doc!r}: not yet judged",
-                    field=where,
-                    hint="a reviewer sets it to true (supports the claim) or false",
-                )
-            elif not isinstance(verdict, bool):
-                ok = False
-                log.add(
-                    n,
-                    f"claim {index}, citation {doc!r}: judgment must be true or false, "
-                    f"got {verdict!r}",
-                    field=where,
-                    hint="use JSON true or false",
-                )
-        if ok:
-            out.append(ClaimSupport(dict(entry), judge))
+        if _verdicts_ok(judgments, claim.citations, index, where, n, log):
+            out.append(ClaimSupport(dict(judgments), judge))
     return tuple(out)
+
+
+def _check_support_keys(value: dict[Any, Any], n_claims: int, n: int, log: ProblemLog) -> None:
+    """Log every support key that is not the index of one of the ``n_claims`` claims."""
+    for key in value:
+        if isinstance(key, str) and key.isdigit() and int(key) < n_claims:
+            continue
+        if key.isdigit():
+            message = f"support for claim {key}, but the response has {n_claims} claim(s)"
+        else:
+            message = f"support key {key!r} is not a claim index"
+        log.add(
+            n,
+            message,
+            field=f"support.{key}",
+            hint="key support by the 0-based index of each claim",
+        )
+
+
+def _support_entry(
+    entry: Any, case_judge: str | None, where: str, n: int, log: ProblemLog
+) -> tuple[Any, str | None]:
+    """``(judgments, judge)`` of one claim's support entry: a bare citation -> verdict map,
+    or an object with ``judgments``, ``judged_by`` and ``note``."""
+    if not (isinstance(entry, dict) and isinstance(entry.get("judgments"), dict)):
+        return entry, case_judge
+    extra = [k for k in entry if k not in ("judgments", "judged_by", "note")]
+    if extra:
+        log.add(
+            n,
+            f"unknown key {extra[0]!r} in support",
+            field=where,
+            hint="a support entry holds judgments, judged_by and note",
+        )
+    judge = entry.get("judged_by", case_judge)
+    if judge is not None and not is_known_judge(judge):
+        log.add(
+            n,
+            f"unknown judged_by {judge!r}",
+            field=f"{where}.judged_by",
+            hint=f"use one of {', '.join(JUDGES)}",
+        )
+    return entry["judgments"], judge
+
+
+def _verdicts_ok(
+    entry: dict[str, Any], citations: Any, index: int, where: str, n: int, log: ProblemLog
+) -> bool:
+    """True when ``entry`` judges exactly the claim's ``citations``, each true or false."""
+    ok = True
+    for doc in citations:
+        if doc not in entry:
+            ok = False
+            log.add(
+                n,
+                f"claim {index} cites {doc!r} but support has no judgment for it",
+                field=where,
+                hint="judge exactly the claim's citations",
+            )
+    for doc, verdict in entry.items():
+        if doc not in citations:
+            ok = False
+            log.add(
+                n,
+                f"support judges {doc!r}, which claim {index} does not cite",
+                field=where,
+                hint="judge exactly the claim's citations",
+            )
+        elif verdict is None:
+            ok = False
+            log.add(
+                n,
+                f"claim {index}, citation {doc!r}: not yet judged",
+                field=where,
+                hint="a reviewer sets it to true (supports the claim) or false",
+            )
+        elif not isinstance(verdict, bool):
+            ok = False
+            log.add(
+                n,
+                f"claim {index}, citation {doc!r}: judgment must be true or false, got {verdict!r}",
+                field=where,
+                hint="use JSON true or false",
+            )
+    return ok

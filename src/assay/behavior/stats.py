@@ -126,7 +126,7 @@ def _failed(order: int, exc: BaseException) -> ShardStats:
 
 def of_table(table: ClickTable, levels: np.ndarray, checks: dict[str, Any]) -> ShardStats:
     """The statistics of one click table (a shard's, or any table: orders default to its own)."""
-    from assay.behavior.dbn import compact
+    from assay.behavior.lists import compact
 
     shown = table.shown
     n_pairs, width = len(table.pairs), table.docs.shape[1]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TypeVar
 
-from assay.executors import ExecutorOptions
+from assay.executors.options import ExecutorOptions
 
 T = TypeVar("T")
 R = TypeVar("R")

@@ -13,9 +13,12 @@ from __future__ import annotations
 
 import queue
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from assay.executors.ray_backend import RayExecutor, cause, spread_placements
+from assay.executors.ray_tools import cause, spread_placements
+
+if TYPE_CHECKING:  # pragma: no cover
+    from assay.executors.ray_backend import RayExecutor
 
 
 class _Caller:

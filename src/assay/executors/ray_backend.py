@@ -25,7 +25,8 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TypeVar
 
 from assay.errors import AssayError, UsageError
-from assay.executors import ExecutorOptions
+from assay.executors.options import ExecutorOptions
+from assay.executors.ray_tools import cause, spread_placements
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -64,18 +65,6 @@ def _new_rlock(_: Any) -> Any:
 
 def _nothing(_: Any) -> None:
     return None
-
-
-def spread_placements(ray: Any, n: int) -> list[Any]:
-    """Scheduling strategies for ``n`` long-lived actors, dealt round-robin over the alive
-    nodes (soft: Ray may still place one elsewhere when its node is gone). ``SPREAD`` alone
-    is best effort and may put every zero-CPU actor on the driver's node."""
-    from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
-
-    nodes = sorted(node["NodeID"] for node in ray.nodes() if node.get("Alive"))
-    if not nodes:
-        return ["SPREAD"] * n
-    return [NodeAffinitySchedulingStrategy(nodes[i % len(nodes)], soft=True) for i in range(n)]
 
 
 def connect(options: ExecutorOptions) -> Any:
@@ -118,12 +107,6 @@ def _register_serializers(ray: Any) -> None:
 
     for cls in (httpx.Client, httpx.AsyncClient):
         ray.util.register_serializer(cls, serializer=_no_state, deserializer=_nothing)
-
-
-def cause(exc: BaseException) -> BaseException:
-    """The error a task raised, out of Ray's wrapper."""
-    inner = getattr(exc, "cause", None)
-    return inner if isinstance(inner, BaseException) else exc
 
 
 class RayExecutor:

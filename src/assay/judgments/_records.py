@@ -65,25 +65,7 @@ def parse_record(obj: Any, line: int, out: Collector, default_id: str | None = N
             hint="give every query a unique id",
         )
         return
-    text_key = _first_key(obj, TEXT_KEYS)
-    text = obj.get(text_key) if text_key else None
-    if text_key is None:
-        log.add(
-            line,
-            f"missing key 'query' for {qid!r}",
-            field="query",
-            hint="add the query text under 'query'",
-        )
-        text = ""
-    elif not isinstance(text, str):
-        log.add(
-            line,
-            f"query text must be a string, found {type(text).__name__}",
-            field=text_key,
-            hint="write the query as a JSON string",
-        )
-        text = ""
-    # empty text is reported by Collector.add_query
+    text_key, text = _query_text(obj, qid, line, log)
     no_answer = obj.get("no_answer", False)
     if not isinstance(no_answer, bool):
         log.add(
@@ -94,27 +76,55 @@ def parse_record(obj: Any, line: int, out: Collector, default_id: str | None = N
         )
         no_answer = False
     metadata = {k: _meta(v) for k, v in obj.items() if k not in _RESERVED}
-    grades = _judgments(obj, line, qid, out)
-    if grades is None:
-        grades = {}
+    grades, none_relevant = _no_answer_marker(_judgments(obj, line, qid, out) or {}, qid, line, log)
+    rec = QueryRecord(qid, text, line, no_answer or none_relevant, metadata)
+    if not out.add_query(rec, text_field=text_key):
+        return
+    keys = getattr(out, "judgment_keys", {})
+    for doc, grade in grades.items():
+        out.add_judgment(qid, doc, grade, line, keys.get(doc, "relevant"))
+
+
+def _query_text(obj: dict[str, Any], qid: str, line: int, log: Any) -> tuple[str | None, str]:
+    """``(key, text)`` of a record's query text; a missing or non-string text is logged and
+    read as empty (empty text itself is reported by ``Collector.add_query``)."""
+    text_key = _first_key(obj, TEXT_KEYS)
+    text = obj.get(text_key) if text_key else None
+    if text_key is None:
+        log.add(
+            line,
+            f"missing key 'query' for {qid!r}",
+            field="query",
+            hint="add the query text under 'query'",
+        )
+        return None, ""
+    if not isinstance(text, str):
+        log.add(
+            line,
+            f"query text must be a string, found {type(text).__name__}",
+            field=text_key,
+            hint="write the query as a JSON string",
+        )
+        return text_key, ""
+    return text_key, text
+
+
+def _no_answer_marker(
+    grades: dict[str, int], qid: str, line: int, log: Any
+) -> tuple[dict[str, int], bool]:
+    """The grades without the no-answer marker, and whether the marker stood alone (the
+    query has no answer); listed beside relevant documents it is logged and dropped."""
     positives = [d for d, g in grades.items() if g >= 1]
-    if positives == [NO_ANSWER]:
-        no_answer = True
-        grades = {d: g for d, g in grades.items() if d != NO_ANSWER}
-    elif NO_ANSWER in positives:
+    if NO_ANSWER not in positives:
+        return grades, False
+    if positives != [NO_ANSWER]:
         log.add(
             line,
             f"{NO_ANSWER} listed with other relevant docs for {qid!r}",
             field="relevant",
             hint=f"use {NO_ANSWER} alone for a query with no answer",
         )
-        grades = {d: g for d, g in grades.items() if d != NO_ANSWER}
-    rec = QueryRecord(qid, text, line, no_answer, metadata)
-    if not out.add_query(rec, text_field=text_key):
-        return
-    keys = getattr(out, "judgment_keys", {})
-    for doc, grade in grades.items():
-        out.add_judgment(qid, doc, grade, line, keys.get(doc, "relevant"))
+    return {d: g for d, g in grades.items() if d != NO_ANSWER}, positives == [NO_ANSWER]
 
 
 def _meta(value: Any) -> str | None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Collection
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -52,18 +53,9 @@ def corpus_of(judgments: str | Path | None, corpus: str | Path | None = None) ->
     return None
 
 
-def parse_beir(
-    folder: str | Path,
-    log: ProblemLog,
-    *,
-    split: str = "test",
-    corpus_ids: Collection[str] | None = None,
-) -> tuple[pd.DataFrame, pd.DataFrame, list[str]] | None:
-    """Read and check a BEIR folder; returns (queries frame, qrels frame, warnings).
-
-    Returns ``None`` when a fatal problem (missing file, bad header) was logged.
-    """
-    root = Path(folder)
+def _beir_files(root: Path, split: Any, log: ProblemLog) -> tuple[Path, Path, Path | None] | None:
+    """``(qrels, queries, corpus or None)`` of a BEIR folder's ``split``; ``None`` when the
+    split name is not one, or its qrels or the queries file is missing (logged)."""
     if not isinstance(split, str) or not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]*", split):
         log.add(
             None,
@@ -74,7 +66,6 @@ def parse_beir(
         return None
     qrels_path = root / "qrels" / f"{split}.tsv"
     queries_path = find_file(root, "queries.jsonl")
-    corpus_path = find_file(root, "corpus.jsonl")
     if not qrels_path.is_file():
         splits = sorted(p.stem for p in (root / "qrels").glob("*.tsv"))
         log.add(
@@ -93,6 +84,25 @@ def parse_beir(
             hint="a BEIR folder holds corpus.jsonl, queries.jsonl and qrels/<split>.tsv",
         )
         return None
+    return qrels_path, queries_path, find_file(root, "corpus.jsonl")
+
+
+def parse_beir(
+    folder: str | Path,
+    log: ProblemLog,
+    *,
+    split: str = "test",
+    corpus_ids: Collection[str] | None = None,
+) -> tuple[pd.DataFrame, pd.DataFrame, list[str]] | None:
+    """Read and check a BEIR folder; returns (queries frame, qrels frame, warnings).
+
+    Returns ``None`` when a fatal problem (missing file, bad header) was logged.
+    """
+    root = Path(folder)
+    files = _beir_files(root, split, log)
+    if files is None:
+        return None
+    qrels_path, queries_path, corpus_path = files
     if corpus_ids is None and corpus_path is not None:
         corpus_ids = read_corpus_ids(corpus_path)
     data = read_bytes(qrels_path)

@@ -116,7 +116,7 @@ def compute(
     :func:`~assay.metrics.rows.qrels_arrays` of the set when already made (a run
     scored block by block). Raises :class:`UsageError` on an unknown policy or measure.
     """
-    from assay.metrics import kernels
+    from assay.metrics import dispatch, kernels
     from assay.metrics.registry import REGISTRY
     from assay.policies import check_policies
 
@@ -137,7 +137,7 @@ def compute(
     )
     qids, ctx, in_run, rows = ranked.query_ids, ranked.ctx, ranked.in_run, ranked.rows
     nq = len(qids)
-    values = {m: _with_missing(m, kernels.evaluate(m, ctx), in_run) for m in ms}
+    values = {m: _with_missing(m, dispatch.evaluate(m, ctx), in_run) for m in ms}
     first = kernels.first_rank(ctx, 1).astype(np.int64)
     table_ids = qids
     if missing == "skip":

@@ -363,21 +363,3 @@ def utility(ctx: Context, m: Measure) -> np.ndarray:
     a, b, c, _ = (float(v) for v in m.param("coef").split(","))
     rr_, n, big_r = num_rel_ret(ctx, m), ctx.count(), ctx.num_rel(m.rel)
     return a * rr_ + b * (n - rr_) + c * (big_r - rr_)
-
-
-def evaluate(m: Measure, ctx: Context) -> np.ndarray:
-    """Per-query values of one measure (float64, length ``ctx.nq``)."""
-    from assay.metrics import kernels_trec
-    from assay.metrics.registry import REGISTRY
-
-    if m.judged_only:
-        ctx = ctx.condensed()
-        rest = tuple(p for p in m.params if p[0] != "judged_only")
-        m = Measure(m.family, m.cutoff, m.rel, m.gain, rest)
-    name = REGISTRY[m.family].kernel
-    if name.startswith("diversity_"):
-        from assay.metrics import diversity
-
-        return getattr(diversity, name)(ctx, m)
-    kernel = globals().get(name) or getattr(kernels_trec, name)
-    return kernel(ctx, m)

@@ -28,6 +28,9 @@ if TYPE_CHECKING:  # pragma: no cover
     from assay.judgments.prefs import Pref, Preferences
     from assay.runs.models import Run
 
+#: the document trec_eval -c ranks for a judged query absent from the run
+PLACEHOLDER_DOC = "ceci_nest_pas_un_docno"
+
 
 @dataclass
 class Group:
@@ -319,7 +322,6 @@ def score_prefs(
     trec_eval -c) ranked as trec_eval's one placeholder document.
     """
     from assay.errors import UsageError
-    from assay.metrics.treceval import PLACEHOLDER_DOC
 
     ranked = rankings(run, depth)
     qids, rows = [], []

@@ -21,6 +21,7 @@ import numpy as np
 
 from assay.errors import UsageError
 from assay.metrics.measures import Measure
+from assay.metrics.prefs import PLACEHOLDER_DOC
 from assay.metrics.treceval_print import Scored, render
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -414,8 +415,6 @@ def _averaged(scored: Scored, groups: JudgmentGroups) -> Scored:
     return Scored(qids, values, {}, scored.num_rel_all)
 
 
-#: the document trec_eval -c ranks for a judged query absent from the run
-PLACEHOLDER_DOC = "ceci_nest_pas_un_docno"
 #: outputs trec_eval resets to 0 for such a query (by exact printed name; unj* by prefix)
 _RESET = ("num_ret", "utility", "rbp_resid")
 
@@ -434,7 +433,7 @@ def with_placeholder_docs(run: Run, query_ids: list[str]) -> Run:
 
 def _values(o: Output, ctx: Any, in_run: Any, absent: Any) -> Any:
     """Per-query values of one output, with trec_eval's resets for -c's placeholder queries."""
-    from assay.metrics.kernels import evaluate
+    from assay.metrics.dispatch import evaluate
 
     if o.measure is None:
         return np.zeros(ctx.nq)

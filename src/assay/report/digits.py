@@ -61,3 +61,8 @@ def exact(value: float | int | None, metric: str | None = None) -> float | int |
     if isinstance(value, float) and value == value and is_count(metric) and _whole(value):
         return round(value)
     return value
+
+
+def or_dash(value: float | None, spec: str = ".3f") -> str:
+    """A number, or ``-`` when missing."""
+    return "-" if value is None else format(value, spec)

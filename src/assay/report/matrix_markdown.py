@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from assay.matrix.result import MatrixResult
-from assay.report.matrix_terminal import cell_text, first_reason, fmt, footer
+from assay.report.digits import or_dash
+from assay.report.matrix_terminal import cell_text, first_reason, footer
 from assay.report.table import markdown_rows
 
 
@@ -26,8 +27,8 @@ def render_markdown(result: MatrixResult) -> str:
         [
             v.variant,
             v.provider_kind,
-            fmt(v.pass_rate),
-            fmt(v.pass_all_rate),
+            or_dash(v.pass_rate),
+            or_dash(v.pass_all_rate),
             v.flaky_cells,
             f"{v.usage.input_tokens}/{v.usage.output_tokens}",
             f"{v.usage.cost:.6f}",
@@ -77,8 +78,8 @@ def render_gate_markdown(result: MatrixResult) -> str:
         [
             c.variant,
             c.cases,
-            fmt(c.baseline_pass_rate),
-            fmt(c.candidate_pass_rate),
+            or_dash(c.baseline_pass_rate),
+            or_dash(c.candidate_pass_rate),
             f"{c.delta:+.3f}",
             f"{c.ci_low:+.3f} to {c.ci_high:+.3f}",
             "pass" if c.passed else "**regression**",

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from assay.report.matrix_terminal import fmt
+from assay.report.digits import or_dash
 
 
 def _ci(value: float | None, ci: tuple[float, float] | None) -> str:
@@ -52,9 +52,9 @@ def case_rows(result: Any) -> tuple[list[str], list[list[str]]]:
             c.case_id + (" (flaky)" if c.flaky else ""),
             c.variant,
             f"{c.passes}/{c.n}",
-            fmt(c.flip_rate),
-            *(fmt(c.pass_at[k]) for k in ks),
-            *(fmt(c.pass_hat[k]) for k in ks),
+            or_dash(c.flip_rate),
+            *(or_dash(c.pass_at[k]) for k in ks),
+            *(or_dash(c.pass_hat[k]) for k in ks),
         ]
         for c in rel.cases
     ]

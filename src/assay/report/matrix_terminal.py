@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from assay.matrix.result import Cell, MatrixResult
+from assay.report.digits import or_dash
 
 
 def cell_text(cell: Cell | None) -> str:
@@ -23,11 +24,6 @@ def first_reason(cell: Cell | None) -> str:
         if not attempt.passed and attempt.reasons:
             return attempt.reasons[0]
     return ""
-
-
-def fmt(value: float | None, spec: str = ".3f") -> str:
-    """A number, or ``-`` when missing."""
-    return "-" if value is None else format(value, spec)
 
 
 def render_terminal(result: MatrixResult, console: Any) -> None:
@@ -98,13 +94,13 @@ def _summary(result: MatrixResult) -> Any:
         summary.add_row(
             v.variant,
             v.provider_kind,
-            fmt(v.pass_rate),
-            fmt(v.pass_all_rate),
+            or_dash(v.pass_rate),
+            or_dash(v.pass_all_rate),
             str(v.flaky_cells),
             failures,
             f"{v.usage.input_tokens}/{v.usage.output_tokens}",
             f"{v.usage.cost:.6f}",
-            fmt(v.latency_mean, ".3f"),
+            or_dash(v.latency_mean, ".3f"),
         )
     return summary
 

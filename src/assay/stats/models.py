@@ -140,17 +140,6 @@ class Overlap(BaseModel):
     jaccard_per_query: list[float] = Field(default_factory=list)
 
 
-class PairedQuery(BaseModel):
-    """One paired query: every system's value on every metric, and the deltas."""
-
-    query_id: str
-    text: str = ""
-    slices: dict[str, str | None] = Field(default_factory=dict)
-    values: dict[str, dict[str, float]] = Field(description="system -> metric -> value")
-    deltas: dict[str, dict[str, float]] = Field(description="candidate -> metric -> delta")
-    first_rel_rank: dict[str, int | None] = Field(default_factory=dict)
-
-
 class Settings(BaseModel):
     """How the comparison was computed."""
 

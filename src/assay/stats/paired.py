@@ -18,9 +18,22 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
+from pydantic import BaseModel, Field
+
 from assay.perquery import ColumnsField
 
 _NESTED = ("values", "deltas")
+
+
+class PairedQuery(BaseModel):
+    """One paired query: every system's value on every metric, and the deltas."""
+
+    query_id: str
+    text: str = ""
+    slices: dict[str, str | None] = Field(default_factory=dict)
+    values: dict[str, dict[str, float]] = Field(description="system -> metric -> value")
+    deltas: dict[str, dict[str, float]] = Field(description="candidate -> metric -> delta")
+    first_rel_rank: dict[str, int | None] = Field(default_factory=dict)
 
 
 class PairedColumns(ColumnsField):
@@ -130,8 +143,6 @@ class PairedColumns(ColumnsField):
 
     def rows(self) -> list[Any]:
         """Every paired query as a :class:`~assay.stats.models.PairedQuery`."""
-        from assay.stats.models import PairedQuery
-
         cols = self.to_columns()
         out = []
         for j, q in enumerate(cols["query_id"]):

@@ -145,7 +145,7 @@ def rank_agreement(
     from scipy.stats import kendalltau
 
     from assay.metrics.measures import parse_measure
-    from assay.procedures.evaluation import score_run
+    from assay.procedures.scoring import score_run
     from assay.runs.io import load_run
 
     if len(runs) < 2:

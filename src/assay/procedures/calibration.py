@@ -64,7 +64,7 @@ def calibrate(
 
     from assay.judges.ppi import classical_mean_interval, ppi_mean_interval
     from assay.metrics.measures import parse_measures
-    from assay.procedures.evaluation import score_run
+    from assay.procedures.scoring import score_run
     from assay.runs.io import load_run
 
     level("alpha", alpha)

@@ -107,7 +107,7 @@ def assemble(
 ) -> TuningResult:
     """Score, cross-validate, compare and assemble the :class:`TuningResult`."""
     from assay.metrics.measures import parse_measures
-    from assay.procedures.evaluation import score_run
+    from assay.procedures.scoring import score_run
     from assay.tuning import folds
     from assay.tuning.result import TuningResult
 

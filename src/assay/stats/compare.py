@@ -18,10 +18,10 @@ from assay.bounds import level
 from assay.errors import UsageError
 from assay.metrics.measures import parse_measure
 from assay.policies import merge_policies
-from assay.progress import progress
 from assay.results import check_pairable
-from assay.stats.bootstrap import METHODS, bootstrap_ci_rows
+from assay.stats.bootstrap import METHODS
 from assay.stats.corrections import adjust, check_correction
+from assay.stats.many import baseline_index, unique_names
 from assay.stats.models import (
     ComparisonResult,
     MetricComparison,
@@ -35,12 +35,11 @@ from assay.stats.paired import PairedColumns
 from assay.stats.pairing import column_values, pair_results
 from assay.stats.power import (
     SD_TOLERANCE,
-    effect_size,
     minimum_detectable_difference,
     queries_needed,
 )
-from assay.stats.significance import TESTS, p_value_method, paired_pvalues
-from assay.stats.slices import slice_comparisons
+from assay.stats.significance import TESTS, p_value_method
+from assay.stats.slices import slice_comparisons, stats_rows
 from assay.stats.summary import paired_row
 from assay.stats.verdict import TIE_TOLERANCE
 
@@ -52,38 +51,6 @@ if TYPE_CHECKING:  # pragma: no cover
 
 #: Difference whose required query count is reported.
 TARGET_DELTA = 0.02
-
-
-def unique_names(names: Sequence[str]) -> list[str]:
-    """Make names unique by suffixing repeats with ``#2``, ``#3``... (first kept)."""
-    seen: dict[str, int] = {}
-    taken = set(names)
-    out = []
-    for name in names:
-        count = seen.get(name, 0) + 1
-        seen[name] = count
-        if count == 1:
-            out.append(name)
-            continue
-        candidate = f"{name}#{count}"
-        while candidate in taken:
-            count += 1
-            candidate = f"{name}#{count}"
-        seen[name] = count
-        taken.add(candidate)
-        out.append(candidate)
-    return out
-
-
-def _baseline_index(baseline: str | int, names: list[str], run_names: list[str]) -> int:
-    if isinstance(baseline, int) and not isinstance(baseline, bool):
-        if not -len(names) <= baseline < len(names):
-            raise UsageError(f"baseline index {baseline} is out of range (0..{len(names) - 1})")
-        return baseline % len(names)
-    for pool in (names, run_names):
-        if baseline in pool:
-            return pool.index(baseline)
-    raise UsageError(f"unknown baseline {baseline!r}; systems are: {', '.join(names)}")
 
 
 def _resolve_metrics(metrics: Sequence[str] | None, results: list[EvaluationResult]) -> list[str]:
@@ -111,38 +78,6 @@ def _resolve_metrics(metrics: Sequence[str] | None, results: list[EvaluationResu
         if name not in out:
             out.append(name)
     return out
-
-
-def stats_rows(
-    diffs: np.ndarray,
-    *,
-    test: str,
-    n_permutations: int,
-    n_resamples: int,
-    ci_method: str,
-    seed: int,
-) -> dict[str, Any]:
-    """Per-row means, CIs, p-values, effect sizes and win/loss/tie counts."""
-    import numpy as np
-
-    rows = int(diffs.shape[0])
-    with progress("bootstrap CIs and paired tests", total=2 * rows, unit="steps") as tick:
-        low, high = bootstrap_ci_rows(diffs, n_resamples=n_resamples, method=ci_method, seed=seed)
-        tick(rows)
-        p = paired_pvalues(
-            diffs, test=test, n_permutations=n_permutations, n_resamples=n_resamples, seed=seed
-        )
-        tick(rows)
-    return {
-        "delta": diffs.mean(axis=1),
-        "low": low,
-        "high": high,
-        "p": p,
-        "effect": [effect_size(row) for row in diffs],
-        "wins": (diffs > TIE_TOLERANCE).sum(axis=1),
-        "losses": (diffs < -TIE_TOLERANCE).sum(axis=1),
-        "ties": (np.abs(diffs) <= TIE_TOLERANCE).sum(axis=1),
-    }
 
 
 def _power(candidate: str, metric: str, d: np.ndarray) -> PowerEstimate:
@@ -322,7 +257,7 @@ def _order_inputs(
 
     run_names = [r.run.name for r in results]
     names = unique_names(run_names)
-    base = _baseline_index(baseline, names, run_names)
+    base = baseline_index(baseline, names, run_names)
     warnings = check_pairable(results, names, allow_version_mismatch=allow_version_mismatch)
     metric_names = _resolve_metrics(metrics, results)
     order = [base] + [i for i in range(len(results)) if i != base]

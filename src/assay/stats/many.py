@@ -14,22 +14,54 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from assay.errors import UsageError
+
 if TYPE_CHECKING:  # pragma: no cover
     from assay.results import EvaluationResult
     from assay.stats.models import ComparisonResult
+
+
+def unique_names(names: Sequence[str]) -> list[str]:
+    """Make names unique by suffixing repeats with ``#2``, ``#3``... (first kept)."""
+    seen: dict[str, int] = {}
+    taken = set(names)
+    out = []
+    for name in names:
+        count = seen.get(name, 0) + 1
+        seen[name] = count
+        if count == 1:
+            out.append(name)
+            continue
+        candidate = f"{name}#{count}"
+        while candidate in taken:
+            count += 1
+            candidate = f"{name}#{count}"
+        seen[name] = count
+        taken.add(candidate)
+        out.append(candidate)
+    return out
+
+
+def baseline_index(baseline: str | int, names: list[str], run_names: list[str]) -> int:
+    if isinstance(baseline, int) and not isinstance(baseline, bool):
+        if not -len(names) <= baseline < len(names):
+            raise UsageError(f"baseline index {baseline} is out of range (0..{len(names) - 1})")
+        return baseline % len(names)
+    for pool in (names, run_names):
+        if baseline in pool:
+            return pool.index(baseline)
+    raise UsageError(f"unknown baseline {baseline!r}; systems are: {', '.join(names)}")
 
 
 def baseline_indices(
     baselines: Sequence[str | int], all_pairs: bool, results: Sequence[EvaluationResult]
 ) -> list[int]:
     """The input index of each baseline, in order, without repeats (all with ``all_pairs``)."""
-    from assay.stats.compare import _baseline_index, unique_names
-
     if all_pairs:
         return list(range(len(results)))
     run_names = [r.run.name for r in results]
     names = unique_names(run_names)
-    found = [_baseline_index(b, names, run_names) for b in baselines]
+    found = [baseline_index(b, names, run_names) for b in baselines]
     return list(dict.fromkeys(found))
 
 

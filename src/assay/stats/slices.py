@@ -10,11 +10,48 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from assay.errors import UsageError
+from assay.progress import progress
+from assay.stats.bootstrap import bootstrap_ci_rows
 from assay.stats.models import SliceComparison
+from assay.stats.power import effect_size
+from assay.stats.significance import paired_pvalues
+from assay.stats.verdict import TIE_TOLERANCE
 from assay.tags import split_tags
 
 if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
+
+
+def stats_rows(
+    diffs: np.ndarray,
+    *,
+    test: str,
+    n_permutations: int,
+    n_resamples: int,
+    ci_method: str,
+    seed: int,
+) -> dict[str, Any]:
+    """Per-row means, CIs, p-values, effect sizes and win/loss/tie counts."""
+    import numpy as np
+
+    rows = int(diffs.shape[0])
+    with progress("bootstrap CIs and paired tests", total=2 * rows, unit="steps") as tick:
+        low, high = bootstrap_ci_rows(diffs, n_resamples=n_resamples, method=ci_method, seed=seed)
+        tick(rows)
+        p = paired_pvalues(
+            diffs, test=test, n_permutations=n_permutations, n_resamples=n_resamples, seed=seed
+        )
+        tick(rows)
+    return {
+        "delta": diffs.mean(axis=1),
+        "low": low,
+        "high": high,
+        "p": p,
+        "effect": [effect_size(row) for row in diffs],
+        "wins": (diffs > TIE_TOLERANCE).sum(axis=1),
+        "losses": (diffs < -TIE_TOLERANCE).sum(axis=1),
+        "ties": (np.abs(diffs) <= TIE_TOLERANCE).sum(axis=1),
+    }
 
 
 def _field_values(
@@ -55,7 +92,6 @@ def slice_comparisons(
     query's raw slice value."""
     import numpy as np
 
-    from assay.stats.compare import stats_rows
     from assay.stats.corrections import adjust
 
     raw: dict[str, list[str | None]] = {}

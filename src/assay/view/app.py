@@ -167,8 +167,8 @@ class _Routes:
 
     def result(self, rid: str) -> Response:
         """A result's page (by its kind)."""
+        from assay.report.html.by_kind import page_for
         from assay.report.html.matrix_pages import matrix_page
-        from assay.report.html.pages import page_for
 
         result = self._get(rid)
         if result is None:

@@ -14,8 +14,9 @@ from typing import Any
 
 def render_html(result: Any, *, folders: list[Path] | None = None) -> str:
     """The page of ``result`` (any registered result kind) as one HTML document."""
+    from assay.report.html.by_kind import page_for
     from assay.report.html.matrix_pages import matrix_page, read_cases
-    from assay.report.html.pages import Links, page_for
+    from assay.report.html.pages import Links
     from assay.report.html.render import render_page
 
     links = Links(None, served=False)

@@ -13,7 +13,6 @@ Per-query values are read through public accessors only: an evaluation's
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from typing import Any
 from urllib.parse import quote
 
@@ -212,19 +211,3 @@ def generic_page(result: Any, links: Links) -> Page:
         title=f"{getattr(result, 'kind', 'result')} result",
         values={"r": result, "json": result.model_dump_json(indent=2)},
     )
-
-
-def page_for(result: Any, links: Links) -> Page:
-    """The main page of ``result`` (by its kind)."""
-    from assay.report.html.compare_pages import comparison_page
-    from assay.report.html.matrix_pages import matrix_page
-    from assay.report.html.tuning_pages import tuning_page
-
-    builders: dict[str, Callable[[Any, Links], Page]] = {
-        "evaluation": evaluation_page,
-        "comparison": comparison_page,
-        "matrix": matrix_page,
-        "gate": gate_page,
-        "tuning": tuning_page,
-    }
-    return builders.get(str(getattr(result, "kind", "")), generic_page)(result, links)

@@ -9,10 +9,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from assay.errors import UsageError
+from assay.core.errors import UsageError
 
 if TYPE_CHECKING:  # pragma: no cover
-    from assay.results import EvaluationResult
+    from assay.results.models import EvaluationResult
 
 
 def synthetic_result(
@@ -32,7 +32,7 @@ def synthetic_result(
     ``query_ids`` default to ``q0, q1, ...``; ``metadata`` maps field -> one
     value per query; the aggregate is the mean of each metric.
     """
-    from assay.results import EvaluationResult, JudgmentsInfo, RunInfo
+    from assay.results.models import EvaluationResult, JudgmentsInfo, RunInfo
 
     columns = {m: [float(v) for v in vals] for m, vals in values.items()}
     lengths = {len(v) for v in columns.values()}

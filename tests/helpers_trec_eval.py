@@ -60,11 +60,11 @@ def assay_trec_eval_here(args: list[str]) -> tuple[int, bytes, bytes]:
 
     (exit code, stdout, stderr) as bytes: the same argument parsing and printing
     as the ``assay`` script, without a fresh interpreter per call; an
-    :class:`~assay.errors.AssayError` gives its exit code and message.
+    :class:`~assay.core.errors.AssayError` gives its exit code and message.
     """
     from click.testing import CliRunner
 
-    from assay.errors import AssayError
+    from assay.core.errors import AssayError
 
     with CliRunner().isolation() as streams:
         try:

@@ -15,50 +15,50 @@ import pytest
 SRC = Path(__file__).resolve().parents[1] / "src" / "assay"
 
 RULES: list[tuple[str, str, set[str]]] = [
-    ("tag separator defined once", r"TAG_SEPARATOR\s*=", {"tags.py"}),
-    ("tags split only by the tag helper", r"\.split\((TAG_SEPARATOR|\";\"|';')", {"tags.py"}),
+    ("tag separator defined once", r"TAG_SEPARATOR\s*=", {"core/tags.py"}),
+    ("tags split only by the tag helper", r"\.split\((TAG_SEPARATOR|\";\"|';')", {"core/tags.py"}),
     # http.py parses HTTP responses of systems under test, not files; cache.py's
     # json.loads(json.dumps(...)) normalises a key, it reads nothing
     (
         "JSON of files parsed by textio",
         r"json\.loads\((?!json\.dumps)",
-        {"textio.py", "systems/http.py", "safejson.py"},
+        {"io/textio.py", "systems/http.py", "io/safejson.py"},
     ),
-    ("JSON documents walked by textio", r"raw_decode\(", {"textio.py"}),
+    ("JSON documents walked by textio", r"raw_decode\(", {"io/textio.py"}),
     (
         "one JSON object check per line",
         r"must be a JSON object, got|expected a JSON object",
-        {"textio.py", "judgments/_records.py"},
+        {"io/textio.py", "judgments/_records.py"},
     ),
     (
         "undecodable bytes reported alike",
         r"not UTF-8 at column|undecodable bytes at",
-        {"textio.py"},
+        {"io/textio.py"},
     ),
     (
         "the BOM dropped in one place",
         r"\\xef\\xbb\\xbf|\\ufeff|utf-8-sig",
-        {"textio.py", "results.py", "report/render.py", "runs/sidecar.py"},
+        {"io/textio.py", "results/models.py", "report/render.py", "runs/sidecar.py"},
     ),
     ("run rules: duplicate doc", r"duplicate doc_id|returned twice", {"runs/checks.py"}),
     ("run rules: all or none scored", r"some results have a score", {"runs/checks.py"}),
     ("run rules: finite scores", r"score of \{", {"runs/checks.py"}),
-    ("CSV read in one place", r"csv\.(reader|DictReader)\(", {"textio.py"}),
+    ("CSV read in one place", r"csv\.(reader|DictReader)\(", {"io/textio.py"}),
     ("field counts reported alike", r"fields where the header has", set()),
     (
         "tie order outside metrics",
         r"lexsort\(\((-s, |-inv|-dcodes|-\w*score)",
         {"runs/order.py", "metrics/engine.py"},
     ),
-    ("format suffix tables", r"\"\.ndjson\"", {"formats.py"}),
-    ("format sniffing", r"startswith\(b?\"[\[{]\"\)", {"formats.py"}),
+    ("format suffix tables", r"\"\.ndjson\"", {"io/formats.py"}),
+    ("format sniffing", r"startswith\(b?\"[\[{]\"\)", {"io/formats.py"}),
     ("corpus ids read once", r"def \w*corpus_ids\w*\(", {"corpora/ids.py"}),
     (
         "policy values",
         r"\(\"zero\", \"skip\"\)|\(\"score\", \"given\"\)|\[\"zero\", \"skip\"\]",
-        {"policies.py", "metrics/engine.py"},
+        {"core/policies.py", "metrics/engine.py"},
     ),
-    ("policy sentences", r"trec_eval -c\)\"", {"policies.py"}),
+    ("policy sentences", r"trec_eval -c\)\"", {"core/policies.py"}),
     (
         "no import fallbacks for our own modules",
         r"except (ImportError|ModuleNotFoundError)[^\n]*\n"
@@ -74,10 +74,14 @@ RULES: list[tuple[str, str, set[str]]] = [
     (
         "content versions written once",
         r"[\"']sha256:[\"']\s*\+|f[\"']sha256:|hexdigest\(\)\[:16\]",
-        {"hashing.py"},
+        {"core/hashing.py"},
     ),
-    ("CSV written once", r"csv\.(writer|DictWriter)\(", {"csvout.py"}),
-    ("CSV cells neutralised once", r"def csv_cell\(|\(\"=\", \"\+\", \"-\", \"@\"", {"csvout.py"}),
+    ("CSV written once", r"csv\.(writer|DictWriter)\(", {"io/csvout.py"}),
+    (
+        "CSV cells neutralised once",
+        r"def csv_cell\(|\(\"=\", \"\+\", \"-\", \"@\"",
+        {"io/csvout.py"},
+    ),
     (
         "Markdown table rows built once",
         r"[\"']\|---|[\"']\| [\"']\s*\+|f[\"']\| ",
@@ -87,13 +91,17 @@ RULES: list[tuple[str, str, set[str]]] = [
     (
         "parameter bounds worded once",
         r"must be (at least 1|a positive integer|>= ?1\b|a whole number >= )",
-        {"bounds.py"},
+        {"core/bounds.py"},
     ),
     # issue 36, item 4: one hash helper for cache keys, one bound per parameter, one
     # wording of config-file faults
-    ("cache keys hashed once", r"hashlib\.(sha\d+|blake2\w|md5|new)\(", {"hashing.py"}),
+    ("cache keys hashed once", r"hashlib\.(sha\d+|blake2\w|md5|new)\(", {"core/hashing.py"}),
     # (retry.py's jitter is a closed fraction [0, 1], not a level)
-    ("levels bounded once", r"<\s*alpha\s*<|between 0 and (1|0\.5)", {"bounds.py", "retry.py"}),
+    (
+        "levels bounded once",
+        r"<\s*alpha\s*<|between 0 and (1|0\.5)",
+        {"core/bounds.py", "core/retry.py"},
+    ),
     ("one MAX_RETRIES", r"MAX_RETRIES\s*=", {"systems/limits.py"}),
     (
         "config faults worded once",
@@ -122,19 +130,19 @@ def test_each_rule_is_defined() -> None:
     """The single places exist (a rename must update this test, not silence it)."""
     sources = _sources()
     for name, needle in [
-        ("tags.py", "def split_tags("),
+        ("core/tags.py", "def split_tags("),
         ("runs/checks.py", "class RankingCheck"),
         ("runs/order.py", "def trec_order("),
-        ("textio.py", "def parse_json("),
-        ("formats.py", "def detect_format("),
+        ("io/textio.py", "def parse_json("),
+        ("io/formats.py", "def detect_format("),
         ("corpora/ids.py", "def read_corpus_ids("),
-        ("policies.py", "def check_policies("),
-        ("textio.py", "def csv_table("),
+        ("core/policies.py", "def check_policies("),
+        ("io/textio.py", "def csv_table("),
         ("stats/verdict.py", "class Verdict(StrEnum)"),
-        ("hashing.py", "def content_version("),
-        ("csvout.py", "def csv_text("),
+        ("core/hashing.py", "def content_version("),
+        ("io/csvout.py", "def csv_text("),
         ("report/table.py", "def markdown_rows("),
-        ("bounds.py", "def at_least("),
+        ("core/bounds.py", "def at_least("),
     ]:
         assert needle in sources[name], (name, needle)
     assert not (SRC / "stats" / "synthetic.py").exists()
@@ -166,7 +174,7 @@ def test_atomic_writes_live_in_one_place() -> None:
 )
 def test_csv_cells_neutralised_but_numbers_kept(value: object, kept: bool) -> None:
     """OWASP's rule for text cells; numbers (and text that is a plain number) stay numeric."""
-    from assay.csvout import csv_cell
+    from assay.io.csvout import csv_cell
 
     assert csv_cell(value) == (value if kept else "'" + str(value))
 
@@ -175,7 +183,7 @@ def test_csv_text_round_trips_through_the_csv_reader() -> None:
     import csv
     import io
 
-    from assay.csvout import csv_text
+    from assay.io.csvout import csv_text
 
     text = csv_text(["id", "v"], [["=cmd()", -0.5], ["a,b\nc", None]])
     assert list(csv.reader(io.StringIO(text))) == [
@@ -207,7 +215,7 @@ def test_content_version_is_stable() -> None:
     import hashlib
     import json
 
-    from assay.hashing import ContentHash, content_version
+    from assay.core.hashing import ContentHash, content_version
 
     cfg = {"b": 1, "a": [1, "x"]}
     blob = json.dumps(cfg, sort_keys=True, separators=(",", ":")).encode()
@@ -221,9 +229,9 @@ def test_content_version_is_stable() -> None:
 
 @pytest.mark.parametrize("bad", [0, -3, 2.5, True, "3", None])
 def test_bounds_refuse_and_name_the_parameter(bad: object) -> None:
-    from assay.bounds import at_least
     from assay.cli.app import flags
-    from assay.errors import UsageError
+    from assay.core.bounds import at_least
+    from assay.core.errors import UsageError
 
     with pytest.raises(UsageError) as info:
         at_least("k", bad)

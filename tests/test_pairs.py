@@ -1,4 +1,4 @@
-"""assay.pairs (string codes) and assay.repeats (repeated (query, doc) pairs), against a
+"""assay.core.pairs (string codes) and assay.core.repeats (repeated (query, doc) pairs), against a
 plain-Python count."""
 
 from __future__ import annotations
@@ -12,16 +12,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from assay import _threads, pairs
-from assay.pairs import (
+from assay.core import _threads, pairs
+from assay.core.pairs import (
     codes,
     encode,
     encode_grouped,
     first_rows,
     hashes,
 )
-from assay.repeats import may_repeat, repeated_ids, repeated_pairs
-from assay.results import QueryRow, trusted_rows
+from assay.core.repeats import may_repeat, repeated_ids, repeated_pairs
+from assay.results.models import QueryRow, trusted_rows
 
 
 @settings(max_examples=150, deadline=None)
@@ -194,7 +194,7 @@ def test_may_repeat_on_hashes_never_misses_a_repeat(pairs, grouped):
 
 
 def test_hashes_on_two_threads_equal_one_thread(monkeypatch):
-    import assay.pairs as pairs_module
+    import assay.core.pairs as pairs_module
 
     values = [f"doc-{i % 37}-{'x' * (i % 11)}" for i in range(500)]
     chunks = [pa.array(values[i : i + 60], pa.string()) for i in range(0, 500, 60)]

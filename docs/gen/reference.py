@@ -3,7 +3,7 @@
 Used by the MkDocs hook (``docs/gen/hooks.py``) at build time and by
 ``tests/docs``, which checks that nothing is left out. Nothing here is written
 by hand: every line comes from ``assay.cli.app``, ``assay.metrics.registry``,
-``assay.results.RESULT_MODELS`` or the ``assay schema`` command when it exists.
+``assay.results.models.RESULT_MODELS`` or the ``assay schema`` command when it exists.
 """
 
 from __future__ import annotations
@@ -159,7 +159,7 @@ def measures_markdown() -> str:
 
 def result_schemas_markdown() -> str:
     """One section per registered result kind with the JSON Schema of its pydantic model."""
-    from assay.results import RESULT_MODELS, result_model
+    from assay.results.models import RESULT_MODELS, result_model
 
     out = []
     for kind in sorted(RESULT_MODELS):

@@ -44,17 +44,17 @@ _LAZY = {
     "Store": "assay.store.api",
     "open_store": "assay.store.api",
     # results
-    "ResultModel": "assay.results",
-    "EvaluationResult": "assay.results",
-    "QueryRow": "assay.perquery",
-    "NoAnswerRow": "assay.results",
-    "RunInfo": "assay.results",
-    "JudgmentsInfo": "assay.results",
-    "Failure": "assay.results",
-    "Latency": "assay.results",
-    "Abstention": "assay.results",
-    "Policy": "assay.results",
-    "read_result_file": "assay.results",
+    "ResultModel": "assay.results.models",
+    "EvaluationResult": "assay.results.models",
+    "QueryRow": "assay.results.perquery",
+    "NoAnswerRow": "assay.results.models",
+    "RunInfo": "assay.results.models",
+    "JudgmentsInfo": "assay.results.models",
+    "Failure": "assay.results.models",
+    "Latency": "assay.results.models",
+    "Abstention": "assay.results.models",
+    "Policy": "assay.results.models",
+    "read_result_file": "assay.results.models",
     "ComparisonResult": "assay.stats.models",
     "GateResult": "assay.procedures.gate_result",
     "GateCheck": "assay.procedures.gate_result",
@@ -62,11 +62,11 @@ _LAZY = {
     "VerifyCheck": "assay.procedures.verification",
     "AnswersResult": "assay.answers.result",
     # errors
-    "AssayError": "assay.errors",
-    "UsageError": "assay.errors",
-    "InputError": "assay.errors",
-    "SystemCallError": "assay.errors",
-    "Problem": "assay.errors",
+    "AssayError": "assay.core.errors",
+    "UsageError": "assay.core.errors",
+    "InputError": "assay.core.errors",
+    "SystemCallError": "assay.core.errors",
+    "Problem": "assay.core.errors",
 }
 
 __all__ = [
@@ -121,11 +121,10 @@ if TYPE_CHECKING:  # pragma: no cover
     from assay.answers.load import load_cases
     from assay.answers.result import AnswersResult
     from assay.answers.score import score_answers
-    from assay.errors import AssayError, InputError, Problem, SystemCallError, UsageError
+    from assay.core.errors import AssayError, InputError, Problem, SystemCallError, UsageError
     from assay.judgments.load import load_judgments
     from assay.judgments.models import JudgmentSet
     from assay.metrics.measures import Measure, parse_measure
-    from assay.perquery import QueryRow
     from assay.procedures.comparison import compare
     from assay.procedures.evaluation import evaluate
     from assay.procedures.gate_result import GateCheck, GateResult
@@ -138,7 +137,7 @@ if TYPE_CHECKING:  # pragma: no cover
         PairedTestOptions,
     )
     from assay.procedures.verification import VerifyCheck, VerifyResult, verify_suite
-    from assay.results import (
+    from assay.results.models import (
         Abstention,
         EvaluationResult,
         Failure,
@@ -150,6 +149,7 @@ if TYPE_CHECKING:  # pragma: no cover
         RunInfo,
         read_result_file,
     )
+    from assay.results.perquery import QueryRow
     from assay.runs.io import load_run
     from assay.runs.models import Run
     from assay.stats.models import ComparisonResult

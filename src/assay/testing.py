@@ -20,8 +20,8 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from assay.errors import UsageError
-from assay.formats import format_from_name
+from assay.core.errors import UsageError
+from assay.io.formats import format_from_name
 from assay.procedures.gating import gate
 from assay.procedures.options import ScoringOptions, SourceOptions
 from assay.procedures.procedure_options import GateOptions
@@ -49,7 +49,7 @@ def assert_gate(
     assay.toml ``config`` (or a type, or ``module:function``), a Python callable
     ``f(query, k)`` returning doc ids (or hits), or anything :func:`assay.evaluate`
     scores. ``baseline`` is an evaluation result file (``assay evaluate ... -o
-    baseline.json``), an :class:`~assay.results.EvaluationResult`, or a store run
+    baseline.json``), an :class:`~assay.results.models.EvaluationResult`, or a store run
     id. ``metrics`` and ``margin`` are those of ``assay gate``; ``options`` are
     the other keywords of :func:`assay.gate` (``by``, ``min_n``, ``alpha``, ``seed``,
     ``k``, ``max_failed``, ...) and, for a system named in ``config``, the

@@ -10,7 +10,7 @@ import pytest
 from helpers_answers import run
 
 from assay.answers.collect import call_system, load_function
-from assay.errors import UsageError
+from assay.core.errors import UsageError
 
 
 @pytest.fixture

@@ -84,7 +84,7 @@ def test_cli_markdown_and_csv(example: Path, capsys) -> None:
 
 
 def test_result_file_refuses_other_files(tmp_path: Path) -> None:
-    from assay.errors import InputError
+    from assay.core.errors import InputError
 
     bad = tmp_path / "x.json"
     bad.write_text('{"kind": "evaluation"}', encoding="utf-8")

@@ -10,7 +10,7 @@ import pytest
 from helpers_answers import BASE, case, run, write_cases
 
 from assay.answers.load import load_cases
-from assay.errors import InputError
+from assay.core.errors import InputError
 
 FILE = "cases.jsonl"
 

@@ -18,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from assay.answers.rows import detect_format, read_text_cases
-from assay.errors import InputError
+from assay.core.errors import InputError
 
 
 @pytest.fixture

@@ -7,7 +7,7 @@ import inspect
 import pytest
 
 import assay
-import assay.errors as errors
+import assay.core.errors as errors
 from assay.cli.app import flags, main
 
 

@@ -12,6 +12,29 @@ import assay
 
 #: Every package facade and its pinned ``__all__`` (update on purpose, never by accident).
 EXPECTED = {
+    "assay.core": [
+        "AssayError",
+        "InputError",
+        "Problem",
+        "ProblemLog",
+        "SystemCallError",
+        "UsageError",
+    ],
+    "assay.io": [
+        "detect_format",
+        "detect_kind",
+        "write_bytes_atomic",
+        "write_files_atomic",
+        "write_text_atomic",
+    ],
+    "assay.results": [
+        "EvaluationResult",
+        "QueryRow",
+        "ResultModel",
+        "load_result",
+        "read_result_file",
+        "result_model",
+    ],
     "assay.view": ["Catalog", "make_app", "render_history_html", "render_html"],
     "assay.web": ["CSP", "HEADERS", "secure", "template_env"],
     "assay": [

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from assay.results import read_result_file
+from assay.results.models import read_result_file
 
 FIXTURES = Path(__file__).resolve().parents[1] / "data" / "results"
 KINDS = {

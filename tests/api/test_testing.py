@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import assay
-from assay.errors import UsageError
+from assay.core.errors import UsageError
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "statistics"

@@ -17,7 +17,7 @@ import pytest
 from assay.behavior import judge_clicks, overlapping_pairs, sample_queries
 from assay.behavior.read import read_ubi
 from assay.behavior.table import build_click_table
-from assay.errors import InputError
+from assay.core.errors import InputError
 from assay.judgments import load_judgments
 
 

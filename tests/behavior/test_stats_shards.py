@@ -19,7 +19,7 @@ from assay.behavior.dbn import fit_dbn
 from assay.behavior.read import read_ubi
 from assay.behavior.stats import StatsParams, of_log, reduce_stats, shard_stats, shards_of
 from assay.behavior.table import build_click_table
-from assay.errors import InputError
+from assay.core.errors import InputError
 
 #: fractional weights: clicks sum to non-integers, which must still add up exactly
 WEIGHTS = {"click": 1.0, "add_to_cart": 0.3, "purchase": 0.7}

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from assay.behavior.read import detect_layout, read_ubi
-from assay.errors import InputError
+from assay.core.errors import InputError
 
 
 @pytest.fixture(scope="module")

@@ -19,7 +19,7 @@ import pytest
 
 from assay.cli import main
 from assay.report.render import FORMATS_BY_KIND
-from assay.results import RESULT_MODELS
+from assay.results.models import RESULT_MODELS
 from llm_stub import model_toml, stub  # noqa: F401  (fixtures)
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -191,7 +191,7 @@ class _StillClock:
 def test_every_written_kind_is_registered() -> None:
     """The 15 kinds commands write are in RESULT_MODELS, each with its report formats."""
     assert set(RESULT_MODELS) == set(FORMATS_BY_KIND)
-    from assay.results import result_model
+    from assay.results.models import result_model
 
     for kind in RESULT_MODELS:
         model = result_model(kind)
@@ -336,7 +336,7 @@ def test_old_gate_flags_warn_and_write_what_they_wrote(
     code, _, err = _run([*argv, "-o", tmp_path / "n.md", "-o", tmp_path / "n.xml"], capsys)
     assert "deprecated" not in err
     # the same files under the old and the new spelling (the result's time stamp aside)
-    from assay.results import read_result_file
+    from assay.results.models import read_result_file
 
     stamp = read_result_file(tmp_path / "g.json").created_at
     for old_name, new_name in (("g.md", "n.md"), ("g.xml", "n.xml")):

@@ -140,7 +140,7 @@ def test_command_body_is_thin(command: str) -> None:
 
 def _registered_kind(command: str) -> str | None:
     """The RESULT_MODELS entry ("module:Class") ``command``'s procedure returns, if any."""
-    from assay.results import RESULT_MODELS
+    from assay.results.models import RESULT_MODELS
 
     module, name = COMMANDS[command].split(":")
     if importlib.util.find_spec(module) is None:
@@ -154,7 +154,7 @@ def _registered_kind(command: str) -> str | None:
 
 @pytest.mark.parametrize("command", sorted(set(COMMANDS) - NO_RESULT))
 def test_procedure_returns_a_registered_result(command: str) -> None:
-    from assay.results import ResultModel
+    from assay.results.models import ResultModel
 
     kind = _registered_kind(command)
     if command in NOT_YET_THIN and kind is None:

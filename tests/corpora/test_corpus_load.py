@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from assay.core.errors import InputError, UsageError
 from assay.corpora import Corpus, load_corpus
-from assay.errors import InputError, UsageError
 
 
 @pytest.fixture()

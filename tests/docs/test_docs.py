@@ -162,7 +162,7 @@ def test_result_formats_table_lists_every_kind_with_its_formats() -> None:
 
 
 def test_result_schemas_cover_every_result_kind() -> None:
-    from assay.results import RESULT_MODELS
+    from assay.results.models import RESULT_MODELS
 
     text = reference.result_schemas_markdown()
     for kind in RESULT_MODELS:

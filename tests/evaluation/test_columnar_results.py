@@ -23,9 +23,9 @@ import assay
 from assay.judgments.load import load_judgments
 from assay.judgments.models import JudgmentSet, Query
 from assay.metrics.measures import parse_measures
-from assay.perquery import PerQuery
 from assay.procedures.evaluation import score_run
-from assay.results import EvaluationResult, load_result, read_result_file
+from assay.results.models import EvaluationResult, load_result, read_result_file
+from assay.results.perquery import PerQuery
 from assay.runs.io import load_run
 
 QRELS = {

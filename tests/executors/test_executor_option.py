@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from assay.errors import UsageError
+from assay.core.errors import UsageError
 from assay.executors import ExecutorOptions, current, current_options, options_from, use
 
 ROOT = Path(__file__).resolve().parents[2]

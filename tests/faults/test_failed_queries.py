@@ -1,4 +1,4 @@
-"""One rule for runs with failed queries (assay.failures) across every command.
+"""One rule for runs with failed queries (assay.core.failures) across every command.
 
 A system raises for 2 of 15 queries. ``run``, ``evaluate`` (run file or live
 system), ``compare``, ``gate`` and ``verify-suite`` all exit 1 and name the

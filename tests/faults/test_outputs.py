@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from assay.cli.app import main
-from assay.errors import UsageError
-from assay.fileio import write_bytes_atomic, write_text_atomic
+from assay.core.errors import UsageError
+from assay.io.fileio import write_bytes_atomic, write_text_atomic
 
 SRC = str(Path(__file__).resolve().parents[2] / "src")
 

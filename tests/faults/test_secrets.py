@@ -15,7 +15,7 @@ import pytest
 from stub_server import stub_server
 
 from assay.cli.app import main
-from assay.redact import REDACTED, redact, redact_text, register_secret
+from assay.core.redact import REDACTED, redact, redact_text, register_secret
 
 SECRET = "s3cr3t-token-FROM-env-81723"
 LITERALS = ("literal-pass-9876", "literal-body-tok-55", "literal-hdr-key-77")
@@ -157,7 +157,7 @@ def test_redaction_rules() -> None:
 
 def test_settings_that_only_contain_a_credential_word_are_kept() -> None:
     """``token_pattern``, ``max_tokens`` and ``author`` are settings, not credentials."""
-    from assay.redact import redact, redact_text
+    from assay.core.redact import redact, redact_text
 
     config = {"token_pattern": r"(?u)\w+", "max_tokens": 256, "author": "ops"}
     assert redact(config) == config

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
-from assay.results import EvaluationResult, JudgmentsInfo, RunInfo
+from assay.results.models import EvaluationResult, JudgmentsInfo, RunInfo
 
 
 def result_from_values(

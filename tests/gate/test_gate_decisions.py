@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from _gate_helpers import result_from_values
 
-from assay.errors import UsageError
+from assay.core.errors import UsageError
 from assay.procedures.gating import GateResult, run_gate
 
 

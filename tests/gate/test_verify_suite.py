@@ -9,7 +9,7 @@ import pytest
 from _gate_helpers import corpus_ids, result_from_values, scifact_runs
 
 from assay.cli.app import main
-from assay.errors import UsageError
+from assay.core.errors import UsageError
 from assay.procedures.verification import shuffle_run, verify_results
 from assay.runs.models import Run
 
@@ -109,7 +109,7 @@ def test_verify_writes_a_result_that_report_renders(
     ]  # fmt: skip
     assert _run(argv) == 1
     capsys.readouterr()
-    from assay.results import read_result_file
+    from assay.results.models import read_result_file
 
     result = read_result_file(out)
     assert result.kind == "verify" and result.metrics == ["nDCG@10", "RR"]
@@ -122,7 +122,7 @@ def test_verify_writes_a_result_that_report_renders(
 
 def test_verify_schema_1_files_migrate(data_dir: Path) -> None:
     """A verify result written before checks were listed reads as one check."""
-    from assay.results import read_result_file
+    from assay.results.models import read_result_file
 
     result = read_result_file(data_dir / "results" / "verify.json")
     assert result.schema_version == "2" and len(result.checks) == 1

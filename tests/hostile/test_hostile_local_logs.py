@@ -14,7 +14,7 @@ import pytest
 
 from assay.behavior.read import MAX_LINE_BYTES, read_ubi
 from assay.cli.app import main
-from assay.errors import InputError
+from assay.core.errors import InputError
 
 MB = 1 << 20
 EVENT = {

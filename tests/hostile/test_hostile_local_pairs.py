@@ -155,7 +155,7 @@ def test_a_third_party_run_without_sidecar_still_scores(project: Path, capsys) -
 
 
 def test_the_marker_line_is_skipped_and_lines_still_counted(project: Path) -> None:
-    from assay.errors import InputError
+    from assay.core.errors import InputError
     from assay.runs.io import load_run
 
     path = project / "m.trec"

@@ -163,7 +163,7 @@ def test_matrix_baselines_are_bounded_by_the_same_helper(tmp_path: Path) -> None
 
 
 def test_matrix_config_takes_and_checks_a_baseline_timeout(tmp_path: Path) -> None:
-    from assay.errors import UsageError
+    from assay.core.errors import UsageError
     from assay.matrix.config import load_matrix
 
     def write(timeout: str) -> Path:

@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 from sklearn.metrics import cohen_kappa_score
 
-from assay.errors import AssayError, UsageError
+from assay.core.errors import AssayError, UsageError
 from assay.procedures.declared_judges import DeclaredJudgeOptions, judge_pairwise, judge_rubric
 from assay.procedures.model_options import ModelCallOptions
 

@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
+from assay.core.retry import RetryPolicy
 from assay.judges.graders import RELEVANCE, to_scale
 from assay.judges.grading import grade_items
 from assay.judges.labels import read_labels
 from assay.judges.relevance import Pair, relevance_items
 from assay.providers.client import ChatClient
-from assay.retry import RetryPolicy
 from assay.systems.model_config import get_model
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "judges"
@@ -135,8 +135,8 @@ def test_judgment_set_is_regraded_onto_its_own_scale(model_toml: Path, tmp_path:
     assert [to_scale(g, 4) for g in range(4)] == [0, 1, 3, 4]
     queries = tmp_path / "queries.tsv"
     queries.write_text("q1\tmonthly unemployment rate labour force\n", encoding="utf-8")
+    from assay.core.errors import UsageError
     from assay.corpora.load import load_corpus
-    from assay.errors import UsageError
     from assay.judges.relevance import read_pairs, run_relevance_job
 
     with pytest.raises(UsageError, match="no text to grade"):

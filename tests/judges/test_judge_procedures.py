@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
-from assay.errors import UsageError
+from assay.core.errors import UsageError
 from assay.procedures.judging import RelevanceOptions, judge_relevance
 from assay.procedures.judging_files import JudgingPageOptions, judging_page
 from assay.procedures.model_options import ModelCallOptions

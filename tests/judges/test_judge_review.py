@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from assay.errors import InputError, UsageError
+from assay.core.errors import InputError, UsageError
 from assay.judges.labels import read_labels
 from assay.judges.sample import review_sample, write_review
 from assay.procedures.agreement import agreement

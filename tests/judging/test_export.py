@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from assay import load_judgments
-from assay.errors import UsageError
+from assay.core.errors import UsageError
 from assay.judging.export import export_judgments
 from assay.judging.pool import PoolPair
 from assay.judging.store import JudgingStore

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from assay.errors import UsageError
+from assay.core.errors import UsageError
 from assay.judging import build_pool, read_pool, write_pool
 from assay.judgments import JudgmentSet, load_judgments
 from assay.runs.io import write_run
@@ -151,7 +151,7 @@ def test_small_pool_order_and_errors(tmp_path: Path) -> None:
 
 
 def test_read_pool_names_line_and_field(tmp_path: Path) -> None:
-    from assay.errors import InputError
+    from assay.core.errors import InputError
 
     path = tmp_path / "p.jsonl"
     path.write_text(

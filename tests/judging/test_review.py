@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from _server import CHROMIUM, LAUNCH_ARGS, Server, free_port
 
-from assay.errors import InputError, UsageError
+from assay.core.errors import InputError, UsageError
 from assay.judging.review import read_review
 from assay.judging.serve import prepare
 

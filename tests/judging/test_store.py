@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from assay.errors import UsageError
+from assay.core.errors import UsageError
 from assay.judging.agreement import agreement_report
 from assay.judging.outcome import outcomes
 from assay.judging.pool import PoolPair

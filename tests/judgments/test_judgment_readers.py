@@ -122,7 +122,7 @@ def test_beir_scifact_fingerprint(shared_data: Path) -> None:
 
 
 def test_beir_unknown_split(shared_data: Path) -> None:
-    from assay.errors import InputError
+    from assay.core.errors import InputError
 
     with pytest.raises(InputError) as err:
         load_judgments(shared_data / "beir_scifact", split="dev")

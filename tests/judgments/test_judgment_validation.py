@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from assay.cli.app import main
-from assay.errors import MAX_PROBLEMS, InputError
+from assay.core.errors import MAX_PROBLEMS, InputError
 from assay.judgments import load_judgments
 
 GOOD = '{"query_id": "q1", "query": "hello", "relevant": {"d1": 1}}'

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from assay.errors import InputError
+from assay.core.errors import InputError
 from assay.judgments import FORMATS, detect_format, load_judgments
 from assay.judgments.graded_csv import parse_columns
 from assay.judgments.srw import ESCI_NOTE

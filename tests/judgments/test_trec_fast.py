@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from assay.errors import ProblemLog
+from assay.core.errors import ProblemLog
 from assay.judgments._build import check_qrels_frame
 from assay.judgments._table import read_table
 from assay.judgments.trec import QRELS3_COLUMNS, QRELS_COLUMNS, parse_trec_qrels

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from assay.errors import InputError
+from assay.core.errors import InputError
 from assay.judgments.load import load_judgments
 from assay.judgments.trec import load_trec_eval_qrels
 from assay.metrics.engine import compute

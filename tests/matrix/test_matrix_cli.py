@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from assay.errors import InputError, UsageError
+from assay.core.errors import InputError, UsageError
 from assay.matrix import MatrixResult, load_matrix
 from assay.store.api import open_store
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from assay.errors import UsageError
+from assay.core.errors import UsageError
 from assay.matrix import load_matrix, run_matrix
 from assay.matrix.gate import gate_matrix
 from assay.stats.bootstrap import paired_bootstrap_ci

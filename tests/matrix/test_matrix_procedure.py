@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from assay.errors import UsageError
+from assay.core.errors import UsageError
 from assay.matrix.gate import gate_matrix
 from assay.procedures.matrix_run import MatrixGateOptions, run_matrix_file
 from assay.procedures.model_options import ModelCallOptions

@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.special import comb
 
-from assay.errors import UsageError
+from assay.core.errors import UsageError
 from assay.matrix import load_matrix, run_matrix
 from assay.matrix.reliability import flip_rate, pass_at_k, pass_hat_k, reliability
 from assay.matrix.result import Attempt, MatrixResult
@@ -141,7 +141,7 @@ def test_pass_k_above_the_repeats_names_file_table_and_key(env, tmp_path: Path) 
 
 
 def test_a_result_written_before_reliability_reads_without_it() -> None:
-    from assay.results import read_result_file
+    from assay.results.models import read_result_file
 
     old = Path(__file__).resolve().parents[1] / "data" / "results" / "matrix.json"
     result = read_result_file(old)

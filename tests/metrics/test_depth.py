@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 import assay
-from assay.errors import UsageError
+from assay.core.errors import UsageError
 from assay.judgments.models import JudgmentSet
 from assay.metrics.depth import check_depth
 from assay.procedures.evaluation import evaluate

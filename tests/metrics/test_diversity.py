@@ -17,7 +17,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from assay.errors import InputError
+from assay.core.errors import InputError
 from assay.judgments.load import load_judgments
 from assay.metrics.engine import compute
 from assay.runs.io import load_run

@@ -174,7 +174,7 @@ def test_doc_column_layouts_and_threads_give_the_same_scores(case) -> None:
     """Doc ids as strings or as a categorical, probed and hashed on one thread or
     on two (large runs), with real hashes or all colliding, give the same values,
     equal to pytrec_eval's."""
-    from assay import _threads, pairs
+    from assay.core import _threads, pairs
 
     qrels, run = case
     j, r = build(qrels, run)

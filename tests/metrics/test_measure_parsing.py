@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from assay.errors import UsageError
+from assay.core.errors import UsageError
 from assay.metrics.measures import Measure, parse_measure, parse_measures
 
 

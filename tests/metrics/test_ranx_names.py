@@ -14,7 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from assay.errors import UsageError
+from assay.core.errors import UsageError
 from assay.judgments.models import JudgmentSet
 from assay.metrics.engine import compute
 from assay.metrics.measures import parse_measure

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from assay.errors import UsageError
+from assay.core.errors import UsageError
 from assay.judgments.models import JudgmentSet
 from assay.metrics import diversity, kernels, kernels_trec
 from assay.metrics.engine import aggregate, compute

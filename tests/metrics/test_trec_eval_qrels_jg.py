@@ -8,7 +8,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from assay.errors import InputError, UsageError
+from assay.core.errors import InputError, UsageError
 from assay.judgments.trec import load_trec_eval_qrels
 from assay.metrics.qrels_jg import load_qrels_jg
 from assay.metrics.treceval import trec_eval_lines

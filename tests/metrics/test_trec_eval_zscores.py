@@ -8,7 +8,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from assay.errors import InputError
+from assay.core.errors import InputError
 from assay.judgments.trec import load_trec_eval_qrels
 from assay.metrics.treceval import trec_eval_lines, trec_outputs
 from assay.metrics.zscores import MISSING_ZSCORE, ZScores, load_zscores

@@ -213,7 +213,7 @@ def test_assay_prints_what_trec_eval_prints(
 
 def test_evaluate_stays_strict_where_trec_eval_reads_on(materials: Materials) -> None:
     """``assay evaluate`` (load_run) refuses the comment lines ``assay trec-eval`` skips."""
-    from assay.errors import InputError
+    from assay.core.errors import InputError
     from assay.runs.io import load_run
 
     with pytest.raises(InputError) as caught:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from assay.environment import environment, git_state
+from assay.core.environment import environment, git_state
 
 GIT = shutil.which("git")
 

@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 import assay
-from assay.errors import UsageError
+from assay.core.errors import UsageError
 from assay.judgments.models import JudgmentSet
 from assay.procedures.gating import gate
 

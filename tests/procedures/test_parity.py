@@ -51,7 +51,7 @@ def test_evaluate_parity_with_failed_queries_in_the_sidecar(tmp_path: Path) -> N
         "evaluate", str(QUESTIONS), str(run), "-m", "nDCG@10", "-m", "RR", "--by", "language",
         "--abstain-below", "0.7", "-f", "json", "--no-record", cwd=tmp_path,
     )  # fmt: skip
-    # failed queries: the whole report, then exit 1 naming them (assay.failures)
+    # failed queries: the whole report, then exit 1 naming them (assay.core.failures)
     assert proc.returncode == 1, proc.stderr
     assert "q01, q07" in proc.stderr and "--max-failed" in proc.stderr
     cli = _content(json.loads(proc.stdout))

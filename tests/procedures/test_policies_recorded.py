@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 
 import assay
+from assay.core.policies import MISSING, ScoringPolicy, merge_policies
 from assay.judgments.models import JudgmentSet
 from assay.metrics.rules import scoring_policies
-from assay.policies import MISSING, ScoringPolicy, merge_policies
 from assay.procedures.gating import gate
 from assay.procedures.verification import verify_suite
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 import assay
-from assay.errors import InputError
+from assay.core.errors import InputError
 from assay.procedures.evaluation import evaluate
 from assay.procedures.sources import PendingRun, load_source, prefetch_run
 

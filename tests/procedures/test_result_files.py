@@ -5,7 +5,7 @@ from __future__ import annotations
 import inspect
 
 from assay.procedures.result_files import read_result
-from assay.results import RESULT_MODELS
+from assay.results.models import RESULT_MODELS
 
 
 def test_read_result_is_annotated_with_every_result_kind() -> None:

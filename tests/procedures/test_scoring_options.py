@@ -7,7 +7,7 @@ import inspect
 import pytest
 
 import assay
-from assay.errors import UsageError
+from assay.core.errors import UsageError
 from assay.judgments.models import JudgmentSet
 from assay.procedures.options import ScoringOptions
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from assay.cli import main
-from assay.errors import UsageError
+from assay.core.errors import UsageError
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "statistics"

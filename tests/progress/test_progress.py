@@ -1,4 +1,4 @@
-"""assay.progress: a bar on a terminal, lines with counts and rate on a pipe, off with --quiet."""
+"""assay.core.progress: a bar on a terminal, lines with counts and rate on a pipe, or off."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from assay import progress as prog
+from assay.core import progress as prog
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "statistics"

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from assay.errors import UsageError
+from assay.core.errors import UsageError
 from assay.judges.spec import JUDGE_CONFIG_MODELS
 from assay.matrix.config import MATRIX_CONFIG_MODELS
 from assay.systems.limits import MAX_RESPONSE_BYTES, MAX_RETRIES
@@ -94,7 +94,7 @@ def test_an_env_secret_in_a_bad_value_is_not_shown(monkeypatch: pytest.MonkeyPat
 
 
 def test_credential_headers_are_registered_secrets() -> None:
-    from assay.redact import redact_text
+    from assay.core.redact import redact_text
 
     model_from_table("m", {**BASE, "headers": {"X-Api-Key": "org-key-5566"}})
     assert redact_text("the model said org-key-5566") == "the model said <redacted>"
@@ -129,7 +129,7 @@ def test_model_clients_are_built_by_one_factory() -> None:
     ],
 )
 def test_literal_credentials_in_model_content_are_redacted(text: str, kept: str, gone: str) -> None:
-    from assay.redact import redact_text
+    from assay.core.redact import redact_text
 
     out = redact_text(text)
     assert kept in out and gone not in out

@@ -8,10 +8,10 @@ from pathlib import Path
 import httpx
 import pytest
 
-from assay.errors import UsageError
+from assay.core.errors import UsageError
+from assay.core.retry import RetryPolicy
 from assay.judges.graders import RELEVANCE
 from assay.providers.client import ChatClient, OfflineMiss, ProviderError, parse_json_answer
-from assay.retry import RetryPolicy
 from assay.systems.call_cache import CallCache
 from assay.systems.model_config import get_model, model_from_table
 

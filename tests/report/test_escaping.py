@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from assay.cli.app import main
-from assay.csvout import csv_cell
+from assay.io.csvout import csv_cell
 from assay.report.escape import md_cell
 
 

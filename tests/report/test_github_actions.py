@@ -66,7 +66,7 @@ def test_escapes_are_githubs() -> None:
 
 
 def test_a_secret_never_reaches_an_annotation() -> None:
-    from assay.redact import register_secret
+    from assay.core.redact import register_secret
 
     register_secret("sk-test-0123456789abcdef")
     assert "sk-test-0123456789abcdef" not in command("error", "x", "key sk-test-0123456789abcdef")

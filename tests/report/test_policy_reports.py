@@ -13,13 +13,13 @@ from pathlib import Path
 import pytest
 
 import assay
+from assay.core.policies import MISSING, TIES, ScoringPolicy
 from assay.judgments.models import JudgmentSet
-from assay.policies import MISSING, TIES, ScoringPolicy
 from assay.procedures.gating import gate
 from assay.procedures.verification import verify_suite
 from assay.report.policies import DIFFERS, NOT_RECORDED, policy_lines
 from assay.report.render import FORMATS_BY_KIND, render
-from assay.results import load_result, read_result_file
+from assay.results.models import load_result, read_result_file
 
 FIXTURES = Path(__file__).resolve().parents[1] / "data" / "results"
 

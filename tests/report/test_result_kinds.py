@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 
 from assay.cli.common import SUFFIX_FORMATS
-from assay.errors import UsageError
+from assay.core.errors import UsageError
 from assay.report.kinds import KINDS, TABLE_FORMATS, all_formats, formats_of, renderer
 from assay.report.render import FORMATS_BY_KIND, render, render_bytes
-from assay.results import RESULT_MODELS, read_result_file
+from assay.results.models import RESULT_MODELS, read_result_file
 
 FIXTURES = Path(__file__).resolve().parents[1] / "data" / "results"
 #: One result file of each kind (written by an earlier release: they still render).

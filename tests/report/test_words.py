@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from assay.words import count, plural
+from assay.core.words import count, plural
 
 
 @pytest.mark.parametrize(

@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from assay.retry import RetryPolicy, Transient, call_with_retries, parse_retry_after
+from assay.core.retry import RetryPolicy, Transient, call_with_retries, parse_retry_after
 
 
 def _flaky(failures: int, retry_after: float | None = None):

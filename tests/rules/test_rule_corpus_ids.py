@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from assay.answers import read_corpus_ids as answers_ids
+from assay.core.errors import InputError
 from assay.corpora import load_corpus, read_corpus_ids
-from assay.errors import InputError
 
 RECORDS = '{"_id": "d1", "text": "a"}\n{"_id": "d2", "title": "b"}\n'
 

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from assay.core.errors import InputError
 from assay.corpora.load import load_corpus
-from assay.errors import InputError
 from assay.judgments.load import load_judgments
 
 HEADER = "question_id,question,expected_id"

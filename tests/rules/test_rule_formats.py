@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from assay.core.errors import UsageError
 from assay.corpora.load import detect_format as corpus_format
-from assay.errors import UsageError
-from assay.formats import detect_format, detect_kind, format_from_name
+from assay.io.formats import detect_format, detect_kind, format_from_name
 from assay.judgments.load import detect_format as judgments_format
 from assay.procedures.validation import detect_kind as validate_kind
 from assay.runs.io import detect_format as run_format
@@ -73,7 +73,7 @@ def test_folders_and_unknown_corpus_names(tmp_path: Path) -> None:
 
 
 def test_pair_files_told_by_the_one_detector(tmp_path: Path) -> None:
-    from assay.formats import detect_pairs
+    from assay.io.formats import detect_pairs
     from assay.judges.labels import is_label_file, read_labels
     from assay.judges.relevance import read_pairs
 

@@ -1,7 +1,7 @@
 """One JSONL and text reader: the same fault gives the same message in every file kind.
 
 Judgments, corpora, answer cases, runs and TREC queries files all read their
-text and their JSON lines through :mod:`assay.textio`.
+text and their JSON lines through :mod:`assay.io.textio`.
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from assay.answers.load import load_cases
+from assay.core.errors import InputError, ProblemLog
 from assay.corpora.load import load_corpus
-from assay.errors import InputError, ProblemLog
 from assay.judgments.load import load_judgments
 from assay.judgments.trec import read_queries_file
 from assay.runs.io import load_run

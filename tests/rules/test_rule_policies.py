@@ -7,13 +7,20 @@ from typing import Any
 
 import pytest
 
-from assay.errors import UsageError
+from assay.core.errors import UsageError
+from assay.core.policies import (
+    MISSING,
+    MISSING_POLICIES,
+    TIE_POLICIES,
+    TIES,
+    check_policies,
+    describe,
+)
 from assay.judgments.models import JudgmentSet
-from assay.policies import MISSING, MISSING_POLICIES, TIE_POLICIES, TIES, check_policies, describe
 from assay.procedures.evaluation import evaluate
 from assay.procedures.options import ScoringOptions
 from assay.report.evaluation import header_lines
-from assay.results import Policy
+from assay.results.models import Policy
 
 
 def _evaluate(**kwargs: str) -> Any:

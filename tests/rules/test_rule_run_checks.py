@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from assay.errors import InputError, UsageError
+from assay.core.errors import InputError, UsageError
 from assay.judgments.models import JudgmentSet
 from assay.runs.checks import RankingCheck
 from assay.runs.io import load_run

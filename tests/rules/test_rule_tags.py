@@ -7,9 +7,9 @@ import math
 import pytest
 
 from assay.answers.score import _group
+from assay.core.tags import NO_TAG, TAG_SEPARATOR, group_by_tags, split_tags
 from assay.judgments.models import JudgmentSet
 from assay.procedures.gating import _slices
-from assay.tags import NO_TAG, TAG_SEPARATOR, group_by_tags, split_tags
 
 VALUES = {
     "q1": "easy; numbers",

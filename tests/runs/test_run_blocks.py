@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 import assay
 import assay.runs.blocks as blocks_mod
-from assay.errors import InputError, UsageError
+from assay.core.errors import InputError, UsageError
 from assay.judgments.load import load_judgments
 from assay.metrics.blocked import compute_blocked
 from assay.metrics.engine import compute

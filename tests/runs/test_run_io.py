@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from assay.errors import InputError, UsageError
+from assay.core.errors import InputError, UsageError
 from assay.runs.io import load_run, write_run
 from assay.runs.models import Run
 
@@ -180,7 +180,7 @@ def test_real_trec_eval_runs(shared_data: Path) -> None:
 
 def test_every_kind_of_problem_is_reported_in_one_pass(tmp_path: Path) -> None:
     """A malformed line does not hide duplicates or non-finite scores elsewhere."""
-    from assay.errors import InputError
+    from assay.core.errors import InputError
     from assay.runs.io import load_run
 
     path = tmp_path / "mixed.trec"
@@ -216,7 +216,7 @@ def test_trec_run_keeps_doc_ids_as_strings_in_file_order(tmp_path: Path) -> None
 
 def test_doc_id_hashes_computed_on_load_are_the_engines(tmp_path: Path) -> None:
     """The reader hashes the doc ids once; the engine finds those hashes, not new ones."""
-    from assay import pairs
+    from assay.core import pairs
     from assay.runs.io import load_run
 
     path = tmp_path / "run.trec"

@@ -17,7 +17,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from assay import _threads
+from assay.core import _threads
 from assay.runs import offsets
 from assay.runs.io import load_run
 from assay.runs.markers import TREC_MARKER
@@ -92,7 +92,7 @@ def test_lines_that_are_not_plain_are_not_indexed(data: bytes, tmp_path: Path) -
 
 
 def test_a_bad_field_is_named_by_the_whole_reader(tmp_path: Path) -> None:
-    from assay.errors import InputError
+    from assay.core.errors import InputError
 
     path = tmp_path / "run.trec"
     path.write_bytes(b"q1 Q0 d1 1 2 s\nq2 Q0 d1 1 2\n")  # q2's line lacks its tag

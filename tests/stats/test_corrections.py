@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from assay.errors import UsageError
+from assay.core.errors import UsageError
 from assay.stats.compare import compare
 from assay.stats.corrections import CORRECTIONS, adjust
 from helpers_synthetic import synthetic_result

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from statsmodels.stats.multitest import multipletests
 
-from assay.errors import UsageError
+from assay.core.errors import UsageError
 from assay.procedures.gating import run_gate
 from assay.stats.bootstrap import noninferiority_pvalues
 from helpers_synthetic import synthetic_result

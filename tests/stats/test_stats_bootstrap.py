@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from assay.errors import UsageError
+from assay.core.errors import UsageError
 from assay.stats.bootstrap import (
     bootstrap_ci_rows,
     bootstrap_pvalues_rows,

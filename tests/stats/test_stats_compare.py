@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from assay.errors import UsageError
+from assay.core.errors import UsageError
 from assay.stats.compare import compare, unique_names
 from assay.stats.models import ComparisonResult
 from assay.stats.significance import holm

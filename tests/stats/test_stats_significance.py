@@ -89,7 +89,7 @@ def test_randomization_is_vectorised_over_rows_and_seeded() -> None:
 
 
 def test_paired_pvalues_rejects_unknown_test() -> None:
-    from assay.errors import UsageError
+    from assay.core.errors import UsageError
 
     with pytest.raises(UsageError, match="unknown test"):
         paired_pvalues(np.ones((1, 3)), test="anova")

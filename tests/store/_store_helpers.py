@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from assay.results import EvaluationResult, JudgmentsInfo, RunInfo
+from assay.results.models import EvaluationResult, JudgmentsInfo, RunInfo
 
 
 def make_result(

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from _store_helpers import make_result
 
-from assay.errors import UsageError
+from assay.core.errors import UsageError
 from assay.store.api import open_store
 from assay.store.db import ROLE_GATE_FAILED, ROLE_GATE_PASSED, SCHEMA_VERSION
 

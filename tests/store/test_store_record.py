@@ -8,8 +8,8 @@ import pytest
 from _store_helpers import make_result
 
 import assay
-from assay.errors import UsageError
-from assay.results import EvaluationResult
+from assay.core.errors import UsageError
+from assay.results.models import EvaluationResult
 from assay.store.api import open_store, resolve_url
 
 

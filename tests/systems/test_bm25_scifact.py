@@ -15,8 +15,8 @@ from _baselines_scifact import (
 )
 from _tables import table_factory
 
+from assay.core.errors import UsageError
 from assay.corpora import Corpus
-from assay.errors import UsageError
 from assay.systems.base import Hit, System, config_hash
 from assay.systems.bm25 import BM25System
 

@@ -1,4 +1,4 @@
-"""Cache keys: one digest (assay.hashing.cache_key); the keys of caches already on disk
+"""Cache keys: one digest (assay.core.hashing.cache_key); the keys of caches already on disk
 keep their bytes (checked against hashlib's own SHA-256 of the same serialisation)."""
 
 from __future__ import annotations

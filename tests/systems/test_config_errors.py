@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from assay.cli.app import main
-from assay.errors import AssayError
+from assay.core.errors import AssayError
 from assay.matrix.config import load_matrix
 from assay.systems.config import load_config
 from assay.systems.model_config import get_model

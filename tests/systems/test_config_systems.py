@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 import assay.systems.config as config_module
-from assay.errors import InputError, UsageError
+from assay.core.errors import InputError, UsageError
 from assay.systems.base import Hit, config_hash
 from assay.systems.config import build_system, register_system_type, system_names
 from assay.systems.keyword import KeywordSystem

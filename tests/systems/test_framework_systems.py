@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from assay.errors import UsageError
+from assay.core.errors import UsageError
 from assay.judgments.models import JudgmentSet
 from assay.systems.config import build_system
 from assay.systems.runner import run_system
@@ -254,7 +254,7 @@ object = "{user}:broken"
 
 
 def test_table_is_validated(tmp_path: Path) -> None:
-    from assay.errors import InputError
+    from assay.core.errors import InputError
     from assay.systems.config import load_config
 
     config = _config(

@@ -12,7 +12,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from assay.errors import UsageError
+from assay.core.errors import UsageError
 from assay.runs.io import load_run
 from assay.runs.models import Run
 from assay.systems.fusion import (

@@ -18,7 +18,7 @@ from _tables import table_factory
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, PlainTextResponse
 
-from assay.errors import UsageError
+from assay.core.errors import UsageError
 from assay.systems.base import Hit, SystemError_, config_hash
 from assay.systems.http import HttpSystem
 from assay.systems.server import serve_in_thread

@@ -16,7 +16,7 @@ from _tables import table_factory
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 
-from assay.errors import UsageError
+from assay.core.errors import UsageError
 from assay.systems.base import Hit
 from assay.systems.opensearch import opensearch_system
 from assay.systems.server import serve_in_thread

@@ -8,8 +8,8 @@ import pytest
 from _baselines_scifact import TIMINGS, bm25_system, ndcg10, scifact, timed_run, vector_system
 from _tables import table_factory
 
+from assay.core.errors import UsageError
 from assay.corpora import Corpus
-from assay.errors import UsageError
 from assay.runs.models import Run
 from assay.systems.base import FunctionSystem, Hit, System, config_hash
 from assay.systems.fusion import fuse_rrf

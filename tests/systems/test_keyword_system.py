@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from _tables import table_factory
 
+from assay.core.errors import UsageError
 from assay.corpora import Corpus
-from assay.errors import UsageError
 from assay.systems.base import Hit, System, config_hash
 from assay.systems.keyword import KeywordSystem
 

@@ -220,7 +220,7 @@ def test_corpus_progress_ticks_every_batch(e5: E5Encoder, monkeypatch: pytest.Mo
     time left is told after the first batch): the matrix equals one call over the corpus."""
     import numpy as np
 
-    from assay import progress as progress_module
+    from assay.core import progress as progress_module
     from assay.corpora import Corpus
 
     ticks: list[int] = []

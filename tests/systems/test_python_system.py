@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from _tables import table_factory
 
-from assay.errors import UsageError
+from assay.core.errors import UsageError
 from assay.systems.base import Hit, SystemError_
 from assay.systems.python import PythonSystem, load_function
 

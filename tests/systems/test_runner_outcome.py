@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from assay.errors import UsageError
+from assay.core.errors import UsageError
 from assay.judgments.models import JudgmentSet
 from assay.runs.models import Run
 from assay.systems.abstain import abstention_report

@@ -20,7 +20,7 @@ from _tables import table_factory
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 
-from assay.errors import InputError, UsageError
+from assay.core.errors import InputError, UsageError
 from assay.systems.base import Hit, SystemError_
 from assay.systems.server import serve_in_thread
 

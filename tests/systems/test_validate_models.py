@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from assay.cli.app import main
-from assay.errors import UsageError
+from assay.core.errors import UsageError
 from assay.providers.client import open_client
 
 GOOD = 'base_url = "http://127.0.0.1:9/v1"\nmodel = "m-1"\n'

@@ -18,8 +18,8 @@ from _baselines_scifact import (
 )
 from _tables import table_factory
 
+from assay.core.errors import UsageError
 from assay.corpora import Corpus
-from assay.errors import UsageError
 from assay.systems.base import System, config_hash
 from assay.systems.embeddings import EmbeddingCache, WordLlamaEncoder, load_encoder
 from assay.systems.vector import VectorSystem

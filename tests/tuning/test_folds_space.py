@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from assay.errors import UsageError
+from assay.core.errors import UsageError
 from assay.tuning import folds, space
 
 

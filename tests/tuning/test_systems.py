@@ -11,7 +11,7 @@ from _tuning import OPTIMUM, judgments, write_system
 
 from assay.procedures.options import SourceOptions
 from assay.procedures.tuning import TuneOptions, tune
-from assay.results import read_result_file
+from assay.results.models import read_result_file
 
 FAST = {"n_permutations": 1000, "n_resamples": 1000}
 

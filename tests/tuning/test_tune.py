@@ -110,7 +110,7 @@ def test_a_bad_param_exits_2_naming_the_option(
 
 def test_the_command_writes_a_tuning_result_every_reader_reads(tmp_path: Path) -> None:
     from assay.report.render import render
-    from assay.results import read_result_file
+    from assay.results.models import read_result_file
 
     spec = write_system(tmp_path, "optimum", OPTIMUM)
     path = judgments(tmp_path, n=20)
@@ -143,7 +143,7 @@ def test_the_correction_reaches_the_held_out_comparison(tmp_path: Path, method: 
 
 
 def test_an_unknown_correction_is_refused_naming_the_option() -> None:
-    from assay.errors import UsageError
+    from assay.core.errors import UsageError
 
     with pytest.raises(UsageError, match="correction"):
         TuneOptions(params=("k1=1",), metrics=("RR",), correction="sidak")

@@ -29,7 +29,7 @@ from typing import Any
 
 from assay.answers.load import KNOWN
 from assay.answers.models import GroundedResponse, dump_case
-from assay.errors import AssayError, UsageError
+from assay.core.errors import AssayError, UsageError
 
 RagFunction = Callable[..., Any]
 
@@ -199,8 +199,8 @@ def write_cases(cases: Iterable[Mapping[str, Any]], path: str | Path) -> Path:
 
 
 def write_text_atomic(path: str | Path, text: str) -> Path:
-    """Write UTF-8 ``text`` to ``path`` atomically (see :mod:`assay.fileio`)."""
-    from assay.fileio import write_text_atomic as write
+    """Write UTF-8 ``text`` to ``path`` atomically (see :mod:`assay.io.fileio`)."""
+    from assay.io.fileio import write_text_atomic as write
 
     return write(path, text)
 

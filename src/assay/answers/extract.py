@@ -142,8 +142,8 @@ def read_people(path: Any) -> dict[tuple[str, int], bool]:
     """People's claim labels: JSONL lines ``{"case_id", "claim" (0-based index), "supported"}``."""
     from pathlib import Path
 
-    from assay.errors import collecting
-    from assay.textio import json_lines, read_text
+    from assay.core.errors import collecting
+    from assay.io.textio import json_lines, read_text
 
     p = Path(path)
     out: dict[tuple[str, int], bool] = {}

@@ -11,7 +11,7 @@ Keys of a line::
     any other key with a text/number value                         metadata
 
 Every problem is collected with file, 1-based physical line and field, and
-raised as one :class:`~assay.errors.InputError` (exit code 2).
+raised as one :class:`~assay.core.errors.InputError` (exit code 2).
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from assay.answers.models import (
     GroundedResponse,
     is_known_judge,
 )
-from assay.errors import InputError, Problem, ProblemLog, collecting
+from assay.core.errors import InputError, Problem, ProblemLog, collecting
 
 REQUIRED = ("case_id", "question", "expected_status", "retrieved_ids", "response")
 KNOWN = (
@@ -50,12 +50,12 @@ def load_cases(path: str | Path) -> CaseSet:
     """Read and validate the cases file at ``path``.
 
     Raises :class:`InputError` listing every problem found (up to
-    :data:`assay.errors.MAX_PROBLEMS`), each with line, field and a hint.
+    :data:`assay.core.errors.MAX_PROBLEMS`), each with line, field and a hint.
     """
     p = Path(path)
     if not p.is_file():
         raise InputError([Problem(str(p), None, "file not found", hint="check the path")])
-    from assay.textio import decode, read_bytes
+    from assay.io.textio import decode, read_bytes
 
     with collecting(p.name) as log:
         data = read_bytes(p, log)
@@ -66,7 +66,7 @@ def load_cases(path: str | Path) -> CaseSet:
 
 def parse_cases(text: str, log: ProblemLog) -> tuple[list[AnswerCase], list[dict[str, Any]]]:
     """Parse cases JSONL text, logging problems; returns cases and raw objects."""
-    from assay.textio import json_lines
+    from assay.io.textio import json_lines
 
     cases: list[AnswerCase] = []
     raws: list[dict[str, Any]] = []
@@ -95,7 +95,7 @@ def parse_cases(text: str, log: ProblemLog) -> tuple[list[AnswerCase], list[dict
 
 def cases_version(raws: list[dict[str, Any]]) -> str:
     """Hash of the cases' content, independent of key order, spacing and line order."""
-    from assay.hashing import ContentHash
+    from assay.core.hashing import ContentHash
 
     h = ContentHash()
     blobs = sorted(json.dumps(r, sort_keys=True, ensure_ascii=False) for r in raws)

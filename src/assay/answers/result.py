@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from assay.results import ResultModel
+from assay.results.models import ResultModel
 
 SCHEMA_VERSION = "1"
 

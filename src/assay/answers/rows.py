@@ -6,7 +6,7 @@ pyarrow; the ``datasets`` package is not needed) and OTLP JSON traces. The forma
 (``ragas``, ``deepeval``, ``otlp`` or assay's own structured ``cases``) is told
 from the first row's keys unless it is given. Every problem is collected with
 file, line (or row, or span id) and field and raised as one
-:class:`~assay.errors.InputError`: nothing is half-read.
+:class:`~assay.core.errors.InputError`: nothing is half-read.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from assay.answers.text import FIELDS, LIST_FIELDS, TextCase, TextCaseSet, map_row
-from assay.errors import InputError, Problem, ProblemLog, collecting
+from assay.core.errors import InputError, Problem, ProblemLog, collecting
 
 #: Formats ``--input-format`` takes.
 INPUT_FORMATS = ("cases", "ragas", "deepeval", "otlp")
@@ -116,13 +116,13 @@ def _rows(p: Path, log: ProblemLog) -> Iterator[Row]:
 
 
 def _json_rows(p: Path, log: ProblemLog) -> Iterator[Row]:
-    from assay.textio import json_lines, read_text
+    from assay.io.textio import json_lines, read_text
 
     text = read_text(p, log)
     if text is None:
         return
-    from assay.formats import first_line, sniff_line
-    from assay.textio import parse_json
+    from assay.io.formats import first_line, sniff_line
+    from assay.io.textio import parse_json
 
     if sniff_line(first_line(p))[1] == "json":  # a JSON array (deepeval's save_as)
         try:
@@ -146,7 +146,7 @@ def _json_rows(p: Path, log: ProblemLog) -> Iterator[Row]:
 
 
 def _csv_rows(p: Path, log: ProblemLog) -> Iterator[Row]:
-    from assay.textio import csv_table, read_text
+    from assay.io.textio import csv_table, read_text
 
     text = read_text(p, log)
     if text is None:
@@ -165,7 +165,7 @@ def _csv_rows(p: Path, log: ProblemLog) -> Iterator[Row]:
 
 def _csv_list(cell: str, name: str, line: int, log: ProblemLog) -> Any:
     """A list column as ragas and pandas write it: ``['a', 'b']`` (Python) or JSON."""
-    from assay.textio import parse_json
+    from assay.io.textio import parse_json
 
     text = cell.strip()
     if not text:
@@ -263,7 +263,7 @@ def _json_file(p: Path, log: ProblemLog, required: bool = False) -> Any:
                 hint="give a folder written by datasets' save_to_disk, or a file",
             )
         return None
-    from assay.textio import parse_json
+    from assay.io.textio import parse_json
 
     try:
         return parse_json(p.read_bytes())
@@ -275,8 +275,8 @@ def _json_file(p: Path, log: ProblemLog, required: bool = False) -> Any:
 # ------------------------------------------------------------- detection
 def _first_json(p: Path) -> Any:
     """The first JSON object of a JSONL file, or of a JSON file (the first item of an array)."""
-    from assay.formats import first_line
-    from assay.textio import parse_json
+    from assay.io.formats import first_line
+    from assay.io.textio import parse_json
 
     try:
         value = parse_json(first_line(p))
@@ -300,7 +300,7 @@ def _first_keys(p: Path) -> list[str]:
         features = _peek_json(info)
         return list((features or {}).get("features", {}) or {})
     if p.suffix.lower() == ".csv":
-        from assay.formats import first_line
+        from assay.io.formats import first_line
 
         return [c.strip() for c in first_line(p).split(",")]
     if p.suffix.lower() == ".parquet":
@@ -315,7 +315,7 @@ def _first_keys(p: Path) -> list[str]:
 
 
 def _peek_json(p: Path) -> Any:
-    from assay.textio import parse_json
+    from assay.io.textio import parse_json
 
     try:
         return parse_json(p.read_bytes())

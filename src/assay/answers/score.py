@@ -38,7 +38,7 @@ from assay.answers.result import (
     LedgerEntry,
     Score,
 )
-from assay.errors import UsageError
+from assay.core.errors import UsageError
 
 
 def score_case(case: AnswerCase, corpus_ids: Collection[str] | None = None) -> dict[str, Any]:
@@ -266,7 +266,7 @@ def score_answers(
 
 
 def _group(rows: Iterable[dict[str, Any]], field: str) -> dict[str, list[dict[str, Any]]]:
-    from assay.tags import group_by_tags
+    from assay.core.tags import group_by_tags
 
     return dict(sorted(group_by_tags((row, row["metadata"].get(field)) for row in rows).items()))
 

@@ -31,7 +31,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from assay.errors import ProblemLog
+from assay.core.errors import ProblemLog
 
 #: assay field -> the keys each format writes it under (first present wins).
 FIELDS: dict[str, dict[str, tuple[str, ...]]] = {

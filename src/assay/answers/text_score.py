@@ -16,7 +16,7 @@ from typing import Any
 from assay.answers.reference import POLICY, exact_match, rouge_l, similarities, token_f1
 from assay.answers.result import AnswersResult, CasesInfo, Ledger, LedgerEntry, Score
 from assay.answers.text import TextCase, TextCaseSet
-from assay.errors import UsageError
+from assay.core.errors import UsageError
 
 #: Reference measures in report order.
 REFERENCE_MEASURES = ("exact_match", "token_f1", "rouge_l", "answer_similarity")

@@ -24,7 +24,7 @@ def overlapping_pairs(reference: Any, implicit: Any) -> list[OverlapPair]:
 
     Both are :class:`~assay.judgments.JudgmentSet`; their query ids must use the
     same key (SRW files and behaviour logs both key queries by the normalised
-    text, :func:`assay.querytext.query_id_for`).
+    text, :func:`assay.core.querytext.query_id_for`).
     """
     import pandas as pd
 

@@ -103,7 +103,7 @@ def fit_coec(data: ClickTable | ClickStats, cap: float = 4.0, z: float = 1.96) -
     from scipy.stats import chi2, norm
 
     if cap <= 0:
-        from assay.errors import UsageError
+        from assay.core.errors import UsageError
 
         raise UsageError(f"the COEC cap must be > 0, got {cap}")
     st = as_stats(data)

@@ -17,9 +17,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
-from assay.bounds import at_least
-from assay.errors import UsageError
-from assay.results import ResultModel
+from assay.core.bounds import at_least
+from assay.core.errors import UsageError
+from assay.results.models import ResultModel
 
 #: Grades are 0-3; a grade is the number of thresholds the estimate reaches.
 GRADE_SCALE = "0-3 (0 not relevant, 1 marginal, 2 relevant, 3 highly relevant)"
@@ -287,7 +287,7 @@ STATS_COLUMNS = list(PairStat.model_fields)
 
 def stats_csv(result: ImplicitJudgments) -> str:
     """Per pair: impressions, clicks, CTR, expected clicks, estimate, interval, grade (CSV)."""
-    from assay.csvout import csv_text
+    from assay.io.csvout import csv_text
 
     rows = []
     for p in result.pairs:

@@ -10,13 +10,13 @@
 A ``.zip`` archive is read member by member without unpacking it; gzip is
 looked through. Every problem names the file (``archive.zip:member`` inside a
 zip), the 1-based line and the field, and all of them are raised together as
-one :class:`~assay.errors.InputError`.
+one :class:`~assay.core.errors.InputError`.
 
 Files and members are decompressed as streams, a block at a time, with three
 bounds checked while reading (so a small archive that unpacks to gigabytes
 costs at most the bound): ``max_bytes`` uncompressed bytes over all files
 (:data:`DEFAULT_MAX_BYTES`, ``--max-bytes``), :data:`MAX_LINE_BYTES` per line,
-and at most :data:`~assay.errors.MAX_PROBLEMS` blank lines (every layout
+and at most :data:`~assay.core.errors.MAX_PROBLEMS` blank lines (every layout
 refuses them). A bad CRC, a corrupt stream or an encrypted zip member is a
 problem naming the member (exit 2).
 """
@@ -34,8 +34,8 @@ from pathlib import Path
 from typing import Any
 
 from assay.behavior.models import UbiEvent, UbiLog, UbiQuery
-from assay.errors import MAX_PROBLEMS, InputError, Problem, ProblemLog, collecting
-from assay.textio import decode, drop_bom, json_lines, parse_json
+from assay.core.errors import MAX_PROBLEMS, InputError, Problem, ProblemLog, collecting
+from assay.io.textio import decode, drop_bom, json_lines, parse_json
 
 #: Uncompressed bytes read from all files of one call, unless ``max_bytes`` says otherwise.
 DEFAULT_MAX_BYTES = 1 << 30
@@ -61,12 +61,12 @@ def read_ubi(
     files (see the module docstring). Raises :class:`InputError` listing every
     problem found.
     """
-    from assay.bounds import at_least
+    from assay.core.bounds import at_least
 
     at_least("max_bytes", max_bytes)
     items = [paths] if isinstance(paths, str | Path) else list(paths)
     if layout is not None and layout not in LAYOUTS:
-        from assay.errors import UsageError
+        from assay.core.errors import UsageError
 
         raise UsageError(f"--layout must be one of {', '.join(LAYOUTS)}; got {layout!r}")
     if not items:
@@ -99,7 +99,7 @@ def detect_layout(text: str) -> str:
 
 
 def _texts(path: Path, log: ProblemLog, budget: list[int]) -> Iterator[tuple[str, str]]:
-    from assay.fileio import check_input
+    from assay.io.fileio import check_input
 
     if not path.is_file():
         log.add(None, "file not found", path=str(path), hint="check the path")
@@ -285,7 +285,7 @@ def _bulk(text: str, log: Any) -> Iterator[tuple[int, str | None, dict]]:
 
 
 def _tsv(text: str, log: Any) -> Iterator[tuple[int, str | None, dict]]:
-    from assay.textio import split_lines
+    from assay.io.textio import split_lines
 
     kinds: list[str | None] = []
     parts: list[str] = []

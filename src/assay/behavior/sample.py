@@ -21,9 +21,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from assay.bounds import at_least
-from assay.errors import UsageError
-from assay.querytext import query_id_for
+from assay.core.bounds import at_least
+from assay.core.errors import UsageError
+from assay.core.querytext import query_id_for
 
 STRATEGIES = ("top", "random", "pptss")
 

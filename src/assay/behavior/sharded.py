@@ -23,7 +23,7 @@ from assay.behavior.models import UbiQuery
 def _no_repeats(queries: Sequence[UbiQuery], first: Any) -> None:
     """The reader's check that no response is logged twice, over every file."""
     from assay.behavior.read import _check_duplicates
-    from assay.errors import collecting
+    from assay.core.errors import collecting
 
     with collecting(first) as problems:
         _check_duplicates(list(queries), problems)

@@ -93,7 +93,7 @@ class ClickStats:
 def shard_stats(params: StatsParams, part: tuple[Any, ...]) -> ShardStats:
     """The statistics of one shard ``(queries, events, query order, event order)``."""
     from assay.behavior.table import shard_table
-    from assay.errors import InputError
+    from assay.core.errors import InputError
 
     queries, events, q_order, e_order = part
     try:

@@ -10,7 +10,7 @@ that of the drawing's first impression event, else that of the ``query_id``. Act
 document count with a weight in (0, 1]: ``click`` weighs 1, other actions (add
 to cart, purchase) only when given a weight; an instance's signal for a
 document is the largest weight of the actions it logged on it. Instances are
-grouped into queries by :func:`assay.querytext.query_id_for` of their text.
+grouped into queries by :func:`assay.core.querytext.query_id_for` of their text.
 """
 
 from __future__ import annotations
@@ -22,8 +22,8 @@ from typing import Any
 import numpy as np
 
 from assay.behavior.models import UbiEvent, UbiLog, UbiQuery
-from assay.errors import InputError, Problem, UsageError
-from assay.querytext import query_id_for
+from assay.core.errors import InputError, Problem, UsageError
+from assay.core.querytext import query_id_for
 
 DEFAULT_WEIGHTS: dict[str, float] = {"click": 1.0}
 

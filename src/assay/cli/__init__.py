@@ -2,7 +2,7 @@
 
 Each sub-command lives in its own module of this package and only parses
 arguments, calls the library and prints. :func:`main` turns any
-:class:`assay.errors.AssayError` into a message on stderr and exit code 2.
+:class:`assay.core.errors.AssayError` into a message on stderr and exit code 2.
 """
 
 from __future__ import annotations

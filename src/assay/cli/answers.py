@@ -115,7 +115,7 @@ def _say_collected(collected: Any) -> int:
     from rich.console import Console
     from rich.markup import escape
 
-    from assay.words import count
+    from assay.core.words import count
 
     stderr = Console(stderr=True, highlight=False, soft_wrap=True)
     for failure in collected.failures:

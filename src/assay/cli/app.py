@@ -213,7 +213,7 @@ def _dispatch(argv: list[str] | None) -> int:
 
 
 def _run_command(argv: list[str] | None) -> int:
-    from assay.errors import AssayError
+    from assay.core.errors import AssayError
 
     _load_commands(sys.argv[1:] if argv is None else argv)
     try:
@@ -268,7 +268,7 @@ def _silence_stdout() -> None:
 
 def _unexpected(exc: BaseException) -> int:
     """Print a two-line bug notice for an exception assay did not expect; return 1."""
-    from assay.redact import redact_text
+    from assay.core.redact import redact_text
 
     where = ""
     tb = exc.__traceback__
@@ -318,7 +318,7 @@ def _report(exc: Exception) -> int:
     from rich.console import Console
     from rich.markup import escape
 
-    from assay.redact import redact_text
+    from assay.core.redact import redact_text
 
     console = Console(stderr=True, highlight=False, soft_wrap=True)
     lines = redact_text(flags(str(exc))).splitlines() or [type(exc).__name__]

@@ -12,9 +12,9 @@ from typing import Any, TypeVar
 from pydantic import BaseModel
 
 from assay.cli.flags import flag_warnings, flags
-from assay.errors import AssayError, UsageError
-from assay.failures import check_max_failed, failed_messages
-from assay.fileio import write_bytes_atomic, write_text_atomic
+from assay.core.errors import AssayError, UsageError
+from assay.core.failures import check_max_failed, failed_messages
+from assay.io.fileio import write_bytes_atomic, write_text_atomic
 from assay.report.github import reporting
 from assay.report.kinds import TABLE_FORMATS, View, formats_of, kind_formats
 from assay.report.render import print_terminal, render, render_bytes
@@ -331,7 +331,7 @@ def check_max_failed_option(value: int) -> None:
 def exit_if_failed(
     runs: list[tuple[str, list[str]]], max_failed: int, what: str = "failed queries"
 ) -> None:
-    """Apply :mod:`assay.failures`: name runs over ``--max-failed`` on stderr, exit 1
+    """Apply :mod:`assay.core.failures`: name runs over ``--max-failed`` on stderr, exit 1
     (``what`` failed: queries, or model calls)."""
     messages = failed_messages(runs, max_failed, what)
     if not messages:
@@ -357,7 +357,7 @@ def finish(
 ) -> None:
     """The end of every command: record the result (when asked), render it (``emitter``,
     default :func:`emit_result`), name runs over ``--max-failed`` and exit 1, then exit
-    with :meth:`~assay.results.ResultModel.exit_code` (and its ``exit_message`` as an
+    with :meth:`~assay.results.models.ResultModel.exit_code` (and its ``exit_message`` as an
     ``error:`` line, when it has one). A result's ``failed_what`` names what its failures
     are (model calls; queries by default)."""
     if record:

@@ -11,7 +11,7 @@ import typer
 from assay.cli import options as o
 from assay.cli.app import app
 from assay.cli.common import emit_result, finish, options_from, resolve_format
-from assay.errors import UsageError
+from assay.core.errors import UsageError
 from assay.report.kinds import formats_of
 
 

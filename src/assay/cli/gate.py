@@ -158,7 +158,7 @@ def _saved(result: Any, path: Path | None) -> Any:
     """The deprecated ``--save-result FILE``: the candidate's evaluation as JSON; ``result``."""
     if path is None:
         return result
-    from assay.fileio import write_text_atomic
+    from assay.io.fileio import write_text_atomic
 
     deprecated_flag("--save-result", "`assay evaluate JUDGMENTS RUN -o FILE.json`")
     write_text_atomic(path, result.candidate_evaluation.to_json())

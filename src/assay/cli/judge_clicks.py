@@ -18,7 +18,7 @@ from assay.cli.common import (
 )
 from assay.cli.judge import judge_app
 from assay.cli.options import Executor
-from assay.errors import UsageError
+from assay.core.errors import UsageError
 from assay.report.kinds import formats_of
 
 

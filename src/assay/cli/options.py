@@ -239,7 +239,7 @@ Executor = Annotated[
 
 def _choose_quiet(value: bool) -> bool:
     """Turn progress output off (``--quiet``) or on as click parses the flag."""
-    from assay.progress import set_quiet
+    from assay.core.progress import set_quiet
 
     set_quiet(value)
     return value

@@ -69,7 +69,7 @@ def run_command(
     The sidecar holds the system config (secrets redacted), its hash, the
     corpus and judgment-set versions, k, latency, failures and timestamps.
     Exit 1 when more queries failed than ``--max-failed`` (see
-    :mod:`assay.failures`), 2 on invalid input.
+    :mod:`assay.core.failures`), 2 on invalid input.
     """
     from assay.cli.common import exit_if_failed, say_wrote
     from assay.procedures.options import ScoringOptions, SourceOptions

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from assay.errors import InputError, Problem, UsageError, collecting
+from assay.core.errors import InputError, Problem, UsageError, collecting
 
 
 def read_corpus_ids(path: str | Path, *, id_field: str | None = None) -> frozenset[str]:
@@ -21,7 +21,7 @@ def read_corpus_ids(path: str | Path, *, id_field: str | None = None) -> frozens
     Raises :class:`InputError` naming the file for a missing or bad file.
     """
     from assay.corpora.load import load_corpus
-    from assay.formats import beir_corpus_file, detect_format
+    from assay.io.formats import beir_corpus_file, detect_format
 
     p = Path(path)
     if p.is_dir() and beir_corpus_file(p) is not None:
@@ -44,8 +44,8 @@ def read_corpus_ids(path: str | Path, *, id_field: str | None = None) -> frozens
 def _listed_ids(p: Path) -> frozenset[str]:
     """Ids of a plain list, one per line (blank lines skipped); JSON lines are a corpus."""
     from assay.corpora.load import load_corpus
-    from assay.formats import sniff_line
-    from assay.textio import read_text, split_lines
+    from assay.io.formats import sniff_line
+    from assay.io.textio import read_text, split_lines
 
     ids: set[str] = set()
     with collecting(p) as log:
@@ -71,7 +71,7 @@ def _beir_ids(p: Path) -> frozenset[str] | None:
     import pyarrow.compute as pc
     import pyarrow.json as pj
 
-    from assay.textio import read_bytes
+    from assay.io.textio import read_bytes
 
     data = read_bytes(p)
     if not data.strip() or b"\n\n" in data.replace(b"\r\n", b"\n") or data.startswith(b"\n"):

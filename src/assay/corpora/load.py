@@ -25,9 +25,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from assay.core.errors import InputError, Problem, ProblemLog, UsageError, collecting
 from assay.corpora.models import Corpus
-from assay.errors import InputError, Problem, ProblemLog, UsageError, collecting
-from assay.formats import CORPUS_FORMATS, beir_corpus_file
+from assay.io.formats import CORPUS_FORMATS, beir_corpus_file
 
 FORMATS = CORPUS_FORMATS
 #: Id fields tried, in order, when none is given for CSV or JSONL.
@@ -38,7 +38,7 @@ BEIR_TEXT_FIELDS = ("title", "text")
 
 def detect_format(path: str | Path) -> str:
     """The corpus format implied by a file or folder name (see the module rules)."""
-    from assay.formats import detect_format as detect
+    from assay.io.formats import detect_format as detect
 
     return detect(path, "corpus")
 
@@ -56,9 +56,9 @@ def load_corpus(
     ids, a missing id field, an unknown text field, malformed JSON or CSV and
     bytes that are not UTF-8; :class:`UsageError` for a bad argument.
     ``irds:NAME`` reads the documents of the ir_datasets dataset NAME from the
-    local cache (:mod:`assay.irds`), checked as a JSONL corpus.
+    local cache (:mod:`assay.io.irds`), checked as a JSONL corpus.
     """
-    from assay.irds import is_irds
+    from assay.io.irds import is_irds
 
     if is_irds(path):
         return _load_irds(str(path), id_field, text_fields)
@@ -96,7 +96,7 @@ def load_corpus(
 
 
 def _load_irds(path: str, id_field: str | None, text_fields: Sequence[str] | None) -> Corpus:
-    from assay.irds import doc_rows
+    from assay.io.irds import doc_rows
 
     rows = doc_rows(path)
     fields = None if text_fields is None else list(text_fields)
@@ -106,7 +106,7 @@ def _load_irds(path: str, id_field: str | None, text_fields: Sequence[str] | Non
 
 
 def _read_text(p: Path, log: ProblemLog) -> str | None:
-    from assay.textio import read_text
+    from assay.io.textio import read_text
 
     return read_text(p, log)
 
@@ -116,7 +116,7 @@ Row = tuple[int, dict[str, Any]]
 
 
 def _parse_csv(text: str, log: ProblemLog, delimiter: str) -> list[Row]:
-    from assay.textio import csv_table
+    from assay.io.textio import csv_table
 
     header, rows = csv_table(text, log, delimiter=delimiter)
     if header is None:
@@ -126,7 +126,7 @@ def _parse_csv(text: str, log: ProblemLog, delimiter: str) -> list[Row]:
 
 
 def _parse_jsonl(text: str, log: ProblemLog) -> list[Row]:
-    from assay.textio import json_lines
+    from assay.io.textio import json_lines
 
     return list(json_lines(text, log, what="record"))
 

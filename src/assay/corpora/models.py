@@ -13,7 +13,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from functools import cached_property
 from typing import Any
 
-from assay.errors import UsageError
+from assay.core.errors import UsageError
 
 
 class Corpus:
@@ -174,7 +174,7 @@ class Corpus:
         JSONL has the same version. The text fields a system reads are not
         part of it (they belong to the system's configuration).
         """
-        from assay.hashing import ContentHash
+        from assay.core.hashing import ContentHash
 
         h = ContentHash()
         for doc, record in zip(self.ids, self.records, strict=True):

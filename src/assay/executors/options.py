@@ -12,7 +12,7 @@ from typing import Any, Literal, Protocol, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from assay.errors import UsageError
+from assay.core.errors import UsageError
 
 T = TypeVar("T")
 R = TypeVar("R")

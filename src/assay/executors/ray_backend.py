@@ -24,7 +24,7 @@ from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TypeVar
 
-from assay.errors import AssayError, UsageError
+from assay.core.errors import AssayError, UsageError
 from assay.executors.options import ExecutorOptions
 from assay.executors.ray_tools import cause, spread_placements
 

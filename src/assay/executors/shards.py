@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from assay.errors import InputError, Problem, UsageError
+from assay.core.errors import InputError, Problem, UsageError
 
 #: Files of a shard directory that are not shards (sidecars, hidden files, markers).
 _SKIPPED_SUFFIXES = (".json", ".md", ".crc")
@@ -150,8 +150,8 @@ def _set_name(path: Path) -> str:
 
 def _check_across(paths: list[Path], rows: list[int], table: Any) -> None:
     """Refuse a (query, doc) pair listed twice, naming the shard and line of both."""
-    from assay.pairs import arrow_column, arrow_strings, encode_grouped
-    from assay.repeats import repeated_ids
+    from assay.core.pairs import arrow_column, arrow_strings, encode_grouped
+    from assay.core.repeats import repeated_ids
     from assay.runs.checks import duplicate_doc
 
     qcodes, _ = encode_grouped(table.column("query_id"))
@@ -188,7 +188,7 @@ def _as_run(table: Any, name: str, path: str | Path, has_scores: bool, shards: i
     one (query ids as codes in order of first appearance, doc ids as Arrow strings)."""
     import pandas as pd
 
-    from assay.pairs import arrow_strings, as_numpy, encode_grouped
+    from assay.core.pairs import arrow_strings, as_numpy, encode_grouped
     from assay.runs._columns import categorical
     from assay.runs.models import Run
 

@@ -15,7 +15,7 @@ import copy
 import sys
 from typing import Any
 
-from assay.retry import Transient
+from assay.core.retry import Transient
 
 
 def portable(calls: Any) -> Any:

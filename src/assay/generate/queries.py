@@ -17,10 +17,10 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, Field
 
-from assay.failures import FAILED_CALLS
+from assay.core.failures import FAILED_CALLS
 from assay.judges.graders import Grader, _schema
 from assay.providers.accounting import Usage
-from assay.results import ResultModel
+from assay.results.models import ResultModel
 
 QUERY_RUBRIC = """\
 You write test queries for a search engine. Read the passage and write one query that a
@@ -92,7 +92,7 @@ class SyntheticQueries(ResultModel):
     def failed_runs(self) -> list[tuple[str, list[str]]]:
         """The failed model calls (secrets masked), named for ``max_failed``; none when the
         calls :attr:`stopped_short` (that fails by :meth:`exit_code` alone)."""
-        from assay.redact import redact_text
+        from assay.core.redact import redact_text
 
         who = f"generate queries --model {self.model.get('name')}"
         failed = [] if self.stopped_short else self.failed_calls
@@ -132,7 +132,7 @@ def generate_queries(
 
     ``human`` is an optional judgment set whose queries are measured alike.
     """
-    from assay.errors import UsageError
+    from assay.core.errors import UsageError
     from assay.judges.grading import Item, grade_items
 
     if n < 1:

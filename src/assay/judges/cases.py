@@ -9,7 +9,7 @@
   caveats stated, unsupported claims) of every answered case; the share of
   answers with an unsupported claim is the *model-graded* hallucination rate.
 
-Cases are read as JSON lines (:func:`assay.textio.json_lines`) so that files
+Cases are read as JSON lines (:func:`assay.io.textio.json_lines`) so that files
 with judgments still to fill, as ``assay answers collect`` writes them, are
 accepted; ``assay answers`` validates the filled file.
 """
@@ -23,13 +23,13 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import Field
 
-from assay.errors import InputError, Problem, ProblemLog, _StopCollecting
-from assay.failures import FAILED_CALLS
-from assay.hashing import cache_key
+from assay.core.errors import InputError, Problem, ProblemLog, _StopCollecting
+from assay.core.failures import FAILED_CALLS
+from assay.core.hashing import cache_key
 from assay.judges.graders import ANSWER_CHECK, CLAIM_SUPPORT, Grader, with_rubric
 from assay.judges.grading import GradingRun, Item, grade_items
 from assay.providers.client import ChatClient
-from assay.results import ResultModel
+from assay.results.models import ResultModel
 
 #: ``judged_by`` values of people and rules, whose judgments a model never overwrites.
 PROTECTED = ("person", "rule")
@@ -89,7 +89,7 @@ class AnswersGradeResult(ResultModel):
 
 def read_case_lines(path: str | Path) -> list[dict[str, Any]]:
     """The JSON objects of a cases file, each with a ``case_id`` and a ``response``."""
-    from assay.textio import json_lines, read_text
+    from assay.io.textio import json_lines, read_text
 
     p = Path(path)
     if not p.is_file():

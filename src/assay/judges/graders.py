@@ -53,7 +53,7 @@ class Grader:
     @property
     def prompt_hash(self) -> str:
         """``sha256:`` and 16 hex digits of the rubric, template and schema."""
-        from assay.hashing import content_version
+        from assay.core.hashing import content_version
 
         return content_version([self.rubric, self.template, self.schema])
 

@@ -20,7 +20,8 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from assay.errors import AssayError
+from assay.core.errors import AssayError
+from assay.core.retry import CircuitBreaker, CircuitOpen
 from assay.judges.graders import Grader
 from assay.providers.accounting import Budget, CallRecord, Usage, cost_bound
 from assay.providers.client import (
@@ -31,7 +32,6 @@ from assay.providers.client import (
     parse_json_answer,
 )
 from assay.providers.pool import for_each
-from assay.retry import CircuitBreaker, CircuitOpen
 
 #: How many offline misses an error message lists.
 MAX_LISTED = 20
@@ -110,7 +110,7 @@ class GradingRun(BaseModel):
     def failed_runs(self, who: str) -> list[tuple[str, list[str]]]:
         """``[(who, failed calls)]`` with secrets masked: what ``max_failed`` counts. A run
         :attr:`stopped_short` fails by :meth:`exit_code` alone (its report lists the calls)."""
-        from assay.redact import redact_text
+        from assay.core.redact import redact_text
 
         failed = [] if self.stopped_short else self.failed_calls()
         return [(who, [redact_text(f) for f in failed])]
@@ -231,7 +231,7 @@ def circuit_message(breaker: CircuitBreaker) -> str | None:
 
 def check_samples(samples: object) -> int:
     """``samples`` must be a whole number from 1 to :data:`MAX_SAMPLES`."""
-    from assay.errors import UsageError
+    from assay.core.errors import UsageError
 
     ok = isinstance(samples, int) and not isinstance(samples, bool)
     if not ok or not 1 <= samples <= MAX_SAMPLES:

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from assay.errors import InputError, Problem, ProblemLog, _StopCollecting
+from assay.core.errors import InputError, Problem, ProblemLog, _StopCollecting
 from assay.judgments.models import LABEL_SOURCES
 
 #: Columns of :attr:`LabelTable.frame` always present.
@@ -155,8 +155,8 @@ def _load_set(p: Path, fmt: str | None, queries: str | Path | None = None) -> An
 
 
 def _sniff(p: Path) -> str:
-    """``labels`` or ``review`` for a pair-per-line file (:func:`assay.formats.detect_pairs`)."""
-    from assay.formats import detect_pairs
+    """``labels`` or ``review`` for a pair-per-line file (:func:`assay.io.formats.detect_pairs`)."""
+    from assay.io.formats import detect_pairs
 
     return detect_pairs(p) or "judgments"
 
@@ -164,7 +164,7 @@ def _sniff(p: Path) -> str:
 def _read_pairs(p: Path, kind: str) -> LabelTable:
     import pandas as pd
 
-    from assay.textio import json_lines, read_text
+    from assay.io.textio import json_lines, read_text
 
     log = ProblemLog(str(p))
     rows: list[dict[str, Any]] = []

@@ -15,11 +15,11 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, Field
 
-from assay.failures import FAILED_CALLS
+from assay.core.failures import FAILED_CALLS
 from assay.judges.grading import GradingRun, Item, grade_items
 from assay.judges.spec import JudgeSpec
 from assay.judges.stats import AgreementStats
-from assay.results import ResultModel
+from assay.results.models import ResultModel
 
 #: Krippendorff's alpha levels a jury's agreement is reported at.
 JURY_LEVELS = ("nominal", "ordinal", "interval")

@@ -18,13 +18,13 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import Field
 
-from assay.errors import InputError, Problem, ProblemLog, UsageError, _StopCollecting
-from assay.failures import FAILED_CALLS
-from assay.formats import detect_pairs
+from assay.core.errors import InputError, Problem, ProblemLog, UsageError, _StopCollecting
+from assay.core.failures import FAILED_CALLS
+from assay.io.formats import detect_pairs
 from assay.judges.graders import RELEVANCE, Grader, to_scale
 from assay.judges.grading import GradingRun, Item, grade_items
 from assay.providers.client import ChatClient
-from assay.results import ResultModel
+from assay.results.models import ResultModel
 
 
 @dataclass(frozen=True)
@@ -67,7 +67,7 @@ def read_pairs(
 
 
 def _read_pool(p: Path) -> list[Pair]:
-    from assay.textio import json_lines, read_text
+    from assay.io.textio import json_lines, read_text
 
     log = ProblemLog(str(p))
     pairs: list[Pair] = []
@@ -215,8 +215,8 @@ def run_relevance_job(
 
     The scale is ``scale_max``, else the judgment set's top grade, else 0-3.
     """
-    from assay.fileio import write_text_atomic
-    from assay.results import utc_now
+    from assay.io.fileio import write_text_atomic
+    from assay.results.models import utc_now
 
     top = scale_max if scale_max is not None else (set_top if set_top else 3)
     run = grade_relevance(

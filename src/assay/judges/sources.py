@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from assay.errors import UsageError
+from assay.core.errors import UsageError
 from assay.judgments.models import LABEL_SOURCES
 
 

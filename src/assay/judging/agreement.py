@@ -8,10 +8,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from itertools import combinations
 
+from assay.core.tags import split_tags
 from assay.judges.stats import pair_stats
 from assay.judging.outcome import PairOutcome, outcomes
 from assay.judging.store import JudgingStore
-from assay.tags import split_tags
 
 
 @dataclass(frozen=True)

@@ -18,11 +18,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from assay.errors import UsageError
+from assay.core.errors import UsageError
+from assay.core.tags import NO_TAG, TAG_SEPARATOR, split_tags
+from assay.io.textio import parse_json
 from assay.judging.outcome import PairOutcome, outcomes
 from assay.judging.store import JudgingStore
-from assay.tags import NO_TAG, TAG_SEPARATOR, split_tags
-from assay.textio import parse_json
 
 if TYPE_CHECKING:  # pragma: no cover
     from assay.judgments.models import JudgmentSet
@@ -62,7 +62,7 @@ def export_judgments(
     ``assessor`` gain the people). Raises :class:`UsageError` when no pair has
     a final grade yet or the format is unknown.
     """
-    from assay.fileio import write_text_atomic
+    from assay.io.fileio import write_text_atomic
     from assay.judgments.load import load_judgments
 
     if format not in EXPORT_FORMATS:

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from assay.errors import UsageError
+from assay.core.errors import UsageError
 from assay.judging.store import JudgingStore
 
 

@@ -35,11 +35,11 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from assay.errors import UsageError
+from assay.core.errors import UsageError
+from assay.io.textio import parse_json
 from assay.judging._schema import tables
 from assay.judging.limits import MAX_REASON_CHARS
 from assay.judging.pool import PoolPair
-from assay.textio import parse_json
 
 if TYPE_CHECKING:  # pragma: no cover
     from sqlalchemy import Connection, Engine

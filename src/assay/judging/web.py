@@ -22,7 +22,7 @@ from urllib.parse import parse_qs
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request  # at run time: FastAPI reads the route annotations
 
-from assay.errors import UsageError
+from assay.core.errors import UsageError
 from assay.judging.limits import MAX_REASON_CHARS, BodyLimit, parse_id, same_origin
 from assay.judging.store import GRADES, LATER, UNRATEABLE, JudgingStore
 from assay.web.shared import HEADERS, secure, template_env

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from assay.errors import ProblemLog
+from assay.core.errors import ProblemLog
 from assay.judgments.models import LABEL_SOURCES, JudgmentSet
 
 
@@ -218,8 +218,8 @@ def check_qrels_frame(
 
 def _log_duplicates(frame: pd.DataFrame, log: ProblemLog, doc_field: str) -> np.ndarray:
     """Mask of rows repeating an earlier row's (query, doc) pair; each one logged."""
-    from assay.pairs import codes
-    from assay.repeats import repeated_ids
+    from assay.core.pairs import codes
+    from assay.core.repeats import repeated_ids
 
     rows, firsts = repeated_ids(codes(frame["query_id"])[0], frame["doc_id"])
     dup = np.zeros(len(frame), dtype=bool)
@@ -263,7 +263,7 @@ def isin(values: Any, allowed: Any) -> np.ndarray:
     """Boolean mask: which ``values`` (strings) are in ``allowed`` (pyarrow compute)."""
     import pyarrow.compute as pc
 
-    from assay.pairs import arrow_text
+    from assay.core.pairs import arrow_text
 
     allowed = list(allowed) if isinstance(allowed, set | frozenset) else allowed
     found = pc.is_in(arrow_text(values), value_set=arrow_text(allowed))
@@ -311,7 +311,7 @@ def _without_relevant(index: pd.Index, qrels: pd.DataFrame) -> np.ndarray:
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    from assay.pairs import arrow_text, codes, first_rows
+    from assay.core.pairs import arrow_text, codes, first_rows
 
     found, count = codes(qrels["query_id"])
     positive, firsts = qrels["grade"].to_numpy() >= 1, first_rows(qrels["query_id"])

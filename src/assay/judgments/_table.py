@@ -14,7 +14,7 @@ import io
 import numpy as np
 import pandas as pd
 
-from assay.errors import ProblemLog
+from assay.core.errors import ProblemLog
 
 
 def read_table(

@@ -15,11 +15,11 @@ from collections.abc import Collection, Mapping
 
 import pandas as pd
 
-from assay.errors import ProblemLog, UsageError
-from assay.formats import GRADED_CSV_COLUMNS
+from assay.core.errors import ProblemLog, UsageError
+from assay.core.querytext import query_id_for
+from assay.io.formats import GRADED_CSV_COLUMNS
+from assay.io.textio import csv_table
 from assay.judgments._build import Collector, QueryRecord
-from assay.querytext import query_id_for
-from assay.textio import csv_table
 
 ROLES = ("query_id", "query", "doc_id", "grade")
 ALIASES = GRADED_CSV_COLUMNS

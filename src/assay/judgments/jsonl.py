@@ -11,10 +11,10 @@ from collections.abc import Collection
 
 import pandas as pd
 
-from assay.errors import ProblemLog
+from assay.core.errors import ProblemLog
+from assay.io.textio import json_lines
 from assay.judgments._build import Collector
 from assay.judgments._records import parse_record
-from assay.textio import json_lines
 
 MARK_HINT = 'set "no_answer": true'
 

@@ -17,11 +17,11 @@ from collections.abc import Collection
 
 import pandas as pd
 
-from assay.errors import ProblemLog
+from assay.core.errors import ProblemLog
+from assay.io.safejson import JSONError
+from assay.io.textio import parse_json_at
 from assay.judgments._build import Collector
 from assay.judgments._records import parse_record
-from assay.safejson import JSONError
-from assay.textio import parse_json_at
 
 MARK_HINT = 'set "no_answer": true'
 _WS = " \t\r\n"
@@ -62,7 +62,7 @@ def parse_json_list(
                 hint="fix the JSON syntax (a validator or `python -m json.tool` helps)",
             )
             return out.frames()
-        except ValueError as exc:  # a 5,000-digit integer, and the like (assay.safejson)
+        except ValueError as exc:  # a 5,000-digit integer, and the like (assay.io.safejson)
             log.add(_line(text, pos), f"malformed JSON: {str(exc)[:160]}", hint="fix the value")
             return out.frames()
         position += 1

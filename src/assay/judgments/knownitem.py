@@ -15,10 +15,10 @@ from collections.abc import Collection
 
 import pandas as pd
 
-from assay.errors import ProblemLog
+from assay.core.errors import ProblemLog
+from assay.io.textio import csv_table
 from assay.judgments._build import Collector, QueryRecord
 from assay.judgments.models import NO_ANSWER
-from assay.textio import csv_table
 
 ID_COLUMNS = ("question_id", "query_id", "id")
 TEXT_COLUMNS = ("question", "query", "text")

@@ -4,7 +4,7 @@ Formats: ``jsonl`` (seed 000 qrels), ``csv`` (seed 003 known-item questions),
 ``json`` (seed 001 list, English or French keys), ``trec`` (qrels, optional
 queries file), ``trec-diversity`` (qrels whose second column is the subtopic,
 :mod:`assay.judgments.diversity`) and ``beir`` (folder). Every problem found is collected (up to
-:data:`assay.errors.MAX_PROBLEMS`) and raised as one :class:`InputError`.
+:data:`assay.core.errors.MAX_PROBLEMS`) and raised as one :class:`InputError`.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from collections.abc import Collection, Mapping
 from pathlib import Path
 from typing import Any
 
-from assay.errors import InputError, Problem, ProblemLog, UsageError, collecting
+from assay.core.errors import InputError, Problem, ProblemLog, UsageError, collecting
 from assay.judgments._build import assemble
 from assay.judgments.models import JudgmentSet
 
@@ -23,8 +23,8 @@ FORMATS = (
 
 
 def detect_format(path: str | Path) -> str:
-    """The judgment format of ``path`` (a folder is BEIR); see :mod:`assay.formats`."""
-    from assay.formats import detect_format as detect
+    """The judgment format of ``path`` (a folder is BEIR); see :mod:`assay.io.formats`."""
+    from assay.io.formats import detect_format as detect
 
     return detect(path, "judgments")
 
@@ -48,9 +48,9 @@ def load_judgments(
     (file, line, field, hint) and :class:`UsageError` for a bad argument.
     ``columns`` names the columns of a graded CSV (``{"grade": "score"}``).
     ``irds:NAME`` reads the ir_datasets dataset NAME from the local cache
-    (:mod:`assay.irds`; ``queries`` then overrides its queries).
+    (:mod:`assay.io.irds`; ``queries`` then overrides its queries).
     """
-    from assay.irds import is_irds
+    from assay.io.irds import is_irds
 
     if is_irds(path):
         return _load_irds(str(path), queries, corpus_ids, name)
@@ -91,7 +91,7 @@ def load_judgments(
             from assay.judgments.diversity import load_diversity
 
             return load_diversity(p, log, queries, ids, common)
-        from assay.textio import read_text
+        from assay.io.textio import read_text
 
         text = read_text(p, log)
         if text is None:
@@ -114,7 +114,7 @@ def _load_irds(
     path: str, queries: str | Path | None, ids: Collection[str] | None, name: str | None
 ) -> JudgmentSet:
     """An ir_datasets dataset's qrels and queries, checked as TREC qrels and a queries file."""
-    from assay.irds import dataset_name, qrels_bytes
+    from assay.io.irds import dataset_name, qrels_bytes
     from assay.judgments.trec import parse_trec_qrels, queries_from_qrels, read_queries_file
 
     where = str(queries) if queries is not None else path
@@ -137,13 +137,13 @@ def _load_trec(
     ids: Collection[str] | None,
     common: dict[str, Any],
 ) -> JudgmentSet:
+    from assay.io.textio import read_bytes
     from assay.judgments.trec import parse_trec_qrels, queries_from_qrels, read_queries_file
-    from assay.textio import read_bytes
 
     qrels = parse_trec_qrels(read_bytes(p), log, ids)
     texts = None
     if queries is not None:
-        from assay.irds import is_irds
+        from assay.io.irds import is_irds
 
         if not is_irds(queries) and not Path(queries).is_file():
             log.add(None, "queries file not found", path=str(queries), hint="check the path")

@@ -195,13 +195,13 @@ class JudgmentSet:
         group. Queries without a value fall in the group ``"(none)"``.
         """
         if field_name not in self.queries.columns:
-            from assay.errors import UsageError
+            from assay.core.errors import UsageError
 
             raise UsageError(
                 f"no metadata field {field_name!r} in {self.name}; "
                 f"available: {', '.join(self.metadata_fields) or 'none'}"
             )
-        from assay.tags import group_by_tags
+        from assay.core.tags import group_by_tags
 
         return group_by_tags(self.queries[field_name].items())
 
@@ -213,7 +213,7 @@ class JudgmentSet:
         Independent of file format, row order and metadata column order, so the
         same judgments written as CSV or JSONL have the same version.
         """
-        from assay.hashing import ContentHash
+        from assay.core.hashing import ContentHash
 
         h = ContentHash()
         fields = sorted(self.metadata_fields)

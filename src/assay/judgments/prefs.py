@@ -57,12 +57,12 @@ class Preferences:
 def load_prefs(path: str | Path, format: str = "prefs") -> Preferences:
     """Read a trec_eval prefs file (``format='prefs'``) or qrels as prefs (``'qrels_prefs'``).
 
-    Raises :class:`~assay.errors.InputError` naming file, line and field for
+    Raises :class:`~assay.core.errors.InputError` naming file, line and field for
     a line with the wrong number of fields, a level that is not a finite
     number, a document repeated in one sub-group, or a file without lines.
     """
-    from assay.errors import collecting
-    from assay.textio import decode, read_bytes
+    from assay.core.errors import collecting
+    from assay.io.textio import decode, read_bytes
 
     fields = _PREFS_FIELDS if format == "prefs" else _QRELS_FIELDS
     p = Path(path)

@@ -8,7 +8,7 @@ Judgments (``"type": "IMPORT_JUDGMENT"``)::
 Query set: ``{"name": ..., "querySetQueries": [{"queryText": "laptop stand"}]}``.
 
 Queries are named by their text, so the query id is the normalised text
-(:func:`assay.querytext.query_id_for`: normalised, spaces as ``_``), the id behaviour
+(:func:`assay.core.querytext.query_id_for`: normalised, spaces as ``_``), the id behaviour
 logs use too.
 Ratings are numbers or numeric strings and must be whole. A file whose ratings
 all lie in {0, 1, 10, 100} is on the ESCI scale (the gains 0, 0.01, 0.1, 1 of
@@ -25,10 +25,10 @@ from typing import Any
 
 import pandas as pd
 
-from assay.errors import ProblemLog
+from assay.core.errors import ProblemLog
+from assay.core.querytext import query_id_for
+from assay.io.textio import parse_json
 from assay.judgments._build import Collector, QueryRecord
-from assay.querytext import query_id_for
-from assay.textio import parse_json
 
 #: ESCI rating (SRW import scale) -> assay grade, with the ESCI label.
 ESCI_GRADES = {0: (0, "Irrelevant"), 1: (1, "Complement"), 10: (2, "Substitute"), 100: (3, "Exact")}

@@ -23,12 +23,12 @@ from typing import Any
 
 import pandas as pd
 
-from assay.errors import ProblemLog
-from assay.formats import sniff_line
+from assay.core.errors import ProblemLog
+from assay.io.formats import sniff_line
+from assay.io.textio import decode, json_object, read_bytes, split_lines
 from assay.judgments._build import check_qrels_frame
 from assay.judgments._table import read_table
 from assay.judgments.models import JudgmentSet
-from assay.textio import decode, json_object, read_bytes, split_lines
 
 QRELS_COLUMNS = ("query_id", "iteration", "doc_id", "grade")
 QRELS3_COLUMNS = ("query_id", "doc_id", "grade")
@@ -91,9 +91,9 @@ def read_queries_file(path: str | Path, log: ProblemLog) -> dict[str, tuple[str,
 
     TSV ``id<TAB>text`` (text may contain further tabs, kept as is) or JSONL
     objects with ``_id``/``query_id``/``id`` and ``text``/``query``; or ``irds:NAME``,
-    the queries of an ir_datasets dataset in the local cache (:mod:`assay.irds`).
+    the queries of an ir_datasets dataset in the local cache (:mod:`assay.io.irds`).
     """
-    from assay.irds import is_irds, query_texts
+    from assay.io.irds import is_irds, query_texts
 
     if is_irds(path):
         return query_texts(path)
@@ -224,7 +224,7 @@ def queries_from_qrels(
     With ``texts``, a judged query missing from it is an error naming the qrels
     line; empty text is an error when ``text_required``.
     """
-    from assay.pairs import first_rows
+    from assay.core.pairs import first_rows
 
     rows = first_rows(qrels["query_id"])
     first_ids = qrels["query_id"].take(rows).reset_index(drop=True)
@@ -274,7 +274,7 @@ def load_trec_eval_qrels(path: str | Path) -> JudgmentSet:
     one warning counts such grades. Every other check (fields, duplicates)
     stays.
     """
-    from assay.errors import collecting
+    from assay.core.errors import collecting
     from assay.judgments._build import assemble
 
     p = Path(path)

@@ -31,9 +31,9 @@ def clean_qrels(data: bytes, columns: tuple[str, ...]) -> pd.DataFrame | None:
     ``columns`` names the fields of a line (3 or 4, with ``query_id``,
     ``doc_id`` and ``grade``).
     """
-    from assay._threads import beside
-    from assay.pairs import arrow_column, arrow_strings, codes, hashes
-    from assay.repeats import repeated_ids
+    from assay.core._threads import beside
+    from assay.core.pairs import arrow_column, arrow_strings, codes, hashes
+    from assay.core.repeats import repeated_ids
 
     body = memoryview(data)[:-1] if data.endswith(b"\n") else memoryview(data)  # no copy
     if not body or data.startswith((b"#", b" ")) or data.endswith((b" ", b" \n")):
@@ -112,7 +112,7 @@ def _whole_grades(grades: Any) -> np.ndarray | None:
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    from assay.pairs import as_numpy, string_buffers
+    from assay.core.pairs import as_numpy, string_buffers
 
     longest = pc.max(pc.binary_length(grades)).as_py()
     if longest == 1:

@@ -40,15 +40,15 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from assay.answers.load import cases_version
-from assay.errors import InputError, Problem, UsageError, collecting
-from assay.hashing import content_version
+from assay.core.errors import InputError, Problem, UsageError, collecting
+from assay.core.hashing import content_version
+from assay.io.textio import json_lines, read_text
 from assay.matrix.reliability import default_ks
 from assay.stats.corrections import CORRECTIONS, correction_field
 from assay.systems.config import load_config
 from assay.systems.config_errors import config_error
 from assay.systems.limits import MAX_TIMEOUT
 from assay.systems.model_config import ModelTable, Number, Whole, model_from_table
-from assay.textio import json_lines, read_text
 
 #: Most repeats of one cell, and most attempts (prompts x providers x cases x repeats) of a run.
 MAX_REPEATS = 1000

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from assay.errors import UsageError
+from assay.core.errors import UsageError
 from assay.matrix.result import MatrixGate, MatrixResult, VariantGate
 
 __all__ = ["MatrixGate", "VariantGate", "check_baseline", "gate_matrix"]

@@ -6,10 +6,10 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, Field
 
-from assay.failures import FAILED_CALLS
+from assay.core.failures import FAILED_CALLS
 from assay.matrix.reliability import Reliability
 from assay.providers.accounting import Usage
-from assay.results import ResultModel
+from assay.results.models import ResultModel
 from assay.stats.corrections import correction_field
 from assay.stats.verdict import Verdict
 
@@ -178,7 +178,7 @@ class MatrixResult(ResultModel):
     def failed_runs(self) -> list[tuple[str, list[str]]]:
         """The failed model calls (secrets masked), named for ``max_failed``; none when the
         run fails by :meth:`exit_code` already (a failed gate, a spent budget)."""
-        from assay.redact import redact_text
+        from assay.core.redact import redact_text
 
         failed = [] if self.exit_code() else self.failed_calls()
         return [(f"matrix {self.name}", [redact_text(f) for f in failed])]

@@ -14,12 +14,12 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from assay.core.retry import CircuitBreaker
 from assay.matrix.assertions import ASSERTIONS, check, passed
 from assay.matrix.config import Case, MatrixConfig, Prompt, Provider, variant_name
 from assay.matrix.result import Attempt, MatrixResult
 from assay.providers.accounting import Budget, CallRecord, Usage, check_max_cost
 from assay.providers.pool import for_each
-from assay.retry import CircuitBreaker
 
 #: The JSON schema of the answer (the grounded-response contract, strict form).
 RESPONSE_SCHEMA: dict[str, Any] = {
@@ -74,7 +74,7 @@ def run_matrix(
     Raises :class:`~assay.providers.client.OfflineMiss` listing the missing
     calls when ``offline`` and some answers are not cached.
     """
-    from assay.errors import UsageError
+    from assay.core.errors import UsageError
     from assay.matrix.summary import build_result
 
     if offline and no_cache:

@@ -123,7 +123,7 @@ def build_result(
     judge_usage: Usage | None = None,
 ) -> MatrixResult:
     """The :class:`MatrixResult` of a run's attempts (missing repeats: budget stopped them)."""
-    from assay.environment import environment
+    from assay.core.environment import environment
     from assay.matrix.reliability import default_ks, reliability
 
     cells: list[Cell] = []

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from assay.errors import UsageError
+from assay.core.errors import UsageError
 from assay.metrics.measures import Measure, parse_measure
 
 if TYPE_CHECKING:  # pragma: no cover

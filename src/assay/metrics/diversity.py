@@ -84,8 +84,8 @@ def _mapped(frame: Any, qrels: Qrels, qids: list[str]) -> tuple[np.ndarray, ...]
     """(judgment, code, grade, query of each code) of a subtopics frame's rows."""
     import pandas as pd
 
+    from assay.core.pairs import arrow_text, hashes
     from assay.metrics.rows import _judgments_of, _lookup, _same_ids
-    from assay.pairs import arrow_text, hashes
 
     empty = np.zeros(0, dtype=np.int64)
     q = _lookup(frame["query_id"], qids)

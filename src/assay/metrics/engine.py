@@ -6,7 +6,7 @@ document:
 1. query ids are mapped to the judgment set's answerable queries (Arrow hash
    look-ups over the *unique* ids only); a run's doc ids are never encoded:
    each row keeps a reference to its id and the id's
-   :func:`assay.pairs.hashes` value;
+   :func:`assay.core.pairs.hashes` value;
 2. rows are put in rank order: grouped by query, score descending, then doc
    id descending (byte-wise, trec_eval's rule), or kept in the given order;
    an already-ordered run (the usual case) is detected in O(n) and not sorted;
@@ -116,9 +116,9 @@ def compute(
     :func:`~assay.metrics.rows.qrels_arrays` of the set when already made (a run
     scored block by block). Raises :class:`UsageError` on an unknown policy or measure.
     """
+    from assay.core.policies import check_policies
     from assay.metrics import dispatch, kernels
     from assay.metrics.registry import REGISTRY
-    from assay.policies import check_policies
 
     check_policies(missing, ties)
     ms = list(dict.fromkeys(parse_measure(m) for m in measures))

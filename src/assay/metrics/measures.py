@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
 
-from assay.bounds import at_least
-from assay.errors import UsageError
+from assay.core.bounds import at_least
+from assay.core.errors import UsageError
 from assay.metrics.registry import (
     ALIASES,
     FAMILY_LIST,

@@ -78,11 +78,11 @@ def load_qrels_jg(path: str | Path) -> JudgmentGroups:
     read with C ``atol`` as :func:`~assay.judgments.trec.load_trec_eval_qrels`
     does. A document judged twice in one group is an error naming the line.
     """
-    from assay.errors import collecting
+    from assay.core.errors import collecting
+    from assay.io.textio import decode, read_bytes
     from assay.judgments._build import assemble, check_qrels_frame
     from assay.judgments._table import read_table
     from assay.judgments.trec import queries_from_qrels
-    from assay.textio import decode, read_bytes
 
     p = Path(path)
     with collecting(p) as log:

@@ -14,9 +14,9 @@ from weakref import WeakKeyDictionary
 
 import numpy as np
 
+from assay.core.pairs import arrow_text, grouped_blocks
 from assay.judgments.models import JudgmentSet
 from assay.metrics.annotated import annotated_rows
-from assay.pairs import arrow_text, grouped_blocks
 from assay.runs.models import Run
 from assay.runs.order import (
     counted_ranks,
@@ -55,7 +55,7 @@ class Qrels:
     q: np.ndarray  # int64 evaluated-query index per judgment
     grade: np.ndarray  # int64 per judgment
     ids: Any  # pyarrow doc id per judgment
-    h: np.ndarray  # uint64 doc-id hash per judgment (assay.pairs.hashes)
+    h: np.ndarray  # uint64 doc-id hash per judgment (assay.core.pairs.hashes)
     key: np.ndarray  # uint64 (query, doc hash) keys, sorted
     by_key: np.ndarray  # the judgment of each sorted key
     unique: bool  # no two judgments share a key
@@ -70,7 +70,7 @@ def _codes(series: Any) -> tuple[np.ndarray, Any]:
     if "pyarrow" in str(getattr(series.dtype, "storage", "")):  # Arrow strings: hash in Arrow
         import pyarrow as pa
 
-        from assay.pairs import encode
+        from assay.core.pairs import encode
 
         codes, dictionary = encode(pa.array(series.array))
         return codes, pd.Index(pd.array(dictionary, dtype=series.dtype))
@@ -89,7 +89,7 @@ def _lookup(values: Any, universe: Any) -> np.ndarray:
 def qrels_arrays(judgments: JudgmentSet, qids: list[str]) -> Qrels:
     import pyarrow as pa
 
-    from assay.pairs import hashed_pairs, hashes
+    from assay.core.pairs import hashed_pairs, hashes
 
     qr = judgments.qrels
     if len(qr) == 0 or not qids:
@@ -175,7 +175,7 @@ def _grouped(
 ) -> tuple[np.ndarray, ...]:
     """``(g, d, score, starts, heads)`` of the rows ``keep`` (all if ``None``), grouped by
     query code (a stable regrouping only when the queries are interleaved); ``blocks`` is
-    :func:`assay.pairs.grouped_blocks` of all the rows."""
+    :func:`assay.core.pairs.grouped_blocks` of all the rows."""
     if keep is not None:
         g, d, score = g[keep], d[keep], score[keep]
         blocks = grouped_blocks(g)
@@ -231,7 +231,7 @@ def _placed_rows(
 
 
 def _query_blocks(g: np.ndarray, ng: int) -> tuple[Any, np.ndarray]:
-    """``(blocks, counts)``: :func:`assay.pairs.grouped_blocks` of the query codes ``g``
+    """``(blocks, counts)``: :func:`assay.core.pairs.grouped_blocks` of the query codes ``g``
     (``None`` when interleaved) and the rows per code, float64."""
     blocks = grouped_blocks(g, ng)
     if blocks is None:
@@ -305,7 +305,7 @@ def _judgments_of(q: np.ndarray, h: np.ndarray, qrels: Qrels) -> tuple[np.ndarra
     """``(at, judgment)``: rows ``at`` of (``q``, ``h``) whose (query, doc hash) key a
     judgment has, and that judgment; a row is repeated for each judgment sharing its
     key (two doc ids of one query with one hash), so that the ids can decide."""
-    from assay.pairs import hashed_pairs
+    from assay.core.pairs import hashed_pairs
 
     key = hashed_pairs(q, h)
     ask = np.argsort(key)  # sorted needles walk the sorted keys once: cache-friendly
@@ -338,7 +338,7 @@ def _same_ids(a: Any, b: Any) -> np.ndarray:
 
 def _doc_refs(docs: Any) -> tuple[np.ndarray, Any, np.ndarray]:
     """``(d, ids, hashes)`` for a run's doc column: ``ids.take(d)`` gives each row's doc id
-    and ``hashes[d]`` its :func:`assay.pairs.hashes` value.
+    and ``hashes[d]`` its :func:`assay.core.pairs.hashes` value.
 
     A categorical column gives its codes and categories; any other column its
     row numbers and its own array (``ids is docs.array``), so that no doc id is
@@ -346,7 +346,7 @@ def _doc_refs(docs: Any) -> tuple[np.ndarray, Any, np.ndarray]:
     """
     import pandas as pd
 
-    from assay.pairs import hashes
+    from assay.core.pairs import hashes
 
     if isinstance(docs.dtype, pd.CategoricalDtype):
         categories = docs.cat.categories
@@ -380,7 +380,7 @@ def _maybe_judged(g: np.ndarray, h: np.ndarray, gmap: np.ndarray, qrels: Qrels) 
 
 def _probe(table: np.ndarray, g: np.ndarray, h: np.ndarray, bits: int) -> np.ndarray:
     """Rows whose pair hash hits ``table`` (a large run piece by piece, on two threads)."""
-    from assay._threads import pieces
+    from assay.core._threads import pieces
 
     def hits(rows: slice) -> np.ndarray:
         return np.flatnonzero(table[_pair_hash(g[rows], h[rows], bits)]) + rows.start
@@ -422,7 +422,7 @@ def _tied_pairs(starts: np.ndarray, score: np.ndarray, cutoffs: list[int]) -> in
 
 def _tied_in_matrix(matrix: np.ndarray, lens: np.ndarray, cutoffs: list[int]) -> int:
     """:func:`_tied_pairs` from a :func:`assay.runs.order.score_matrix` (rows unsorted)."""
-    from assay._threads import PIECE, pieces
+    from assay.core._threads import PIECE, pieces
 
     width = matrix.shape[1]
     cutoffs = [k for k in cutoffs if k < width]

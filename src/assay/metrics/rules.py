@@ -2,22 +2,22 @@
 
 :func:`scoring_policies` lists every rule from the facts a procedure records
 (the measures, the no-answer queries, the failed calls, ...): one
-:class:`~assay.policies.ScoringPolicy` each, marked when it differs from
+:class:`~assay.core.policies.ScoringPolicy` each, marked when it differs from
 trec_eval's default, with what trec_eval does instead. Results carry that list
 (``policies``); :func:`mean_decided_policies` adapts the lists behind a gate
 or a verify-suite. The policy values and their check live below, in
-:mod:`assay.policies`.
+:mod:`assay.core.policies`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from assay.errors import UsageError
+from assay.core.errors import UsageError
+from assay.core.policies import ScoringPolicy, chosen_policies, merge_policies
+from assay.core.policies import policy_rule as _rule
+from assay.core.words import count
 from assay.metrics.measures import is_count
-from assay.policies import ScoringPolicy, chosen_policies, merge_policies
-from assay.policies import policy_rule as _rule
-from assay.words import count
 
 #: What trec_eval does instead of dropping documents that carry their query's id.
 _TREC_IDENTICAL = (

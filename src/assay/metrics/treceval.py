@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from assay.errors import UsageError
+from assay.core.errors import UsageError
 from assay.metrics.measures import Measure
 from assay.metrics.prefs import PLACEHOLDER_DOC
 from assay.metrics.treceval_print import Scored, render

@@ -85,12 +85,12 @@ class ZScores:
 def load_zscores(path: str | Path) -> ZScores:
     """Read a trec_eval z-score file (``qid measure mean stddev`` per line).
 
-    Raises :class:`~assay.errors.InputError` naming file, line and field for a
+    Raises :class:`~assay.core.errors.InputError` naming file, line and field for a
     line without exactly four fields, a mean or deviation that is not a number,
     a repeated ``qid measure`` pair or a file without any line.
     """
-    from assay.errors import collecting
-    from assay.textio import decode, read_bytes
+    from assay.core.errors import collecting
+    from assay.io.textio import decode, read_bytes
 
     p = Path(path)
     with collecting(p) as log:

@@ -17,10 +17,10 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from assay.errors import UsageError
+from assay.core.errors import UsageError
 from assay.judges.labels import GROUP_FIELDS, LabelTable, read_labels, to_judgments
 from assay.judges.stats import AgreementStats, binary_stats, pair_stats
-from assay.results import ResultModel
+from assay.results.models import ResultModel
 
 #: Default measure of the system-ranking comparison.
 RANKING_MEASURE = "nDCG@10"
@@ -115,7 +115,7 @@ def agreement(
         disagreements=_disagreements(joined) if keep else [],
     )
     if disagreements_file is not None:
-        from assay.fileio import write_text_atomic
+        from assay.io.fileio import write_text_atomic
 
         rows = result.disagreements
         text = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
@@ -206,7 +206,7 @@ def _per_grade(labels: list[int], matrix: Any) -> dict[str, dict[str, float | in
 
 
 def _grouped(joined: Any, field: str) -> dict[str, AgreementStats]:
-    from assay.tags import group_by_tags
+    from assay.core.tags import group_by_tags
 
     out: dict[str, AgreementStats] = {}
     groups = group_by_tags(enumerate(joined[field].tolist()))

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from assay.errors import UsageError
+from assay.core.errors import UsageError
 
 if TYPE_CHECKING:  # pragma: no cover
     from assay.answers.result import AnswersResult
@@ -175,8 +175,8 @@ def _context_scores(cases: Any, options: AnswersOptions) -> Any:
 
 def _collect(system: str, judgments: Path, output: Path) -> CollectedAnswers:
     from assay.answers.collect import collect_cases, load_function, write_cases
+    from assay.core.progress import progress
     from assay.judgments.load import load_judgments
-    from assay.progress import progress
 
     function = load_function(system)
     questions = load_judgments(judgments)

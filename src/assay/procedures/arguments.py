@@ -13,9 +13,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from assay.bounds import at_least
-from assay.errors import UsageError
-from assay.policies import check_policies
+from assay.core.bounds import at_least
+from assay.core.errors import UsageError
+from assay.core.policies import check_policies
 
 if TYPE_CHECKING:  # pragma: no cover
     from assay.judgments.models import JudgmentSet

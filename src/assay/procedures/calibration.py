@@ -16,10 +16,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from assay.bounds import level
-from assay.errors import UsageError
+from assay.core.bounds import level
+from assay.core.errors import UsageError
 from assay.judges.labels import LabelTable, from_judgments, read_labels, to_judgments
-from assay.results import ResultModel
+from assay.results.models import ResultModel
 
 
 class MetricCalibration(BaseModel):
@@ -133,7 +133,7 @@ def attach_calibration(result: Any, calibration: CalibrationResult) -> Any:
     The scores stay those of the judgments given; the calibration adds PPI++
     intervals from people's labels on a sample. Returns a copy.
     """
-    from assay.policies import ScoringPolicy
+    from assay.core.policies import ScoringPolicy
 
     q = calibration.queries
     rule = ScoringPolicy(

@@ -12,9 +12,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from assay.errors import UsageError
+from assay.core.errors import UsageError
+from assay.core.policies import check_policies
 from assay.metrics.measures import parse_measures
-from assay.policies import check_policies
 from assay.procedures.arguments import as_judgments, check_k, synthetic_groups
 from assay.procedures.evaluation import score
 from assay.procedures.live import executing, live_keywords, live_system
@@ -26,7 +26,7 @@ from assay.stats.compare import compare as compare_results
 if TYPE_CHECKING:  # pragma: no cover
     from assay.judgments.models import JudgmentSet
     from assay.metrics.measures import Measure
-    from assay.results import EvaluationResult
+    from assay.results.models import EvaluationResult
     from assay.stats.models import ComparisonResult
     from assay.systems.cache import RunCache
 

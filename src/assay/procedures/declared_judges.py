@@ -42,7 +42,7 @@ def _graded(
     on_call: Callable[..., None] | None,
 ) -> tuple[Any, list[dict[str, Any]], list[Any]]:
     """The checked judge, its items and one grading run per model."""
-    from assay.errors import UsageError
+    from assay.core.errors import UsageError
     from assay.judges.grading import Item, check_samples
     from assay.judges.pairwise import pair_items
     from assay.judges.panel import run_models

@@ -17,7 +17,7 @@ from assay.procedures.live import executing, live_keywords, run_or_system, sourc
 from assay.procedures.options import ScoringOptions, SourceOptions, check_memory, option_object
 from assay.procedures.procedure_options import EvaluationOptions
 from assay.procedures.sources import load_source, reading_beside
-from assay.results import EvaluationResult
+from assay.results.models import EvaluationResult
 
 if TYPE_CHECKING:  # pragma: no cover
     from assay.judgments.models import JudgmentSet
@@ -66,7 +66,7 @@ def evaluate(
     names the run and adds abstention figures or PPI++ intervals
     (:func:`~assay.procedures.calibration.calibrate`).
 
-    Returns an :class:`~assay.results.EvaluationResult`; ``.per_query_frame()``
+    Returns an :class:`~assay.results.models.EvaluationResult`; ``.per_query_frame()``
     gives the per-query rows as a pandas DataFrame.
     """
     options = option_object(options, ScoringOptions, "options")

@@ -53,10 +53,10 @@ def fuse(runs: Sequence[str | Path], output: str | Path, options: FuseOptions) -
     """Fuse the TREC run files ``runs`` and write the fused run to ``output`` (atomically).
 
     The format is ``options.format``, else the one ``output``'s name implies,
-    else TREC; an unknown format or method is a :class:`~assay.errors.UsageError`.
+    else TREC; an unknown format or method is a :class:`~assay.core.errors.UsageError`.
     """
-    from assay.bounds import one_of
-    from assay.formats import format_from_name
+    from assay.core.bounds import one_of
+    from assay.io.formats import format_from_name
     from assay.runs.io import FORMATS, write_run
     from assay.systems.fusion import FUSION_METHODS, fuse_files
 

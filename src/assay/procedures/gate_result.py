@@ -13,11 +13,11 @@ from pydantic import (
     model_validator,
 )
 
-from assay.policies import ScoringPolicy, chosen_policies
-from assay.results import Policy, ResultModel
+from assay.core.policies import ScoringPolicy, chosen_policies
+from assay.results.models import Policy, ResultModel
 
 if TYPE_CHECKING:  # pragma: no cover
-    from assay.results import EvaluationResult
+    from assay.results.models import EvaluationResult
 
 GATE_SCHEMA_VERSION = "1"
 MODES = ("noninferiority", "threshold")

@@ -21,9 +21,10 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from assay.bounds import at_least, level
-from assay.errors import UsageError
-from assay.failures import too_many_failed
+from assay.core.bounds import at_least, level
+from assay.core.errors import UsageError
+from assay.core.failures import too_many_failed
+from assay.core.tags import group_by_tags
 from assay.metrics.measures import parse_measures
 from assay.metrics.rules import mean_decided_policies
 from assay.procedures.comparison import evaluate_sources, scoring_keywords
@@ -32,11 +33,10 @@ from assay.procedures.gate_result import MODES, GateCheck, GateResult
 from assay.procedures.live import executing, failed_bound, live_keywords, run_or_system
 from assay.procedures.options import ScoringOptions, SourceOptions, option_object
 from assay.procedures.procedure_options import GateOptions
-from assay.results import EvaluationResult, check_pairable
+from assay.results.models import EvaluationResult, check_pairable
 from assay.stats.bootstrap import paired_bootstrap_ci
 from assay.stats.corrections import check_correction
 from assay.systems.base import config_hash
-from assay.tags import group_by_tags
 
 if TYPE_CHECKING:  # pragma: no cover
     from assay.judgments.models import JudgmentSet
@@ -184,7 +184,7 @@ def gate(
 ) -> GateResult:
     """Gate a candidate (any source :func:`assay.evaluate` takes) against a baseline.
 
-    ``baseline`` is an :class:`~assay.results.EvaluationResult`, an evaluation
+    ``baseline`` is an :class:`~assay.results.models.EvaluationResult`, an evaluation
     result file, a source scored like the candidate, or, from the history
     store ``rule.store``, ``"last"`` (the latest evaluation of the candidate's
     system on these judgments that was recorded on its own or passed a gate) or
@@ -199,7 +199,7 @@ def gate(
     ``min_n`` queries, ``correction``, default ``none``:
     :mod:`assay.procedures.gate_correction`). A candidate with more than
     ``rule.max_failed`` failed queries fails the gate whatever its scores
-    (:mod:`assay.failures`). The candidate's evaluation travels with the result
+    (:mod:`assay.core.failures`). The candidate's evaluation travels with the result
     as :attr:`GateResult.candidate_evaluation` (not in its file).
 
     ``candidate`` may be ``None`` when ``source``
@@ -281,7 +281,7 @@ def run_gate(
     Raises :class:`UsageError` when the judgment-set versions differ (unless
     ``allow_version_mismatch``), the policies differ, a metric is missing, a
     ``by`` field is unknown or the results share no query. A candidate with
-    more than ``max_failed`` failed queries fails the gate (:mod:`assay.failures`).
+    more than ``max_failed`` failed queries fails the gate (:mod:`assay.core.failures`).
     """
     _validate(mode, margin, alpha, min_n, n_resamples, seed)
     correction = check_correction(correction, "none")
@@ -460,7 +460,7 @@ def resolve_baseline(
     ``last`` is the store's latest evaluation of ``system`` on ``judgments_name``
     that was recorded on its own or passed a gate.
     """
-    from assay.results import EvaluationResult
+    from assay.results.models import EvaluationResult
 
     path = Path(spec)
     if spec != "last" and path.exists():

@@ -46,8 +46,8 @@ def generate_query_file(
     """Ask ``calls.model`` for one query per sampled passage of ``corpus``; dedupe; compare
     with the human queries; write the queries (JSONL) to ``output``."""
     from assay.corpora.load import load_corpus
-    from assay.fileio import write_text_atomic
     from assay.generate.queries import generate_queries
+    from assay.io.fileio import write_text_atomic
 
     options = options or QueryGenerationOptions()
     judgments = None

@@ -135,7 +135,7 @@ def judge_claims(
     options = options or GradingOptions()
     extract = getattr(options, "extract", None)
     if extract is None and corpus is None:
-        from assay.errors import UsageError
+        from assay.core.errors import UsageError
 
         raise UsageError("name the `corpus` holding the cited documents", "corpus")
     with calls.executor_in_force(), calls.open_client() as client:
@@ -154,7 +154,7 @@ def judge_claims(
 
         result.faithfulness = faithfulness_interval(filled, read_people(people))
     if output is not None:
-        from assay.fileio import write_text_atomic
+        from assay.io.fileio import write_text_atomic
 
         text = "".join(json.dumps(c, ensure_ascii=False) + "\n" for c in filled)
         write_text_atomic(output, text)
@@ -174,7 +174,7 @@ def _extracted(
 
     fmt = options.input_format or detect_format(cases)
     if fmt == "cases":
-        from assay.errors import UsageError
+        from assay.core.errors import UsageError
 
         raise UsageError("`extract` splits free-text answers; these cases already have claims")
     text_cases = read_text_cases(cases, fmt)

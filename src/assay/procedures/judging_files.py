@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from assay.errors import UsageError
+from assay.core.errors import UsageError
 
 if TYPE_CHECKING:
     from assay.judging.export import ExportSummary
@@ -152,7 +152,7 @@ def import_judgments(
 ) -> JudgmentSet:
     """Convert a judgment file (a graded CSV with ``columns`` named, SRW, any set) to assay
     JSONL qrels at ``output``; return the set read."""
-    from assay.fileio import write_text_atomic
+    from assay.io.fileio import write_text_atomic
     from assay.judgments.export import to_jsonl
     from assay.judgments.graded_csv import parse_columns
     from assay.judgments.load import load_judgments
@@ -176,7 +176,7 @@ def query_set_file(
     """Draw ``n`` queries to judge from behaviour logs; write them as an SRW query set to
     ``output`` when given. ``(key, text, searches)`` rows."""
     from assay.behavior.sample import query_set_json, sample_queries
-    from assay.fileio import write_text_atomic
+    from assay.io.fileio import write_text_atomic
 
     rows = sample_queries(events, strategy=strategy, n=n, seed=seed, application=application)
     if output is not None:

@@ -15,7 +15,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from assay.errors import UsageError
+from assay.core.errors import UsageError
 from assay.procedures.options import ScoringOptions, SourceOptions
 
 if TYPE_CHECKING:  # pragma: no cover

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from assay.errors import UsageError
+from assay.core.errors import UsageError
 from assay.procedures.model_options import ModelCallOptions, ProgressFactory
 
 if TYPE_CHECKING:

@@ -5,7 +5,7 @@
 :mod:`assay.procedures.generation`, :mod:`assay.procedures.matrix_run`) take the
 same options: which model of ``assay.toml``, the model-call cache, offline
 replay, the budget and how many failed calls a result may hold before it fails
-(:meth:`~assay.results.ResultModel.failed_runs`). The command line's spelling
+(:meth:`~assay.results.models.ResultModel.failed_runs`). The command line's spelling
 of them is :mod:`assay.cli.model_options`.
 """
 
@@ -18,7 +18,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from assay.errors import UsageError
+from assay.core.errors import UsageError
 
 #: A progress display of a procedure's model calls: called with the number of calls
 #: to make, it gives a context whose value is called after each call (or ``None``).
@@ -54,7 +54,7 @@ class ModelCallOptions(BaseModel):
 
     def model_post_init(self, context: Any, /) -> None:
         """Check the budget and the failure bound (a UsageError naming the parameter)."""
-        from assay.failures import check_max_failed
+        from assay.core.failures import check_max_failed
         from assay.providers.accounting import check_max_cost
 
         try:

@@ -18,9 +18,9 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from assay.bounds import at_least
-from assay.errors import UsageError
-from assay.policies import check_policies
+from assay.core.bounds import at_least
+from assay.core.errors import UsageError
+from assay.core.policies import check_policies
 
 #: The default memory budget of an evaluation (MB): a run file whose whole reading would
 #: exceed it is scored in blocks (:func:`assay.runs.blocks.blocked_run`).

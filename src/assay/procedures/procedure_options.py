@@ -6,7 +6,7 @@
 :class:`~assay.procedures.options.ScoringOptions` and
 :class:`~assay.procedures.options.SourceOptions`. The values are checked where
 they are used, with the same errors through the library and the command line
-(a :class:`~assay.errors.UsageError` naming the option).
+(a :class:`~assay.core.errors.UsageError` naming the option).
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 ``COMMANDS`` maps a command as typed (``"judge llm"``) to the ``"module:function"``
 its CLI body calls, once, between parsing the options and rendering the result.
 The procedure takes the command's typed option models and returns a result
-model (a registered kind of :data:`assay.results.RESULT_MODELS`, except the
+model (a registered kind of :data:`assay.results.models.RESULT_MODELS`, except the
 commands listed in :data:`NO_RESULT`). ``tests/cli/test_cli_thin.py`` holds
 every command to it.
 """

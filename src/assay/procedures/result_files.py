@@ -19,7 +19,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from assay.procedures.gate_result import GateResult
     from assay.procedures.validation import ValidationResult
     from assay.procedures.verification import VerifyResult
-    from assay.results import EvaluationResult
+    from assay.results.models import EvaluationResult
     from assay.stats.models import ComparisonResult
     from assay.store.history import HistoryReport
     from assay.tuning.result import TuningResult
@@ -49,9 +49,9 @@ def read_result(
 ):
     """The result file at ``path`` (JSON, or a Parquet evaluation) as its kind's model.
 
-    Every kind of :data:`assay.results.RESULT_MODELS` is read (older schema
+    Every kind of :data:`assay.results.models.RESULT_MODELS` is read (older schema
     versions migrated); errors name the file, line and field.
     """
-    from assay.results import read_result_file
+    from assay.results.models import read_result_file
 
     return read_result_file(path)  # type: ignore[no-any-return]

@@ -17,9 +17,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from assay.errors import UsageError
+from assay.core.errors import UsageError
 from assay.procedures.options import ScoringOptions, SourceOptions
-from assay.results import Failure, Latency
+from assay.results.models import Failure, Latency
 
 #: Formats a run is written in.
 RUN_FORMATS = ("trec", "jsonl")
@@ -46,7 +46,7 @@ class RunOptions(BaseModel):
 
     def model_post_init(self, context: Any, /) -> None:
         """Check the values (a UsageError naming the parameter)."""
-        from assay.bounds import at_least, one_of
+        from assay.core.bounds import at_least, one_of
 
         try:
             if self.format is not None:
@@ -110,7 +110,7 @@ class WrittenRun:
     abstention: Any = None
 
     def failed_runs(self) -> list[tuple[str, list[str]]]:
-        """``[(system name, failed query ids)]``, as :mod:`assay.failures` counts them."""
+        """``[(system name, failed query ids)]``, as :mod:`assay.core.failures` counts them."""
         return [(self.outcome.system_name, self.outcome.failed_ids)]
 
 
@@ -162,7 +162,7 @@ def _write(
     outcome: Any, judgment_set: Any, judgments: str | Path, output: str | Path,
     options: RunOptions, tag: str,
 ) -> WrittenRun:  # fmt: skip
-    from assay.formats import format_from_name
+    from assay.io.formats import format_from_name
     from assay.runs.sidecar import write_run_pair
 
     sidecar = outcome.metadata()

@@ -11,10 +11,10 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
-from assay.environment import environment
+from assay.core.environment import environment
 from assay.metrics.depth import check_depth
 from assay.procedures.sources import RunProvenance
-from assay.results import Abstention, EvaluationResult, Policy
+from assay.results.models import Abstention, EvaluationResult, Policy
 from assay.runs.identical import drop_identical_ids
 from assay.systems.abstain import abstention_report
 

@@ -9,13 +9,13 @@ import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from assay.policies import ScoringPolicy
+from assay.core.policies import ScoringPolicy
 
 if TYPE_CHECKING:  # pragma: no cover
     from assay.judgments.models import JudgmentSet
-    from assay.perquery import PerQuery
     from assay.procedures.sources import RunProvenance
-    from assay.results import NoAnswerRow
+    from assay.results.models import NoAnswerRow
+    from assay.results.perquery import PerQuery
     from assay.runs.models import Run
 
 
@@ -31,7 +31,7 @@ def _mean_overlap(judgments: JudgmentSet) -> float | None:
 
 
 def judgments_info(judgments: JudgmentSet, scored: int) -> Any:
-    from assay.results import JudgmentsInfo
+    from assay.results.models import JudgmentsInfo
 
     return JudgmentsInfo(
         path=judgments.path,
@@ -49,7 +49,7 @@ def judgments_info(judgments: JudgmentSet, scored: int) -> Any:
 
 
 def run_info(run: Run, info: RunProvenance, table: Any, missing_count: int) -> Any:
-    from assay.results import RunInfo
+    from assay.results.models import RunInfo
 
     empty = set(info.empty_query_ids)
     counted = getattr(table, "run_queries", None)  # the engine's count: no id list
@@ -90,8 +90,8 @@ def per_query_columns(
     import numpy as np
     import pyarrow as pa
 
-    from assay.pairs import arrow_text
-    from assay.perquery import PerQuery
+    from assay.core.pairs import arrow_text
+    from assay.results.perquery import PerQuery
 
     queries = judgments.queries
     rows = _query_positions(judgments, qids)
@@ -137,7 +137,7 @@ def no_answer_rows(
     run: Run, judgments: JudgmentSet, ties: str, failed: set[str] | frozenset[str] = frozenset()
 ) -> list[NoAnswerRow]:
     """What the run returned for each no-answer query (a failed call says so)."""
-    from assay.results import NoAnswerRow
+    from assay.results.models import NoAnswerRow
     from assay.runs.models import Run
 
     ids = judgments.no_answer_ids
@@ -211,7 +211,7 @@ def run_policies(
 
 def _system_rules(info: RunProvenance) -> list[ScoringPolicy]:
     """How a live vector system embeds: model, dimensions, prefixes, long texts."""
-    from assay.policies import policy_rule
+    from assay.core.policies import policy_rule
 
     system = info.system if isinstance(info.system, dict) else {}
     if system.get("type") != "vector":

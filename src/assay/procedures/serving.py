@@ -14,7 +14,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from assay.errors import UsageError
+from assay.core.errors import UsageError
 from assay.procedures.options import SourceOptions
 from assay.web.listen import Listener
 

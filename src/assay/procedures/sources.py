@@ -18,13 +18,13 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
 
-from assay.bounds import at_least
-from assay.errors import InputError, Problem, UsageError
-from assay.results import Failure, Latency
+from assay.core.bounds import at_least
+from assay.core.errors import InputError, Problem, UsageError
+from assay.results.models import Failure, Latency
 
 if TYPE_CHECKING:  # pragma: no cover
     from assay.judgments.models import JudgmentSet
-    from assay.results import EvaluationResult
+    from assay.results.models import EvaluationResult
     from assay.runs.blocks import RunBlocks
     from assay.runs.models import Run
     from assay.systems.cache import RunCache
@@ -209,14 +209,14 @@ def as_system(source: Any, name: str | None = None) -> Any:
 
 def is_result_file(path: Path) -> bool:
     """True when ``path`` holds an evaluation result (JSON with kind "evaluation"), not a run."""
-    from assay.formats import is_result_file as holds
+    from assay.io.formats import is_result_file as holds
 
     return holds(path, "evaluation")
 
 
 def read_evaluation(path: str | Path) -> EvaluationResult:
     """Read an evaluation result file (any schema version this assay migrates)."""
-    from assay.results import read_result_file
+    from assay.results.models import read_result_file
 
     result = read_result_file(path)
     if result.kind != "evaluation":

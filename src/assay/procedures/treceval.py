@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from assay.errors import UsageError
+from assay.core.errors import UsageError
 
 
 class TrecEvalOptions(BaseModel):
@@ -38,7 +38,7 @@ class TrecEvalOptions(BaseModel):
 
     def model_post_init(self, context: Any, /) -> None:
         """Check the bounds (a UsageError naming ``trec_eval_depth``/``trec_eval_level``)."""
-        from assay.bounds import at_least
+        from assay.core.bounds import at_least
 
         try:
             if self.depth is not None:

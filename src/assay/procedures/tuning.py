@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from assay.bounds import level
-from assay.errors import UsageError
+from assay.core.bounds import level
+from assay.core.errors import UsageError
 from assay.procedures.options import ScoringOptions, SourceOptions
 from assay.stats.corrections import check_correction, correction_field
 
@@ -49,7 +49,7 @@ class TuneOptions(BaseModel):
 
     def model_post_init(self, context: Any, /) -> None:
         """Check the values before any system runs (a UsageError naming the option)."""
-        from assay.bounds import at_least, one_of
+        from assay.core.bounds import at_least, one_of
         from assay.stats.bootstrap import METHODS
         from assay.stats.significance import TESTS
 
@@ -72,11 +72,11 @@ def tune(
     judgments: Any, options: TuneOptions, source: SourceOptions, scoring: ScoringOptions | None
 ) -> TuningResult:
     """Tune ``source.system`` over ``options.params`` on ``judgments`` (see the module)."""
+    from assay.core.progress import progress
     from assay.metrics.measures import parse_measures
     from assay.procedures.arguments import as_judgments
     from assay.procedures.live import executing, source_cache
     from assay.procedures.tuning_parts import assemble, read_by
-    from assay.progress import progress
     from assay.tuning import space
     from assay.tuning.folds import deal
     from assay.tuning.runs import SetBuilder, run_all

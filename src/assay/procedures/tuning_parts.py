@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from assay.errors import UsageError
+from assay.core.errors import UsageError
 
 if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
@@ -13,7 +13,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from assay.judgments.models import JudgmentSet
     from assay.procedures.options import ScoringOptions
     from assay.procedures.tuning import TuneOptions
-    from assay.results import EvaluationResult
+    from assay.results.models import EvaluationResult
     from assay.runs.models import Run
     from assay.stats.models import ComparisonResult
     from assay.tuning.folds import FoldOutcome

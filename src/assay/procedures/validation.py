@@ -14,9 +14,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from assay.errors import AssayError, InputError, Problem, UsageError
-from assay.formats import KINDS
-from assay.resultio import ResultModel
+from assay.core.errors import AssayError, InputError, Problem, UsageError
+from assay.io.formats import KINDS
+from assay.results.files import ResultModel
 
 VALIDATION_SCHEMA_VERSION = "1"
 
@@ -46,7 +46,7 @@ class ValidateOptions(BaseModel):
 
     def model_post_init(self, context: Any, /) -> None:
         """Check the choices (a UsageError naming ``kind`` or ``judgments_format``)."""
-        from assay.bounds import one_of
+        from assay.core.bounds import one_of
         from assay.judgments.load import FORMATS
 
         try:
@@ -88,7 +88,7 @@ class ValidationResult(ResultModel):
 
     def failure(self) -> str | None:
         """``'1 of 2 files failed validation'``, or None when every file is valid."""
-        from assay.words import count
+        from assay.core.words import count
 
         if not self.failed:
             return None
@@ -122,8 +122,8 @@ def validate_files(files: Sequence[str | Path], options: ValidateOptions) -> Val
 
 
 def detect_kind(path: str | Path) -> str:
-    """What ``path`` holds (judgments, run, corpus, answers...); see :mod:`assay.formats`."""
-    from assay.formats import detect_kind as detect
+    """What ``path`` holds (judgments, run, corpus, answers...); see :mod:`assay.io.formats`."""
+    from assay.io.formats import detect_kind as detect
 
     return detect(path)
 
@@ -302,7 +302,7 @@ def _check_models(path: str | Path, models: Any) -> tuple[list[str], list[Proble
 
 
 def _result_summary(path: str | Path) -> dict[str, Any]:
-    from assay.results import read_result_file
+    from assay.results.models import read_result_file
 
     result = read_result_file(path)
     return {

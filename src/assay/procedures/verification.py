@@ -15,18 +15,18 @@ from typing import TYPE_CHECKING, Any, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from assay.bounds import level
-from assay.errors import UsageError
+from assay.core.bounds import level
+from assay.core.errors import UsageError
+from assay.core.policies import ScoringPolicy, check_policies, chosen_policies
 from assay.metrics.measures import parse_measures
 from assay.metrics.rules import mean_decided_policies
-from assay.policies import ScoringPolicy, check_policies, chosen_policies
 from assay.procedures.arguments import as_judgments, check_k
 from assay.procedures.evaluation import score
 from assay.procedures.live import executing, live_keywords, live_system
 from assay.procedures.options import ScoringOptions, SourceOptions, option_object
 from assay.procedures.procedure_options import PairedTestOptions
 from assay.procedures.sources import Source, load_source
-from assay.results import MIGRATIONS, EvaluationResult, Policy, ResultModel, check_pairable
+from assay.results.models import MIGRATIONS, EvaluationResult, Policy, ResultModel, check_pairable
 from assay.stats.bootstrap import paired_bootstrap_ci
 from assay.stats.significance import is_exact, randomization_pvalues
 

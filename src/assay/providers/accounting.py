@@ -64,7 +64,7 @@ def check_max_cost(value: object) -> float | None:
         return None
     ok = isinstance(value, int | float) and not isinstance(value, bool)
     if not ok or not math.isfinite(value) or value < 0:
-        from assay.errors import UsageError
+        from assay.core.errors import UsageError
 
         raise UsageError(
             f"`max_cost` must be a finite number of USD >= 0, got {value!r}", "max_cost"

@@ -10,7 +10,7 @@ with the schema beside it (llama.cpp's server refuses the JSON-schema mode of
 ``chat.completions.parse``) or plain ``text`` parsed for the first JSON object.
 
 Transient failures (timeouts, connection errors, 408, 429, 5xx) go through the
-one retry rule, :func:`assay.retry.call_with_retries`, which honours
+one retry rule, :func:`assay.core.retry.call_with_retries`, which honours
 ``Retry-After``. Answers are cached (:mod:`assay.systems.call_cache`); errors never.
 """
 
@@ -23,13 +23,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from assay.errors import AssayError
+from assay.core.errors import AssayError
+from assay.core.redact import redact_text
+from assay.core.retry import RetryPolicy, Transient, call_with_retries
+from assay.io.textio import parse_json, parse_json_at
 from assay.providers.accounting import CallRecord
-from assay.redact import redact_text
-from assay.retry import RetryPolicy, Transient, call_with_retries
 from assay.systems.call_cache import CallCache, call_key
 from assay.systems.model_config import ModelConfig
-from assay.textio import parse_json, parse_json_at
 
 _RETRY_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
 
@@ -160,7 +160,7 @@ class ChatClient:
     def _post(self, body: dict[str, Any], deadline: float) -> Any:
         """One attempt, bounded by ``deadline`` and ``max_response_bytes`` (the HTTP systems'
         exchange: the same deadline and size rule)."""
-        from assay.safejson import loads
+        from assay.io.safejson import loads
         from assay.systems.base import SystemError_
         from assay.systems.http_transport import exchange
 
@@ -271,7 +271,7 @@ def _answer(data: Any, config: ModelConfig, latency: float, attempts: int) -> Ch
 
 
 def _text(value: Any) -> str | None:
-    """Model content as stored and shown: text, credentials redacted (:mod:`assay.redact`)."""
+    """Model content as stored and shown: text, credentials redacted (:mod:`assay.core.redact`)."""
     return redact_text(value) if isinstance(value, str) else None
 
 
@@ -355,7 +355,7 @@ def open_client(
     writes the model-call cache in ``cache_dir`` unless ``no_cache``; ``offline``
     replays the cache only, so it cannot go with ``no_cache``.
     """
-    from assay.errors import UsageError
+    from assay.core.errors import UsageError
     from assay.systems.model_config import get_model
 
     if offline and no_cache:

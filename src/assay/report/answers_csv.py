@@ -7,7 +7,7 @@ with ``n`` and every score (empty when undefined).
 from __future__ import annotations
 
 from assay.answers.result import AnswersResult
-from assay.csvout import csv_text
+from assay.io.csvout import csv_text
 
 
 def answers_csv(result: AnswersResult) -> str:

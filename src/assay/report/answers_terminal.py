@@ -8,9 +8,9 @@ from __future__ import annotations
 from typing import Any
 
 from assay.answers.result import LAYERS, LOWER_IS_BETTER, NO_FAILURE, SCORES, AnswersResult
+from assay.core.words import count
 from assay.report.answers_ledger import LEDGER_HEADER, group_columns, ledger_rows
 from assay.report.table import Column, Table, print_line, print_table
-from assay.words import count
 
 
 def fmt(value: float | None) -> str:

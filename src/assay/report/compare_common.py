@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+from assay.core.words import count
 from assay.report.digits import metric_digits
 from assay.stats.models import ComparisonResult, PowerEstimate, QueryDelta, Stat
 from assay.stats.verdict import Verdict
-from assay.words import count
 
 #: Verdict -> short marker for compact tables.
 MARKS = {Verdict.BETTER: "▲ better", Verdict.WORSE: "▼ worse", Verdict.NO_DIFFERENCE: "= no diff"}

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from assay.csvout import csv_text
+from assay.io.csvout import csv_text
 from assay.report.digits import exact
 from assay.stats.models import ComparisonResult
 

@@ -1,4 +1,4 @@
-"""Escaping for Markdown and LaTeX outputs (CSV cells are neutralised by :mod:`assay.csvout`).
+"""Escaping for Markdown and LaTeX outputs (CSV cells are neutralised by :mod:`assay.io.csvout`).
 
 :func:`md_cell`: a ``|`` would end a Markdown table cell and a newline the row;
 both are escaped (``\\|``, a space), and so is a backslash.

@@ -1,4 +1,4 @@
-"""Renderers of an :class:`~assay.results.EvaluationResult`: terminal, Markdown, CSV, JSON.
+"""Renderers of an :class:`~assay.results.models.EvaluationResult`: terminal, Markdown, CSV, JSON.
 
 They read the result model only and compute nothing beyond formatting.
 """
@@ -7,15 +7,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from assay.core.words import count, plural
 from assay.report.digits import default_digits, exact, fmt
 from assay.report.policies import policy_lines
 from assay.report.table import Column, Table, markdown_table, print_line, print_table
-from assay.words import count, plural
 
 if TYPE_CHECKING:  # pragma: no cover
     from rich.console import Console
 
-    from assay.results import EvaluationResult
+    from assay.results.models import EvaluationResult
 
 #: Show per-query rows in the terminal by default up to this many queries.
 PER_QUERY_DEFAULT_LIMIT = 50
@@ -225,7 +225,7 @@ def render_csv(result: EvaluationResult) -> str:
         "ties_policy": result.policy.ties,
     }
     cols += list(context)
-    from assay.csvout import csv_text
+    from assay.io.csvout import csv_text
 
     rows = []
     for row in result.per_query:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from assay.core.words import count
 from assay.report.policies import policy_lines
 from assay.report.table import Cell, Column, Styled, Table, print_line, print_table
-from assay.words import count
 
 if TYPE_CHECKING:  # pragma: no cover
     from rich.console import Console

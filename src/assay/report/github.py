@@ -11,7 +11,7 @@ Workflow commands are escaped as GitHub documents them (``%``, CR and LF in
 the message; also ``:`` and ``,`` in a property such as ``title``). Text from
 user data (names, metadata values, messages) has other control characters
 replaced by a space, so that nothing in a judgment file can end a command or
-start another, and every registered secret is scrubbed (:mod:`assay.redact`).
+start another, and every registered secret is scrubbed (:mod:`assay.core.redact`).
 The human report printed on stdout (the table) shows user data as it is, so
 while it is printed workflow commands are switched off (GitHub's
 ``::stop-commands::TOKEN``, with a random token, then ``::TOKEN::``): a judgment
@@ -41,7 +41,7 @@ def in_github_actions(environ: Any = None) -> bool:
 
 def clean(text: object) -> str:
     """``text`` without secrets and without control characters other than CR, LF and tab."""
-    from assay.redact import scrub_secrets
+    from assay.core.redact import scrub_secrets
 
     return _CONTROL.sub(" ", scrub_secrets(str(text)))
 
@@ -126,7 +126,7 @@ def publish(result: Any, stream: TextIO | None = None, environ: Any = None) -> b
         return False
     path = env.get("GITHUB_STEP_SUMMARY")
     if path:
-        from assay.fileio import append_text
+        from assay.io.fileio import append_text
 
         try:
             append_text(path, clean(summary(result)).rstrip("\n") + "\n\n")

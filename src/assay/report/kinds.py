@@ -3,11 +3,11 @@
 A command's ``-f``/``-o`` choices, ``assay report``, :mod:`assay.report.render`
 and the docs' table of formats all read this table, so a command writes exactly
 the formats ``assay report`` renders for its kind, with the same functions. A
-kind missing here renders in nothing (a :class:`~assay.errors.UsageError` naming
+kind missing here renders in nothing (a :class:`~assay.core.errors.UsageError` naming
 the kinds there are), never through another kind's renderer.
 
 Renderers are named ``"module:function"`` and imported when one is used (as
-:data:`assay.resultio.RESULT_MODELS` names the models), so reading the table (every
+:data:`assay.results.files.RESULT_MODELS` names the models), so reading the table (every
 command's ``--help``, ``assay --version``) loads none of them.
 """
 
@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from assay.errors import UsageError
+from assay.core.errors import UsageError
 
 #: Formats that are the table: on a terminal sized to it, elsewhere (a file) plain text.
 TABLE_FORMATS = ("table", "plain")

@@ -21,7 +21,7 @@ from assay.report.escape import latex_text
 from assay.stats.verdict import Verdict
 
 if TYPE_CHECKING:  # pragma: no cover
-    from assay.results import EvaluationResult
+    from assay.results.models import EvaluationResult
     from assay.stats.models import ComparisonResult
 
 

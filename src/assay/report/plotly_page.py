@@ -86,7 +86,7 @@ def plotly_css() -> str:
 
 def _js_string(literal: str) -> str:
     """The value of a JavaScript string literal in single or double quotes."""
-    from assay.textio import parse_json
+    from assay.io.textio import parse_json
 
     body = literal[1:-1]
     if literal[0] == "'":

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # pragma: no cover
-    from assay.policies import ScoringPolicy
+    from assay.core.policies import ScoringPolicy
 
 #: What a result without recorded rules says (a file written before they were recorded).
 NOT_RECORDED = "scoring policies not recorded in this result (written by an older assay)"

@@ -10,7 +10,7 @@ from __future__ import annotations
 import io
 from typing import Any
 
-from assay.errors import UsageError
+from assay.core.errors import UsageError
 from assay.report.kinds import KINDS, TABLE_FORMATS, View, formats_of, print_table, renderer
 
 #: Formats each kind of result can be rendered in (read from :data:`~assay.report.kinds.KINDS`).

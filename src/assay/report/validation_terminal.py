@@ -28,7 +28,7 @@ def print_validation(result: Any, out: Any, err: Any = None) -> None:
 def _print_problems(report: Any, err: Any) -> None:
     from rich.markup import escape
 
-    from assay.words import count
+    from assay.core.words import count
 
     err.print(
         f"[bold red]error:[/bold red] {escape(report.path)} "

@@ -4,7 +4,7 @@
 block) into query codes (int32, first-appearance order) with their
 dictionary, the doc ids as pandas strings over the Arrow column and the scores; :func:`categorical`
 turns codes into pandas categoricals without copies or re-validation
-(repeated pairs are found by :mod:`assay.pairs`). Parse errors are pyarrow's
+(repeated pairs are found by :mod:`assay.core.pairs`). Parse errors are pyarrow's
 (``ArrowInvalid``); :mod:`assay.runs.io` turns them into named bad lines.
 """
 
@@ -15,8 +15,8 @@ from typing import Any
 
 import numpy as np
 
-from assay._threads import beside
-from assay.pairs import arrow_column, arrow_strings, as_numpy, encode_grouped, hashes
+from assay.core._threads import beside
+from assay.core.pairs import arrow_column, arrow_strings, as_numpy, encode_grouped, hashes
 
 _TREC_FIELDS = ("query_id", "Q0", "doc_id", "rank", "score", "tag")
 #: Bytes per pyarrow CSV block: small enough that the blocks spread evenly over
@@ -80,7 +80,7 @@ def parse_columns(data: bytes | str, skip_rows: int = 0) -> Columns:
     The doc ids stay strings, one per row (a pandas array over the Arrow
     column): hashing ten million of them into a dictionary would be the
     slowest step of the read, and no check or measure needs their codes. Their
-    :func:`assay.pairs.hashes`, which the checks and the metrics engine use,
+    :func:`assay.core.pairs.hashes`, which the checks and the metrics engine use,
     are computed on other threads while this one converts the other columns.
     """
     return table_columns([parse_trec(data, skip_rows)])
@@ -98,8 +98,8 @@ def table_columns(held: list[Any]) -> Columns:
 
 
 def _hashed_strings(column: Any) -> Any:
-    """:func:`~assay.pairs.arrow_strings` of ``column``, its :func:`assay.pairs.hashes` computed
-    (and remembered for that column)."""
+    """:func:`~assay.core.pairs.arrow_strings` of ``column``, its
+    :func:`assay.core.pairs.hashes` computed (and remembered for that column)."""
     docs = arrow_strings(column)
     hashes(arrow_column(docs))
     return docs

@@ -181,7 +181,7 @@ class RunBlocks:
         import pyarrow as pa
         import pyarrow.ipc as ipc
 
-        from assay.pairs import hashes
+        from assay.core.pairs import hashes
 
         files = [tmp / f"part-{i:05d}.arrow" for i in range(parts)]
         writers: dict[int, Any] = {}
@@ -295,8 +295,8 @@ def in_memory_bytes(memory_mb: int) -> int:
 def blocked_run(source: Any, memory_mb: int, name: str | None = None) -> RunBlocks | None:
     """A :class:`RunBlocks` of ``source`` when it is a plain TREC run file larger than the
     in-memory path allows within ``memory_mb``; else ``None`` (read it whole)."""
+    from assay.io.textio import BOM
     from assay.runs.markers import detect_format
-    from assay.textio import BOM
 
     if not isinstance(source, str | Path):
         return None

@@ -44,7 +44,7 @@ def _strings(column: Any) -> Any:
     import pandas as pd
     import pyarrow as pa
 
-    from assay.pairs import arrow_text
+    from assay.core.pairs import arrow_text
 
     if isinstance(column.dtype, pd.CategoricalDtype):
         categories = arrow_text(column.cat.categories)

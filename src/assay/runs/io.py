@@ -6,7 +6,7 @@ fails are the bytes normalised (BOM, CRLF, tabs and repeated spaces) and parsed
 again, and query and document ids are kept dictionary-encoded (pandas categoricals), so a
 ten-million-line run never becomes ten million Python strings. When the fast
 parse fails, a line-by-line checker names every bad line (up to
-:data:`assay.errors.MAX_PROBLEMS`).
+:data:`assay.core.errors.MAX_PROBLEMS`).
 
 JSONL runs hold one query per line::
 
@@ -25,7 +25,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from assay.errors import InputError, Problem, UsageError, collecting
+from assay.core.errors import InputError, Problem, UsageError, collecting
+from assay.io.textio import BOM, UTF8_HINT, read_bytes, undecodable_message
 from assay.runs._columns import parse_columns
 from assay.runs.checks import RankingCheck
 from assay.runs.markers import FORMATS as FORMATS
@@ -37,7 +38,6 @@ from assay.runs.models import Run
 from assay.runs.read import _TREC_HINT, _columns_to_run, _load_jsonl, _load_trec
 from assay.runs.write import run_bytes as run_bytes
 from assay.runs.write import write_run as write_run
-from assay.textio import BOM, UTF8_HINT, read_bytes, undecodable_message
 
 
 def load_run(path: str | Path, format: str | None = None, name: str | None = None) -> Run:
@@ -47,7 +47,7 @@ def load_run(path: str | Path, format: str | None = None, name: str | None = Non
     Raises :class:`InputError` naming each bad line (file, line, field, hint),
     :class:`UsageError` for an unknown format or a missing file.
     """
-    from assay.fileio import check_input
+    from assay.io.fileio import check_input
 
     p = Path(path)
     check_input(p)
@@ -83,7 +83,7 @@ def load_trec_eval_run(path: str | Path) -> Run:
     """
     from dataclasses import replace
 
-    from assay.fileio import check_input
+    from assay.io.fileio import check_input
 
     p = Path(path)
     check_input(p)

@@ -21,8 +21,8 @@ JSONL_MARKER = "assay_run"
 
 # --------------------------------------------------------------------- detect
 def detect_format(path: str | Path) -> str:
-    """The run format of ``path``, from its name, then its content; see :mod:`assay.formats`."""
-    from assay.formats import detect_format as detect
+    """The run format of ``path``, from its name, then its content; see :mod:`assay.io.formats`."""
+    from assay.io.formats import detect_format as detect
 
     return detect(path, "run")
 

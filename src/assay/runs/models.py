@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from assay.policies import TiePolicy
+from assay.core.policies import TiePolicy
 
 if TYPE_CHECKING:  # pragma: no cover - pandas loads on first use (a run file parses first)
     import pandas as pd
@@ -45,11 +45,11 @@ class Run:
         Items are doc ids in rank order, ``(doc_id, score)`` pairs or dicts with
         ``doc_id`` (or ``id``) and ``score``. A ``{doc_id: score}`` mapping per
         query (pytrec_eval's shape) is accepted too. Raises
-        :class:`assay.errors.UsageError` on duplicate doc ids or bad scores.
+        :class:`assay.core.errors.UsageError` on duplicate doc ids or bad scores.
         """
         import pandas as pd
 
-        from assay.errors import UsageError
+        from assay.core.errors import UsageError
         from assay.runs.checks import RankingCheck, item_parts, missing_doc
 
         qids: list[str] = []
@@ -103,7 +103,7 @@ class Run:
             return 0
         if not isinstance(col.dtype, pd.CategoricalDtype):
             return int(col.value_counts().max())
-        from assay.pairs import grouped_blocks
+        from assay.core.pairs import grouped_blocks
 
         codes = col.cat.codes.to_numpy()
         blocks = grouped_blocks(codes, len(col.cat.categories))

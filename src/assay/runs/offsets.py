@@ -26,10 +26,10 @@ from typing import Any
 
 import numpy as np
 
-from assay._threads import halves
+from assay.core._threads import halves
+from assay.io.textio import BOM
 from assay.runs.io import load_run
 from assay.runs.markers import TREC_MARKER
-from assay.textio import BOM
 
 #: Version of the cache file's layout (a different one is rebuilt).
 LAYOUT = 1
@@ -39,7 +39,7 @@ SCAN_BYTES = 1 << 24
 
 def run_key(path: str | Path) -> dict[str, str]:
     """What a cached index of ``path`` must match: the run's size, mtime and sidecar version."""
-    from assay.hashing import content_version
+    from assay.core.hashing import content_version
     from assay.runs.sidecar import sidecar_path
 
     st = os.stat(path)
@@ -282,7 +282,7 @@ def load_offsets(path: str | Path, cache: Path | None) -> Any:
 def _write(cache: Path, table: Any) -> None:
     import pyarrow as pa
 
-    from assay.fileio import write_bytes_atomic
+    from assay.io.fileio import write_bytes_atomic
 
     sink = pa.BufferOutputStream()
     with pa.ipc.new_file(sink, table.schema) as writer:

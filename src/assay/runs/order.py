@@ -13,8 +13,8 @@ from typing import Any
 
 import numpy as np
 
-from assay._threads import PIECE, halves, pieces
-from assay.pairs import is_grouped, run_starts
+from assay.core._threads import PIECE, halves, pieces
+from assay.core.pairs import is_grouped, run_starts
 
 
 def trec_order(

@@ -16,14 +16,14 @@ from typing import Any
 
 import numpy as np
 
-from assay.errors import InputError, Problem, collecting
-from assay.pairs import arrow_column
-from assay.repeats import repeated_ids
+from assay.core.errors import InputError, Problem, collecting
+from assay.core.pairs import arrow_column
+from assay.core.repeats import repeated_ids
+from assay.io.textio import BOM, UTF8_HINT, read_bytes, undecodable_message
 from assay.runs._columns import Columns, categorical, parse_columns
 from assay.runs.checks import RankingCheck, duplicate_doc, score_fault
 from assay.runs.markers import JSONL_MARKER, TREC_MARKER
 from assay.runs.models import Run
-from assay.textio import BOM, UTF8_HINT, read_bytes, undecodable_message
 
 _TREC_HINT = "each line must be 'query_id Q0 doc_id rank score tag' (6 fields)"
 
@@ -186,7 +186,7 @@ _JSONL_HINT = (
 def _load_jsonl(p: Path, name: str | None) -> Run:
     import pandas as pd
 
-    from assay.textio import json_lines, read_text
+    from assay.io.textio import json_lines, read_text
 
     qids: list[str] = []
     docs: list[str] = []

@@ -19,8 +19,8 @@ import math
 from pathlib import Path
 from typing import Any
 
-from assay.errors import InputError, Problem
-from assay.textio import parse_json
+from assay.core.errors import InputError, Problem
+from assay.io.textio import parse_json
 
 
 def sidecar_path(run_path: str | Path) -> Path:
@@ -31,7 +31,7 @@ def sidecar_path(run_path: str | Path) -> Path:
 
 def write_sidecar(run_path: str | Path, data: dict[str, Any]) -> Path:
     """Write the sidecar of ``run_path`` atomically; return its path."""
-    from assay.fileio import write_bytes_atomic
+    from assay.io.fileio import write_bytes_atomic
 
     side = sidecar_path(run_path)
     write_bytes_atomic(side, sidecar_bytes(data))
@@ -40,7 +40,7 @@ def write_sidecar(run_path: str | Path, data: dict[str, Any]) -> Path:
 
 def sidecar_bytes(data: dict[str, Any]) -> bytes:
     """The sidecar as written: strict JSON (no bare NaN), secrets redacted and scrubbed."""
-    from assay.redact import redact, scrub_secrets
+    from assay.core.redact import redact, scrub_secrets
 
     clean = _finite(redact(data))
     text = json.dumps(clean, indent=2, ensure_ascii=False, default=str, allow_nan=False) + "\n"
@@ -62,11 +62,11 @@ def write_run_pair(
     name, size in bytes and SHA-256), and ``data`` gets the same record so the
     caller sees what was written. Both are written to temporary files first
     (synced), then renamed, the sidecar first
-    (:func:`assay.fileio.write_files_atomic`); when the run's rename fails the
+    (:func:`assay.io.fileio.write_files_atomic`); when the run's rename fails the
     sidecar is put back as it was. An I/O error (a full disk) is an
     :class:`OSError` naming the file. Returns ``(run file, sidecar)``.
     """
-    from assay.fileio import write_files_atomic
+    from assay.io.fileio import write_files_atomic
     from assay.runs.io import run_bytes
 
     side = sidecar_path(run_path)
@@ -78,7 +78,7 @@ def write_run_pair(
 
 def run_record(name: str, payload: bytes) -> dict[str, Any]:
     """The sidecar's ``run_file`` record of a run written as ``payload`` under ``name``."""
-    from assay.hashing import sha256_hex
+    from assay.core.hashing import sha256_hex
 
     return {"name": name, "bytes": len(payload), "sha256": sha256_hex(payload)}
 
@@ -113,7 +113,7 @@ def provenance_note(run: Any, run_path: str | Path, data: dict[str, Any] | None)
 def sidecar_mismatch(data: dict[str, Any], run_path: str | Path) -> str | None:
     """What differs between the run at ``run_path`` and the ``run_file`` record of its
     sidecar ``data`` (None: it matches, or the sidecar predates the record)."""
-    from assay.hashing import file_sha256
+    from assay.core.hashing import file_sha256
 
     record, path = data.get("run_file"), Path(run_path)
     if record is None:

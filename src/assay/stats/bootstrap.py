@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from assay.bounds import at_least, level
-from assay.errors import UsageError
+from assay.core.bounds import at_least, level
+from assay.core.errors import UsageError
 
 if TYPE_CHECKING:  # pragma: no cover
     import numpy as np

@@ -14,11 +14,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from assay.bounds import level
-from assay.errors import UsageError
+from assay.core.bounds import level
+from assay.core.errors import UsageError
+from assay.core.policies import merge_policies
 from assay.metrics.measures import parse_measure
-from assay.policies import merge_policies
-from assay.results import check_pairable
+from assay.results.models import check_pairable
 from assay.stats.bootstrap import METHODS
 from assay.stats.corrections import adjust, check_correction
 from assay.stats.many import baseline_index, unique_names
@@ -46,7 +46,7 @@ from assay.stats.verdict import TIE_TOLERANCE
 if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
 
-    from assay.results import EvaluationResult
+    from assay.results.models import EvaluationResult
     from assay.runs.models import Run
 
 #: Difference whose required query count is reported.

@@ -14,10 +14,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from assay.errors import UsageError
+from assay.core.errors import UsageError
 
 if TYPE_CHECKING:  # pragma: no cover
-    from assay.results import EvaluationResult
+    from assay.results.models import EvaluationResult
     from assay.stats.models import ComparisonResult
 
 

@@ -12,8 +12,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_serializer
 
-from assay.policies import ScoringPolicy
-from assay.results import MIGRATIONS, ResultModel
+from assay.core.policies import ScoringPolicy
+from assay.results.models import MIGRATIONS, ResultModel
 from assay.stats.corrections import correction_field
 from assay.stats.paired import PairedColumns, rows_to_columns
 from assay.stats.verdict import Verdict

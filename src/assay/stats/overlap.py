@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from assay.bounds import at_least, level
+from assay.core.bounds import at_least, level
 
 if TYPE_CHECKING:  # pragma: no cover
     import numpy as np

@@ -1,4 +1,4 @@
-"""A comparison's per-query data as columns (see :mod:`assay.perquery` for evaluations).
+"""A comparison's per-query data as columns (see :mod:`assay.results.perquery` for evaluations).
 
 :class:`PairedColumns` keeps, for the paired queries in baseline order, their
 ids and texts (Arrow), each slice field's raw value, each system's value of
@@ -20,7 +20,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from assay.perquery import ColumnsField
+from assay.results.perquery import ColumnsField
 
 _NESTED = ("values", "deltas")
 
@@ -183,7 +183,7 @@ class PairedColumns(ColumnsField):
         """The JSON form, written from the columns (no Python object per query)."""
         import pyarrow as pa
 
-        from assay.perquery import _json_array
+        from assay.results.perquery import _json_array
 
         def obj(items: dict[str, bytes]) -> bytes:
             import orjson

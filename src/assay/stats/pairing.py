@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
 
-    from assay.results import EvaluationResult
+    from assay.results.models import EvaluationResult
 
 
 @dataclass
@@ -40,7 +40,7 @@ def pair_results(results: list[EvaluationResult], metric_names: list[str]) -> Pa
     """Pair ``results`` (baseline first) on query id; keep queries finite in every value."""
     import numpy as np
 
-    from assay.perquery import _chunk
+    from assay.results.perquery import _chunk
 
     tables = [r.per_query_table() for r in results]
     ids = [_chunk(t.table.column("query_id")) for t in tables]

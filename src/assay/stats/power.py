@@ -21,8 +21,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from assay.bounds import level
-from assay.errors import UsageError
+from assay.core.bounds import level
+from assay.core.errors import UsageError
 
 #: A standard deviation at or below this counts as zero (floating-point noise).
 SD_TOLERANCE = 1e-12

@@ -24,8 +24,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from assay.bounds import at_least
-from assay.errors import UsageError
+from assay.core.bounds import at_least
+from assay.core.errors import UsageError
 from assay.stats.bootstrap import _as_pair, bootstrap_pvalues_rows
 from assay.stats.corrections import adjust
 

@@ -9,14 +9,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from assay.errors import UsageError
-from assay.progress import progress
+from assay.core.errors import UsageError
+from assay.core.progress import progress
+from assay.core.tags import split_tags
 from assay.stats.bootstrap import bootstrap_ci_rows
 from assay.stats.models import SliceComparison
 from assay.stats.power import effect_size
 from assay.stats.significance import paired_pvalues
 from assay.stats.verdict import TIE_TOLERANCE
-from assay.tags import split_tags
 
 if TYPE_CHECKING:  # pragma: no cover
     import numpy as np

@@ -24,10 +24,10 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import BaseModel, Field
 
-from assay.errors import UsageError
-from assay.redact import redact_text
-from assay.results import ResultModel, load_result
-from assay.textio import parse_json
+from assay.core.errors import UsageError
+from assay.core.redact import redact_text
+from assay.io.textio import parse_json
+from assay.results.models import ResultModel, load_result
 
 if TYPE_CHECKING:  # pragma: no cover
     from sqlalchemy import Connection, Engine
@@ -95,10 +95,10 @@ def _sqlite_file(url: str) -> Path | None:
 
 
 def _payload(result: Any) -> str:
-    from assay.redact import scrub_secrets
+    from assay.core.redact import scrub_secrets
 
     if isinstance(result, BaseModel):
-        text = scrub_secrets(result.model_dump_json())  # assay.redact: never stored
+        text = scrub_secrets(result.model_dump_json())  # assay.core.redact: never stored
         if "kind" not in type(result).model_fields and "kind" not in (result.model_extra or {}):
             raise UsageError(f"cannot record a {type(result).__name__}: it has no 'kind'")
         return text

@@ -23,8 +23,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from assay.errors import UsageError
-from assay.textio import parse_json
+from assay.core.errors import UsageError
+from assay.io.textio import parse_json
 
 if TYPE_CHECKING:  # pragma: no cover
     from sqlalchemy import Connection, Engine, MetaData, Table
@@ -108,7 +108,7 @@ BACKENDS = ("sqlite", "postgresql")
 
 def _shown(text: str) -> str:
     """``text`` fit for a message: a URL's password hidden, ``user:pw@`` before a host masked."""
-    from assay.redact import redact_text
+    from assay.core.redact import redact_text
 
     if "://" in text:
         from sqlalchemy.engine import make_url

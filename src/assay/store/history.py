@@ -15,7 +15,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from assay.results import ResultModel
+from assay.results.models import ResultModel
 from assay.store.api import HistoryEntry
 
 HISTORY_SCHEMA_VERSION = "1"
@@ -83,7 +83,7 @@ def read_history(
 def _metric_name(text: str) -> str:
     """A measure's canonical name (``ndcg_cut_10`` -> ``nDCG@10``), else ``text`` as recorded
     (``passed``, ``delta nDCG@10``, an answer score)."""
-    from assay.errors import UsageError
+    from assay.core.errors import UsageError
     from assay.metrics.measures import parse_measure
 
     try:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from assay.bounds import at_least
-from assay.errors import UsageError
+from assay.core.bounds import at_least
+from assay.core.errors import UsageError
 
 
 def corpus_documents(corpus: Any, text_fields: list[str] | None) -> tuple[list[str], list[str]]:

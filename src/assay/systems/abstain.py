@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from assay.errors import UsageError
+from assay.core.errors import UsageError
 
 if TYPE_CHECKING:
     from assay.judgments.models import JudgmentSet

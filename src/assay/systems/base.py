@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
 # A failed system call (timeout, HTTP error, bad payload): the query is recorded as failed.
-from assay.errors import SystemCallError as SystemError_
-from assay.hashing import content_version
+from assay.core.errors import SystemCallError as SystemError_
+from assay.core.hashing import content_version
 from assay.runs.checks import item_parts, missing_doc
 from assay.systems.usercode import DEFAULT_TIMEOUT, call_bounded, first_items
 

@@ -21,8 +21,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from assay.errors import UsageError
-from assay.progress import progress
+from assay.core.errors import UsageError
+from assay.core.progress import progress
 from assay.systems._corpus import check_k, corpus_documents, corpus_version, fields_option
 from assay.systems.base import Hit, config_hash
 from assay.systems.cache import cache_subdir

@@ -20,8 +20,8 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from assay.hashing import cache_key, file_sha256
-from assay.textio import parse_json
+from assay.core.hashing import cache_key, file_sha256
+from assay.io.textio import parse_json
 
 if TYPE_CHECKING:
     from assay.systems.runner import RunOutcome
@@ -120,8 +120,8 @@ class RunCache:
             "outcome": outcome.metadata(),
             "run": ranking,
         }
-        from assay.fileio import write_text_atomic
-        from assay.redact import redact
+        from assay.core.redact import redact
+        from assay.io.fileio import write_text_atomic
 
         return write_text_atomic(self.path(key), json.dumps(redact(payload), separators=(",", ":")))
 
@@ -215,8 +215,8 @@ class DeferredSystem:
         return getattr(self.real, "corpus", None)
 
     def _remember(self, config: dict[str, Any]) -> None:
-        from assay.fileio import write_text_atomic
-        from assay.redact import redact
+        from assay.core.redact import redact
+        from assay.io.fileio import write_text_atomic
         from assay.systems.runner import corpus_version
 
         memo = {"config": config, "corpus_version": corpus_version(self.real)}

@@ -21,9 +21,9 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from assay.hashing import cache_key
+from assay.core.hashing import cache_key
+from assay.io.textio import parse_json
 from assay.systems.cache import CACHE_ENV
-from assay.textio import parse_json
 
 CACHE_FILE = "model-calls.sqlite"
 DEFAULT_DIR = Path(".assay") / "cache"

@@ -31,8 +31,8 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from assay.core.errors import InputError, Problem, UsageError
 from assay.corpora.models import Corpus
-from assay.errors import InputError, Problem, UsageError
 from assay.systems.base import Hit, System
 from assay.systems.python import is_function_spec
 from assay.systems.schema import check_document, validated_table

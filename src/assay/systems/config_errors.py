@@ -16,8 +16,8 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from assay.errors import Problem, UsageError
-from assay.redact import redact_text
+from assay.core.errors import Problem, UsageError
+from assay.core.redact import redact_text
 
 #: Most problems reported for one table.
 MAX_TABLE_PROBLEMS = 20
@@ -25,7 +25,7 @@ MAX_TABLE_PROBLEMS = 20
 
 class ConfigFault(UsageError):
     """Faults in one table of a config file (a :class:`UsageError`, exit 2), with their
-    :class:`~assay.errors.Problem` objects (``assay validate`` lists them)."""
+    :class:`~assay.core.errors.Problem` objects (``assay validate`` lists them)."""
 
     def __init__(self, problems: list[Problem]) -> None:
         self.problems = list(problems)

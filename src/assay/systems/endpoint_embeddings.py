@@ -20,13 +20,13 @@ A vector system names a ``[models.NAME]`` table of ``assay.toml`` with
 Texts go in batches of the system's ``batch_size``. Each request is bounded
 like every outbound call of assay (:func:`assay.systems.http_transport.exchange`:
 a total deadline of the model's ``timeout`` and a response-size cap) and
-retried by the one retry rule (:func:`assay.retry.call_with_retries`) on
+retried by the one retry rule (:func:`assay.core.retry.call_with_retries`) on
 timeouts, connection errors, 408, 429 (``Retry-After`` honoured) and 5xx.
 Every vector is cached per text in the model-call cache
 (:class:`assay.systems.call_cache.CallCache`), keyed by endpoint (its ``${VAR}``
 form), model, text and parameters (prefix, input type); offline
 (``set_offline``, ``--offline``) only the cache is read and a miss is an error.
-Error messages pass through :func:`assay.redact.redact_text`.
+Error messages pass through :func:`assay.core.redact.redact_text`.
 """
 
 from __future__ import annotations
@@ -36,9 +36,9 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from assay.errors import AssayError, UsageError
-from assay.redact import redact_text, register_secret
-from assay.retry import RetryPolicy, Transient, call_with_retries
+from assay.core.errors import AssayError, UsageError
+from assay.core.redact import redact_text, register_secret
+from assay.core.retry import RetryPolicy, Transient, call_with_retries
 
 if TYPE_CHECKING:
     import numpy as np
@@ -92,7 +92,7 @@ class EndpointEncoder:
     def _params_id(self) -> str:
         import json
 
-        from assay.hashing import cache_key
+        from assay.core.hashing import cache_key
 
         blob = json.dumps(self.params(False), sort_keys=True) + json.dumps(self.params(True))
         return cache_key(blob, 12)  # 12 digits: part of the model id shown in results
@@ -207,9 +207,9 @@ class EndpointEncoder:
     def _post(self, body: dict[str, Any]) -> Any:
         import time
 
+        from assay.io.textio import parse_json
         from assay.systems.base import SystemError_
         from assay.systems.http_transport import exchange
-        from assay.textio import parse_json
 
         where = f"model {self.config.name!r}"
         headers = {"Content-Type": "application/json", **self.config.headers}

@@ -29,8 +29,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from assay.errors import UsageError
-from assay.hashing import content_version
+from assay.core.errors import UsageError
+from assay.core.hashing import content_version
 from assay.systems.base import Hit, SystemError_
 from assay.systems.python import load_object
 from assay.systems.schema import FrameworkTable

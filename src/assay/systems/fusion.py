@@ -43,9 +43,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Literal
 
-from assay.bounds import at_least
-from assay.errors import UsageError
-from assay.policies import TiePolicy
+from assay.core.bounds import at_least
+from assay.core.errors import UsageError
+from assay.core.policies import TiePolicy
 from assay.runs.models import Run
 
 FusionMethod = Literal[

@@ -7,7 +7,7 @@ reads hits from the JSON answer with small paths (:mod:`assay.systems.jsonpath`)
 
 Secrets stay in the environment: ``${VAR}`` in the URL, a header or the body is
 read from ``os.environ`` at call time only, and :attr:`HttpSystem.config` keeps
-the ``${VAR}`` text. A missing variable is a :class:`~assay.errors.UsageError`.
+the ``${VAR}`` text. A missing variable is a :class:`~assay.core.errors.UsageError`.
 
 :func:`from_config` builds a system from an ``assay.toml`` table of ``type =
 "http"``; :mod:`assay.systems.opensearch` and :mod:`assay.systems.solr` build the
@@ -28,11 +28,11 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote, urljoin
 
-from assay.bounds import at_least
-from assay.errors import UsageError
-from assay.redact import REDACTED, redact, redact_text, register_secret
-from assay.retry import RetryPolicy
-from assay.safejson import loads as safe_loads
+from assay.core.bounds import at_least
+from assay.core.errors import UsageError
+from assay.core.redact import REDACTED, redact, redact_text, register_secret
+from assay.core.retry import RetryPolicy
+from assay.io.safejson import loads as safe_loads
 from assay.systems.base import Hit, System, SystemError_
 from assay.systems.http_checks import (
     bad,
@@ -237,7 +237,7 @@ class HttpSystem:
                     f"system {self.name!r}: environment variable {var} is not set"
                     f" (its config refers to ${{{var}}}; export {var}=...)"
                 )
-            register_secret(value)  # never written or printed (assay.redact)
+            register_secret(value)  # never written or printed (assay.core.redact)
             env[var] = value
         return env
 

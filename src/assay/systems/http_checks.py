@@ -7,8 +7,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from assay.errors import UsageError
-from assay.safejson import loads as safe_loads
+from assay.core.errors import UsageError
+from assay.io.safejson import loads as safe_loads
 from assay.systems import limits
 from assay.systems.jsonpath import Step, parse_path
 

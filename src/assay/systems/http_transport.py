@@ -13,8 +13,8 @@ import time
 from typing import Any
 from urllib.parse import urlsplit
 
-from assay.redact import redact_text
-from assay.retry import Transient, parse_retry_after
+from assay.core.redact import redact_text
+from assay.core.retry import Transient, parse_retry_after
 from assay.systems.base import SystemError_
 
 MAX_REDIRECTS = 5

@@ -22,7 +22,7 @@ from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
-from assay.errors import UsageError
+from assay.core.errors import UsageError
 from assay.systems._corpus import check_k
 from assay.systems.base import Hit, System
 from assay.systems.config import DEFAULT_CONFIG, build_system

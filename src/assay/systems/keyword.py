@@ -13,8 +13,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from assay.core.errors import UsageError
 from assay.corpora.models import Corpus
-from assay.errors import UsageError
 from assay.systems.base import Hit
 from assay.systems.schema import KeywordTable
 

@@ -2,7 +2,7 @@
 
 Every timeout, backoff and retry count of a system (``[systems.NAME]`` of
 ``assay.toml``, ``--retries``) is checked against these: finite, in range,
-refused when the configuration is read (:class:`~assay.errors.UsageError`, exit 2).
+refused when the configuration is read (:class:`~assay.core.errors.UsageError`, exit 2).
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from assay.errors import UsageError
+from assay.core.errors import UsageError
 
 #: The longest timeout of a call, in seconds (one day).
 MAX_TIMEOUT = 86_400.0

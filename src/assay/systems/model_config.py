@@ -25,7 +25,7 @@ naming the file, the table, the key, the value and every allowed key.
 ``${VAR}`` is expanded by :func:`assay.systems.config.resolve_env`, the one rule
 for it. Values read for ``base_url``, ``api_key`` and ``headers`` are secrets:
 :meth:`ModelConfig.shown` keeps their ``${VAR}`` form, and the API key and
-credential headers are registered with :mod:`assay.redact`, so nothing assay
+credential headers are registered with :mod:`assay.core.redact`, so nothing assay
 writes or prints holds them. The model id and prices are settings, not secrets:
 a judgment file records the model id it was graded with.
 """
@@ -39,8 +39,8 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
 
-from assay.errors import UsageError
-from assay.redact import is_sensitive_name, redact_text, register_secret
+from assay.core.errors import UsageError
+from assay.core.redact import is_sensitive_name, redact_text, register_secret
 from assay.systems.config import find_config, load_config, redact, resolve_env
 from assay.systems.config_errors import config_error
 from assay.systems.limits import MAX_RESPONSE_BYTES, MAX_RETRIES
@@ -246,7 +246,7 @@ def model_from_table(
         ) from None
     cfg = ModelConfig(**checked.model_dump(), name=name, secrets=secrets)
     if cfg.api_key:
-        register_secret(cfg.api_key)  # assay.redact: never written or printed
+        register_secret(cfg.api_key)  # assay.core.redact: never written or printed
     for header, value in cfg.headers.items():
         if is_sensitive_name(header) or value in secrets:
             register_secret(value)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from assay.redact import redact
+from assay.core.redact import redact
 from assay.systems.base import System
 
 if TYPE_CHECKING:

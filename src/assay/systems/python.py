@@ -18,8 +18,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from assay.errors import UsageError
-from assay.hashing import cache_key, content_version
+from assay.core.errors import UsageError
+from assay.core.hashing import cache_key, content_version
 from assay.systems.base import Hit, SystemError_, coerce_hits
 from assay.systems.schema import PythonTable
 from assay.systems.usercode import DEFAULT_TIMEOUT, call_bounded, check_timeout, first_items

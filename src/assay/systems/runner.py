@@ -3,8 +3,8 @@
 Queries go to the system in batches: through ``system.search_many(texts, k)``
 when it has one (BM25, vector, hybrid and HTTP systems do), else through
 ``system.search(text, k)``, ``concurrency`` calls at a time. This module is the
-one retry layer (:mod:`assay.retry`): a call that fails for a transient reason
-(a :class:`~assay.retry.Transient`, or any exception a Python system raises) is
+one retry layer (:mod:`assay.core.retry`): a call that fails for a transient reason
+(a :class:`~assay.core.retry.Transient`, or any exception a Python system raises) is
 retried with backoff and jitter, honouring ``Retry-After``; a
 :class:`~assay.systems.base.SystemError_` that is not transient (HTTP 404, a
 bad payload) is final at once. When every attempt fails the query is recorded
@@ -23,9 +23,9 @@ from dataclasses import replace
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from assay.errors import AssayError, UsageError
-from assay.redact import redact_text
-from assay.retry import (
+from assay.core.errors import AssayError, UsageError
+from assay.core.redact import redact_text
+from assay.core.retry import (
     CircuitBreaker,
     CircuitOpen,
     RetryPolicy,
@@ -120,7 +120,7 @@ def run_system(
     not called again; runs with failures are never cached. ``on_progress(n)``
     is called as ``n`` more queries finish (a caller's own progress display).
     """
-    from assay.bounds import at_least
+    from assay.core.bounds import at_least
 
     k = at_least("k", k)
     if concurrency is None:
@@ -389,10 +389,10 @@ def _drive(
     label: str,
     on_progress: Callable[[int], Any] | None = None,
 ) -> None:
-    """Ask ``ids`` batch by batch, reporting progress (see :mod:`assay.progress`); the
+    """Ask ``ids`` batch by batch, reporting progress (see :mod:`assay.core.progress`); the
     executor in force (:mod:`assay.executors`) decides where the batches are asked."""
+    from assay.core.progress import progress as report
     from assay.executors import current
-    from assay.progress import progress as report
 
     with report(
         label, total=len(ids), unit="queries", enabled=progress, on_advance=on_progress

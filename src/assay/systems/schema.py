@@ -3,7 +3,7 @@
 :func:`check_document` validates every table when the file is read
 (:func:`assay.systems.config.load_config`), before any system is built:
 unknown keys, wrong types, NaN, infinities and out-of-range values are an
-:class:`~assay.errors.InputError` naming the file, the line, the table, the
+:class:`~assay.core.errors.InputError` naming the file, the line, the table, the
 key and the value, with the complete list of keys the type allows. Each
 factory still checks what only it can (a model name, a member system).
 ``assay validate`` and ``assay schema config`` use the same models.
@@ -21,8 +21,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from assay.errors import InputError, Problem, UsageError
-from assay.formats import CORPUS_FORMATS
+from assay.core.errors import InputError, Problem, UsageError
+from assay.io.formats import CORPUS_FORMATS
 from assay.systems.config_errors import file_text, validation_problems
 from assay.systems.limits import (
     MAX_BACKOFF,

@@ -12,7 +12,7 @@ query is bounded by ``timeout`` (:func:`assay.systems.usercode.call_bounded`;
 the driver's call is interrupted where it can be), and a database error is a
 failed query, counted by the runner like any other failure. The URL's password
 is never shown: the config carries the URL with it hidden, and the value is
-registered with :mod:`assay.redact` so that no message can print it.
+registered with :mod:`assay.core.redact` so that no message can print it.
 """
 
 from __future__ import annotations
@@ -24,10 +24,10 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from assay.bounds import at_least
-from assay.errors import UsageError
-from assay.hashing import content_version
-from assay.redact import REDACTED, register_secret
+from assay.core.bounds import at_least
+from assay.core.errors import UsageError
+from assay.core.hashing import content_version
+from assay.core.redact import REDACTED, register_secret
 from assay.systems.base import Hit, SystemError_
 from assay.systems.schema import SqlTable, VectorTable
 from assay.systems.usercode import UserCodeTimeout, call_bounded

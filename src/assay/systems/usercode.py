@@ -33,7 +33,7 @@ import threading
 from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
 
-from assay.errors import SystemCallError as SystemError_
+from assay.core.errors import SystemCallError as SystemError_
 from assay.systems.limits import MAX_TIMEOUT, seconds
 
 T = TypeVar("T")
@@ -60,7 +60,7 @@ class UserCodeTimeout(UserCodeFailed):
 def check_timeout(value: Any, where: str) -> float:
     """``value`` as a timeout in seconds: a finite number > 0 and <= :data:`MAX_TIMEOUT`.
 
-    Raises :class:`~assay.errors.UsageError` naming ``where`` (a table key or an option).
+    Raises :class:`~assay.core.errors.UsageError` naming ``where`` (a table key or an option).
     """
     return seconds(value, where, maximum=MAX_TIMEOUT)
 

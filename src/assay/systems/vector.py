@@ -18,8 +18,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
-from assay.bounds import at_least
-from assay.errors import UsageError
+from assay.core.bounds import at_least
+from assay.core.errors import UsageError
 from assay.systems._corpus import check_k, corpus_documents, corpus_version, fields_option
 from assay.systems.base import Hit
 from assay.systems.cache import cache_subdir
@@ -123,8 +123,8 @@ class VectorSystem:
         same vectors); endpoint models embed from here."""
         import numpy as np
 
+        from assay.core.progress import progress
         from assay.executors import current
-        from assay.progress import progress
 
         texts = self._texts
         executor = current()

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from assay.errors import UsageError
+from assay.core.errors import UsageError
 
 if TYPE_CHECKING:  # pragma: no cover
     import numpy as np

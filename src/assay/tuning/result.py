@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from assay.resultio import ResultModel
+from assay.results.files import ResultModel
 from assay.stats.models import ComparisonResult
 
 

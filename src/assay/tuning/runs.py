@@ -15,7 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from assay.errors import AssayError, UsageError
+from assay.core.errors import AssayError, UsageError
 from assay.tuning import space
 
 if TYPE_CHECKING:  # pragma: no cover

@@ -5,7 +5,7 @@ A value list is read as TOML (``0.5,0.9``, ``"a","b"``, ``[0.3,0.7],[0.5,0.5]``)
 that fails, the values are split at commas and a value that is not TOML is a bare string
 (``method=rrf,minmax``). Every set is checked against the system type's table model
 (:data:`assay.systems.schema.SYSTEM_MODELS`) before anything is built: an unknown key or a
-bad value is a :class:`~assay.errors.UsageError` naming ``--param``.
+bad value is a :class:`~assay.core.errors.UsageError` naming ``--param``.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import itertools
 import tomllib
 from typing import Any
 
-from assay.errors import UsageError
+from assay.core.errors import UsageError
 
 #: The option every error here names.
 OPTION = "--param"

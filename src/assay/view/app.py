@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from starlette.requests import Request  # at run time: FastAPI reads the route annotations
 
-from assay.errors import AssayError, UsageError
+from assay.core.errors import AssayError, UsageError
 from assay.report.html.pages import Links, Page
 from assay.view.catalog import Catalog, Summary
 

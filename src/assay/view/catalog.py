@@ -14,7 +14,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from assay.errors import UsageError
+from assay.core.errors import UsageError
 
 
 class Summary(BaseModel):
@@ -97,7 +97,7 @@ class Catalog:
     """The history store (optional) and result files, read once, looked up by id."""
 
     def __init__(self, files: Sequence[str | Path] = (), store: str | None = None) -> None:
-        from assay.results import read_result_file
+        from assay.results.models import read_result_file
 
         self.files: dict[str, tuple[Path, Any]] = {}
         for i, path in enumerate(files, start=1):

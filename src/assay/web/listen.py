@@ -28,7 +28,7 @@ def is_loopback(host: str) -> bool:
 
 def check_port(port: int) -> int:
     """``port`` when it is a TCP port (1 to 65535); else a UsageError naming ``port``."""
-    from assay.errors import UsageError
+    from assay.core.errors import UsageError
 
     if not 0 < port < 65536:
         raise UsageError(f"`port` must be between 1 and 65535; got {port}", "port")

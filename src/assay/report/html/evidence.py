@@ -77,7 +77,7 @@ def _run(path: str) -> dict[str, list[tuple[str, float]]]:
 def index_path(run: str | Path) -> Path:
     """Where the byte offsets of ``run``'s queries are cached: the project's cache folder
     (``$ASSAY_CACHE_DIR/view``, else ``.assay/cache/view``), named by the run's path."""
-    from assay.hashing import content_version
+    from assay.core.hashing import content_version
     from assay.systems.cache import cache_subdir
 
     name = content_version(str(Path(run).resolve())).split(":")[1]

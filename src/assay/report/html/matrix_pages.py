@@ -127,8 +127,8 @@ def _assertions(outcomes: dict[str, bool | None], reasons: list[str]) -> list[tu
 
 def read_cases(result: Any, folders: list[Path]) -> dict[str, Any] | None:
     """The matrix's cases by id, from ``cases_path`` when the file is here."""
+    from assay.io.textio import parse_json
     from assay.report.html.evidence import locate
-    from assay.textio import parse_json
 
     if result.config_path:
         folders = [*folders, Path(result.config_path).parent]

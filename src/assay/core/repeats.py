@@ -6,7 +6,7 @@ columns of integer codes: which rows repeat the pair of an earlier row, and
 which row was that. :func:`repeated_pairs` answers it in O(n log n) numpy
 without a Python loop; :func:`may_repeat` is the cheap O(n) test for the usual
 case (no repeat) that lets callers skip the sort. :func:`repeated_ids` asks it
-of string ids, through their :func:`assay.pairs.hashes` first.
+of string ids, through their :func:`assay.core.pairs.hashes` first.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from assay.pairs import arrow_text, codes, grouped_blocks, hashes, pair_keys
+from assay.core.pairs import arrow_text, codes, grouped_blocks, hashes, pair_keys
 
 
 def may_repeat(a: np.ndarray, b: np.ndarray, nb: int | None) -> bool:
@@ -40,7 +40,7 @@ def may_repeat(a: np.ndarray, b: np.ndarray, nb: int | None) -> bool:
     if size * len(starts) == n and (np.diff(starts) == size).all():
         return _blocks_repeat(b.reshape(len(starts), size))
     # blocks of any length: two halves of whole blocks, sorted apart
-    from assay._threads import halves
+    from assay.core._threads import halves
 
     ends = np.r_[starts, n]
     return any(
@@ -55,7 +55,7 @@ def may_repeat(a: np.ndarray, b: np.ndarray, nb: int | None) -> bool:
 def _split_repeat(a: np.ndarray, b: np.ndarray, nb: int | None) -> bool:
     """True when two rows have the same ``(a, b)`` key, ``a`` interleaved: the keys of even
     and of odd ``a`` values (never equal to each other) are sorted apart, on two threads."""
-    from assay._threads import halves
+    from assay.core._threads import halves
 
     key = pair_keys(a, b, nb)
     odd = (a & 1).astype(bool)
@@ -82,7 +82,7 @@ def _sorted_repeat(a: np.ndarray, b: np.ndarray, nb: int | None, lo: int, hi: in
 def _blocks_repeat(blocks: np.ndarray) -> bool:
     """True when a row of ``blocks`` holds a value twice (rows sorted; a large
     matrix piece by piece, on two threads)."""
-    from assay._threads import PIECE, pieces
+    from assay.core._threads import PIECE, pieces
 
     def repeats(rows: slice) -> bool:
         part = np.sort(blocks[rows], axis=1)

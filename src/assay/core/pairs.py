@@ -4,7 +4,7 @@ The codes come from :func:`encode` (Arrow's hash, first-appearance order) or
 :func:`encode_grouped` (faster for ids that come in runs of equal values, as
 query ids do); :func:`grouped_blocks` tells whether each code's rows form one
 block. Repeated (query, doc) pairs are found with these in
-:mod:`assay.repeats`.
+:mod:`assay.core.repeats`.
 
 Hashing every id of a 10-million-row run into a dictionary is the slowest
 step of reading it, so the checks that only ask "could two of these be
@@ -134,7 +134,7 @@ def encode(column: Any) -> tuple[np.ndarray, Any]:
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    from assay._threads import halves
+    from assay.core._threads import halves
 
     chunks = getattr(column, "chunks", None)
     if chunks is None or len(chunks) < 2:
@@ -312,7 +312,7 @@ def hashes(column: Any) -> np.ndarray:
 def _column_hashes(column: Any) -> np.ndarray:
     import pyarrow as pa
 
-    from assay._threads import halves
+    from assay.core._threads import halves
 
     chunks = column.chunks if isinstance(column, pa.ChunkedArray) else [column]
     pieces = [c.slice(i, _PIECE) for c in chunks for i in range(0, len(c), _PIECE)]

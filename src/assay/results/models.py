@@ -5,8 +5,8 @@ models and hold no scoring logic of their own. ``schema_version`` changes when
 a field changes meaning; readers refuse versions they do not know.
 
 The base of every result model, the registry of result kinds and the reading of
-result files live in :mod:`assay.resultio`; their names are re-exported here
-(``assay.results.ResultModel``, ``RESULT_MODELS``, ``read_result_file`` ...).
+result files live in :mod:`assay.results.files`; their names are re-exported here
+(``assay.results.models.ResultModel``, ``RESULT_MODELS``, ``read_result_file`` ...).
 """
 
 from __future__ import annotations
@@ -18,21 +18,23 @@ from typing import Any, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from assay.formats import PARQUET_RESULT_KEY as PARQUET_KEY
-from assay.perquery import ItemAccess, PerQuery, rows_to_columns
-from assay.perquery import QueryRow as QueryRow  # re-exported: assay.results.QueryRow
-from assay.policies import MissingPolicy, ScoringPolicy, TiePolicy
+from assay.core.policies import MissingPolicy, ScoringPolicy, TiePolicy
+from assay.io.formats import PARQUET_RESULT_KEY as PARQUET_KEY
 
-# re-exported: every result kind's base, registry and reader are assay.results names
-from assay.resultio import MIGRATIONS as MIGRATIONS
-from assay.resultio import RESULT_MODELS as RESULT_MODELS
-from assay.resultio import ResultModel as ResultModel
-from assay.resultio import current_assay_version as current_assay_version
-from assay.resultio import load_result as load_result
-from assay.resultio import migrate as migrate
-from assay.resultio import read_result_file as read_result_file
-from assay.resultio import result_model as result_model
-from assay.resultio import utc_now as utc_now
+# re-exported: every result kind's base, registry and reader are assay.results.models names
+from assay.results.files import MIGRATIONS as MIGRATIONS
+from assay.results.files import RESULT_MODELS as RESULT_MODELS
+from assay.results.files import ResultModel as ResultModel
+from assay.results.files import current_assay_version as current_assay_version
+from assay.results.files import load_result as load_result
+from assay.results.files import migrate as migrate
+from assay.results.files import read_result_file as read_result_file
+from assay.results.files import result_model as result_model
+from assay.results.files import utc_now as utc_now
+from assay.results.perquery import ItemAccess, PerQuery, rows_to_columns
+from assay.results.perquery import (
+    QueryRow as QueryRow,  # re-exported: assay.results.models.QueryRow
+)
 
 #: "2": ``per_query`` is an object of columns (one array per field); "1" held rows.
 SCHEMA_VERSION = "2"
@@ -287,7 +289,7 @@ class EvaluationResult(ResultModel):
         import pyarrow as pa
         import pyarrow.parquet as pq
 
-        from assay.redact import scrub_secrets
+        from assay.core.redact import scrub_secrets
 
         head = scrub_secrets(self.model_dump_json(exclude={"per_query"}))
         table = self.per_query_table().table
@@ -328,7 +330,7 @@ def check_pairable(
     Policies (``missing``, ``ties``, ``ignore_identical_ids``) change scores, so
     they must agree: there is no override.
     """
-    from assay.errors import UsageError
+    from assay.core.errors import UsageError
 
     warnings: list[str] = []
     versions = {r.judgments.version for r in results}

@@ -4,7 +4,7 @@ Two policies are chosen by the caller and change a score: ``missing`` (what a
 judged query absent from the run scores) and ``ties`` (how tied scores are
 ordered); every entry point checks them with :func:`check_policies`.
 
-This is a bottom module (it imports only :mod:`assay.errors`): runs, systems
+This is a bottom module (it imports only :mod:`assay.core.errors`): runs, systems
 and the metrics engine read the policy types and checks from here. The
 sentences that list every rule in force on one evaluation (measures, no-answer
 queries, failed calls, ...) are built by :mod:`assay.metrics.rules`; a rule is
@@ -19,7 +19,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from assay.errors import UsageError
+from assay.core.errors import UsageError
 
 MissingPolicy = Literal["zero", "skip"]
 TiePolicy = Literal["score", "given"]

@@ -9,7 +9,7 @@ per query on the way to a result file:
 
 * JSON (:meth:`PerQuery.json_fragment`): each column one JSON array, numbers
   written from numpy by ``orjson``, strings escaped and joined by Arrow;
-* Parquet (:meth:`assay.results.EvaluationResult.parquet_bytes`): the Arrow table itself.
+* Parquet (:meth:`assay.results.models.EvaluationResult.parquet_bytes`): the Arrow table itself.
 
 Row access (``per_query[0]["nDCG@10"]``, iteration) still gives
 :class:`QueryRow` models, built on demand, for renderers of
@@ -23,13 +23,13 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-# The column helpers (typing from JSON, writing JSON arrays) live in assay.columnio;
+# The column helpers (typing from JSON, writing JSON arrays) live in assay.io.columnio;
 # _chunk and _json_array are also read from here (assay.stats).
-from assay.columnio import _chunk as _chunk
-from assay.columnio import _column, _default, _floats, _pa, _text_array
-from assay.columnio import _joined as _joined
-from assay.columnio import _json_array as _json_array
-from assay.columnio import _text as _text
+from assay.io.columnio import _chunk as _chunk
+from assay.io.columnio import _column, _default, _floats, _pa, _text_array
+from assay.io.columnio import _joined as _joined
+from assay.io.columnio import _json_array as _json_array
+from assay.io.columnio import _text as _text
 
 #: Declared fields, in file order; every other column is metadata or a measure.
 DECLARED = ("query_id", "text", "first_rel_rank", "in_run")

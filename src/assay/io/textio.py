@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from assay.errors import ProblemLog
+from assay.core.errors import ProblemLog
 
 #: The UTF-8 byte-order mark, dropped from the start of every file read.
 BOM = b"\xef\xbb\xbf"
@@ -28,7 +28,7 @@ def read_bytes(path: str | Path, log: ProblemLog | None = None) -> bytes | None:
     A corrupt gzip file is logged and gives ``None`` when ``log`` is given;
     without a log the error propagates.
     """
-    from assay.fileio import check_input
+    from assay.io.fileio import check_input
 
     check_input(path)
     data = Path(path).read_bytes()
@@ -38,7 +38,7 @@ def read_bytes(path: str | Path, log: ProblemLog | None = None) -> bytes | None:
         except (OSError, EOFError, zlib.error) as exc:
             reason = str(exc) or "the compressed stream ends early: truncated"
             if log is None:
-                from assay.errors import InputError, Problem
+                from assay.core.errors import InputError, Problem
 
                 problem = Problem(str(path), None, f"not a valid gzip file ({reason})")
                 raise InputError([problem]) from None
@@ -53,7 +53,7 @@ def read_head(path: str | Path, size: int) -> bytes:
     A gzip file is decompressed only as far as needed; a stream that cannot be
     decompressed gives the bytes decompressed so far (the full reader reports it).
     """
-    from assay.fileio import check_input
+    from assay.io.fileio import check_input
 
     check_input(path)
     with open(path, "rb") as fh:
@@ -109,9 +109,9 @@ def parse_json(text: str | bytes) -> Any:
     """Parse one JSON document read from a file; raises :class:`json.JSONDecodeError`.
 
     Parsing is bounded (nesting depth, number sizes, lone surrogates): see
-    :mod:`assay.safejson`.
+    :mod:`assay.io.safejson`.
     """
-    from assay.safejson import loads
+    from assay.io.safejson import loads
 
     return loads(text)
 
@@ -123,7 +123,7 @@ def parse_json_at(text: str, pos: int) -> tuple[Any, int]:
     """
     import json
 
-    from assay.safejson import JSONError, loads
+    from assay.io.safejson import JSONError, loads
 
     try:
         _, end = json.JSONDecoder().raw_decode(text, pos)

@@ -21,7 +21,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from assay.errors import UsageError
+from assay.core.errors import UsageError
 
 PREFIX = "irds:"
 _LOCK = threading.Lock()

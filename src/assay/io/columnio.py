@@ -1,4 +1,4 @@
-"""Arrow columns in and out of JSON: the typing and writing helpers of :mod:`assay.perquery`.
+"""Arrow columns in and out of JSON: typing and writing helpers of :mod:`assay.results.perquery`.
 
 A column read from a JSON array is typed by its field (``query_id`` and ``text``
 strings, ``first_rel_rank`` int64 with null for "none retrieved", ``in_run``

@@ -54,7 +54,7 @@ class RetryPolicy:
     max_retry_after: float = 60.0
 
     def __post_init__(self) -> None:
-        from assay.bounds import at_least
+        from assay.core.bounds import at_least
 
         at_least("retries", self.retries, 0)
         for name in ("backoff", "max_backoff", "max_retry_after"):
@@ -164,7 +164,7 @@ class CircuitBreaker:
     """
 
     def __init__(self, threshold: int) -> None:
-        from assay.bounds import at_least
+        from assay.core.bounds import at_least
 
         at_least("max_consecutive_failures", threshold, 0)
         self.threshold = threshold

@@ -5,7 +5,7 @@ name the file and field; :data:`RESULT_MODELS` maps each result kind to its
 model; :data:`MIGRATIONS` upgrades older schema versions step by step;
 :func:`read_result_file` reads a result file (JSON, or an evaluation written as
 Parquet) into its model. The evaluation result's own models live in
-:mod:`assay.results`, which re-exports every name here.
+:mod:`assay.results.models`, which re-exports every name here.
 """
 
 from __future__ import annotations
@@ -17,8 +17,8 @@ from typing import Any, ClassVar, Self
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from assay.formats import PARQUET_RESULT_KEY as PARQUET_KEY
-from assay.perquery import PerQuery
+from assay.io.formats import PARQUET_RESULT_KEY as PARQUET_KEY
+from assay.results.perquery import PerQuery
 
 
 def utc_now() -> str:
@@ -58,7 +58,7 @@ class ResultModel(BaseModel):
         made from columns), in its place among the fields."""
         import orjson
 
-        from assay.safejson import dumps
+        from assay.io.safejson import dumps
 
         head = self.model_dump(mode="json", exclude={name})
         ordered: dict[str, Any] = {}
@@ -74,7 +74,7 @@ class ResultModel(BaseModel):
 
     def failed_runs(self) -> list[tuple[str, list[str]]]:
         """(run name, failed query ids) of each run this result scored, for ``--max-failed``
-        (:mod:`assay.failures`); none by default."""
+        (:mod:`assay.core.failures`); none by default."""
         return []
 
     def exit_code(self) -> int:
@@ -90,7 +90,7 @@ class ResultModel(BaseModel):
     @classmethod
     def from_file(cls, path: str | Path) -> Self:
         """Read a result file of this kind; errors name the file and field."""
-        from assay.errors import InputError, Problem
+        from assay.core.errors import InputError, Problem
 
         kind = cls.model_fields["kind"].default
         result = read_result_file(path, expect=kind)
@@ -103,7 +103,7 @@ class ResultModel(BaseModel):
 
 #: Result kind -> "module:Class" of its model: the one registry every reader uses.
 RESULT_MODELS: dict[str, str] = {
-    "evaluation": "assay.results:EvaluationResult",
+    "evaluation": "assay.results.models:EvaluationResult",
     "comparison": "assay.stats.models:ComparisonResult",
     "answers": "assay.answers.result:AnswersResult",
     "gate": "assay.procedures.gate_result:GateResult",
@@ -138,7 +138,7 @@ def result_model(kind: str) -> type[ResultModel]:
 
 def migrate(data: dict[str, Any], source: str = "result") -> dict[str, Any]:
     """``data`` upgraded to the schema version its kind's model writes (never mutated)."""
-    from assay.errors import InputError, Problem
+    from assay.core.errors import InputError, Problem
 
     kind = str(data.get("kind", "evaluation"))
     current = result_model(kind).model_fields["schema_version"].default
@@ -168,7 +168,7 @@ def load_result(payload: str | dict[str, Any], source: str = "result") -> Any:
 
     Raises pydantic's ``ValidationError`` when the payload does not fit its model.
     """
-    from assay.textio import parse_json
+    from assay.io.textio import parse_json
 
     data = parse_json(payload) if isinstance(payload, str) else dict(payload)
     kind = str(data.get("kind", "evaluation"))
@@ -186,9 +186,9 @@ def read_result_file(path: str | Path, expect: str | None = None) -> Any:
 
     from pydantic import ValidationError
 
-    from assay.errors import InputError, Problem, UsageError
-    from assay.fileio import check_input
-    from assay.textio import parse_json, read_bytes
+    from assay.core.errors import InputError, Problem, UsageError
+    from assay.io.fileio import check_input
+    from assay.io.textio import parse_json, read_bytes
 
     p = Path(path)
     check_input(p)
@@ -236,8 +236,8 @@ def _parquet_payload(raw: bytes, path: Path) -> dict[str, Any]:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from assay.errors import InputError, Problem
-    from assay.textio import parse_json
+    from assay.core.errors import InputError, Problem
+    from assay.io.textio import parse_json
 
     try:
         table = pq.read_table(pa.BufferReader(raw))

@@ -2,7 +2,7 @@
 
 Messages name the library parameter in backticks (```k```); the CLI rewrites
 it as the flag that sets it (``-k``), so the same check reads right from
-Python and from the command line. It imports only :mod:`assay.errors`.
+Python and from the command line. It imports only :mod:`assay.core.errors`.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from __future__ import annotations
 import operator
 from collections.abc import Sequence
 
-from assay.errors import UsageError
+from assay.core.errors import UsageError
 
 
 class BoundError(UsageError, ValueError):

@@ -8,12 +8,12 @@ are renamed over the target in one step; the folder is synced after. Nothing
 is ever half-written.
 
 Targets must be regular files. A directory, a device (``/dev/full``,
-``/dev/null``), a FIFO or a socket is refused with a :class:`~assay.errors.UsageError`
+``/dev/null``), a FIFO or a socket is refused with a :class:`~assay.core.errors.UsageError`
 (exit 2) and left untouched. **Symlinks are followed**: writing to a link
 replaces the file it points to (the link stays a link); a dangling link
 creates its target. Inputs that are FIFOs or devices are refused too
 (:func:`check_input`), so a command never blocks reading a pipe that nobody
-writes. Text written is scrubbed of registered secrets (:mod:`assay.redact`).
+writes. Text written is scrubbed of registered secrets (:mod:`assay.core.redact`).
 
 A file that another program owns and assay only adds to (GitHub's job summary,
 ``$GITHUB_STEP_SUMMARY``) is appended to with :func:`append_text`: one write of
@@ -27,7 +27,7 @@ import stat
 import tempfile
 from pathlib import Path
 
-from assay.errors import UsageError
+from assay.core.errors import UsageError
 
 _KINDS = (
     (stat.S_ISDIR, "a directory"),
@@ -191,7 +191,7 @@ def _named(exc: OSError, target: Path) -> OSError:
 
 def write_text_atomic(path: str | Path, text: str) -> Path:
     """Write UTF-8 ``text`` atomically, scrubbed of registered secrets; return the file."""
-    from assay.redact import scrub_secrets
+    from assay.core.redact import scrub_secrets
 
     return write_bytes_atomic(path, scrub_secrets(text).encode("utf-8", "replace"))
 
@@ -202,7 +202,7 @@ def append_text(path: str | Path, text: str) -> Path:
     The file is created when missing; special files are refused as for a write
     (:func:`output_target`). An I/O error is an :class:`OSError` naming the file.
     """
-    from assay.redact import scrub_secrets
+    from assay.core.redact import scrub_secrets
 
     target = output_target(path)
     data = scrub_secrets(text).encode("utf-8", "replace")

@@ -28,7 +28,7 @@ _NAMED = 10
 
 def check_max_failed(value: object) -> int:
     """Validate a ``max_failed`` value: a whole number >= 0."""
-    from assay.bounds import at_least
+    from assay.core.bounds import at_least
 
     return at_least("max_failed", value, 0)
 

@@ -30,6 +30,8 @@ from typing import Any
 from assay.answers.load import KNOWN
 from assay.answers.models import GroundedResponse, dump_case
 from assay.core.errors import AssayError, UsageError
+from assay.io.fileio import write_text_atomic as write
+from assay.systems.base import coerce_hits
 
 RagFunction = Callable[..., Any]
 
@@ -64,8 +66,6 @@ def call_system(
 ) -> tuple[GroundedResponse, list[str]]:
     """Call the user's function for one question; coerce what it returns."""
     from pydantic import BaseModel, ValidationError
-
-    from assay.systems.base import coerce_hits
 
     qid = record.get("query_id")
     try:
@@ -200,7 +200,6 @@ def write_cases(cases: Iterable[Mapping[str, Any]], path: str | Path) -> Path:
 
 def write_text_atomic(path: str | Path, text: str) -> Path:
     """Write UTF-8 ``text`` to ``path`` atomically (see :mod:`assay.io.fileio`)."""
-    from assay.io.fileio import write_text_atomic as write
 
     return write(path, text)
 

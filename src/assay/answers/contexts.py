@@ -26,6 +26,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from assay.answers.text import Context, TextCase
+from assay.judgments.models import JudgmentSet
+from assay.metrics.engine import compute
+from assay.runs.models import Run
 
 #: The retrieval measures the contexts are scored with (assay's engine, ranks as given).
 MEASURES = ("nDCG@10", "RR", "R@10", "P@5")
@@ -175,9 +178,6 @@ def score_contexts(
     ``corpus`` is a :class:`~assay.corpora.models.Corpus` text-only contexts are
     matched to; ``judgments`` a :class:`~assay.judgments.models.JudgmentSet`.
     """
-    from assay.judgments.models import JudgmentSet
-    from assay.metrics.engine import compute
-    from assay.runs.models import Run
 
     out = ContextScores()
     index = (

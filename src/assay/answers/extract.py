@@ -14,8 +14,18 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from assay.answers.claims import (
+    CLAIM_EXTRACT,
+    extract_fields,
+    model_claims,
+    sentence_claims,
+    structured_case,
+)
 from assay.answers.text import TextCase
+from assay.core.errors import collecting
+from assay.io.textio import json_lines, read_text
 from assay.judges.grading import GradingRun, Item, grade_items
+from assay.judges.ppi import ppi_mean_interval
 from assay.providers.client import ChatClient
 
 
@@ -42,13 +52,6 @@ def extract_cases(
     on_call: Callable[..., None] | None = None,
 ) -> tuple[list[dict[str, Any]], Extraction]:
     """Structured case objects for ``cases`` (support to fill) and the extraction's account."""
-    from assay.answers.claims import (
-        CLAIM_EXTRACT,
-        extract_fields,
-        model_claims,
-        sentence_claims,
-        structured_case,
-    )
 
     left: dict[str, list[str]] = {}
     todo = []
@@ -113,7 +116,6 @@ def faithfulness_interval(
 
     ``None`` when fewer than 2 labelled claims match a judged claim or none is left unlabelled.
     """
-    from assay.judges.ppi import ppi_mean_interval
 
     model: dict[tuple[str, int], float] = {}
     for case in filled:
@@ -141,9 +143,6 @@ def faithfulness_interval(
 def read_people(path: Any) -> dict[tuple[str, int], bool]:
     """People's claim labels: JSONL lines ``{"case_id", "claim" (0-based index), "supported"}``."""
     from pathlib import Path
-
-    from assay.core.errors import collecting
-    from assay.io.textio import json_lines, read_text
 
     p = Path(path)
     out: dict[tuple[str, int], bool] = {}

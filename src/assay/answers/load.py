@@ -32,6 +32,8 @@ from assay.answers.models import (
     is_known_judge,
 )
 from assay.core.errors import InputError, Problem, ProblemLog, collecting
+from assay.core.hashing import ContentHash
+from assay.io.textio import decode, json_lines, read_bytes
 
 REQUIRED = ("case_id", "question", "expected_status", "retrieved_ids", "response")
 KNOWN = (
@@ -55,7 +57,6 @@ def load_cases(path: str | Path) -> CaseSet:
     p = Path(path)
     if not p.is_file():
         raise InputError([Problem(str(p), None, "file not found", hint="check the path")])
-    from assay.io.textio import decode, read_bytes
 
     with collecting(p.name) as log:
         data = read_bytes(p, log)
@@ -66,7 +67,6 @@ def load_cases(path: str | Path) -> CaseSet:
 
 def parse_cases(text: str, log: ProblemLog) -> tuple[list[AnswerCase], list[dict[str, Any]]]:
     """Parse cases JSONL text, logging problems; returns cases and raw objects."""
-    from assay.io.textio import json_lines
 
     cases: list[AnswerCase] = []
     raws: list[dict[str, Any]] = []
@@ -95,7 +95,6 @@ def parse_cases(text: str, log: ProblemLog) -> tuple[list[AnswerCase], list[dict
 
 def cases_version(raws: list[dict[str, Any]]) -> str:
     """Hash of the cases' content, independent of key order, spacing and line order."""
-    from assay.core.hashing import ContentHash
 
     h = ContentHash()
     blobs = sorted(json.dumps(r, sort_keys=True, ensure_ascii=False) for r in raws)

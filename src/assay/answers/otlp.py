@@ -25,6 +25,7 @@ from typing import Any
 
 from assay.answers.text import Context, TextCase
 from assay.core.errors import ProblemLog
+from assay.io.textio import json_lines, parse_json, read_text
 
 _DOC = re.compile(r"^retrieval\.documents\.(\d+)\.document\.(id|content|score)$")
 _OUT = re.compile(r"^llm\.output_messages\.(\d+)\.message\.content$")
@@ -53,14 +54,11 @@ def read_traces(p: Path, log: ProblemLog) -> tuple[list[TextCase], list[dict[str
 
 
 def _requests(p: Path, log: ProblemLog) -> list[tuple[int | None, dict[str, Any]]]:
-    from assay.io.textio import json_lines, read_text
 
     text = read_text(p, log)
     if text is None:
         return []
     import json
-
-    from assay.io.textio import parse_json
 
     try:  # one export, perhaps pretty-printed; else one export per line
         whole = parse_json(text)

@@ -17,8 +17,12 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+from assay.answers.load import cases_version
+from assay.answers.otlp import read_traces
 from assay.answers.text import FIELDS, LIST_FIELDS, TextCase, TextCaseSet, map_row
 from assay.core.errors import InputError, Problem, ProblemLog, collecting
+from assay.io.formats import first_line, sniff_line
+from assay.io.textio import csv_table, json_lines, parse_json, read_text
 
 #: Formats ``--input-format`` takes.
 INPUT_FORMATS = ("cases", "ragas", "deepeval", "otlp")
@@ -67,14 +71,11 @@ def read_text_cases(path: str | Path, fmt: str) -> TextCaseSet:
         raise InputError([Problem(str(p), None, "file not found", hint="check the path")])
     with collecting(p.name) as log:
         if fmt == "otlp":
-            from assay.answers.otlp import read_traces
-
             cases, raws = read_traces(p, log)
         else:
             cases, raws = _map_rows(_rows(p, log), fmt, log)
         if not cases and not log.problems:
             log.add(None, "no cases in the file", hint="write one case per row")
-    from assay.answers.load import cases_version
 
     return TextCaseSet(tuple(cases), fmt, path=str(p), name=p.stem, version=cases_version(raws))
 
@@ -116,13 +117,10 @@ def _rows(p: Path, log: ProblemLog) -> Iterator[Row]:
 
 
 def _json_rows(p: Path, log: ProblemLog) -> Iterator[Row]:
-    from assay.io.textio import json_lines, read_text
 
     text = read_text(p, log)
     if text is None:
         return
-    from assay.io.formats import first_line, sniff_line
-    from assay.io.textio import parse_json
 
     if sniff_line(first_line(p))[1] == "json":  # a JSON array (deepeval's save_as)
         try:
@@ -146,7 +144,6 @@ def _json_rows(p: Path, log: ProblemLog) -> Iterator[Row]:
 
 
 def _csv_rows(p: Path, log: ProblemLog) -> Iterator[Row]:
-    from assay.io.textio import csv_table, read_text
 
     text = read_text(p, log)
     if text is None:
@@ -165,7 +162,6 @@ def _csv_rows(p: Path, log: ProblemLog) -> Iterator[Row]:
 
 def _csv_list(cell: str, name: str, line: int, log: ProblemLog) -> Any:
     """A list column as ragas and pandas write it: ``['a', 'b']`` (Python) or JSON."""
-    from assay.io.textio import parse_json
 
     text = cell.strip()
     if not text:
@@ -263,7 +259,6 @@ def _json_file(p: Path, log: ProblemLog, required: bool = False) -> Any:
                 hint="give a folder written by datasets' save_to_disk, or a file",
             )
         return None
-    from assay.io.textio import parse_json
 
     try:
         return parse_json(p.read_bytes())
@@ -275,8 +270,6 @@ def _json_file(p: Path, log: ProblemLog, required: bool = False) -> Any:
 # ------------------------------------------------------------- detection
 def _first_json(p: Path) -> Any:
     """The first JSON object of a JSONL file, or of a JSON file (the first item of an array)."""
-    from assay.io.formats import first_line
-    from assay.io.textio import parse_json
 
     try:
         value = parse_json(first_line(p))
@@ -300,8 +293,6 @@ def _first_keys(p: Path) -> list[str]:
         features = _peek_json(info)
         return list((features or {}).get("features", {}) or {})
     if p.suffix.lower() == ".csv":
-        from assay.io.formats import first_line
-
         return [c.strip() for c in first_line(p).split(",")]
     if p.suffix.lower() == ".parquet":
         import pyarrow.parquet as pq
@@ -315,7 +306,6 @@ def _first_keys(p: Path) -> list[str]:
 
 
 def _peek_json(p: Path) -> Any:
-    from assay.io.textio import parse_json
 
     try:
         return parse_json(p.read_bytes())

@@ -27,6 +27,7 @@ from collections.abc import Collection, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from assay.answers.load import load_cases
 from assay.answers.models import AnswerCase, CaseSet
 from assay.answers.numbers import check_numbers, extract_numbers
 from assay.answers.result import (
@@ -39,6 +40,8 @@ from assay.answers.result import (
     Score,
 )
 from assay.core.errors import UsageError
+from assay.core.tags import group_by_tags
+from assay.corpora.ids import read_corpus_ids
 
 
 def score_case(case: AnswerCase, corpus_ids: Collection[str] | None = None) -> dict[str, Any]:
@@ -253,10 +256,8 @@ def score_answers(
     citation is valid only when it names one of them. The procedure behind
     ``assay answers``.
     """
-    from assay.answers.load import load_cases
 
     case_set = cases if isinstance(cases, CaseSet) else load_cases(cases)
-    from assay.corpora.ids import read_corpus_ids
 
     corpus_path = str(corpus) if isinstance(corpus, str | Path) else None
     ids = read_corpus_ids(corpus) if isinstance(corpus, str | Path) else corpus
@@ -266,7 +267,6 @@ def score_answers(
 
 
 def _group(rows: Iterable[dict[str, Any]], field: str) -> dict[str, list[dict[str, Any]]]:
-    from assay.core.tags import group_by_tags
 
     return dict(sorted(group_by_tags((row, row["metadata"].get(field)) for row in rows).items()))
 

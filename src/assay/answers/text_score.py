@@ -17,6 +17,7 @@ from assay.answers.reference import POLICY, exact_match, rouge_l, similarities, 
 from assay.answers.result import AnswersResult, CasesInfo, Ledger, LedgerEntry, Score
 from assay.answers.text import TextCase, TextCaseSet
 from assay.core.errors import UsageError
+from assay.systems.embeddings import load_encoder
 
 #: Reference measures in report order.
 REFERENCE_MEASURES = ("exact_match", "token_f1", "rouge_l", "answer_similarity")
@@ -63,7 +64,6 @@ def _why_not(case: TextCase) -> str | None:
 
 def add_similarity(rows: list[dict[str, Any]], cases: Sequence[TextCase], model: str) -> str:
     """Fill ``answer_similarity`` of rows with a response and a reference; the model in words."""
-    from assay.systems.embeddings import load_encoder
 
     encoder = load_encoder(None if model == "default" else model)
     todo = [i for i, case in enumerate(cases) if _why_not(case) is None]

@@ -36,6 +36,7 @@ import numpy as np
 
 from assay.behavior.stats import ClickStats, as_stats
 from assay.behavior.table import ClickTable
+from assay.core.errors import UsageError
 
 MODELS = ("ctr", "coec", "pbm", "dbn")
 _EPS = 1e-9
@@ -103,8 +104,6 @@ def fit_coec(data: ClickTable | ClickStats, cap: float = 4.0, z: float = 1.96) -
     from scipy.stats import chi2, norm
 
     if cap <= 0:
-        from assay.core.errors import UsageError
-
         raise UsageError(f"the COEC cap must be > 0, got {cap}")
     st = as_stats(data)
     c = st.pair_clicks()

@@ -17,8 +17,17 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
+from assay.behavior import clickmodels as cm
+from assay.behavior.clickmodels import expected_clicks
+from assay.behavior.dbn import fit_dbn
+from assay.behavior.read import DEFAULT_MAX_BYTES
+from assay.behavior.sharded import click_statistics
+from assay.behavior.stats import StatsParams
+from assay.behavior.table import checked_weights
 from assay.core.bounds import at_least
 from assay.core.errors import UsageError
+from assay.io.csvout import csv_text
+from assay.judgments.models import JudgmentSet
 from assay.results.models import ResultModel
 
 #: Grades are 0-3; a grade is the number of thresholds the estimate reaches.
@@ -85,7 +94,6 @@ class ImplicitJudgments(ResultModel):
 
     def to_judgment_set(self) -> Any:
         """Every graded pair as an in-memory :class:`~assay.judgments.JudgmentSet`."""
-        from assay.judgments.models import JudgmentSet
 
         qrels: dict[str, dict[str, int]] = {}
         texts: dict[str, str] = {}
@@ -119,16 +127,11 @@ def judge_clicks(
     continuation probability (default: fitted). ``max_bytes`` bounds the
     uncompressed bytes read (default :data:`assay.behavior.read.DEFAULT_MAX_BYTES`).
     """
-    from assay.behavior import clickmodels as cm
-    from assay.behavior.sharded import click_statistics
-    from assay.behavior.stats import StatsParams
-    from assay.behavior.table import checked_weights
 
     if model not in cm.MODELS:
         raise UsageError(f"--model must be one of {', '.join(cm.MODELS)}; got {model!r}")
     at_least("min_impressions", min_impressions)
     cuts = _numbers_in_range(model, thresholds, cap, gamma)
-    from assay.behavior.read import DEFAULT_MAX_BYTES
 
     limit = DEFAULT_MAX_BYTES if max_bytes is None else max_bytes
     w = checked_weights(weights, positions)
@@ -165,8 +168,6 @@ def judge_clicks(
 def _pair_rows(table: Any, fit: Any, min_impressions: int, cuts: list[float]) -> list[PairStat]:
     """One :class:`PairStat` per pair: counts; estimate and grades if enough impressions."""
     import numpy as np
-
-    from assay.behavior.clickmodels import expected_clicks
 
     impressions = table.pair_impressions()
     clicks = table.pair_clicks()
@@ -229,7 +230,6 @@ def _finite(value: Any) -> bool:
 
 
 def _fit(table: Any, model: str, cap: float, gamma: float | None) -> Any:
-    from assay.behavior import clickmodels as cm
 
     if model == "ctr":
         return cm.fit_ctr(table)
@@ -237,7 +237,6 @@ def _fit(table: Any, model: str, cap: float, gamma: float | None) -> Any:
         return cm.fit_coec(table, cap=cap)
     if model == "pbm":
         return cm.fit_pbm(table)
-    from assay.behavior.dbn import fit_dbn
 
     return fit_dbn(table, gamma=gamma)
 
@@ -287,7 +286,6 @@ STATS_COLUMNS = list(PairStat.model_fields)
 
 def stats_csv(result: ImplicitJudgments) -> str:
     """Per pair: impressions, clicks, CTR, expected clicks, estimate, interval, grade (CSV)."""
-    from assay.io.csvout import csv_text
 
     rows = []
     for p in result.pairs:

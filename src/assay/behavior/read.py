@@ -34,8 +34,10 @@ from pathlib import Path
 from typing import Any
 
 from assay.behavior.models import UbiEvent, UbiLog, UbiQuery
-from assay.core.errors import MAX_PROBLEMS, InputError, Problem, ProblemLog, collecting
-from assay.io.textio import decode, drop_bom, json_lines, parse_json
+from assay.core.bounds import at_least
+from assay.core.errors import MAX_PROBLEMS, InputError, Problem, ProblemLog, UsageError, collecting
+from assay.io.fileio import check_input
+from assay.io.textio import decode, drop_bom, json_lines, parse_json, split_lines
 
 #: Uncompressed bytes read from all files of one call, unless ``max_bytes`` says otherwise.
 DEFAULT_MAX_BYTES = 1 << 30
@@ -61,13 +63,10 @@ def read_ubi(
     files (see the module docstring). Raises :class:`InputError` listing every
     problem found.
     """
-    from assay.core.bounds import at_least
 
     at_least("max_bytes", max_bytes)
     items = [paths] if isinstance(paths, str | Path) else list(paths)
     if layout is not None and layout not in LAYOUTS:
-        from assay.core.errors import UsageError
-
         raise UsageError(f"--layout must be one of {', '.join(LAYOUTS)}; got {layout!r}")
     if not items:
         raise InputError([Problem("(no file)", None, "no UBI file given", hint="name a file")])
@@ -99,7 +98,6 @@ def detect_layout(text: str) -> str:
 
 
 def _texts(path: Path, log: ProblemLog, budget: list[int]) -> Iterator[tuple[str, str]]:
-    from assay.io.fileio import check_input
 
     if not path.is_file():
         log.add(None, "file not found", path=str(path), hint="check the path")
@@ -285,7 +283,6 @@ def _bulk(text: str, log: Any) -> Iterator[tuple[int, str | None, dict]]:
 
 
 def _tsv(text: str, log: Any) -> Iterator[tuple[int, str | None, dict]]:
-    from assay.io.textio import split_lines
 
     kinds: list[str | None] = []
     parts: list[str] = []

@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from assay.behavior.read import read_ubi
 from assay.core.bounds import at_least
 from assay.core.errors import UsageError
 from assay.core.querytext import query_id_for
@@ -56,8 +57,6 @@ def sample_queries(
 ) -> list[tuple[str, str, int]]:
     """Draw ``n`` distinct queries from UBI logs; ``(key, text, searches)`` rows."""
     import numpy as np
-
-    from assay.behavior.read import read_ubi
 
     if strategy not in STRATEGIES:
         raise UsageError(f"--strategy must be one of {', '.join(STRATEGIES)}; got {strategy!r}")

@@ -18,12 +18,14 @@ from pathlib import Path
 from typing import Any
 
 from assay.behavior.models import UbiQuery
+from assay.behavior.read import DEFAULT_MAX_BYTES, LAYOUTS, _check_duplicates, read_ubi
+from assay.behavior.stats import of_log, reduce_stats, shard_stats, shards_of
+from assay.core.errors import collecting
+from assay.executors import current
 
 
 def _no_repeats(queries: Sequence[UbiQuery], first: Any) -> None:
     """The reader's check that no response is logged twice, over every file."""
-    from assay.behavior.read import _check_duplicates
-    from assay.core.errors import collecting
 
     with collecting(first) as problems:
         _check_duplicates(list(queries), problems)
@@ -50,9 +52,6 @@ def click_statistics(
     of every file (in file order) and computes its statistics; here only the responses'
     ids (for the check that none is logged twice across files) and the statistics
     arrive, and are reduced. Both give the same statistics to the last bit."""
-    from assay.behavior.read import DEFAULT_MAX_BYTES, LAYOUTS, read_ubi
-    from assay.behavior.stats import of_log, reduce_stats
-    from assay.executors import current
 
     items = [paths] if isinstance(paths, str | Path) else list(paths)
     files = [str(p) for p in items]
@@ -72,8 +71,6 @@ def click_statistics(
 
 def _split_file(shared: tuple[Any, ...], item: tuple[int, str]) -> tuple[Any, ...]:
     """On a worker: one file read and cut into shards; its responses' ids, then the shards."""
-    from assay.behavior.read import read_ubi
-    from assay.behavior.stats import shards_of
 
     layout, max_bytes, n, _ = shared
     index, path = item
@@ -88,7 +85,6 @@ def _split_file(shared: tuple[Any, ...], item: tuple[int, str]) -> tuple[Any, ..
 
 def _shard_stats(shared: tuple[Any, ...], parts: list[tuple[Any, ...]]) -> Any:
     """On a worker: one shard of every file, joined in file order, as statistics."""
-    from assay.behavior.stats import shard_stats
 
     joined = tuple([x for part in parts for x in part[i]] for i in range(4))
     return shard_stats(shared[3], joined)

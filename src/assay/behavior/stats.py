@@ -24,8 +24,16 @@ from typing import Any
 
 import numpy as np
 
+from assay.behavior.lists import compact
 from assay.behavior.models import UbiEvent, UbiLog, UbiQuery
-from assay.behavior.table import ClickTable
+from assay.behavior.table import (
+    ClickTable,
+    assumptions,
+    check_base,
+    check_hit_positions,
+    shard_table,
+)
+from assay.core.errors import InputError
 
 
 @dataclass(frozen=True)
@@ -92,8 +100,6 @@ class ClickStats:
 
 def shard_stats(params: StatsParams, part: tuple[Any, ...]) -> ShardStats:
     """The statistics of one shard ``(queries, events, query order, event order)``."""
-    from assay.behavior.table import shard_table
-    from assay.core.errors import InputError
 
     queries, events, q_order, e_order = part
     try:
@@ -126,7 +132,6 @@ def _failed(order: int, exc: BaseException) -> ShardStats:
 
 def of_table(table: ClickTable, levels: np.ndarray, checks: dict[str, Any]) -> ShardStats:
     """The statistics of one click table (a shard's, or any table: orders default to its own)."""
-    from assay.behavior.lists import compact
 
     shown = table.shown
     n_pairs, width = len(table.pairs), table.docs.shape[1]
@@ -169,7 +174,6 @@ def of_table(table: ClickTable, levels: np.ndarray, checks: dict[str, Any]) -> S
 
 def reduce_stats(parts: Sequence[ShardStats], params: StatsParams) -> ClickStats:
     """The shards' statistics added up, checked as one pass over the whole log would be."""
-    from assay.behavior.table import assumptions, check_base, check_hit_positions
 
     faults = [p.fault for p in parts if p.fault is not None]
     if faults:

@@ -21,6 +21,8 @@ from typing import Any
 
 import numpy as np
 
+from assay.core._threads import halves
+
 
 def is_grouped(heads: np.ndarray) -> bool:
     """True when no code repeats in ``heads`` (the codes of the runs of :func:`run_starts`).
@@ -133,8 +135,6 @@ def encode(column: Any) -> tuple[np.ndarray, Any]:
     """
     import pyarrow as pa
     import pyarrow.compute as pc
-
-    from assay.core._threads import halves
 
     chunks = getattr(column, "chunks", None)
     if chunks is None or len(chunks) < 2:
@@ -311,8 +311,6 @@ def hashes(column: Any) -> np.ndarray:
 
 def _column_hashes(column: Any) -> np.ndarray:
     import pyarrow as pa
-
-    from assay.core._threads import halves
 
     chunks = column.chunks if isinstance(column, pa.ChunkedArray) else [column]
     pieces = [c.slice(i, _PIECE) for c in chunks for i in range(0, len(c), _PIECE)]

@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from assay.core._threads import PIECE, halves, pieces
 from assay.core.pairs import arrow_text, codes, grouped_blocks, hashes, pair_keys
 
 
@@ -40,7 +41,6 @@ def may_repeat(a: np.ndarray, b: np.ndarray, nb: int | None) -> bool:
     if size * len(starts) == n and (np.diff(starts) == size).all():
         return _blocks_repeat(b.reshape(len(starts), size))
     # blocks of any length: two halves of whole blocks, sorted apart
-    from assay.core._threads import halves
 
     ends = np.r_[starts, n]
     return any(
@@ -55,7 +55,6 @@ def may_repeat(a: np.ndarray, b: np.ndarray, nb: int | None) -> bool:
 def _split_repeat(a: np.ndarray, b: np.ndarray, nb: int | None) -> bool:
     """True when two rows have the same ``(a, b)`` key, ``a`` interleaved: the keys of even
     and of odd ``a`` values (never equal to each other) are sorted apart, on two threads."""
-    from assay.core._threads import halves
 
     key = pair_keys(a, b, nb)
     odd = (a & 1).astype(bool)
@@ -82,7 +81,6 @@ def _sorted_repeat(a: np.ndarray, b: np.ndarray, nb: int | None, lo: int, hi: in
 def _blocks_repeat(blocks: np.ndarray) -> bool:
     """True when a row of ``blocks`` holds a value twice (rows sorted; a large
     matrix piece by piece, on two threads)."""
-    from assay.core._threads import PIECE, pieces
 
     def repeats(rows: slice) -> bool:
         part = np.sort(blocks[rows], axis=1)

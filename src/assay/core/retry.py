@@ -19,6 +19,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
+from assay.core.bounds import at_least
+
 T = TypeVar("T")
 K = TypeVar("K")
 
@@ -54,7 +56,6 @@ class RetryPolicy:
     max_retry_after: float = 60.0
 
     def __post_init__(self) -> None:
-        from assay.core.bounds import at_least
 
         at_least("retries", self.retries, 0)
         for name in ("backoff", "max_backoff", "max_retry_after"):
@@ -164,7 +165,6 @@ class CircuitBreaker:
     """
 
     def __init__(self, threshold: int) -> None:
-        from assay.core.bounds import at_least
 
         at_least("max_consecutive_failures", threshold, 0)
         self.threshold = threshold

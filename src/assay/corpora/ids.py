@@ -9,6 +9,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from assay.core.errors import InputError, Problem, UsageError, collecting
+from assay.io.formats import beir_corpus_file, detect_format, sniff_line
+from assay.io.textio import read_bytes, read_text, split_lines
 
 
 def read_corpus_ids(path: str | Path, *, id_field: str | None = None) -> frozenset[str]:
@@ -21,7 +23,6 @@ def read_corpus_ids(path: str | Path, *, id_field: str | None = None) -> frozens
     Raises :class:`InputError` naming the file for a missing or bad file.
     """
     from assay.corpora.load import load_corpus
-    from assay.io.formats import beir_corpus_file, detect_format
 
     p = Path(path)
     if p.is_dir() and beir_corpus_file(p) is not None:
@@ -44,8 +45,6 @@ def read_corpus_ids(path: str | Path, *, id_field: str | None = None) -> frozens
 def _listed_ids(p: Path) -> frozenset[str]:
     """Ids of a plain list, one per line (blank lines skipped); JSON lines are a corpus."""
     from assay.corpora.load import load_corpus
-    from assay.io.formats import sniff_line
-    from assay.io.textio import read_text, split_lines
 
     ids: set[str] = set()
     with collecting(p) as log:
@@ -70,8 +69,6 @@ def _beir_ids(p: Path) -> frozenset[str] | None:
     import pyarrow as pa
     import pyarrow.compute as pc
     import pyarrow.json as pj
-
-    from assay.io.textio import read_bytes
 
     data = read_bytes(p)
     if not data.strip() or b"\n\n" in data.replace(b"\r\n", b"\n") or data.startswith(b"\n"):

@@ -28,6 +28,9 @@ from typing import Any
 from assay.core.errors import InputError, Problem, ProblemLog, UsageError, collecting
 from assay.corpora.models import Corpus
 from assay.io.formats import CORPUS_FORMATS, beir_corpus_file
+from assay.io.formats import detect_format as detect
+from assay.io.irds import doc_rows, is_irds
+from assay.io.textio import csv_table, json_lines, read_text
 
 FORMATS = CORPUS_FORMATS
 #: Id fields tried, in order, when none is given for CSV or JSONL.
@@ -38,7 +41,6 @@ BEIR_TEXT_FIELDS = ("title", "text")
 
 def detect_format(path: str | Path) -> str:
     """The corpus format implied by a file or folder name (see the module rules)."""
-    from assay.io.formats import detect_format as detect
 
     return detect(path, "corpus")
 
@@ -58,7 +60,6 @@ def load_corpus(
     ``irds:NAME`` reads the documents of the ir_datasets dataset NAME from the
     local cache (:mod:`assay.io.irds`), checked as a JSONL corpus.
     """
-    from assay.io.irds import is_irds
 
     if is_irds(path):
         return _load_irds(str(path), id_field, text_fields)
@@ -96,7 +97,6 @@ def load_corpus(
 
 
 def _load_irds(path: str, id_field: str | None, text_fields: Sequence[str] | None) -> Corpus:
-    from assay.io.irds import doc_rows
 
     rows = doc_rows(path)
     fields = None if text_fields is None else list(text_fields)
@@ -106,7 +106,6 @@ def _load_irds(path: str, id_field: str | None, text_fields: Sequence[str] | Non
 
 
 def _read_text(p: Path, log: ProblemLog) -> str | None:
-    from assay.io.textio import read_text
 
     return read_text(p, log)
 
@@ -116,7 +115,6 @@ Row = tuple[int, dict[str, Any]]
 
 
 def _parse_csv(text: str, log: ProblemLog, delimiter: str) -> list[Row]:
-    from assay.io.textio import csv_table
 
     header, rows = csv_table(text, log, delimiter=delimiter)
     if header is None:
@@ -126,7 +124,6 @@ def _parse_csv(text: str, log: ProblemLog, delimiter: str) -> list[Row]:
 
 
 def _parse_jsonl(text: str, log: ProblemLog) -> list[Row]:
-    from assay.io.textio import json_lines
 
     return list(json_lines(text, log, what="record"))
 

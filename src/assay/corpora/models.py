@@ -14,6 +14,7 @@ from functools import cached_property
 from typing import Any
 
 from assay.core.errors import UsageError
+from assay.core.hashing import ContentHash
 
 
 class Corpus:
@@ -174,7 +175,6 @@ class Corpus:
         JSONL has the same version. The text fields a system reads are not
         part of it (they belong to the system's configuration).
         """
-        from assay.core.hashing import ContentHash
 
         h = ContentHash()
         for doc, record in zip(self.ids, self.records, strict=True):

@@ -20,7 +20,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+from assay.executors.local import LocalExecutor
 from assay.executors.options import EXECUTORS, Executor, ExecutorOptions, options_from
+from assay.executors.ray_backend import RayExecutor
 
 _chosen: ExecutorOptions | None = None
 _made: dict[ExecutorOptions, Executor] = {}
@@ -44,12 +46,8 @@ def current() -> Executor:
     options = current_options()
     if options not in _made:
         if options.executor == "ray":
-            from assay.executors.ray_backend import RayExecutor
-
             _made[options] = RayExecutor(options)
         else:
-            from assay.executors.local import LocalExecutor
-
             _made[options] = LocalExecutor(options)
     return _made[options]
 

@@ -6,6 +6,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TypeVar
 
 from assay.executors.options import ExecutorOptions
+from assay.executors.ratelimit import limited
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -56,6 +57,5 @@ class LocalExecutor:
 
     def chat_client(self, client: Any) -> Any:
         """``client`` itself, behind a token bucket when its model has a ``rate_limit``."""
-        from assay.executors.ratelimit import limited
 
         return limited(client)

@@ -15,6 +15,7 @@ import queue
 import time
 from typing import TYPE_CHECKING, Any
 
+from assay.executors.ratelimit import TokenBucket, limited_transport, rate_of
 from assay.executors.ray_tools import cause, spread_placements
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -26,7 +27,6 @@ class _Caller:
     cluster-wide bucket."""
 
     def __init__(self, reopen: Any, config: Any, policy: Any, bucket: Any) -> None:
-        from assay.executors.ratelimit import limited_transport
 
         self.bucket = bucket
         transport = None
@@ -50,7 +50,6 @@ class RemoteChatClient:
     """The driver's chat client, with the server calls made by actors on the cluster."""
 
     def __init__(self, client: Any, executor: RayExecutor) -> None:
-        from assay.executors.ratelimit import TokenBucket, rate_of
 
         ray = executor.ray()
         self._inner = client

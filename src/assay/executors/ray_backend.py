@@ -25,8 +25,10 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TypeVar
 
 from assay.core.errors import AssayError, UsageError
+from assay.executors.models import RemoteChatClient
 from assay.executors.options import ExecutorOptions
 from assay.executors.ray_tools import cause, spread_placements
+from assay.executors.systems import ask_chunk, lost_chunk, portable
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -231,7 +233,6 @@ class RayExecutor:
         self, calls: Any, chunks: Sequence[list[str]], texts: dict[str, str]
     ) -> Iterator[tuple[list[str], Any]]:
         """Each chunk asked by a task; the driver records the answers in order."""
-        from assay.executors.systems import ask_chunk, lost_chunk, portable
 
         self.ray()
         results = self.map(
@@ -248,7 +249,6 @@ class RayExecutor:
 
     def chat_client(self, client: Any) -> Any:
         """Model calls made by actors on the cluster, under one cluster-wide rate limit."""
-        from assay.executors.models import RemoteChatClient
 
         if client not in self._clients:  # one set of actors (and one bucket) per client
             self._clients[client] = RemoteChatClient(client, self)

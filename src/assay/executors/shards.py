@@ -19,6 +19,12 @@ from typing import Any
 import numpy as np
 
 from assay.core.errors import InputError, Problem, UsageError
+from assay.core.pairs import arrow_column, arrow_strings, as_numpy, encode_grouped
+from assay.core.repeats import repeated_ids
+from assay.executors import current
+from assay.runs._columns import categorical
+from assay.runs.checks import duplicate_doc
+from assay.runs.models import Run
 
 #: Files of a shard directory that are not shards (sidecars, hidden files, markers).
 _SKIPPED_SUFFIXES = (".json", ".md", ".crc")
@@ -127,8 +133,6 @@ def load_sharded_run(path: str | Path, name: str | None = None) -> Any:
     Its name is ``name``, else the TREC tag of the first shard, else the folder's name."""
     import pyarrow as pa
 
-    from assay.executors import current
-
     paths = shard_paths(path)
     parts = list(current().map(read_shard, [str(f) for f in paths]))
     scored = {has for _, has, _ in parts}
@@ -150,9 +154,6 @@ def _set_name(path: Path) -> str:
 
 def _check_across(paths: list[Path], rows: list[int], table: Any) -> None:
     """Refuse a (query, doc) pair listed twice, naming the shard and line of both."""
-    from assay.core.pairs import arrow_column, arrow_strings, encode_grouped
-    from assay.core.repeats import repeated_ids
-    from assay.runs.checks import duplicate_doc
 
     qcodes, _ = encode_grouped(table.column("query_id"))
     found, firsts = repeated_ids(qcodes, arrow_column(arrow_strings(table.column("doc_id"))))
@@ -187,10 +188,6 @@ def _as_run(table: Any, name: str, path: str | Path, has_scores: bool, shards: i
     """A :class:`~assay.runs.models.Run` of the joined table, built as the run reader builds
     one (query ids as codes in order of first appearance, doc ids as Arrow strings)."""
     import pandas as pd
-
-    from assay.core.pairs import arrow_strings, as_numpy, encode_grouped
-    from assay.runs._columns import categorical
-    from assay.runs.models import Run
 
     qcodes, qids = encode_grouped(table.column("query_id"))
     docs = arrow_strings(table.column("doc_id"))

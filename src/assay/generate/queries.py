@@ -17,10 +17,14 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, Field
 
+from assay.core.errors import UsageError
 from assay.core.failures import FAILED_CALLS
+from assay.core.redact import redact_text
 from assay.judges.graders import Grader, _schema
+from assay.judges.grading import Item, grade_items
 from assay.providers.accounting import Usage
 from assay.results.models import ResultModel
+from assay.systems.bm25 import BM25System
 
 QUERY_RUBRIC = """\
 You write test queries for a search engine. Read the passage and write one query that a
@@ -92,7 +96,6 @@ class SyntheticQueries(ResultModel):
     def failed_runs(self) -> list[tuple[str, list[str]]]:
         """The failed model calls (secrets masked), named for ``max_failed``; none when the
         calls :attr:`stopped_short` (that fails by :meth:`exit_code` alone)."""
-        from assay.core.redact import redact_text
 
         who = f"generate queries --model {self.model.get('name')}"
         failed = [] if self.stopped_short else self.failed_calls
@@ -132,8 +135,6 @@ def generate_queries(
 
     ``human`` is an optional judgment set whose queries are measured alike.
     """
-    from assay.core.errors import UsageError
-    from assay.judges.grading import Item, grade_items
 
     if n < 1:
         raise UsageError(f"-n must be 1 or more, got {n}")
@@ -182,7 +183,6 @@ def generate_queries(
 
 
 def _measure(result: SyntheticQueries, corpus: Any, texts: dict[str, str], human: Any):
-    from assay.systems.bm25 import BM25System
 
     pairs = [(r["query"], set(r["relevant"])) for r in result.rows]
     human_pairs = _human_pairs(human) if human is not None else []

@@ -16,7 +16,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from assay.core.errors import ProblemLog
+from assay.core.errors import InputError, Problem, ProblemLog
+from assay.io.fileio import check_input
+from assay.io.safejson import JSONError, loads
 
 #: The UTF-8 byte-order mark, dropped from the start of every file read.
 BOM = b"\xef\xbb\xbf"
@@ -28,7 +30,6 @@ def read_bytes(path: str | Path, log: ProblemLog | None = None) -> bytes | None:
     A corrupt gzip file is logged and gives ``None`` when ``log`` is given;
     without a log the error propagates.
     """
-    from assay.io.fileio import check_input
 
     check_input(path)
     data = Path(path).read_bytes()
@@ -38,8 +39,6 @@ def read_bytes(path: str | Path, log: ProblemLog | None = None) -> bytes | None:
         except (OSError, EOFError, zlib.error) as exc:
             reason = str(exc) or "the compressed stream ends early: truncated"
             if log is None:
-                from assay.core.errors import InputError, Problem
-
                 problem = Problem(str(path), None, f"not a valid gzip file ({reason})")
                 raise InputError([problem]) from None
             log.add(None, f"not a valid gzip file ({reason})", hint="re-compress or unzip it")
@@ -53,7 +52,6 @@ def read_head(path: str | Path, size: int) -> bytes:
     A gzip file is decompressed only as far as needed; a stream that cannot be
     decompressed gives the bytes decompressed so far (the full reader reports it).
     """
-    from assay.io.fileio import check_input
 
     check_input(path)
     with open(path, "rb") as fh:
@@ -111,7 +109,6 @@ def parse_json(text: str | bytes) -> Any:
     Parsing is bounded (nesting depth, number sizes, lone surrogates): see
     :mod:`assay.io.safejson`.
     """
-    from assay.io.safejson import loads
 
     return loads(text)
 
@@ -122,8 +119,6 @@ def parse_json_at(text: str, pos: int) -> tuple[Any, int]:
     For readers that walk a larger document (a JSON list of queries) value by value.
     """
     import json
-
-    from assay.io.safejson import JSONError, loads
 
     try:
         _, end = json.JSONDecoder().raw_decode(text, pos)

@@ -26,6 +26,7 @@ from pydantic import Field
 from assay.core.errors import InputError, Problem, ProblemLog, _StopCollecting
 from assay.core.failures import FAILED_CALLS
 from assay.core.hashing import cache_key
+from assay.io.textio import json_lines, read_text
 from assay.judges.graders import ANSWER_CHECK, CLAIM_SUPPORT, Grader, with_rubric
 from assay.judges.grading import GradingRun, Item, grade_items
 from assay.providers.client import ChatClient
@@ -89,7 +90,6 @@ class AnswersGradeResult(ResultModel):
 
 def read_case_lines(path: str | Path) -> list[dict[str, Any]]:
     """The JSON objects of a cases file, each with a ``case_id`` and a ``response``."""
-    from assay.io.textio import json_lines, read_text
 
     p = Path(path)
     if not p.is_file():

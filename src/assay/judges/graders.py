@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from assay.core.hashing import content_version
+
 RELEVANCE_RUBRIC = """\
 You judge search results. Grade how well the passage serves a person who typed the
 query, on a scale from 0 to 3:
@@ -53,7 +55,6 @@ class Grader:
     @property
     def prompt_hash(self) -> str:
         """``sha256:`` and 16 hex digits of the rubric, template and schema."""
-        from assay.core.hashing import content_version
 
         return content_version([self.rubric, self.template, self.schema])
 

@@ -20,8 +20,10 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from assay.core.errors import AssayError
+from assay.core.errors import AssayError, UsageError
+from assay.core.redact import redact_text
 from assay.core.retry import CircuitBreaker, CircuitOpen
+from assay.executors import current
 from assay.judges.graders import Grader
 from assay.providers.accounting import Budget, CallRecord, Usage, cost_bound
 from assay.providers.client import (
@@ -110,7 +112,6 @@ class GradingRun(BaseModel):
     def failed_runs(self, who: str) -> list[tuple[str, list[str]]]:
         """``[(who, failed calls)]`` with secrets masked: what ``max_failed`` counts. A run
         :attr:`stopped_short` fails by :meth:`exit_code` alone (its report lists the calls)."""
-        from assay.core.redact import redact_text
 
         failed = [] if self.stopped_short else self.failed_calls()
         return [(who, [redact_text(f) for f in failed])]
@@ -160,7 +161,6 @@ def grade_items(
     """
     check_samples(samples)
     budget = Budget(max_cost) if budget is None else budget
-    from assay.executors import current  # where the calls go: here, or actors on Ray
 
     client = current().chat_client(client)
     slots: dict[tuple[int, int], tuple[CallRecord, Any, str | None]] = {}
@@ -231,7 +231,6 @@ def circuit_message(breaker: CircuitBreaker) -> str | None:
 
 def check_samples(samples: object) -> int:
     """``samples`` must be a whole number from 1 to :data:`MAX_SAMPLES`."""
-    from assay.core.errors import UsageError
 
     ok = isinstance(samples, int) and not isinstance(samples, bool)
     if not ok or not 1 <= samples <= MAX_SAMPLES:

@@ -22,7 +22,11 @@ from pathlib import Path
 from typing import Any
 
 from assay.core.errors import InputError, Problem, ProblemLog, _StopCollecting
-from assay.judgments.models import LABEL_SOURCES
+from assay.io.formats import detect_pairs
+from assay.io.textio import json_lines, read_text
+from assay.judges.sources import resolve_sources, source_counts
+from assay.judgments.load import load_judgments
+from assay.judgments.models import LABEL_SOURCES, JudgmentSet
 
 #: Columns of :attr:`LabelTable.frame` always present.
 COLUMNS = ("query_id", "doc_id", "grade", "source", "assessor")
@@ -50,7 +54,6 @@ class LabelTable:
 
     def sources(self) -> dict[str, int]:
         """How many labels each source gave (``unknown`` when not stated)."""
-        from assay.judges.sources import source_counts
 
         return source_counts(self.frame)
 
@@ -70,8 +73,6 @@ def read_labels(
     ``prefer`` names the source that wins (:func:`assay.judges.sources.resolve_sources`).
     """
     from dataclasses import replace
-
-    from assay.judges.sources import resolve_sources
 
     p = Path(path)
     if not p.exists():
@@ -129,8 +130,6 @@ def to_judgments(table: LabelTable, name: str | None = None) -> Any:
     """A :class:`~assay.judgments.JudgmentSet` of a label table (for metrics)."""
     import pandas as pd
 
-    from assay.judgments.models import JudgmentSet
-
     frame = table.frame
     qids = list(dict.fromkeys(frame["query_id"].tolist()))
     rows: dict[str, dict[str, Any]] = {q: {"text": table.texts.get(q, "")} for q in qids}
@@ -149,22 +148,18 @@ def to_judgments(table: LabelTable, name: str | None = None) -> Any:
 
 
 def _load_set(p: Path, fmt: str | None, queries: str | Path | None = None) -> Any:
-    from assay.judgments.load import load_judgments
 
     return load_judgments(p, fmt) if queries is None else load_judgments(p, fmt, queries=queries)
 
 
 def _sniff(p: Path) -> str:
     """``labels`` or ``review`` for a pair-per-line file (:func:`assay.io.formats.detect_pairs`)."""
-    from assay.io.formats import detect_pairs
 
     return detect_pairs(p) or "judgments"
 
 
 def _read_pairs(p: Path, kind: str) -> LabelTable:
     import pandas as pd
-
-    from assay.io.textio import json_lines, read_text
 
     log = ProblemLog(str(p))
     rows: list[dict[str, Any]] = []

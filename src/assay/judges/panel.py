@@ -18,7 +18,8 @@ from pydantic import BaseModel, Field
 from assay.core.failures import FAILED_CALLS
 from assay.judges.grading import GradingRun, Item, grade_items
 from assay.judges.spec import JudgeSpec
-from assay.judges.stats import AgreementStats
+from assay.judges.stats import AgreementStats, krippendorff_alpha, pair_stats
+from assay.providers.accounting import Budget
 from assay.results.models import ResultModel
 
 #: Krippendorff's alpha levels a jury's agreement is reported at.
@@ -108,7 +109,6 @@ def run_models(
     on_call: Callable[..., None] | None = None,
 ) -> list[GradingRun]:
     """Every model grades every item; the models share one budget of ``max_cost``."""
-    from assay.providers.accounting import Budget
 
     budget = Budget(max_cost)
     runs = []
@@ -127,8 +127,6 @@ def jury_alpha(columns: list[list[float | None]]) -> dict[str, float | None] | N
     """Krippendorff's alpha between models (rows) over items (columns); None for one model."""
     import numpy as np
 
-    from assay.judges.stats import krippendorff_alpha
-
     if len(columns) < 2:
         return None
     data = np.array([[np.nan if v is None else v for v in row] for row in columns], dtype=float)
@@ -137,7 +135,6 @@ def jury_alpha(columns: list[list[float | None]]) -> dict[str, float | None] | N
 
 def human_agreement(pairs: list[tuple[int, int]]) -> AgreementStats | None:
     """Agreement of (people, judge) pairs, by :func:`assay.judges.stats.pair_stats`."""
-    from assay.judges.stats import pair_stats
 
     if not pairs:
         return None

@@ -20,11 +20,14 @@ from pydantic import Field
 
 from assay.core.errors import InputError, Problem, ProblemLog, UsageError, _StopCollecting
 from assay.core.failures import FAILED_CALLS
+from assay.io.fileio import write_text_atomic
 from assay.io.formats import detect_pairs
+from assay.io.textio import json_lines, read_text
 from assay.judges.graders import RELEVANCE, Grader, to_scale
 from assay.judges.grading import GradingRun, Item, grade_items
+from assay.judgments.load import load_judgments
 from assay.providers.client import ChatClient
-from assay.results.models import ResultModel
+from assay.results.models import ResultModel, utc_now
 
 
 @dataclass(frozen=True)
@@ -47,7 +50,6 @@ def read_pairs(
     p = Path(path)
     if detect_pairs(p) is not None:
         return _read_pool(p), None
-    from assay.judgments.load import load_judgments
 
     judgments = load_judgments(p, queries=queries) if queries else load_judgments(p)
     texts = judgments.queries["text"]
@@ -67,7 +69,6 @@ def read_pairs(
 
 
 def _read_pool(p: Path) -> list[Pair]:
-    from assay.io.textio import json_lines, read_text
 
     log = ProblemLog(str(p))
     pairs: list[Pair] = []
@@ -215,8 +216,6 @@ def run_relevance_job(
 
     The scale is ``scale_max``, else the judgment set's top grade, else 0-3.
     """
-    from assay.io.fileio import write_text_atomic
-    from assay.results.models import utc_now
 
     top = scale_max if scale_max is not None else (set_top if set_top else 3)
     run = grade_relevance(

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from assay.core.errors import UsageError
+from assay.io.fileio import write_text_atomic
 from assay.judges.labels import LabelTable, read_labels
 
 #: Fields a sample may be stratified by.
@@ -89,7 +90,6 @@ def missing_query_texts(lines: list[dict[str, Any]]) -> str | None:
 
 def write_review(lines: list[dict[str, Any]], path: str | Path) -> None:
     """Write review lines as JSONL (atomically)."""
-    from assay.io.fileio import write_text_atomic
 
     write_text_atomic(path, "".join(json.dumps(x, ensure_ascii=False) + "\n" for x in lines))
 

@@ -20,9 +20,11 @@ from typing import TYPE_CHECKING, Any
 
 from assay.core.errors import UsageError
 from assay.core.tags import NO_TAG, TAG_SEPARATOR, split_tags
+from assay.io.fileio import write_text_atomic
 from assay.io.textio import parse_json
 from assay.judging.outcome import PairOutcome, outcomes
 from assay.judging.store import JudgingStore
+from assay.judgments.load import load_judgments
 
 if TYPE_CHECKING:  # pragma: no cover
     from assay.judgments.models import JudgmentSet
@@ -62,8 +64,6 @@ def export_judgments(
     ``assessor`` gain the people). Raises :class:`UsageError` when no pair has
     a final grade yet or the format is unknown.
     """
-    from assay.io.fileio import write_text_atomic
-    from assay.judgments.load import load_judgments
 
     if format not in EXPORT_FORMATS:
         raise UsageError(f"--format must be one of {', '.join(EXPORT_FORMATS)}; got {format!r}")

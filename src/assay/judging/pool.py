@@ -30,7 +30,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from assay.core.bounds import at_least
-from assay.core.errors import UsageError
+from assay.core.errors import UsageError, collecting
+from assay.io.fileio import write_text_atomic
+from assay.io.textio import json_lines, read_text
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -190,7 +192,6 @@ def _pair(row: tuple[str, str, dict[str, int]], judgments: JudgmentSet) -> PoolP
 
 def write_pool(pairs: Sequence[PoolPair], path: str | Path) -> None:
     """Write a pool as JSON lines, atomically."""
-    from assay.io.fileio import write_text_atomic
 
     text = "".join(json.dumps(p.to_json(), ensure_ascii=False) + "\n" for p in pairs)
     write_text_atomic(path, text)
@@ -203,8 +204,6 @@ def read_pool(path: str | Path) -> list[PoolPair]:
     ``notes`` and ``document`` are optional. A pair listed twice is an error
     naming both lines. Raises :class:`InputError` listing every problem.
     """
-    from assay.core.errors import collecting
-    from assay.io.textio import json_lines, read_text
 
     pairs: list[PoolPair] = []
     with collecting(path) as log:

@@ -18,7 +18,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from assay.core.errors import UsageError
+from assay.core.errors import UsageError, collecting
+from assay.io.fileio import write_text_atomic
+from assay.io.textio import json_lines, read_text
 from assay.judging.pool import PoolPair
 
 TEXT_KEYS = ("query", "question", "text")
@@ -37,8 +39,6 @@ class ReviewItem:
 
 def read_review(path: str | Path) -> list[ReviewItem]:
     """Read and check a review file; :class:`InputError` names every bad line."""
-    from assay.core.errors import collecting
-    from assay.io.textio import json_lines, read_text
 
     items: list[ReviewItem] = []
     with collecting(path) as log:
@@ -135,7 +135,6 @@ def _verdict(model_grade: int | None, grade: int, store: Any) -> str:
 
 def write_review(store: Any, path: str | Path) -> int:
     """Write the reviewed file atomically; returns the number of lines."""
-    from assay.io.fileio import write_text_atomic
 
     lines = review_lines(store)
     if not lines:

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from assay.core.errors import UsageError
+from assay.judging.pool import read_pool
 from assay.judging.store import JudgingStore
 
 
@@ -45,7 +46,6 @@ def prepare(
     (the items of a review sample) each model-graded item is shown blind, or
     with the model's grade when ``show_model_grades``.
     """
-    from assay.judging.pool import read_pool
     from assay.judging.review import read_review
     from assay.judging.web import create_app, login_links
 

@@ -16,6 +16,8 @@ import numpy as np
 import pandas as pd
 
 from assay.core.errors import ProblemLog
+from assay.core.pairs import arrow_text, codes, first_rows
+from assay.core.repeats import repeated_ids
 from assay.judgments.models import LABEL_SOURCES, JudgmentSet
 
 
@@ -218,8 +220,6 @@ def check_qrels_frame(
 
 def _log_duplicates(frame: pd.DataFrame, log: ProblemLog, doc_field: str) -> np.ndarray:
     """Mask of rows repeating an earlier row's (query, doc) pair; each one logged."""
-    from assay.core.pairs import codes
-    from assay.core.repeats import repeated_ids
 
     rows, firsts = repeated_ids(codes(frame["query_id"])[0], frame["doc_id"])
     dup = np.zeros(len(frame), dtype=bool)
@@ -262,8 +262,6 @@ def _checked_grades(
 def isin(values: Any, allowed: Any) -> np.ndarray:
     """Boolean mask: which ``values`` (strings) are in ``allowed`` (pyarrow compute)."""
     import pyarrow.compute as pc
-
-    from assay.core.pairs import arrow_text
 
     allowed = list(allowed) if isinstance(allowed, set | frozenset) else allowed
     found = pc.is_in(arrow_text(values), value_set=arrow_text(allowed))
@@ -310,8 +308,6 @@ def _without_relevant(index: pd.Index, qrels: pd.DataFrame) -> np.ndarray:
     which the TREC reader has computed already)."""
     import pyarrow as pa
     import pyarrow.compute as pc
-
-    from assay.core.pairs import arrow_text, codes, first_rows
 
     found, count = codes(qrels["query_id"])
     positive, firsts = qrels["grade"].to_numpy() >= 1, first_rows(qrels["query_id"])

@@ -19,6 +19,7 @@ import pandas as pd
 from assay.core.errors import ProblemLog
 from assay.corpora.ids import read_corpus_ids
 from assay.io.formats import find_file
+from assay.io.irds import is_irds
 from assay.io.textio import decode, read_bytes
 from assay.judgments._build import check_qrels_frame
 from assay.judgments._table import read_table
@@ -44,7 +45,6 @@ def corpus_of(judgments: str | Path | None, corpus: str | Path | None = None) ->
     """
     if corpus is not None:
         return Path(corpus)
-    from assay.io.irds import is_irds
 
     if judgments is not None and is_irds(judgments):
         return Path(str(judgments))  # the documents of the same ir_datasets dataset

@@ -21,7 +21,11 @@ from typing import Any
 import pandas as pd
 
 from assay.core.errors import ProblemLog
+from assay.io.textio import decode, read_bytes
+from assay.judgments._build import assemble, check_qrels_frame
+from assay.judgments._table import read_table
 from assay.judgments.models import JudgmentSet
+from assay.judgments.trec import queries_from_qrels, read_queries_file
 
 COLUMNS = ("query_id", "subtopic", "doc_id", "grade")
 #: joins a query id and a subtopic while the plain checks run (ids have no spaces)
@@ -36,9 +40,6 @@ def parse_diversity_qrels(
     Both frames have ``query_id, doc_id, grade, line``; the second has
     ``subtopic`` too. Problems go to ``log`` with their line.
     """
-    from assay.io.textio import decode
-    from assay.judgments._build import check_qrels_frame
-    from assay.judgments._table import read_table
 
     text = decode(data, log)
     if text is None:
@@ -69,9 +70,6 @@ def load_diversity(
     common: dict[str, Any],
 ) -> JudgmentSet:
     """The judgment set of diversity qrels ``p`` (an optional queries file as TREC's)."""
-    from assay.io.textio import read_bytes
-    from assay.judgments._build import assemble
-    from assay.judgments.trec import queries_from_qrels, read_queries_file
 
     plain, subtopics = parse_diversity_qrels(read_bytes(p), log, ids)
     texts = None

@@ -14,8 +14,15 @@ from pathlib import Path
 from typing import Any
 
 from assay.core.errors import InputError, Problem, ProblemLog, UsageError, collecting
+from assay.io.formats import detect_format as detect
+from assay.io.irds import dataset_name, is_irds, qrels_bytes
+from assay.io.textio import read_bytes, read_text
+from assay.judgments import graded_csv, srw
 from assay.judgments._build import assemble
+from assay.judgments.beir import parse_beir
+from assay.judgments.diversity import load_diversity
 from assay.judgments.models import JudgmentSet
+from assay.judgments.trec import parse_trec_qrels, queries_from_qrels, read_queries_file
 
 FORMATS = (
     "jsonl", "csv", "json", "trec", "trec-diversity", "beir", "srw", "srw-queries", "graded-csv"
@@ -24,7 +31,6 @@ FORMATS = (
 
 def detect_format(path: str | Path) -> str:
     """The judgment format of ``path`` (a folder is BEIR); see :mod:`assay.io.formats`."""
-    from assay.io.formats import detect_format as detect
 
     return detect(path, "judgments")
 
@@ -50,7 +56,6 @@ def load_judgments(
     ``irds:NAME`` reads the ir_datasets dataset NAME from the local cache
     (:mod:`assay.io.irds`; ``queries`` then overrides its queries).
     """
-    from assay.io.irds import is_irds
 
     if is_irds(path):
         return _load_irds(str(path), queries, corpus_ids, name)
@@ -75,8 +80,6 @@ def load_judgments(
     common = {"name": set_name, "path": str(p), "format": fmt}
     with collecting(p) as log:
         if fmt == "beir":
-            from assay.judgments.beir import parse_beir
-
             parsed = parse_beir(p, log, split=split, corpus_ids=ids)
             if parsed is None:
                 log.raise_if_any()
@@ -88,10 +91,7 @@ def load_judgments(
         if fmt == "trec":
             return _load_trec(p, log, queries, ids, common)
         if fmt == "trec-diversity":
-            from assay.judgments.diversity import load_diversity
-
             return load_diversity(p, log, queries, ids, common)
-        from assay.io.textio import read_text
 
         text = read_text(p, log)
         if text is None:
@@ -114,8 +114,6 @@ def _load_irds(
     path: str, queries: str | Path | None, ids: Collection[str] | None, name: str | None
 ) -> JudgmentSet:
     """An ir_datasets dataset's qrels and queries, checked as TREC qrels and a queries file."""
-    from assay.io.irds import dataset_name, qrels_bytes
-    from assay.judgments.trec import parse_trec_qrels, queries_from_qrels, read_queries_file
 
     where = str(queries) if queries is not None else path
     with collecting(path) as log:
@@ -137,14 +135,10 @@ def _load_trec(
     ids: Collection[str] | None,
     common: dict[str, Any],
 ) -> JudgmentSet:
-    from assay.io.textio import read_bytes
-    from assay.judgments.trec import parse_trec_qrels, queries_from_qrels, read_queries_file
 
     qrels = parse_trec_qrels(read_bytes(p), log, ids)
     texts = None
     if queries is not None:
-        from assay.io.irds import is_irds
-
         if not is_irds(queries) and not Path(queries).is_file():
             log.add(None, "queries file not found", path=str(queries), hint="check the path")
         else:
@@ -167,7 +161,6 @@ def _load_behavior_era(
     common: dict[str, Any],
 ) -> JudgmentSet:
     """SRW judgments / query sets and graded CSV (see :mod:`~assay.judgments.srw`)."""
-    from assay.judgments import graded_csv, srw
 
     warnings: list[str] = []
     if fmt == "srw":

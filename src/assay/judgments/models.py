@@ -14,6 +14,10 @@ from typing import Any
 
 import pandas as pd
 
+from assay.core.errors import UsageError
+from assay.core.hashing import ContentHash
+from assay.core.tags import group_by_tags
+
 #: Metadata fields with a documented meaning. Any other column is kept too.
 KNOWN_FIELDS = ("language", "query_class", "note", "assessor", "date", "source")
 #: Allowed values of the ``source`` field (who produced the label).
@@ -195,13 +199,10 @@ class JudgmentSet:
         group. Queries without a value fall in the group ``"(none)"``.
         """
         if field_name not in self.queries.columns:
-            from assay.core.errors import UsageError
-
             raise UsageError(
                 f"no metadata field {field_name!r} in {self.name}; "
                 f"available: {', '.join(self.metadata_fields) or 'none'}"
             )
-        from assay.core.tags import group_by_tags
 
         return group_by_tags(self.queries[field_name].items())
 
@@ -213,7 +214,6 @@ class JudgmentSet:
         Independent of file format, row order and metadata column order, so the
         same judgments written as CSV or JSONL have the same version.
         """
-        from assay.core.hashing import ContentHash
 
         h = ContentHash()
         fields = sorted(self.metadata_fields)

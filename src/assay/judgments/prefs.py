@@ -22,6 +22,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from assay.core.errors import collecting
+from assay.io.textio import decode, read_bytes
+
 _PREFS_FIELDS = ("query_id", "jg", "jsg", "doc_id", "rel_level")
 _QRELS_FIELDS = ("query_id", "jg", "doc_id", "rel_level")
 
@@ -61,8 +64,6 @@ def load_prefs(path: str | Path, format: str = "prefs") -> Preferences:
     a line with the wrong number of fields, a level that is not a finite
     number, a document repeated in one sub-group, or a file without lines.
     """
-    from assay.core.errors import collecting
-    from assay.io.textio import decode, read_bytes
 
     fields = _PREFS_FIELDS if format == "prefs" else _QRELS_FIELDS
     p = Path(path)

@@ -23,12 +23,15 @@ from typing import Any
 
 import pandas as pd
 
-from assay.core.errors import ProblemLog
+from assay.core.errors import ProblemLog, collecting
+from assay.core.pairs import first_rows
 from assay.io.formats import sniff_line
+from assay.io.irds import is_irds, query_texts
 from assay.io.textio import decode, json_object, read_bytes, split_lines
-from assay.judgments._build import check_qrels_frame
+from assay.judgments._build import assemble, check_qrels_frame
 from assay.judgments._table import read_table
 from assay.judgments.models import JudgmentSet
+from assay.judgments.trec_fast import clean_qrels
 
 QRELS_COLUMNS = ("query_id", "iteration", "doc_id", "grade")
 QRELS3_COLUMNS = ("query_id", "doc_id", "grade")
@@ -48,7 +51,6 @@ def parse_trec_qrels(
     ``lenient`` reads grades that are not whole numbers as trec_eval does (see
     :func:`~assay.judgments._build.check_qrels_frame`).
     """
-    from assay.judgments.trec_fast import clean_qrels
 
     columns = QRELS3_COLUMNS if _field_count(data) == 3 else QRELS_COLUMNS
     fast = clean_qrels(data, columns) if corpus_ids is None else None
@@ -93,7 +95,6 @@ def read_queries_file(path: str | Path, log: ProblemLog) -> dict[str, tuple[str,
     objects with ``_id``/``query_id``/``id`` and ``text``/``query``; or ``irds:NAME``,
     the queries of an ir_datasets dataset in the local cache (:mod:`assay.io.irds`).
     """
-    from assay.io.irds import is_irds, query_texts
 
     if is_irds(path):
         return query_texts(path)
@@ -224,7 +225,6 @@ def queries_from_qrels(
     With ``texts``, a judged query missing from it is an error naming the qrels
     line; empty text is an error when ``text_required``.
     """
-    from assay.core.pairs import first_rows
 
     rows = first_rows(qrels["query_id"])
     first_ids = qrels["query_id"].take(rows).reset_index(drop=True)
@@ -274,8 +274,6 @@ def load_trec_eval_qrels(path: str | Path) -> JudgmentSet:
     one warning counts such grades. Every other check (fields, duplicates)
     stays.
     """
-    from assay.core.errors import collecting
-    from assay.judgments._build import assemble
 
     p = Path(path)
     with collecting(p) as log:

@@ -16,6 +16,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from assay.core._threads import beside
+from assay.core.pairs import arrow_column, arrow_strings, as_numpy, codes, hashes, string_buffers
+from assay.core.repeats import repeated_ids
+
 #: Bytes whose presence sends a file to the checked reader (tabs, carriage
 #: returns, other white space). Repeated or edge blanks and blank lines are
 #: caught after the split instead: they leave an empty field, or a line with
@@ -31,9 +35,6 @@ def clean_qrels(data: bytes, columns: tuple[str, ...]) -> pd.DataFrame | None:
     ``columns`` names the fields of a line (3 or 4, with ``query_id``,
     ``doc_id`` and ``grade``).
     """
-    from assay.core._threads import beside
-    from assay.core.pairs import arrow_column, arrow_strings, codes, hashes
-    from assay.core.repeats import repeated_ids
 
     body = memoryview(data)[:-1] if data.endswith(b"\n") else memoryview(data)  # no copy
     if not body or data.startswith((b"#", b" ")) or data.endswith((b" ", b" \n")):
@@ -111,8 +112,6 @@ def _whole_grades(grades: Any) -> np.ndarray | None:
     """
     import pyarrow as pa
     import pyarrow.compute as pc
-
-    from assay.core.pairs import as_numpy, string_buffers
 
     longest = pc.max(pc.binary_length(grades)).as_py()
     if longest == 1:

@@ -21,7 +21,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from assay.answers.models import GroundedResponse
 from assay.matrix.config import ASSERTIONS, Case
+from assay.providers.client import parse_json_answer
 
 __all__ = ["ASSERTIONS", "check", "parse_response", "passed"]
 
@@ -29,9 +31,6 @@ __all__ = ["ASSERTIONS", "check", "parse_response", "passed"]
 def parse_response(content: str | None) -> tuple[Any, str | None]:
     """``(GroundedResponse, None)`` or ``(None, why it does not validate)``."""
     from pydantic import ValidationError
-
-    from assay.answers.models import GroundedResponse
-    from assay.providers.client import parse_json_answer
 
     try:
         data = parse_json_answer(content)

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 
 from assay.core.errors import UsageError
 from assay.matrix.result import MatrixGate, MatrixResult, VariantGate
+from assay.stats.bootstrap import paired_bootstrap_ci
 
 __all__ = ["MatrixGate", "VariantGate", "check_baseline", "gate_matrix"]
 
@@ -50,7 +51,6 @@ def gate_matrix(
     seed: int = 0,
 ) -> MatrixGate:
     """Non-inferiority of every shared variant's per-case pass rate; see the module doc."""
-    from assay.stats.bootstrap import paired_bootstrap_ci
 
     variants = [v.variant for v in candidate.variants]
     shared = check_baseline(baseline, candidate.cases_version, variants, margin=margin)

@@ -27,6 +27,8 @@ from typing import Protocol
 
 from pydantic import BaseModel, Field
 
+from assay.stats.bootstrap import bootstrap_ci_rows
+
 #: How the variant intervals are made (printed in every report).
 INTERVAL_METHOD = "percentile bootstrap over cases (2000 resamples, seed 0)"
 #: Resamples of the interval bootstrap and its confidence.
@@ -133,8 +135,6 @@ def case_reliability(cell: CellCounts, ks: Sequence[int]) -> CaseReliability:
 
 def _mean_ci(values: list[float]) -> tuple[float | None, tuple[float, float] | None]:
     import numpy as np
-
-    from assay.stats.bootstrap import bootstrap_ci_rows
 
     if not values:
         return None, None

@@ -7,10 +7,11 @@ from typing import Any, ClassVar, Literal
 from pydantic import BaseModel, Field
 
 from assay.core.failures import FAILED_CALLS
+from assay.core.redact import redact_text
 from assay.matrix.reliability import Reliability
 from assay.providers.accounting import Usage
 from assay.results.models import ResultModel
-from assay.stats.corrections import correction_field
+from assay.stats.corrections import LABELS, correction_field
 from assay.stats.verdict import Verdict
 
 MATRIX_SCHEMA_VERSION = "1"
@@ -25,7 +26,6 @@ PAIRING_POLICY = (
 
 def pairing_policy(correction: str = "holm") -> str:
     """:data:`PAIRING_POLICY` with the comparisons' correction named."""
-    from assay.stats.corrections import LABELS
 
     if correction == "none":
         return PAIRING_POLICY.replace(", Holm-adjusted across comparisons", ", not adjusted")
@@ -178,7 +178,6 @@ class MatrixResult(ResultModel):
     def failed_runs(self) -> list[tuple[str, list[str]]]:
         """The failed model calls (secrets masked), named for ``max_failed``; none when the
         run fails by :meth:`exit_code` already (a failed gate, a spent budget)."""
-        from assay.core.redact import redact_text
 
         failed = [] if self.exit_code() else self.failed_calls()
         return [(f"matrix {self.name}", [redact_text(f) for f in failed])]

@@ -14,12 +14,20 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from assay.core.errors import UsageError
 from assay.core.retry import CircuitBreaker
-from assay.matrix.assertions import ASSERTIONS, check, passed
+from assay.executors import current
+from assay.judges.graders import CLAIM_SUPPORT
+from assay.judges.grading import MAX_LISTED, Item, call_within_budget, circuit_message, grade_items
+from assay.matrix.assertions import ASSERTIONS, check, parse_response, passed
 from assay.matrix.config import Case, MatrixConfig, Prompt, Provider, variant_name
 from assay.matrix.result import Attempt, MatrixResult
+from assay.matrix.summary import build_result
 from assay.providers.accounting import Budget, CallRecord, Usage, check_max_cost
+from assay.providers.client import OfflineMiss, open_client
 from assay.providers.pool import for_each
+from assay.systems.python import load_function
+from assay.systems.usercode import call_baseline
 
 #: The JSON schema of the answer (the grounded-response contract, strict form).
 RESPONSE_SCHEMA: dict[str, Any] = {
@@ -74,8 +82,6 @@ def run_matrix(
     Raises :class:`~assay.providers.client.OfflineMiss` listing the missing
     calls when ``offline`` and some answers are not cached.
     """
-    from assay.core.errors import UsageError
-    from assay.matrix.summary import build_result
 
     if offline and no_cache:
         raise UsageError("--offline replays the model-call cache: drop --no-cache")
@@ -136,7 +142,6 @@ def _guarded(
     breaker: CircuitBreaker | None, ask: Callable[[], Attempt | None], repeat: int
 ) -> Attempt | None:
     """``ask()`` unless the model's breaker is open (then a failed attempt, not asked)."""
-    from assay.judges.grading import circuit_message
 
     why = None if breaker is None else circuit_message(breaker)
     if why is not None:  # this model failed too often in a row
@@ -153,8 +158,6 @@ def _guarded(
 def _clients(
     config: MatrixConfig, cache_dir: str | None, offline: bool, no_cache: bool
 ) -> dict[str, Any]:
-    from assay.executors import current
-    from assay.providers.client import open_client
 
     return {
         provider.name: current().chat_client(  # the rate limit; actors on Ray
@@ -179,8 +182,6 @@ def _attempt(
         if record.error is not None:
             return _failed(repeat, record.error, record)
     else:
-        from assay.judges.grading import call_within_budget
-
         asked = call_within_budget(
             clients[provider.name], messages_for(prompt, case), RESPONSE_SCHEMA, repeat, budget
         )
@@ -238,8 +239,6 @@ def _call_baseline(
     config: MatrixConfig, provider: Provider, prompt: Prompt, case: Case
 ) -> tuple[str | None, CallRecord]:
     """Call a Python baseline: ``function(system_prompt, question, documents)``."""
-    from assay.systems.python import load_function
-    from assay.systems.usercode import call_baseline
 
     key = (config.base_dir, str(provider.function))
     with _FUNCTIONS_LOCK:
@@ -256,8 +255,6 @@ def _call_baseline(
 
 
 def _raise_misses(misses: list[str]) -> None:
-    from assay.judges.grading import MAX_LISTED
-    from assay.providers.client import OfflineMiss
 
     misses.sort()
     shown = "\n".join(f"  {m}" for m in misses[:MAX_LISTED])
@@ -277,17 +274,12 @@ def _judge(
     budget: Budget,
 ) -> Usage:
     """Fill the ``rubric`` assertion: every claim supported by a cited document."""
-    from assay.judges.graders import CLAIM_SUPPORT
-    from assay.judges.grading import Item, grade_items
-    from assay.providers.client import open_client
 
     assert config.judge is not None
     items: list[Item] = []
     for key, attempt in slots.items():
         case = config.cases[key[2]]
         if attempt.assertions.get("contract") and attempt.status == "answered":
-            from assay.matrix.assertions import parse_response
-
             response, _ = parse_response(attempt.content)
             docs = dict(case.documents)
             for ci, claim in enumerate(response.claims):

@@ -5,8 +5,10 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
+from assay.core.environment import environment
 from assay.matrix.assertions import ASSERTIONS
 from assay.matrix.config import MatrixConfig, variant_name
+from assay.matrix.reliability import default_ks, reliability
 from assay.matrix.result import (
     Attempt,
     Cell,
@@ -16,6 +18,9 @@ from assay.matrix.result import (
     pairing_policy,
 )
 from assay.providers.accounting import Budget, CallRecord, Usage
+from assay.stats.corrections import adjust
+from assay.stats.significance import mcnemar_exact
+from assay.stats.verdict import verdict
 
 
 def make_cell(
@@ -77,9 +82,6 @@ def compare_variants(
 ) -> list[PairComparison]:
     """Every variant against ``baseline``: exact McNemar on pass^N per case, adjusted by
     ``correction`` (:mod:`assay.stats.corrections`)."""
-    from assay.stats.corrections import adjust
-    from assay.stats.significance import mcnemar_exact
-    from assay.stats.verdict import verdict
 
     by = {(c.variant, c.case_id): c for c in cells}
     case_ids = sorted({c.case_id for c in cells})
@@ -123,8 +125,6 @@ def build_result(
     judge_usage: Usage | None = None,
 ) -> MatrixResult:
     """The :class:`MatrixResult` of a run's attempts (missing repeats: budget stopped them)."""
-    from assay.core.environment import environment
-    from assay.matrix.reliability import default_ks, reliability
 
     cells: list[Cell] = []
     summaries: list[VariantSummary] = []

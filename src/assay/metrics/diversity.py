@@ -32,6 +32,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from assay.core.pairs import arrow_text, hashes
+from assay.metrics.rows import _judgments_of, _lookup, _same_ids
+
 if TYPE_CHECKING:  # pragma: no cover
     from assay.judgments.models import JudgmentSet
     from assay.metrics.kernels import Context
@@ -83,9 +86,6 @@ def subtopic_judgments(judgments: JudgmentSet, qrels: Qrels, qids: list[str]) ->
 def _mapped(frame: Any, qrels: Qrels, qids: list[str]) -> tuple[np.ndarray, ...]:
     """(judgment, code, grade, query of each code) of a subtopics frame's rows."""
     import pandas as pd
-
-    from assay.core.pairs import arrow_text, hashes
-    from assay.metrics.rows import _judgments_of, _lookup, _same_ids
 
     empty = np.zeros(0, dtype=np.int64)
     q = _lookup(frame["query_id"], qids)

@@ -34,10 +34,15 @@ from typing import Any
 
 import numpy as np
 
+from assay.core.policies import check_policies
 from assay.judgments.models import JudgmentSet
+from assay.metrics import dispatch, kernels
 from assay.metrics.annotated import named_docs
+from assay.metrics.diversity import subtopic_judgments
 from assay.metrics.measures import Measure, parse_measure
+from assay.metrics.registry import MIN_GEO_MEAN, REGISTRY
 from assay.metrics.rows import qrels_arrays, ranked_rows
+from assay.metrics.treceval_print import c_log, sequential_sum
 from assay.runs.models import Run
 
 
@@ -79,8 +84,6 @@ def aggregate(measure: Measure | str, values: Any) -> float:
     families (GMAP, GMBpref) take ``exp(mean(log(max(v, 1e-5))))``. No value
     gives 0.0 (as trec_eval prints for an empty evaluation), never NaN.
     """
-    from assay.metrics.registry import MIN_GEO_MEAN
-    from assay.metrics.treceval_print import c_log, sequential_sum
 
     m = parse_measure(measure)
     v = np.asarray(values, dtype=np.float64)
@@ -116,9 +119,6 @@ def compute(
     :func:`~assay.metrics.rows.qrels_arrays` of the set when already made (a run
     scored block by block). Raises :class:`UsageError` on an unknown policy or measure.
     """
-    from assay.core.policies import check_policies
-    from assay.metrics import dispatch, kernels
-    from assay.metrics.registry import REGISTRY
 
     check_policies(missing, ties)
     ms = list(dict.fromkeys(parse_measure(m) for m in measures))
@@ -187,7 +187,6 @@ def rank_context(
     judgment of the set names (BEIR's Hole@k, :mod:`assay.metrics.annotated`);
     ``subtopics`` gathers the subtopic judgments the diversity measures read.
     """
-    from assay.metrics import kernels
 
     qids = judgments.answerable_ids
     nq = len(qids)
@@ -206,8 +205,6 @@ def rank_context(
         judgment=rows.judgment,
     )
     if subtopics:
-        from assay.metrics.diversity import subtopic_judgments
-
         ctx.subtopics = subtopic_judgments(judgments, qrels, qids)
     if depth is not None:
         ctx = ctx.truncated(depth)
@@ -218,7 +215,6 @@ def rank_context(
 
 def _with_missing(m: Measure, values: np.ndarray, in_run: np.ndarray) -> np.ndarray:
     """``values`` with the family's declared value for queries absent from the run."""
-    from assay.metrics.registry import REGISTRY
 
     fixed = REGISTRY[m.family].missing
     if fixed is not None and not in_run.all():

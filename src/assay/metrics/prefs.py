@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from assay.core.errors import InputError, Problem
+from assay.core.errors import InputError, Problem, UsageError
 
 if TYPE_CHECKING:  # pragma: no cover
     from assay.judgments.prefs import Pref, Preferences
@@ -321,7 +321,6 @@ def score_prefs(
     Queries judged but absent from the run are left out, or (``complete``,
     trec_eval -c) ranked as trec_eval's one placeholder document.
     """
-    from assay.core.errors import UsageError
 
     ranked = rankings(run, depth)
     qids, rows = [], []

@@ -22,6 +22,13 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from assay.core.errors import collecting
+from assay.io.textio import decode, read_bytes
+from assay.judgments._build import assemble, check_qrels_frame
+from assay.judgments._table import read_table
+from assay.judgments.trec import queries_from_qrels
+from assay.runs.models import Run as RunModel
+
 if TYPE_CHECKING:  # pragma: no cover
     from assay.judgments.models import JudgmentSet
     from assay.runs.models import Run
@@ -44,8 +51,6 @@ class JudgmentGroups:
     def expand(self, run: Run) -> Run:
         """``run`` with each query's ranking repeated under every group's pseudo id."""
         import pandas as pd
-
-        from assay.runs.models import Run as RunModel
 
         pairs = pd.DataFrame(
             [(pid, q) for pid, (q, _) in self.groups.items()], columns=["pseudo", "query_id"]
@@ -78,11 +83,6 @@ def load_qrels_jg(path: str | Path) -> JudgmentGroups:
     read with C ``atol`` as :func:`~assay.judgments.trec.load_trec_eval_qrels`
     does. A document judged twice in one group is an error naming the line.
     """
-    from assay.core.errors import collecting
-    from assay.io.textio import decode, read_bytes
-    from assay.judgments._build import assemble, check_qrels_frame
-    from assay.judgments._table import read_table
-    from assay.judgments.trec import queries_from_qrels
 
     p = Path(path)
     with collecting(p) as log:

@@ -14,7 +14,8 @@ from weakref import WeakKeyDictionary
 
 import numpy as np
 
-from assay.core.pairs import arrow_text, grouped_blocks
+from assay.core._threads import PIECE, pieces
+from assay.core.pairs import arrow_text, encode, grouped_blocks, hashed_pairs, hashes
 from assay.judgments.models import JudgmentSet
 from assay.metrics.annotated import annotated_rows
 from assay.runs.models import Run
@@ -70,8 +71,6 @@ def _codes(series: Any) -> tuple[np.ndarray, Any]:
     if "pyarrow" in str(getattr(series.dtype, "storage", "")):  # Arrow strings: hash in Arrow
         import pyarrow as pa
 
-        from assay.core.pairs import encode
-
         codes, dictionary = encode(pa.array(series.array))
         return codes, pd.Index(pd.array(dictionary, dtype=series.dtype))
     codes, uniques = pd.factorize(series)
@@ -88,8 +87,6 @@ def _lookup(values: Any, universe: Any) -> np.ndarray:
 
 def qrels_arrays(judgments: JudgmentSet, qids: list[str]) -> Qrels:
     import pyarrow as pa
-
-    from assay.core.pairs import hashed_pairs, hashes
 
     qr = judgments.qrels
     if len(qr) == 0 or not qids:
@@ -305,7 +302,6 @@ def _judgments_of(q: np.ndarray, h: np.ndarray, qrels: Qrels) -> tuple[np.ndarra
     """``(at, judgment)``: rows ``at`` of (``q``, ``h``) whose (query, doc hash) key a
     judgment has, and that judgment; a row is repeated for each judgment sharing its
     key (two doc ids of one query with one hash), so that the ids can decide."""
-    from assay.core.pairs import hashed_pairs
 
     key = hashed_pairs(q, h)
     ask = np.argsort(key)  # sorted needles walk the sorted keys once: cache-friendly
@@ -346,8 +342,6 @@ def _doc_refs(docs: Any) -> tuple[np.ndarray, Any, np.ndarray]:
     """
     import pandas as pd
 
-    from assay.core.pairs import hashes
-
     if isinstance(docs.dtype, pd.CategoricalDtype):
         categories = docs.cat.categories
         return docs.cat.codes.to_numpy(), categories, hashes(arrow_text(categories))
@@ -380,7 +374,6 @@ def _maybe_judged(g: np.ndarray, h: np.ndarray, gmap: np.ndarray, qrels: Qrels) 
 
 def _probe(table: np.ndarray, g: np.ndarray, h: np.ndarray, bits: int) -> np.ndarray:
     """Rows whose pair hash hits ``table`` (a large run piece by piece, on two threads)."""
-    from assay.core._threads import pieces
 
     def hits(rows: slice) -> np.ndarray:
         return np.flatnonzero(table[_pair_hash(g[rows], h[rows], bits)]) + rows.start
@@ -422,7 +415,6 @@ def _tied_pairs(starts: np.ndarray, score: np.ndarray, cutoffs: list[int]) -> in
 
 def _tied_in_matrix(matrix: np.ndarray, lens: np.ndarray, cutoffs: list[int]) -> int:
     """:func:`_tied_pairs` from a :func:`assay.runs.order.score_matrix` (rows unsorted)."""
-    from assay.core._threads import PIECE, pieces
 
     width = matrix.shape[1]
     cutoffs = [k for k in cutoffs if k < width]

@@ -20,9 +20,19 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from assay.core.errors import UsageError
+from assay.judgments.prefs import Preferences, load_prefs
+from assay.judgments.trec import load_trec_eval_qrels
+from assay.metrics.dispatch import evaluate
+from assay.metrics.engine import rank_context
+from assay.metrics.kernels_trec import lround
 from assay.metrics.measures import Measure
-from assay.metrics.prefs import PLACEHOLDER_DOC
+from assay.metrics.prefs import PLACEHOLDER_DOC, score_prefs
+from assay.metrics.qrels_jg import JudgmentGroups, load_qrels_jg
+from assay.metrics.registry import PREFERENCE_MEASURES, REGISTRY, TREC_NAMES
 from assay.metrics.treceval_print import Scored, render
+from assay.metrics.zscores import load_zscores
+from assay.runs.io import load_trec_eval_run
+from assay.runs.models import Run as RunModel
 
 if TYPE_CHECKING:  # pragma: no cover
     from assay.judgments.models import JudgmentSet
@@ -81,7 +91,6 @@ TABLE: dict[str, tuple[str, str]] = {
 
 def _with_prefs(table: dict[str, tuple[str, str]]) -> dict[str, tuple[str, str]]:
     """The table with the registry's preference measures, where trec_eval lists them."""
-    from assay.metrics.registry import PREFERENCE_MEASURES
 
     items = list(table.items())
     at = list(table).index("map_avgjg")
@@ -123,7 +132,6 @@ NICKNAMES: dict[str, tuple[str, ...]] = {
 
 def _families() -> dict[str, str]:
     """trec_eval name -> registry family, from the registry's declared trec_eval names."""
-    from assay.metrics.registry import TREC_NAMES
 
     return {name: family for name, (family, _) in TREC_NAMES.items()}
 
@@ -190,7 +198,6 @@ def trec_outputs(specs: list[str], rel: int = 1) -> list[Output]:
 
 
 def _measure(name: str, rel: int, cutoff: int | None = None, **params: str) -> Measure:
-    from assay.metrics.registry import REGISTRY
 
     fam = REGISTRY[_FAMILY[name]]
     return Measure(
@@ -251,16 +258,10 @@ def read_rel_info(path: str | Path, rel_format: str = "qrels") -> Any:
     :class:`UsageError` on another format.
     """
     if rel_format == "qrels":
-        from assay.judgments.trec import load_trec_eval_qrels
-
         return load_trec_eval_qrels(path)
     if rel_format == "qrels_jg":
-        from assay.metrics.qrels_jg import load_qrels_jg
-
         return load_qrels_jg(path)
     if rel_format in ("prefs", "qrels_prefs"):
-        from assay.judgments.prefs import load_prefs
-
         return load_prefs(path, rel_format)
     raise UsageError(f"-R must be one of {', '.join(REL_FORMATS)}, not {rel_format!r}")
 
@@ -282,8 +283,6 @@ def trec_eval_files(
     comment and blank lines skipped, rank field ignored, ``runid`` from the
     last line).
     """
-    from assay.metrics.zscores import load_zscores
-    from assay.runs.io import load_trec_eval_run
 
     judgments = read_rel_info(qrels, rel_format)
     zscores = load_zscores(zscore_file) if zscore_file is not None else None
@@ -339,9 +338,6 @@ def score(
     nothing, as in trec_eval). Raises :class:`UsageError` for a measure the
     judgments cannot give.
     """
-    from assay.judgments.prefs import Preferences
-    from assay.metrics.prefs import score_prefs
-    from assay.metrics.qrels_jg import JudgmentGroups
 
     if isinstance(judgments, Preferences):
         check_format(outputs, judgments.format)
@@ -379,7 +375,6 @@ def score_qrels(
     judged_only: bool = False,
 ) -> Scored:
     """Per-query values of ``outputs`` on TREC qrels, as trec_eval computes them."""
-    from assay.metrics.engine import rank_context
 
     present = set(run.query_ids)
     missing = [q for q in judgments.answerable_ids if q not in present]
@@ -423,8 +418,6 @@ def with_placeholder_docs(run: Run, query_ids: list[str]) -> Run:
     """``run`` plus, for each of ``query_ids``, trec_eval -c's one unjudged placeholder doc."""
     import pandas as pd
 
-    from assay.runs.models import Run as RunModel
-
     extra = pd.DataFrame({"query_id": query_ids, "doc_id": PLACEHOLDER_DOC, "score": 1.0})
     frame = run.frame[["query_id", "doc_id", "score"]].astype({"query_id": str, "doc_id": str})
     both = pd.concat([frame, extra], ignore_index=True)
@@ -433,7 +426,6 @@ def with_placeholder_docs(run: Run, query_ids: list[str]) -> Run:
 
 def _values(o: Output, ctx: Any, in_run: Any, absent: Any) -> Any:
     """Per-query values of one output, with trec_eval's resets for -c's placeholder queries."""
-    from assay.metrics.dispatch import evaluate
 
     if o.measure is None:
         return np.zeros(ctx.nq)
@@ -448,7 +440,6 @@ def _zero_by_zero(m: Measure, values: Any, ctx: Any, in_run: Any) -> Any:
 
     It prints ``-nan`` there (x86's default NaN); assay's kernels give 0.
     """
-    from assay.metrics.kernels_trec import lround
 
     if m.family not in ("IPrec", "IPrecAvg"):
         return values

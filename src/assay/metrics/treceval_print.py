@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from assay.metrics.registry import MIN_GEO_MEAN
+
 if TYPE_CHECKING:  # pragma: no cover
     from assay.metrics.treceval import Output
     from assay.metrics.zscores import ZScores
@@ -75,7 +77,6 @@ def _zscored(o: Output, values: Any, qids: list[str], zscores: ZScores) -> Any:
 
     ``num_q`` stays a count (its summary is the number of queries, whatever -Z says).
     """
-    from assay.metrics.registry import MIN_GEO_MEAN
 
     if o.kind not in ("long", "double", "summary") or _is_num_q(o):
         return values
@@ -99,7 +100,6 @@ def _summary(o: Output, values: Any, z: bool) -> float:
     z-scores of those logs). Preference measures (no registry family) add up
     counts and average the rest.
     """
-    from assay.metrics.registry import MIN_GEO_MEAN
 
     m = o.measure
     v = np.asarray(values, dtype=np.float64)

@@ -32,6 +32,9 @@ from typing import Any
 
 import numpy as np
 
+from assay.core.errors import collecting
+from assay.io.textio import decode, read_bytes
+
 #: trec_eval's value for a query and measure without a usable reference
 MISSING_ZSCORE = -1000000.0
 _FIELDS = ("qid", "measure", "mean", "stddev")
@@ -89,8 +92,6 @@ def load_zscores(path: str | Path) -> ZScores:
     line without exactly four fields, a mean or deviation that is not a number,
     a repeated ``qid measure`` pair or a file without any line.
     """
-    from assay.core.errors import collecting
-    from assay.io.textio import decode, read_bytes
 
     p = Path(path)
     with collecting(p) as log:

@@ -18,8 +18,12 @@ from typing import Any, Literal
 from pydantic import Field
 
 from assay.core.errors import UsageError
+from assay.core.tags import group_by_tags
+from assay.io.fileio import write_text_atomic
 from assay.judges.labels import GROUP_FIELDS, LabelTable, read_labels, to_judgments
-from assay.judges.stats import AgreementStats, binary_stats, pair_stats
+from assay.judges.stats import AgreementStats, binary_stats, confusion, pair_stats
+from assay.metrics.measures import parse_measure
+from assay.procedures.scoring import score_run
 from assay.results.models import ResultModel
 
 #: Default measure of the system-ranking comparison.
@@ -115,8 +119,6 @@ def agreement(
         disagreements=_disagreements(joined) if keep else [],
     )
     if disagreements_file is not None:
-        from assay.io.fileio import write_text_atomic
-
         rows = result.disagreements
         text = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
         write_text_atomic(disagreements_file, text)
@@ -144,8 +146,6 @@ def rank_agreement(
     """Score every run with both label sets; Kendall's tau of the two system orders."""
     from scipy.stats import kendalltau
 
-    from assay.metrics.measures import parse_measure
-    from assay.procedures.scoring import score_run
     from assay.runs.io import load_run
 
     if len(runs) < 2:
@@ -186,7 +186,6 @@ def _join(ref: LabelTable, cand: LabelTable) -> Any:
 
 
 def _confusion(r: Any, c: Any) -> tuple[list[int], Any]:
-    from assay.judges.stats import confusion
 
     return confusion(r, c)
 
@@ -206,7 +205,6 @@ def _per_grade(labels: list[int], matrix: Any) -> dict[str, dict[str, float | in
 
 
 def _grouped(joined: Any, field: str) -> dict[str, AgreementStats]:
-    from assay.core.tags import group_by_tags
 
     out: dict[str, AgreementStats] = {}
     groups = group_by_tags(enumerate(joined[field].tolist()))

@@ -16,7 +16,14 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from assay.answers import score_answers
+from assay.answers.collect import collect_cases, load_function, write_cases
+from assay.answers.contexts import score_contexts
+from assay.answers.rows import detect_format, read_text_cases
+from assay.answers.text_score import score_text_cases
 from assay.core.errors import UsageError
+from assay.core.progress import progress
+from assay.judgments.load import load_judgments
 
 if TYPE_CHECKING:  # pragma: no cover
     from assay.answers.result import AnswersResult
@@ -111,8 +118,6 @@ def check_answers(options: AnswersOptions) -> AnswersResult | CollectedAnswers:
     """
     if options.collect:
         return _collect(options.system or "", options.judgments, options.output[0])  # type: ignore[arg-type]
-    from assay.answers import score_answers
-    from assay.answers.rows import detect_format
 
     fmt = options.input_format or detect_format(options.cases)  # type: ignore[arg-type]
     if fmt != "cases":
@@ -138,8 +143,6 @@ def check_answers(options: AnswersOptions) -> AnswersResult | CollectedAnswers:
 
 
 def _score_text(options: AnswersOptions, fmt: str) -> AnswersResult:
-    from assay.answers.rows import read_text_cases
-    from assay.answers.text_score import score_text_cases
 
     cases = read_text_cases(options.cases, fmt)  # type: ignore[arg-type]
     result = score_text_cases(
@@ -159,7 +162,6 @@ def _context_scores(cases: Any, options: AnswersOptions) -> Any:
     has_refs = any(case.reference_contexts for case in cases.cases)
     if options.judgments is None and not has_refs:
         return None
-    from assay.answers.contexts import score_contexts
 
     corpus = judgments = None
     if options.corpus is not None:
@@ -167,16 +169,11 @@ def _context_scores(cases: Any, options: AnswersOptions) -> Any:
 
         corpus = load_corpus(options.corpus)
     if options.judgments is not None:
-        from assay.judgments.load import load_judgments
-
         judgments = load_judgments(options.judgments)
     return score_contexts(cases.cases, corpus, judgments)
 
 
 def _collect(system: str, judgments: Path, output: Path) -> CollectedAnswers:
-    from assay.answers.collect import collect_cases, load_function, write_cases
-    from assay.core.progress import progress
-    from assay.judgments.load import load_judgments
 
     function = load_function(system)
     questions = load_judgments(judgments)

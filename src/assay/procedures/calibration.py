@@ -18,7 +18,11 @@ from pydantic import BaseModel, Field
 
 from assay.core.bounds import level
 from assay.core.errors import UsageError
+from assay.core.policies import ScoringPolicy
 from assay.judges.labels import LabelTable, from_judgments, read_labels, to_judgments
+from assay.judges.ppi import classical_mean_interval, ppi_mean_interval
+from assay.judgments.models import JudgmentSet
+from assay.procedures.scoring import score_run
 from assay.results.models import ResultModel
 
 
@@ -62,9 +66,7 @@ def calibrate(
     """
     import numpy as np
 
-    from assay.judges.ppi import classical_mean_interval, ppi_mean_interval
     from assay.metrics.measures import parse_measures
-    from assay.procedures.scoring import score_run
     from assay.runs.io import load_run
 
     level("alpha", alpha)
@@ -114,7 +116,6 @@ def calibrate(
 
 
 def _table(labels: Any) -> LabelTable:
-    from assay.judgments.models import JudgmentSet
 
     if isinstance(labels, LabelTable):
         return labels
@@ -133,7 +134,6 @@ def attach_calibration(result: Any, calibration: CalibrationResult) -> Any:
     The scores stay those of the judgments given; the calibration adds PPI++
     intervals from people's labels on a sample. Returns a copy.
     """
-    from assay.core.policies import ScoringPolicy
 
     q = calibration.queries
     rule = ScoringPolicy(

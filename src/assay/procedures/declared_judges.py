@@ -16,6 +16,11 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from assay.core.errors import UsageError
+from assay.judges.grading import Item, check_samples
+from assay.judges.pairwise import pair_items, pairwise_result
+from assay.judges.panel import rubric_result, run_models
+from assay.judges.spec import load_judge, pairwise_grader, read_items, rubric_grader
 from assay.procedures.model_options import ModelCallOptions
 
 if TYPE_CHECKING:
@@ -42,11 +47,6 @@ def _graded(
     on_call: Callable[..., None] | None,
 ) -> tuple[Any, list[dict[str, Any]], list[Any]]:
     """The checked judge, its items and one grading run per model."""
-    from assay.core.errors import UsageError
-    from assay.judges.grading import Item, check_samples
-    from assay.judges.pairwise import pair_items
-    from assay.judges.panel import run_models
-    from assay.judges.spec import load_judge, pairwise_grader, read_items, rubric_grader
 
     options = options or DeclaredJudgeOptions()
     check_samples(options.samples)
@@ -82,7 +82,6 @@ def judge_rubric(
     on_call: Callable[..., None] | None = None,
 ) -> RubricJudgeResult:
     """Grade every item on every criterion of a rubric judge (one model or a jury)."""
-    from assay.judges.panel import rubric_result
 
     spec, raw, runs = _graded(items, judge, "rubric", calls, options, on_call)
     return rubric_result(spec, raw, runs)
@@ -97,7 +96,6 @@ def judge_pairwise(
     on_call: Callable[..., None] | None = None,
 ) -> PairwiseJudgeResult:
     """Ask every pair in both orders (one model or a jury); verdicts and position bias."""
-    from assay.judges.pairwise import pairwise_result
 
     spec, raw, runs = _graded(pairs, judge, "pairwise", calls, options, on_call)
     return pairwise_result(spec, raw, runs)

@@ -16,6 +16,11 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from assay.core.bounds import one_of
+from assay.io.formats import format_from_name
+from assay.runs.io import FORMATS, write_run
+from assay.systems.fusion import FUSION_METHODS, fuse_files
+
 
 class FuseOptions(BaseModel):
     """How run files are fused and the fused run written."""
@@ -55,10 +60,6 @@ def fuse(runs: Sequence[str | Path], output: str | Path, options: FuseOptions) -
     The format is ``options.format``, else the one ``output``'s name implies,
     else TREC; an unknown format or method is a :class:`~assay.core.errors.UsageError`.
     """
-    from assay.core.bounds import one_of
-    from assay.io.formats import format_from_name
-    from assay.runs.io import FORMATS, write_run
-    from assay.systems.fusion import FUSION_METHODS, fuse_files
 
     if options.format is not None:
         one_of("format", options.format, FORMATS)

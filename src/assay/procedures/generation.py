@@ -14,6 +14,9 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from assay.generate.queries import generate_queries
+from assay.io.fileio import write_text_atomic
+from assay.judgments.load import load_judgments
 from assay.procedures.model_options import ModelCallOptions
 
 if TYPE_CHECKING:
@@ -46,14 +49,10 @@ def generate_query_file(
     """Ask ``calls.model`` for one query per sampled passage of ``corpus``; dedupe; compare
     with the human queries; write the queries (JSONL) to ``output``."""
     from assay.corpora.load import load_corpus
-    from assay.generate.queries import generate_queries
-    from assay.io.fileio import write_text_atomic
 
     options = options or QueryGenerationOptions()
     judgments = None
     if options.human is not None:
-        from assay.judgments.load import load_judgments
-
         judgments = load_judgments(options.human)
     with calls.executor_in_force(), calls.open_client() as client:
         result = generate_queries(

@@ -17,6 +17,14 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from assay.answers.claims import context_records
+from assay.answers.extract import extract_cases, faithfulness_interval, read_people
+from assay.answers.rows import detect_format, read_text_cases
+from assay.core.errors import UsageError
+from assay.corpora.models import Corpus
+from assay.io.fileio import write_text_atomic
+from assay.judges.cases import grade_answers, grade_claims, read_case_lines, rubric_grader
+from assay.judges.relevance import read_pairs, run_relevance_job
 from assay.procedures.model_options import ModelCallOptions, ProgressFactory
 
 if TYPE_CHECKING:
@@ -91,7 +99,6 @@ def judge_relevance(
     :func:`assay.judges.relevance.run_relevance_job`.
     """
     from assay.corpora.load import load_corpus
-    from assay.judges.relevance import read_pairs, run_relevance_job
 
     options = options or RelevanceOptions()
     with calls.executor_in_force():
@@ -130,13 +137,10 @@ def judge_claims(
     each is split into claims first (see :mod:`assay.answers.extract`), the contexts are
     the documents (``corpus`` adds texts for contexts known by id only).
     """
-    from assay.judges.cases import grade_claims, read_case_lines
 
     options = options or GradingOptions()
     extract = getattr(options, "extract", None)
     if extract is None and corpus is None:
-        from assay.core.errors import UsageError
-
         raise UsageError("name the `corpus` holding the cited documents", "corpus")
     with calls.executor_in_force(), calls.open_client() as client:
         if extract is None:
@@ -150,12 +154,8 @@ def judge_claims(
     result.extraction = None if account is None else account.model_dump(mode="json")
     people = getattr(options, "people", None)
     if people is not None:
-        from assay.answers.extract import faithfulness_interval, read_people
-
         result.faithfulness = faithfulness_interval(filled, read_people(people))
     if output is not None:
-        from assay.io.fileio import write_text_atomic
-
         text = "".join(json.dumps(c, ensure_ascii=False) + "\n" for c in filled)
         write_text_atomic(output, text)
         result.output = str(output)
@@ -169,13 +169,9 @@ def _extracted(
     calls: ModelCallOptions,
     on_call: Callable[..., None] | None,
 ) -> tuple[list[dict[str, Any]], Any, Any]:
-    from assay.answers.extract import extract_cases
-    from assay.answers.rows import detect_format, read_text_cases
 
     fmt = options.input_format or detect_format(cases)
     if fmt == "cases":
-        from assay.core.errors import UsageError
-
         raise UsageError("`extract` splits free-text answers; these cases already have claims")
     text_cases = read_text_cases(cases, fmt)
     raw, account = extract_cases(
@@ -192,7 +188,6 @@ def _extracted(
 def _claim_corpus(corpus: str | Path | None, options: GradingOptions, texts: Any) -> Any:
     """The documents claims cite: the corpus, plus (extracting) the contexts' own texts."""
     from assay.corpora.load import load_corpus
-    from assay.corpora.models import Corpus
 
     records: list[dict[str, Any]] = []
     if corpus is not None:
@@ -201,8 +196,6 @@ def _claim_corpus(corpus: str | Path | None, options: GradingOptions, texts: Any
             return docs
         records = [{"_id": i, "text": t} for i, t in zip(docs.ids, docs.texts(), strict=True)]
     if texts is not None:
-        from assay.answers.claims import context_records
-
         known = {r["_id"] for r in records}
         records += [r for r in context_records(texts) if r["_id"] not in known]
     return Corpus.from_records(records, id_field="_id", text_fields=["text"], name="contexts")
@@ -216,7 +209,6 @@ def judge_answers(
     on_call: Callable[..., None] | None = None,
 ) -> AnswersGradeResult:
     """Grade each answered case with the answer rubric; the model-graded hallucination rate."""
-    from assay.judges.cases import grade_answers, read_case_lines, rubric_grader
 
     options = options or AnswersOptions()
     raw = read_case_lines(cases)

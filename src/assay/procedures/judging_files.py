@@ -15,7 +15,15 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from assay.behavior.sample import query_set_json, sample_queries
 from assay.core.errors import UsageError
+from assay.io.fileio import write_text_atomic
+from assay.judges.sample import missing_query_texts, review_sample, write_review
+from assay.judging.pool import build_pool, write_pool
+from assay.judgments.export import to_jsonl
+from assay.judgments.graded_csv import parse_columns
+from assay.judgments.load import load_judgments
+from assay.procedures.arguments import as_judgments
 
 if TYPE_CHECKING:
     from assay.judging.export import ExportSummary
@@ -42,8 +50,6 @@ def pool_file(
     judgments: str | Path, runs: Sequence[str | Path], output: str | Path, options: PoolOptions
 ) -> list[PoolPair]:
     """Write the unjudged (query, doc) pairs in the top ``depth`` of any run to ``output``."""
-    from assay.judging.pool import build_pool, write_pool
-    from assay.procedures.arguments import as_judgments
     from assay.runs.io import load_run
 
     kwargs: dict[str, Any] = {"split": options.split}
@@ -85,7 +91,6 @@ def review_sample_file(
     labels: str | Path, output: str | Path, options: ReviewOptions
 ) -> ReviewSample:
     """Write a stratified, reproducible sample of ``labels`` for a person to check."""
-    from assay.judges.sample import missing_query_texts, review_sample, write_review
 
     docs = None
     if options.corpus is not None:
@@ -134,8 +139,6 @@ def export_store(
         return ReviewExport(str(output), write_review(opened, output))
     js = None
     if base is not None:
-        from assay.procedures.arguments import as_judgments
-
         kwargs: dict[str, Any] = {"split": "test"}
         if queries is not None:
             kwargs["queries"] = queries
@@ -152,10 +155,6 @@ def import_judgments(
 ) -> JudgmentSet:
     """Convert a judgment file (a graded CSV with ``columns`` named, SRW, any set) to assay
     JSONL qrels at ``output``; return the set read."""
-    from assay.io.fileio import write_text_atomic
-    from assay.judgments.export import to_jsonl
-    from assay.judgments.graded_csv import parse_columns
-    from assay.judgments.load import load_judgments
 
     mapping = parse_columns(columns) if columns else None
     fmt = judgments_format or ("graded-csv" if mapping else None)
@@ -175,8 +174,6 @@ def query_set_file(
 ) -> list[tuple[str, str, int]]:
     """Draw ``n`` queries to judge from behaviour logs; write them as an SRW query set to
     ``output`` when given. ``(key, text, searches)`` rows."""
-    from assay.behavior.sample import query_set_json, sample_queries
-    from assay.io.fileio import write_text_atomic
 
     rows = sample_queries(events, strategy=strategy, n=n, seed=seed, application=application)
     if output is not None:

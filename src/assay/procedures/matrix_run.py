@@ -17,7 +17,11 @@ from typing import TYPE_CHECKING
 from pydantic import BaseModel, ConfigDict, Field
 
 from assay.core.errors import UsageError
+from assay.matrix import load_matrix, run_matrix
+from assay.matrix.gate import check_baseline, gate_matrix
+from assay.matrix.result import MatrixResult
 from assay.procedures.model_options import ModelCallOptions, ProgressFactory
+from assay.stats.corrections import check_correction
 
 if TYPE_CHECKING:
     from assay.matrix.result import MatrixResult
@@ -44,7 +48,6 @@ def run_matrix_file(
     the cache, offline replay and a ``max_cost`` replacing the file's); gate it on
     ``gate.against`` when given. ``progress(total)`` is entered around the calls.
     ``correction`` replaces the file's multiple-testing correction of the comparisons."""
-    from assay.matrix import load_matrix, run_matrix
 
     calls = calls or ModelCallOptions()
     gate = gate or MatrixGateOptions()
@@ -54,14 +57,9 @@ def run_matrix_file(
     if calls.max_cost is not None:
         cfg = dataclasses.replace(cfg, max_cost=calls.max_cost)
     if correction is not None:
-        from assay.stats.corrections import check_correction
-
         cfg = dataclasses.replace(cfg, correction=check_correction(correction))
     baseline = None
     if gate.against is not None:  # checked before the first model call
-        from assay.matrix.gate import check_baseline
-        from assay.matrix.result import MatrixResult
-
         baseline = MatrixResult.from_file(gate.against)
         check_baseline(baseline, cfg.cases_version, cfg.variants(), margin=gate.margin)
     total = len(cfg.prompts) * len(cfg.providers) * len(cfg.cases) * cfg.repeats
@@ -75,7 +73,5 @@ def run_matrix_file(
             on_attempt=on_attempt,
         )
     if baseline is not None:
-        from assay.matrix.gate import gate_matrix
-
         result.gate = gate_matrix(result, baseline, margin=gate.margin)
     return result

@@ -19,6 +19,10 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from assay.core.errors import UsageError
+from assay.core.failures import check_max_failed
+from assay.executors import options_from, use
+from assay.providers.accounting import check_max_cost
+from assay.providers.client import open_client
 
 #: A progress display of a procedure's model calls: called with the number of calls
 #: to make, it gives a context whose value is called after each call (or ``None``).
@@ -54,15 +58,11 @@ class ModelCallOptions(BaseModel):
 
     def model_post_init(self, context: Any, /) -> None:
         """Check the budget and the failure bound (a UsageError naming the parameter)."""
-        from assay.core.failures import check_max_failed
-        from assay.providers.accounting import check_max_cost
 
         try:
             check_max_cost(self.max_cost)
             check_max_failed(self.max_failed)
             if self.executor is not None:
-                from assay.executors import options_from
-
                 options_from(self.executor)
         except UsageError as exc:  # as it is, not wrapped in pydantic's ValidationError
             raise UsageError(str(exc), exc.parameter) from None
@@ -73,13 +73,11 @@ class ModelCallOptions(BaseModel):
 
         if self.executor is None:
             return contextlib.nullcontext()
-        from assay.executors import use
 
         return use(self.executor)
 
     def open_client(self) -> Any:
         """The :class:`~assay.providers.client.ChatClient` of :attr:`model` with these options."""
-        from assay.providers.client import open_client
 
         if self.model is None:
             raise UsageError("give the `model` to ask", "model")

@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from assay.results.models import read_result_file
+
 if TYPE_CHECKING:  # pragma: no cover
     from assay.answers.result import AnswersResult
     from assay.behavior.implicit import ImplicitJudgments
@@ -52,6 +54,5 @@ def read_result(
     Every kind of :data:`assay.results.models.RESULT_MODELS` is read (older schema
     versions migrated); errors name the file, line and field.
     """
-    from assay.results.models import read_result_file
 
     return read_result_file(path)  # type: ignore[no-any-return]

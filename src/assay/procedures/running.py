@@ -17,9 +17,20 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from assay.core.bounds import at_least, one_of
 from assay.core.errors import UsageError
+from assay.io.formats import format_from_name
+from assay.judgments.beir import corpus_of
+from assay.procedures.arguments import as_judgments
+from assay.procedures.live import executing, source_cache
 from assay.procedures.options import ScoringOptions, SourceOptions
 from assay.results.models import Failure, Latency
+from assay.runs.sidecar import write_run_pair
+from assay.systems.abstain import abstention_report
+from assay.systems.cache import deferred_system
+from assay.systems.config import build_system
+from assay.systems.limits import retries as checked_retries
+from assay.systems.runner import run_system
 
 #: Formats a run is written in.
 RUN_FORMATS = ("trec", "jsonl")
@@ -46,7 +57,6 @@ class RunOptions(BaseModel):
 
     def model_post_init(self, context: Any, /) -> None:
         """Check the values (a UsageError naming the parameter)."""
-        from assay.core.bounds import at_least, one_of
 
         try:
             if self.format is not None:
@@ -132,10 +142,6 @@ def run_to_file(
     and the executor; with a BEIR folder of judgments and no corpus, the
     folder's corpus is the corpus.
     """
-    from assay.procedures.arguments import as_judgments
-    from assay.procedures.live import executing, source_cache
-    from assay.systems.limits import retries as checked_retries
-    from assay.systems.runner import run_system
 
     options, reading = options or RunOptions(), reading or ScoringOptions()
     if source.system is None:
@@ -162,15 +168,11 @@ def _write(
     outcome: Any, judgment_set: Any, judgments: str | Path, output: str | Path,
     options: RunOptions, tag: str,
 ) -> WrittenRun:  # fmt: skip
-    from assay.io.formats import format_from_name
-    from assay.runs.sidecar import write_run_pair
 
     sidecar = outcome.metadata()
     sidecar["judgments"] = str(judgments)
     abstention = None
     if options.abstain_below is not None:
-        from assay.systems.abstain import abstention_report
-
         abstention = abstention_report(
             outcome.run, judgment_set, options.abstain_below, failed=outcome.failed_ids
         )
@@ -184,9 +186,6 @@ def _write(
 
 def _system(source: SourceOptions, judgments: str | Path, corpus_format: str | None) -> Any:
     """The system to run, built on first use (a run found in the cache builds nothing)."""
-    from assay.judgments.beir import corpus_of
-    from assay.systems.cache import deferred_system
-    from assay.systems.config import build_system
 
     spec, corpus = str(source.system), corpus_of(judgments, source.corpus)
     overrides: dict[str, Any] = {

@@ -9,7 +9,13 @@ import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from assay.core.policies import ScoringPolicy
+from assay.core.pairs import arrow_text
+from assay.core.policies import ScoringPolicy, policy_rule
+from assay.metrics.rules import scoring_policies
+from assay.results.models import JudgmentsInfo, NoAnswerRow, RunInfo
+from assay.results.perquery import PerQuery
+from assay.runs.models import Run
+from assay.systems.vector import policy_text
 
 if TYPE_CHECKING:  # pragma: no cover
     from assay.judgments.models import JudgmentSet
@@ -31,7 +37,6 @@ def _mean_overlap(judgments: JudgmentSet) -> float | None:
 
 
 def judgments_info(judgments: JudgmentSet, scored: int) -> Any:
-    from assay.results.models import JudgmentsInfo
 
     return JudgmentsInfo(
         path=judgments.path,
@@ -49,7 +54,6 @@ def judgments_info(judgments: JudgmentSet, scored: int) -> Any:
 
 
 def run_info(run: Run, info: RunProvenance, table: Any, missing_count: int) -> Any:
-    from assay.results.models import RunInfo
 
     empty = set(info.empty_query_ids)
     counted = getattr(table, "run_queries", None)  # the engine's count: no id list
@@ -89,9 +93,6 @@ def per_query_columns(
     """
     import numpy as np
     import pyarrow as pa
-
-    from assay.core.pairs import arrow_text
-    from assay.results.perquery import PerQuery
 
     queries = judgments.queries
     rows = _query_positions(judgments, qids)
@@ -137,8 +138,6 @@ def no_answer_rows(
     run: Run, judgments: JudgmentSet, ties: str, failed: set[str] | frozenset[str] = frozenset()
 ) -> list[NoAnswerRow]:
     """What the run returned for each no-answer query (a failed call says so)."""
-    from assay.results.models import NoAnswerRow
-    from assay.runs.models import Run
 
     ids = judgments.no_answer_ids
     if not ids:
@@ -190,7 +189,6 @@ def run_policies(
     """
     qrels = judgments.qrels
     negative = int((qrels["grade"] < 0).sum()) if len(qrels) else 0
-    from assay.metrics.rules import scoring_policies
 
     return scoring_policies(
         missing=missing,
@@ -211,12 +209,10 @@ def run_policies(
 
 def _system_rules(info: RunProvenance) -> list[ScoringPolicy]:
     """How a live vector system embeds: model, dimensions, prefixes, long texts."""
-    from assay.core.policies import policy_rule
 
     system = info.system if isinstance(info.system, dict) else {}
     if system.get("type") != "vector":
         return []
-    from assay.systems.vector import policy_text
 
     text = policy_text(system)
     return [policy_rule("embedding", text)] if text else []

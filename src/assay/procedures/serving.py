@@ -15,8 +15,11 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from assay.core.errors import UsageError
+from assay.procedures.live import live_system
 from assay.procedures.options import SourceOptions
-from assay.web.listen import Listener
+from assay.systems.base import config_hash
+from assay.systems.server import DEFAULT_MAX_QUEUE, DEFAULT_WORKERS, create_app
+from assay.web.listen import Listener, check_port
 
 
 class ServeOptions(BaseModel):
@@ -30,7 +33,6 @@ class ServeOptions(BaseModel):
 
     def model_post_init(self, context: Any, /) -> None:
         """Check the port (a UsageError naming ``port``)."""
-        from assay.web.listen import check_port
 
         check_port(self.port)
 
@@ -50,9 +52,6 @@ def serve_system(source: SourceOptions, options: ServeOptions | None = None) -> 
     ``config`` that is not a file is a :class:`UsageError`. Queries run 8 at a
     time, 64 more may wait, and connections beyond those (and some slack) get 503.
     """
-    from assay.procedures.live import live_system
-    from assay.systems.base import config_hash
-    from assay.systems.server import DEFAULT_MAX_QUEUE, DEFAULT_WORKERS, create_app
 
     options = options or ServeOptions()
     if source.system is None:

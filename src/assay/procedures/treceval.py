@@ -13,7 +13,10 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from assay.core.bounds import at_least
 from assay.core.errors import UsageError
+from assay.metrics.treceval import trec_eval_files
+from assay.procedures.arguments import check_order
 
 
 class TrecEvalOptions(BaseModel):
@@ -38,7 +41,6 @@ class TrecEvalOptions(BaseModel):
 
     def model_post_init(self, context: Any, /) -> None:
         """Check the bounds (a UsageError naming ``trec_eval_depth``/``trec_eval_level``)."""
-        from assay.core.bounds import at_least
 
         try:
             if self.depth is not None:
@@ -56,7 +58,6 @@ def trec_eval(
     Returns (the lines trec_eval prints, warnings about the judgments). A run
     given first and qrels second (``-R qrels``) is refused with one hint.
     """
-    from assay.metrics.treceval import trec_eval_files
 
     options = options or TrecEvalOptions()
     if options.rel_format == "qrels":
@@ -71,7 +72,6 @@ def trec_eval(
 
 def _check_order(qrels: str | Path, run: str | Path) -> None:
     """Refuse a run given first and qrels second with one hint, not a line-by-line list."""
-    from assay.procedures.arguments import check_order
 
     try:
         check_order(qrels, run)

@@ -14,10 +14,19 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from assay.core.bounds import level
+from assay.core.bounds import at_least, level, one_of
 from assay.core.errors import UsageError
+from assay.core.progress import progress
+from assay.procedures.arguments import as_judgments
+from assay.procedures.live import executing, source_cache
 from assay.procedures.options import ScoringOptions, SourceOptions
+from assay.procedures.tuning_parts import assemble, read_by
+from assay.stats.bootstrap import METHODS
 from assay.stats.corrections import check_correction, correction_field
+from assay.stats.significance import TESTS
+from assay.tuning import space
+from assay.tuning.folds import deal
+from assay.tuning.runs import SetBuilder, run_all
 
 if TYPE_CHECKING:  # pragma: no cover
     from assay.tuning.result import TuningResult
@@ -49,9 +58,6 @@ class TuneOptions(BaseModel):
 
     def model_post_init(self, context: Any, /) -> None:
         """Check the values before any system runs (a UsageError naming the option)."""
-        from assay.core.bounds import at_least, one_of
-        from assay.stats.bootstrap import METHODS
-        from assay.stats.significance import TESTS
 
         try:
             one_of("--search", self.search, ("grid", "random"))
@@ -72,14 +78,7 @@ def tune(
     judgments: Any, options: TuneOptions, source: SourceOptions, scoring: ScoringOptions | None
 ) -> TuningResult:
     """Tune ``source.system`` over ``options.params`` on ``judgments`` (see the module)."""
-    from assay.core.progress import progress
     from assay.metrics.measures import parse_measures
-    from assay.procedures.arguments import as_judgments
-    from assay.procedures.live import executing, source_cache
-    from assay.procedures.tuning_parts import assemble, read_by
-    from assay.tuning import space
-    from assay.tuning.folds import deal
-    from assay.tuning.runs import SetBuilder, run_all
 
     scoring = scoring or ScoringOptions()
     if not options.metrics:

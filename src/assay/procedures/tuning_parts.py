@@ -6,6 +6,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from assay.core.errors import UsageError
+from assay.procedures.scoring import score_run
+from assay.runs.models import Run
+from assay.stats.compare import compare
+from assay.stats.corrections import check_correction
+from assay.tuning import folds
+from assay.tuning.result import FoldChoice, GridPoint, Recommended, TuningResult
 
 if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
@@ -62,8 +68,6 @@ def cross_validated_run(
     """Each held-out query answered by the run of the set its fold chose."""
     import pandas as pd
 
-    from assay.runs.models import Run
-
     parts = []
     for o in outcomes:
         frame = runs[o.chosen].frame
@@ -80,8 +84,6 @@ def held_out_comparison(
 ) -> ComparisonResult:
     """The configured system (first) against the cross-validated run, by the code of
     ``assay compare`` (one family over the measures, adjusted by ``options.correction``)."""
-    from assay.stats.compare import compare
-    from assay.stats.corrections import check_correction
 
     return compare(
         results,
@@ -107,9 +109,6 @@ def assemble(
 ) -> TuningResult:
     """Score, cross-validate, compare and assemble the :class:`TuningResult`."""
     from assay.metrics.measures import parse_measures
-    from assay.procedures.scoring import score_run
-    from assay.tuning import folds
-    from assay.tuning.result import TuningResult
 
     measures = parse_measures(list(options.metrics))
     names = [m.name for m in measures]
@@ -154,9 +153,6 @@ def _choices(
 ) -> dict[str, Any]:
     """The ``grid``, ``folds``, ``optimism`` and ``recommended`` fields."""
     import numpy as np
-
-    from assay.tuning import folds
-    from assay.tuning.result import FoldChoice, GridPoint, Recommended
 
     means = np.nanmean(values, axis=2)
     best = folds.best(means[:, 0])

@@ -14,9 +14,20 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from assay.answers import load_cases
+from assay.core.bounds import one_of
 from assay.core.errors import AssayError, InputError, Problem, UsageError
+from assay.core.words import count
+from assay.corpora import read_corpus_ids
 from assay.io.formats import KINDS
+from assay.io.formats import detect_kind as detect
+from assay.judgments.load import FORMATS, load_judgments
 from assay.results.files import ResultModel
+from assay.results.models import read_result_file
+from assay.runs.sidecar import provenance_note, read_sidecar
+from assay.systems.config import load_config, system_types
+from assay.systems.config_errors import ConfigFault, file_text, table_problem
+from assay.systems.model_config import model_from_table
 
 VALIDATION_SCHEMA_VERSION = "1"
 
@@ -46,8 +57,6 @@ class ValidateOptions(BaseModel):
 
     def model_post_init(self, context: Any, /) -> None:
         """Check the choices (a UsageError naming ``kind`` or ``judgments_format``)."""
-        from assay.core.bounds import one_of
-        from assay.judgments.load import FORMATS
 
         try:
             if self.kind is not None:
@@ -88,7 +97,6 @@ class ValidationResult(ResultModel):
 
     def failure(self) -> str | None:
         """``'1 of 2 files failed validation'``, or None when every file is valid."""
-        from assay.core.words import count
 
         if not self.failed:
             return None
@@ -105,7 +113,6 @@ def validate_files(files: Sequence[str | Path], options: ValidateOptions) -> Val
     With ``options.corpus``, judged doc ids must be among its ids. Bad files
     are reported (never raised); see :func:`validate_path`.
     """
-    from assay.corpora import read_corpus_ids
 
     ids = None
     if options.corpus is not None:
@@ -123,7 +130,6 @@ def validate_files(files: Sequence[str | Path], options: ValidateOptions) -> Val
 
 def detect_kind(path: str | Path) -> str:
     """What ``path`` holds (judgments, run, corpus, answers...); see :mod:`assay.io.formats`."""
-    from assay.io.formats import detect_kind as detect
 
     return detect(path)
 
@@ -161,8 +167,6 @@ def validate_path(
     try:
         report["kind"] = kind = kind or detect_kind(path)
         if kind == "judgments":
-            from assay.judgments.load import load_judgments
-
             js = load_judgments(
                 path, judgments_format, queries=queries, split=split, corpus_ids=corpus_ids
             )
@@ -188,7 +192,6 @@ def validate_path(
 
 def _run_summary(path: str | Path) -> dict[str, Any]:
     from assay.runs.io import load_run
-    from assay.runs.sidecar import provenance_note, read_sidecar
 
     run = load_run(path)
     note = provenance_note(run, path, read_sidecar(path))
@@ -221,7 +224,6 @@ def _corpus_summary(
 
 
 def _answers_summary(path: str | Path) -> dict[str, Any]:
-    from assay.answers import load_cases
 
     cases = load_cases(path)
     statuses: dict[str, int] = {}
@@ -240,7 +242,6 @@ def _answers_summary(path: str | Path) -> dict[str, Any]:
 def _config_summary(path: str | Path) -> dict[str, Any]:
     """Parse an assay.toml; every system must name a known type and an existing corpus, every
     model table must be one the commands accept."""
-    from assay.systems.config import load_config, system_types
 
     data = load_config(path)
     systems = data.get("systems", {})
@@ -284,8 +285,6 @@ def _check_models(path: str | Path, models: Any) -> tuple[list[str], list[Proble
     """Each ``[models.NAME]`` table checked as the commands read it
     (:func:`~assay.systems.model_config.model_from_table`: keys, types, ranges,
     ``${VAR}`` set): rows ``NAME (model)`` and the problems found."""
-    from assay.systems.config_errors import ConfigFault, file_text, table_problem
-    from assay.systems.model_config import model_from_table
 
     rows, problems = [], []  # tables of tables: checked when the file was read
     for name, table in models.items():
@@ -302,7 +301,6 @@ def _check_models(path: str | Path, models: Any) -> tuple[list[str], list[Proble
 
 
 def _result_summary(path: str | Path) -> dict[str, Any]:
-    from assay.results.models import read_result_file
 
     result = read_result_file(path)
     return {

@@ -27,6 +27,7 @@ from assay.procedures.options import ScoringOptions, SourceOptions, option_objec
 from assay.procedures.procedure_options import PairedTestOptions
 from assay.procedures.sources import Source, load_source
 from assay.results.models import MIGRATIONS, EvaluationResult, Policy, ResultModel, check_pairable
+from assay.runs.models import Run
 from assay.stats.bootstrap import paired_bootstrap_ci
 from assay.stats.significance import is_exact, randomization_pvalues
 
@@ -122,8 +123,6 @@ def shuffle_run(run: Run, seed: int = 0, *, name: str | None = None) -> Run:
     dropped so the shuffled order is the ranking.
     """
     import numpy as np
-
-    from assay.runs.models import Run
 
     rng = np.random.default_rng(seed)
     ranking: dict[str, list[str]] = {}

@@ -15,6 +15,8 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel
 
+from assay.core.errors import UsageError
+
 
 class Usage(BaseModel):
     """Totals of some calls. ``cost`` is what they cost when made; ``spent`` what this run paid."""
@@ -64,8 +66,6 @@ def check_max_cost(value: object) -> float | None:
         return None
     ok = isinstance(value, int | float) and not isinstance(value, bool)
     if not ok or not math.isfinite(value) or value < 0:
-        from assay.core.errors import UsageError
-
         raise UsageError(
             f"`max_cost` must be a finite number of USD >= 0, got {value!r}", "max_cost"
         )

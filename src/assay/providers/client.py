@@ -23,13 +23,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from assay.core.errors import AssayError
+from assay.core.errors import AssayError, UsageError
 from assay.core.redact import redact_text
 from assay.core.retry import RetryPolicy, Transient, call_with_retries
+from assay.io.safejson import loads
 from assay.io.textio import parse_json, parse_json_at
 from assay.providers.accounting import CallRecord
+from assay.systems.base import SystemError_
 from assay.systems.call_cache import CallCache, call_key
-from assay.systems.model_config import ModelConfig
+from assay.systems.config import redact
+from assay.systems.http_transport import exchange
+from assay.systems.model_config import ModelConfig, get_model
 
 _RETRY_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
 
@@ -85,7 +89,6 @@ class ChatClient:
 
     def key(self, messages: list[dict[str, str]], schema: dict | None, sample: int) -> str:
         """The cache key of a call (secrets are not part of it)."""
-        from assay.systems.config import redact
 
         return call_key(
             endpoint=redact(self.config.endpoint, self.config.secrets),
@@ -160,9 +163,6 @@ class ChatClient:
     def _post(self, body: dict[str, Any], deadline: float) -> Any:
         """One attempt, bounded by ``deadline`` and ``max_response_bytes`` (the HTTP systems'
         exchange: the same deadline and size rule)."""
-        from assay.io.safejson import loads
-        from assay.systems.base import SystemError_
-        from assay.systems.http_transport import exchange
 
         c = self.config
         headers = {"Content-Type": "application/json", **c.headers}
@@ -355,8 +355,6 @@ def open_client(
     writes the model-call cache in ``cache_dir`` unless ``no_cache``; ``offline``
     replays the cache only, so it cannot go with ``no_cache``.
     """
-    from assay.core.errors import UsageError
-    from assay.systems.model_config import get_model
 
     if offline and no_cache:
         raise UsageError("--offline replays the model-call cache: drop --no-cache")

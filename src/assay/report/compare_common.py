@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from assay.core.words import count
 from assay.report.digits import metric_digits
+from assay.stats.corrections import LABELS
 from assay.stats.models import ComparisonResult, PowerEstimate, QueryDelta, Stat
 from assay.stats.verdict import Verdict
 
@@ -63,7 +64,6 @@ def interval(stat: Stat, digits: int = 4) -> str:
 
 def correction_label(result: ComparisonResult) -> str:
     """The name of the result's multiple-testing correction (``Holm``, ``BH``...)."""
-    from assay.stats.corrections import LABELS
 
     return LABELS.get(result.settings.adjustment, result.settings.adjustment)
 

@@ -16,6 +16,7 @@ from assay.report.compare_terminal import (
     power_table,
     slices_table,
 )
+from assay.report.escape import md_cell
 from assay.report.policies import policy_lines
 from assay.report.table import Column, Table, markdown_table
 from assay.stats.models import ComparisonResult
@@ -23,7 +24,6 @@ from assay.stats.verdict import Verdict
 
 
 def _cell(text: str) -> str:
-    from assay.report.escape import md_cell
 
     return md_cell(text)
 

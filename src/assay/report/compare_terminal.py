@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING
 
 from assay.report.compare_common import (
     MARKS,
+    adjusted_header,
+    adjusted_note,
     effect,
     interval,
     num,
@@ -32,7 +34,6 @@ _STYLE = {Verdict.BETTER: "bold green", Verdict.WORSE: "bold red", Verdict.NO_DI
 
 def caption(result: ComparisonResult) -> str:
     """The aggregate table's caption, naming the result's correction."""
-    from assay.report.compare_common import adjusted_note
 
     return (
         f"base/cand: mean per system (a count's total); p: paired test; {adjusted_note(result)} "
@@ -51,7 +52,6 @@ def _right(*names: str) -> list[Column]:
 
 def aggregate_table(result: ComparisonResult, digits: int = 3) -> Table:
     """One row per candidate x metric: means, delta, CI, p, adjusted p, d, W/L/T, verdict."""
-    from assay.report.compare_common import adjusted_header
 
     title = f"{result.judgments_name} (judgments {result.judgments_version})"
     several = _several(result)
@@ -93,7 +93,6 @@ def _baselines(result: ComparisonResult) -> list[str]:
 
 def pairs_table(result: ComparisonResult) -> Table | None:
     """Every compared pair per metric with the better system marked (None: one baseline)."""
-    from assay.report.compare_common import adjusted_header
 
     if not _several(result):
         return None
@@ -117,7 +116,6 @@ def pairs_table(result: ComparisonResult) -> Table | None:
 
 def slices_table(result: ComparisonResult, digits: int = 3, *, flagged_only: bool = False) -> Table:
     """One row per slice x candidate x metric (only detectable changes with ``flagged_only``)."""
-    from assay.report.compare_common import adjusted_header
 
     cols = [Column("slice", key=True), Column("n", "right"), Column("system", key=True)]
     cols += [Column("metric", key=True), *_right("Δ", "95% CI", "p", adjusted_header(result), "d")]

@@ -8,7 +8,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from assay.core.words import count, plural
+from assay.io.csvout import csv_text
 from assay.report.digits import default_digits, exact, fmt
+from assay.report.escape import md_cell
 from assay.report.policies import policy_lines
 from assay.report.table import Column, Table, markdown_table, print_line, print_table
 
@@ -193,7 +195,6 @@ def render_markdown(result: EvaluationResult, *, digits: int | None = None) -> s
     """A Markdown report (for a pull-request comment or a log): the header, the scores,
     per-query rows (folded, up to 50 queries, as in the terminal) and no-answer queries."""
     d = default_digits(result.judgments.queries) if digits is None else digits
-    from assay.report.escape import md_cell
 
     out = [f"### assay: {md_cell(result.run.name)} on {md_cell(result.judgments.name)}", ""]
     out += [f"- {line}" for line in header_lines(result)]
@@ -225,7 +226,6 @@ def render_csv(result: EvaluationResult) -> str:
         "ties_policy": result.policy.ties,
     }
     cols += list(context)
-    from assay.io.csvout import csv_text
 
     rows = []
     for row in result.per_query:

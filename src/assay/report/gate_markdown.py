@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from assay.report.escape import md_cell
 from assay.report.policies import policy_lines
 from assay.report.table import markdown_rows
 
@@ -19,7 +20,6 @@ def _status(check: GateCheck) -> str:
 
 
 def _cell(text: str) -> str:
-    from assay.report.escape import md_cell
 
     return md_cell(text)
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from assay.report.digits import fmt
 from assay.report.table import Cell, Column, Styled, Table, print_line, print_table
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -55,7 +56,6 @@ def _value(metric: str, row: HistoryRow) -> str:
     value = row.metrics[metric]
     if metric in BOOLEAN_METRICS:
         return "yes" if value else "no"
-    from assay.report.digits import fmt
 
     return fmt(float(value), 4, metric)
 

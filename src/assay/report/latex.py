@@ -16,8 +16,9 @@ from __future__ import annotations
 from string import ascii_lowercase
 from typing import TYPE_CHECKING
 
-from assay.report.compare_common import num
+from assay.report.compare_common import correction_label, num
 from assay.report.escape import latex_text
+from assay.report.evaluation import group_rows
 from assay.stats.verdict import Verdict
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -89,7 +90,6 @@ def _wins(result: ComparisonResult, letters: dict[str, str]) -> dict[tuple[str, 
 
 def render_latex_comparison(result: ComparisonResult) -> str:
     """The comparison as a booktabs table: letters, means, bold best, superscript wins."""
-    from assay.report.compare_common import correction_label
 
     systems = [s.name for s in result.systems]
     letters = {name: _letter(i) for i, name in enumerate(systems)}
@@ -121,7 +121,6 @@ def render_latex_comparison(result: ComparisonResult) -> str:
 
 def render_latex_evaluation(result: EvaluationResult) -> str:
     """The evaluation as a booktabs table: all queries, then one row per group."""
-    from assay.report.evaluation import group_rows
 
     grouped = group_rows(result)
     best = {m: _best([row.get(m) for *_, row in grouped]) for m in result.metrics}

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from assay.matrix.result import MatrixResult
 from assay.report.digits import or_dash
+from assay.report.matrix_reliability import markdown_reliability
 from assay.report.matrix_terminal import cell_text, first_reason, footer
 from assay.report.table import markdown_rows
+from assay.stats.corrections import LABELS
 
 
 def render_markdown(result: MatrixResult) -> str:
@@ -39,7 +41,6 @@ def render_markdown(result: MatrixResult) -> str:
     out += ["", *markdown_rows(header, variants)]
     if result.comparisons:
         out += ["", f"Against `{result.baseline}`:", ""]
-        from assay.stats.corrections import LABELS
 
         adjusted = f"p ({LABELS[result.correction]})"
         header = ["candidate", "only baseline", "only candidate", "delta", adjusted, "verdict"]
@@ -59,7 +60,6 @@ def render_markdown(result: MatrixResult) -> str:
     if failing:
         out += ["", "Failures (first reason of each failing cell):", ""]
         out += [f"- `{c.variant}` {c.case_id}: {first_reason(c)}" for c in failing]
-    from assay.report.matrix_reliability import markdown_reliability
 
     out += markdown_reliability(result)
     out += ["", *[f"_{line}_  " for line in footer(result)]]

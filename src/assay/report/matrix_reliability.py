@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from assay.report.digits import or_dash
+from assay.report.table import Column, Table, markdown_rows, print_line, print_table
 
 
 def _ci(value: float | None, ci: tuple[float, float] | None) -> str:
@@ -73,7 +74,6 @@ def method_line(result: Any) -> str:
 
 def print_reliability(result: Any, console: Any) -> None:
     """The two reliability tables and the method line, through the one table renderer."""
-    from assay.report.table import Column, Table, print_line, print_table
 
     if result.reliability is None:
         return
@@ -96,7 +96,6 @@ def print_reliability(result: Any, console: Any) -> None:
 
 def markdown_reliability(result: Any) -> list[str]:
     """The Markdown lines of the reliability section (none for a schema-1 result)."""
-    from assay.report.table import markdown_rows
 
     if result.reliability is None:
         return []

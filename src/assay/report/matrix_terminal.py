@@ -6,6 +6,9 @@ from typing import Any
 
 from assay.matrix.result import Cell, MatrixResult
 from assay.report.digits import or_dash
+from assay.report.matrix_reliability import print_reliability
+from assay.report.table import Column, Table, print_line, print_table
+from assay.stats.corrections import LABELS
 
 
 def cell_text(cell: Cell | None) -> str:
@@ -28,7 +31,6 @@ def first_reason(cell: Cell | None) -> str:
 
 def render_terminal(result: MatrixResult, console: Any) -> None:
     """Print ``result`` to ``console`` through the one table renderer of the reports."""
-    from assay.report.table import print_line, print_table
 
     print_line(
         console,
@@ -44,7 +46,6 @@ def render_terminal(result: MatrixResult, console: Any) -> None:
         print_line(console, "failures (first reason of each failing cell)")
         for variant, cid, reason in failing:
             print_line(console, f"  {variant} {cid}: {reason}")
-    from assay.report.matrix_reliability import print_reliability
 
     print_reliability(result, console)
     for line in footer(result):
@@ -54,7 +55,6 @@ def render_terminal(result: MatrixResult, console: Any) -> None:
 def _table(
     title: str, headers: tuple[str, ...], left: int, key: int = 1, last_left: bool = False
 ) -> Any:
-    from assay.report.table import Column, Table
 
     columns = [
         Column(
@@ -106,7 +106,6 @@ def _summary(result: MatrixResult) -> Any:
 
 
 def _comparisons(result: MatrixResult) -> Any:
-    from assay.stats.corrections import LABELS
 
     headers = (
         "candidate",

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from assay.io.textio import parse_json
+
 #: The plotly.js configuration of every chart assay writes.
 CONFIG: dict[str, Any] = {
     "displaylogo": False,  # no plotly.com logo link in the mode bar
@@ -86,7 +88,6 @@ def plotly_css() -> str:
 
 def _js_string(literal: str) -> str:
     """The value of a JavaScript string literal in single or double quotes."""
-    from assay.io.textio import parse_json
 
     body = literal[1:-1]
     if literal[0] == "'":

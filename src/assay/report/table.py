@@ -19,6 +19,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
+from assay.report.escape import md_cell
+
 if TYPE_CHECKING:  # pragma: no cover
     from rich.console import Console
 
@@ -125,7 +127,6 @@ def markdown_rows(
     Every cell goes through :func:`assay.report.escape.md_cell` (``|``, backslashes
     and newlines escaped); columns whose index is in ``right`` are right-aligned.
     """
-    from assay.report.escape import md_cell
 
     right = set(right)
 
@@ -138,7 +139,6 @@ def markdown_rows(
 
 def markdown_table(table: Table, *, title_prefix: str = "**") -> str:
     """The table in GitHub Markdown (cells escaped), with its title in bold and caption."""
-    from assay.report.escape import md_cell
 
     lines: list[str] = []
     if table.title:

@@ -6,7 +6,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from assay.report.table import Column, Table
+from assay.report.compare_terminal import render_terminal as comparison
+from assay.report.escape import md_cell
+from assay.report.table import Column, Table, markdown_table, print_line, print_table
+from assay.tuning.space import label
 
 if TYPE_CHECKING:  # pragma: no cover
     from rich.console import Console
@@ -22,7 +25,6 @@ def signed(value: float) -> str:
 
 
 def _set(params: dict[str, Any]) -> str:
-    from assay.tuning.space import label
 
     return label(params)
 
@@ -103,8 +105,6 @@ def summary_table(result: Any) -> Table:
 
 def render_terminal(result: Any, console: Console) -> None:
     """The tables, then the held-out comparison as ``assay compare`` prints it."""
-    from assay.report.compare_terminal import render_terminal as comparison
-    from assay.report.table import print_line, print_table
 
     print_line(console, headline(result))
     for table in (grid_table(result), folds_table(result), summary_table(result)):
@@ -118,8 +118,6 @@ def render_terminal(result: Any, console: Console) -> None:
 def render_markdown(result: Any) -> str:
     """The same in Markdown."""
     from assay.report.compare_markdown import render_markdown as comparison
-    from assay.report.escape import md_cell
-    from assay.report.table import markdown_table
 
     parts = [f"## assay tune: {md_cell(result.system)}", "", md_cell(headline(result)), ""]
     for table in (summary_table(result), folds_table(result), grid_table(result)):

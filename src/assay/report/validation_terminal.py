@@ -10,6 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from assay.core.words import count
+from assay.report.table import Column, Table, print_line, print_table
+
 
 def print_validation(result: Any, out: Any, err: Any = None) -> None:
     """Print each valid file's summary as a table to ``out`` (a rich console), and each
@@ -28,8 +31,6 @@ def print_validation(result: Any, out: Any, err: Any = None) -> None:
 def _print_problems(report: Any, err: Any) -> None:
     from rich.markup import escape
 
-    from assay.core.words import count
-
     err.print(
         f"[bold red]error:[/bold red] {escape(report.path)} "
         f"({report.kind or 'unknown kind'}): {count(len(report.problems), 'problem')}"
@@ -42,8 +43,6 @@ def _print_problems(report: Any, err: Any) -> None:
 
 def _print_summary(report: Any, out: Any) -> None:
     from rich.markup import escape
-
-    from assay.report.table import Column, Table, print_line, print_table
 
     table = Table(
         [Column("field", key=True), Column("value", wrap=True)],

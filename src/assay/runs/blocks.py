@@ -33,8 +33,12 @@ from typing import Any
 
 import numpy as np
 
-from assay.runs.markers import TREC_MARKER
+from assay.core.pairs import hashes
+from assay.io.textio import BOM
+from assay.runs._columns import csv_options, table_columns
+from assay.runs.markers import JSONL_MARKER, TREC_MARKER, detect_format
 from assay.runs.models import Run
+from assay.runs.read import _columns_to_run, _first_tag
 
 #: Bytes of run file per MB of budget that the in-memory path may take: an
 #: evaluation peaks at about 3.4 times its run file (measured: 1,142 MB for 342 MB).
@@ -125,8 +129,6 @@ class RunBlocks:
         """The file's record batches, with pyarrow's parse errors as the whole read's."""
         import pyarrow.csv as pacsv
 
-        from assay.runs._columns import csv_options
-
         reader = pacsv.open_csv(self.path, **csv_options(self.skip, self.read_bytes))
         yield from reader
 
@@ -165,8 +167,6 @@ class RunBlocks:
     def _run(self, held: list[Any], first_row: int, lines: np.ndarray | None = None) -> Run:
         """The rows of the table in ``held`` (emptied) as a checked :class:`Run` (lines
         counted from ``first_row``, or ``lines``)."""
-        from assay.runs._columns import table_columns
-        from assay.runs.read import _columns_to_run
 
         columns = table_columns(held)
         run = _columns_to_run(
@@ -180,8 +180,6 @@ class RunBlocks:
         """Write each row, with its line in the file, to the partition of its query."""
         import pyarrow as pa
         import pyarrow.ipc as ipc
-
-        from assay.core.pairs import hashes
 
         files = [tmp / f"part-{i:05d}.arrow" for i in range(parts)]
         writers: dict[int, Any] = {}
@@ -295,8 +293,6 @@ def in_memory_bytes(memory_mb: int) -> int:
 def blocked_run(source: Any, memory_mb: int, name: str | None = None) -> RunBlocks | None:
     """A :class:`RunBlocks` of ``source`` when it is a plain TREC run file larger than the
     in-memory path allows within ``memory_mb``; else ``None`` (read it whole)."""
-    from assay.io.textio import BOM
-    from assay.runs.markers import detect_format
 
     if not isinstance(source, str | Path):
         return None
@@ -315,12 +311,9 @@ def blocked_run(source: Any, memory_mb: int, name: str | None = None) -> RunBloc
         head = head[head.index(b"\n") + 1 :]
     if re.search(rb"\S", head) is None:
         return None
-    from assay.runs.read import _first_tag
 
     metadata: dict[str, Any] = {"format": "trec", "warnings": []}
     if skip:
-        from assay.runs.markers import JSONL_MARKER
-
         metadata[JSONL_MARKER] = True
     block = max(MIN_BLOCK, in_memory_bytes(memory_mb))
     run_name = name or _first_tag(head) or path.stem

@@ -26,6 +26,7 @@ import re
 from pathlib import Path
 
 from assay.core.errors import InputError, Problem, UsageError, collecting
+from assay.io.fileio import check_input
 from assay.io.textio import BOM, UTF8_HINT, read_bytes, undecodable_message
 from assay.runs._columns import parse_columns
 from assay.runs.checks import RankingCheck
@@ -47,7 +48,6 @@ def load_run(path: str | Path, format: str | None = None, name: str | None = Non
     Raises :class:`InputError` naming each bad line (file, line, field, hint),
     :class:`UsageError` for an unknown format or a missing file.
     """
-    from assay.io.fileio import check_input
 
     p = Path(path)
     check_input(p)
@@ -82,8 +82,6 @@ def load_trec_eval_run(path: str | Path) -> Run:
     raises :class:`InputError` naming each bad line.
     """
     from dataclasses import replace
-
-    from assay.io.fileio import check_input
 
     p = Path(path)
     check_input(p)

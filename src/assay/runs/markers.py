@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from assay.io.formats import detect_format as detect
+
 FORMATS = ("trec", "jsonl")
 #: The first line of a TREC run written by an older ``assay run`` (trec_eval 10 skips
 #: ``#`` lines): skipped when read; no longer written.
@@ -22,7 +24,6 @@ JSONL_MARKER = "assay_run"
 # --------------------------------------------------------------------- detect
 def detect_format(path: str | Path) -> str:
     """The run format of ``path``, from its name, then its content; see :mod:`assay.io.formats`."""
-    from assay.io.formats import detect_format as detect
 
     return detect(path, "run")
 

@@ -9,7 +9,11 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from assay.core.errors import UsageError
+from assay.core.pairs import grouped_blocks
 from assay.core.policies import TiePolicy
+from assay.runs.checks import RankingCheck, item_parts, missing_doc
+from assay.runs.order import trec_order
 
 if TYPE_CHECKING:  # pragma: no cover - pandas loads on first use (a run file parses first)
     import pandas as pd
@@ -48,9 +52,6 @@ class Run:
         :class:`assay.core.errors.UsageError` on duplicate doc ids or bad scores.
         """
         import pandas as pd
-
-        from assay.core.errors import UsageError
-        from assay.runs.checks import RankingCheck, item_parts, missing_doc
 
         qids: list[str] = []
         docs: list[str] = []
@@ -103,7 +104,6 @@ class Run:
             return 0
         if not isinstance(col.dtype, pd.CategoricalDtype):
             return int(col.value_counts().max())
-        from assay.core.pairs import grouped_blocks
 
         codes = col.cat.codes.to_numpy()
         blocks = grouped_blocks(codes, len(col.cat.categories))
@@ -119,8 +119,6 @@ class Run:
         always keep the given order.
         """
         import pandas as pd
-
-        from assay.runs.order import trec_order
 
         f = self.frame
         if ties == "given" or not self.has_scores:

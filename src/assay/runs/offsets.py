@@ -27,9 +27,14 @@ from typing import Any
 import numpy as np
 
 from assay.core._threads import halves
+from assay.core.hashing import content_version
+from assay.io.fileio import write_bytes_atomic
 from assay.io.textio import BOM
+from assay.runs._columns import parse_columns
 from assay.runs.io import load_run
 from assay.runs.markers import TREC_MARKER
+from assay.runs.read import _columns_to_run
+from assay.runs.sidecar import sidecar_path
 
 #: Version of the cache file's layout (a different one is rebuilt).
 LAYOUT = 1
@@ -39,8 +44,6 @@ SCAN_BYTES = 1 << 24
 
 def run_key(path: str | Path) -> dict[str, str]:
     """What a cached index of ``path`` must match: the run's size, mtime and sidecar version."""
-    from assay.core.hashing import content_version
-    from assay.runs.sidecar import sidecar_path
 
     st = os.stat(path)
     side = sidecar_path(path)
@@ -282,8 +285,6 @@ def load_offsets(path: str | Path, cache: Path | None) -> Any:
 def _write(cache: Path, table: Any) -> None:
     import pyarrow as pa
 
-    from assay.io.fileio import write_bytes_atomic
-
     sink = pa.BufferOutputStream()
     with pa.ipc.new_file(sink, table.schema) as writer:
         writer.write_table(table)
@@ -352,9 +353,6 @@ def _ranking(path: str | Path, data: bytes, query_id: str) -> list[tuple[str, fl
     if not data:
         return []
     import pyarrow as pa
-
-    from assay.runs._columns import parse_columns
-    from assay.runs.read import _columns_to_run
 
     try:
         columns = parse_columns(data)

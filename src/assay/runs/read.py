@@ -19,7 +19,7 @@ import numpy as np
 from assay.core.errors import InputError, Problem, collecting
 from assay.core.pairs import arrow_column
 from assay.core.repeats import repeated_ids
-from assay.io.textio import BOM, UTF8_HINT, read_bytes, undecodable_message
+from assay.io.textio import BOM, UTF8_HINT, json_lines, read_bytes, read_text, undecodable_message
 from assay.runs._columns import Columns, categorical, parse_columns
 from assay.runs.checks import RankingCheck, duplicate_doc, score_fault
 from assay.runs.markers import JSONL_MARKER, TREC_MARKER
@@ -185,8 +185,6 @@ _JSONL_HINT = (
 
 def _load_jsonl(p: Path, name: str | None) -> Run:
     import pandas as pd
-
-    from assay.io.textio import json_lines, read_text
 
     qids: list[str] = []
     docs: list[str] = []

@@ -20,7 +20,11 @@ from pathlib import Path
 from typing import Any
 
 from assay.core.errors import InputError, Problem
+from assay.core.hashing import file_sha256, sha256_hex
+from assay.core.redact import redact, scrub_secrets
+from assay.io.fileio import write_bytes_atomic, write_files_atomic
 from assay.io.textio import parse_json
+from assay.runs.io import JSONL_MARKER, run_bytes
 
 
 def sidecar_path(run_path: str | Path) -> Path:
@@ -31,7 +35,6 @@ def sidecar_path(run_path: str | Path) -> Path:
 
 def write_sidecar(run_path: str | Path, data: dict[str, Any]) -> Path:
     """Write the sidecar of ``run_path`` atomically; return its path."""
-    from assay.io.fileio import write_bytes_atomic
 
     side = sidecar_path(run_path)
     write_bytes_atomic(side, sidecar_bytes(data))
@@ -40,7 +43,6 @@ def write_sidecar(run_path: str | Path, data: dict[str, Any]) -> Path:
 
 def sidecar_bytes(data: dict[str, Any]) -> bytes:
     """The sidecar as written: strict JSON (no bare NaN), secrets redacted and scrubbed."""
-    from assay.core.redact import redact, scrub_secrets
 
     clean = _finite(redact(data))
     text = json.dumps(clean, indent=2, ensure_ascii=False, default=str, allow_nan=False) + "\n"
@@ -66,8 +68,6 @@ def write_run_pair(
     sidecar is put back as it was. An I/O error (a full disk) is an
     :class:`OSError` naming the file. Returns ``(run file, sidecar)``.
     """
-    from assay.io.fileio import write_files_atomic
-    from assay.runs.io import run_bytes
 
     side = sidecar_path(run_path)
     payload = run_bytes(run, run_path, format, tag)
@@ -78,7 +78,6 @@ def write_run_pair(
 
 def run_record(name: str, payload: bytes) -> dict[str, Any]:
     """The sidecar's ``run_file`` record of a run written as ``payload`` under ``name``."""
-    from assay.core.hashing import sha256_hex
 
     return {"name": name, "bytes": len(payload), "sha256": sha256_hex(payload)}
 
@@ -93,7 +92,6 @@ def provenance_note(run: Any, run_path: str | Path, data: dict[str, Any] | None)
     this one line says that its provenance is unknown. A sidecar without a
     ``run_file`` record (written before it existed) is used as before.
     """
-    from assay.runs.io import JSONL_MARKER
 
     side = sidecar_path(run_path).name
     if not data:
@@ -113,7 +111,6 @@ def provenance_note(run: Any, run_path: str | Path, data: dict[str, Any] | None)
 def sidecar_mismatch(data: dict[str, Any], run_path: str | Path) -> str | None:
     """What differs between the run at ``run_path`` and the ``run_file`` record of its
     sidecar ``data`` (None: it matches, or the sidecar predates the record)."""
-    from assay.core.hashing import file_sha256
 
     record, path = data.get("run_file"), Path(run_path)
     if record is None:

@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from assay.core.errors import UsageError
+from assay.io.fileio import write_bytes_atomic
 from assay.io.formats import format_from_name
 from assay.runs.markers import FORMATS
 from assay.runs.models import Run
@@ -29,7 +30,6 @@ def write_run(
     without scores gets TREC scores ``n - rank + 1`` so that trec_eval keeps
     its order; in JSONL it is written as bare doc ids.
     """
-    from assay.io.fileio import write_bytes_atomic
 
     write_bytes_atomic(path, run_bytes(run, path, format, tag, ties))
 

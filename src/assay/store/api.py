@@ -25,9 +25,10 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from pydantic import BaseModel, Field
 
 from assay.core.errors import UsageError
-from assay.core.redact import redact_text
+from assay.core.redact import redact_text, scrub_secrets
 from assay.io.textio import parse_json
 from assay.results.models import ResultModel, load_result
+from assay.store.columns import index_columns, metric_values
 
 if TYPE_CHECKING:  # pragma: no cover
     from sqlalchemy import Connection, Engine
@@ -95,7 +96,6 @@ def _sqlite_file(url: str) -> Path | None:
 
 
 def _payload(result: Any) -> str:
-    from assay.core.redact import scrub_secrets
 
     if isinstance(result, BaseModel):
         text = scrub_secrets(result.model_dump_json())  # assay.core.redact: never stored
@@ -153,7 +153,6 @@ class Store:
         """Insert one result's JSON payload ``text`` and its metric rows; its run id."""
         from sqlalchemy import insert
 
-        from assay.store.columns import index_columns, metric_values
         from assay.store.db import METRICS, RESULTS
 
         data = parse_json(text)

@@ -10,6 +10,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from assay.systems.base import config_hash
+
 
 def _env(payload: dict[str, Any]) -> dict[str, Any]:
     env = payload.get("environment")
@@ -20,7 +22,6 @@ def _config_hash(system: Any) -> str | None:
     """The one configuration hash (:func:`assay.systems.base.config_hash`) of a config."""
     if not isinstance(system, dict) or not system:
         return None
-    from assay.systems.base import config_hash
 
     return config_hash(system)
 

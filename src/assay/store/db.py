@@ -24,7 +24,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from assay.core.errors import UsageError
+from assay.core.redact import redact_text
 from assay.io.textio import parse_json
+from assay.store.columns import index_columns
 
 if TYPE_CHECKING:  # pragma: no cover
     from sqlalchemy import Connection, Engine, MetaData, Table
@@ -108,7 +110,6 @@ BACKENDS = ("sqlite", "postgresql")
 
 def _shown(text: str) -> str:
     """``text`` fit for a message: a URL's password hidden, ``user:pw@`` before a host masked."""
-    from assay.core.redact import redact_text
 
     if "://" in text:
         from sqlalchemy.engine import make_url
@@ -282,8 +283,6 @@ def _add_column(conn: Connection, table: Table, name: str) -> None:
 def _migrate_1_to_2(conn: Connection) -> None:
     """Add ``config_hash``, ``corpus_version``, ``dirty``; back-fill from payloads."""
     from sqlalchemy import select, update
-
-    from assay.store.columns import index_columns
 
     for name in ("config_hash", "corpus_version", "dirty"):
         _add_column(conn, RESULTS, name)

@@ -15,6 +15,8 @@ from typing import Literal
 
 from pydantic import Field
 
+from assay.core.errors import UsageError
+from assay.metrics.measures import parse_measure
 from assay.results.models import ResultModel
 from assay.store.api import HistoryEntry
 
@@ -83,8 +85,6 @@ def read_history(
 def _metric_name(text: str) -> str:
     """A measure's canonical name (``ndcg_cut_10`` -> ``nDCG@10``), else ``text`` as recorded
     (``passed``, ``delta nDCG@10``, an answer score)."""
-    from assay.core.errors import UsageError
-    from assay.metrics.measures import parse_measure
 
     try:
         return parse_measure(text).name

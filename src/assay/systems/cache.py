@@ -20,8 +20,14 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from assay import __version__
 from assay.core.hashing import cache_key, file_sha256
+from assay.core.redact import redact
+from assay.io.fileio import write_text_atomic
 from assay.io.textio import parse_json
+from assay.runs.models import Run
+from assay.systems.config import find_config, load_config
+from assay.systems.runner import RunOutcome, corpus_version
 
 if TYPE_CHECKING:
     from assay.systems.runner import RunOutcome
@@ -69,7 +75,6 @@ class RunCache:
 
         An unreadable entry is treated as a miss.
         """
-        from assay.systems.runner import RunOutcome
 
         p = self.path(key)
         try:
@@ -120,8 +125,6 @@ class RunCache:
             "outcome": outcome.metadata(),
             "run": ranking,
         }
-        from assay.core.redact import redact
-        from assay.io.fileio import write_text_atomic
 
         return write_text_atomic(self.path(key), json.dumps(redact(payload), separators=(",", ":")))
 
@@ -140,8 +143,6 @@ def _stored_run(stored: dict[str, list[list[Any]]], name: str) -> Any:
     ``None`` when the entry is not what :meth:`RunCache.put` writes (a miss)."""
     import numpy as np
     import pandas as pd
-
-    from assay.runs.models import Run
 
     qids = [q for q, items in stored.items() for _ in items]
     docs = [str(item[0]) for items in stored.values() for item in items]
@@ -215,9 +216,6 @@ class DeferredSystem:
         return getattr(self.real, "corpus", None)
 
     def _remember(self, config: dict[str, Any]) -> None:
-        from assay.core.redact import redact
-        from assay.io.fileio import write_text_atomic
-        from assay.systems.runner import corpus_version
 
         memo = {"config": config, "corpus_version": corpus_version(self.real)}
         try:
@@ -294,8 +292,6 @@ def declaration_fingerprint(
     hashed), overrides, the corpus file's bytes, assay's and its engines' versions."""
     from importlib.metadata import PackageNotFoundError, version
 
-    from assay import __version__
-
     env = {}
     for var in sorted(set(_ENV_VAR.findall(json.dumps(table, default=str)))):
         value = os.environ.get(var)
@@ -333,7 +329,6 @@ def deferred_system(
     ``spec``, ``config_path``, ``corpus`` and ``overrides`` are what
     :func:`assay.systems.config.build_system` receives; ``build`` calls it.
     """
-    from assay.systems.config import find_config, load_config
 
     cfg_path = find_config(config_path)
     systems = load_config(cfg_path).get("systems", {}) if cfg_path else {}

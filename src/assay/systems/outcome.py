@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from assay import __version__
 from assay.core.redact import redact
 from assay.systems.base import System
 
@@ -61,7 +62,6 @@ class RunOutcome:
 
     def metadata(self) -> dict[str, Any]:
         """JSON-able provenance, as written to a run's sidecar file."""
-        from assay import __version__
 
         return {
             "system": self.system_name,

@@ -23,7 +23,9 @@ from dataclasses import replace
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
+from assay.core.bounds import at_least
 from assay.core.errors import AssayError, UsageError
+from assay.core.progress import progress as report
 from assay.core.redact import redact_text
 from assay.core.retry import (
     CircuitBreaker,
@@ -32,7 +34,11 @@ from assay.core.retry import (
     Transient,
     call_many_with_retries,
 )
+from assay.executors import current
+from assay.runs.checks import RankingCheck
+from assay.runs.models import Run
 from assay.systems.base import Hit, System, SystemError_, config_hash
+from assay.systems.limits import retries as checked_retries
 from assay.systems.outcome import QueryFailure, RunOutcome, corpus_version
 
 if TYPE_CHECKING:
@@ -62,8 +68,6 @@ def retry_policy_for(
         base = RetryPolicy()
     changes: dict[str, Any] = {}
     if retries is not None:
-        from assay.systems.limits import retries as checked_retries
-
         changes["retries"] = checked_retries(retries, "`retries`")
     if backoff is not None:
         changes["backoff"] = backoff
@@ -120,7 +124,6 @@ def run_system(
     not called again; runs with failures are never cached. ``on_progress(n)``
     is called as ``n`` more queries finish (a caller's own progress display).
     """
-    from assay.core.bounds import at_least
 
     k = at_least("k", k)
     if concurrency is None:
@@ -165,7 +168,6 @@ def _outcome(
     cversion: str | None,
     jversion: str,
 ) -> RunOutcome:
-    from assay.runs.models import Run
 
     finished = _now()
     results = calls.results
@@ -367,7 +369,6 @@ def _describe(exc: BaseException) -> str:
 
 def _check(hits: list[Hit], k: int) -> list[Hit]:
     """Validate one result list: unique ids, finite scores, all or none scored; cut to k."""
-    from assay.runs.checks import RankingCheck
     from assay.systems.base import SystemError_
 
     hits = list(hits)[:k]
@@ -391,8 +392,6 @@ def _drive(
 ) -> None:
     """Ask ``ids`` batch by batch, reporting progress (see :mod:`assay.core.progress`); the
     executor in force (:mod:`assay.executors`) decides where the batches are asked."""
-    from assay.core.progress import progress as report
-    from assay.executors import current
 
     with report(
         label, total=len(ids), unit="queries", enabled=progress, on_advance=on_progress

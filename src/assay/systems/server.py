@@ -25,6 +25,7 @@ import time
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
+from assay.core.bounds import at_least
 from assay.core.redact import redact_text
 from assay.systems.base import System, SystemError_, config_hash
 
@@ -106,8 +107,6 @@ def create_app(
     """
     from fastapi import FastAPI, HTTPException, Query
     from fastapi.responses import JSONResponse
-
-    from assay.core.bounds import at_least
 
     at_least("workers", workers)
     at_least("max_queue", max_queue, 0)

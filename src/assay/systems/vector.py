@@ -20,11 +20,13 @@ from typing import TYPE_CHECKING, Any, cast
 
 from assay.core.bounds import at_least
 from assay.core.errors import UsageError
+from assay.core.progress import progress
+from assay.executors import current
 from assay.systems._corpus import check_k, corpus_documents, corpus_version, fields_option
 from assay.systems.base import Hit
 from assay.systems.cache import cache_subdir
 from assay.systems.embeddings import EmbeddingCache, Encoder, load_encoder
-from assay.systems.endpoint_embeddings import ENDPOINT_PREFIX, endpoint_encoder
+from assay.systems.endpoint_embeddings import ENDPOINT_PREFIX, EndpointEncoder, endpoint_encoder
 from assay.systems.schema import VectorTable
 
 if TYPE_CHECKING:
@@ -123,9 +125,6 @@ class VectorSystem:
         same vectors); endpoint models embed from here."""
         import numpy as np
 
-        from assay.core.progress import progress
-        from assay.executors import current
-
         texts = self._texts
         executor = current()
         # an encoder whose vectors do not depend on the texts embedded beside them ticks at
@@ -191,7 +190,6 @@ def encode_chunk(shared: tuple[Encoder, int], texts: list[str]) -> np.ndarray:
 
 def _remote_model(encoder: Encoder) -> bool:
     """An endpoint model: its calls (and their cache) stay with the driver."""
-    from assay.systems.endpoint_embeddings import EndpointEncoder
 
     return isinstance(encoder, EndpointEncoder)
 

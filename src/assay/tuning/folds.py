@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from assay.core.errors import UsageError
+from assay.stats.verdict import TIE_TOLERANCE
 
 if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
@@ -56,8 +57,6 @@ def best(means: np.ndarray) -> int:
     :data:`~assay.stats.verdict.TIE_TOLERANCE`, as paired differences count ties) goes to
     the first in grid order, whatever order the sums were added in."""
     import numpy as np
-
-    from assay.stats.verdict import TIE_TOLERANCE
 
     top = np.nanmax(means)
     return int(np.flatnonzero(means >= top - TIE_TOLERANCE)[0])

@@ -16,6 +16,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from assay.core.errors import AssayError, UsageError
+from assay.corpora.models import Corpus
+from assay.executors import current
+from assay.executors.systems import by_value
+from assay.judgments.beir import corpus_of
+from assay.systems.config import build_system, find_config, load_config, system_types
+from assay.systems.python import is_function_spec
+from assay.systems.runner import run_key, run_system
 from assay.tuning import space
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -35,8 +42,6 @@ class IncompleteRun(AssayError):
 def base_table(spec: str, config_path: str | Path | None) -> dict[str, Any]:
     """The table ``spec`` names: a ``[systems.NAME]`` of the config, a bare type, or a
     ``module:function`` (type python), as :func:`~assay.systems.config.build_system` reads it."""
-    from assay.systems.config import find_config, load_config, system_types
-    from assay.systems.python import is_function_spec
 
     cfg = find_config(config_path)
     systems = load_config(cfg).get("systems", {}) if cfg else {}
@@ -88,7 +93,6 @@ class SetBuilder:
     """Builds the system of each parameter set (see the module docstring)."""
 
     def __init__(self, source: SourceOptions, judgments: Any, space_: dict[str, list[Any]]):
-        from assay.judgments.beir import corpus_of
 
         if not source.system:
             raise UsageError("give the system to tune (--system NAME)", "system")
@@ -115,8 +119,6 @@ class SetBuilder:
 
     def build(self, params: dict[str, Any] | None) -> System:
         """The system as configured (``None``) or with ``params`` applied."""
-        from assay.corpora.models import Corpus
-        from assay.systems.config import build_system
 
         table = self.table if params is None else space.apply(self.tuned, params)
         overrides = dict(self.overrides)
@@ -134,7 +136,6 @@ class SetBuilder:
         return system
 
     def _member(self, name: str) -> System:
-        from assay.systems.config import build_system
 
         if name not in self.members:
             built = build_system(name, config_path=self.source.config, corpus=self.corpus)
@@ -144,7 +145,6 @@ class SetBuilder:
 
 def _run_one(shared: tuple[Any, int, Any, int], system: System) -> RunOutcome:
     """On a worker (or here): the run of one set, without the cache (the driver writes it)."""
-    from assay.systems.runner import run_system
 
     judgments, k, retries, max_failures = shared
     return run_system(
@@ -167,9 +167,6 @@ def run_all(
 ) -> list[tuple[RunOutcome, bool]]:
     """``(outcome, cached)`` of every system, in order; misses run on the executor in force
     and are written to the cache here. A run with failed queries is refused."""
-    from assay.executors import current
-    from assay.executors.systems import by_value
-    from assay.systems.runner import run_key
 
     out: list[tuple[RunOutcome, bool] | None] = [None] * len(systems)
     keys = [run_key(s, judgments, k) for s in systems]

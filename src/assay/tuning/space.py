@@ -16,6 +16,7 @@ import tomllib
 from typing import Any
 
 from assay.core.errors import UsageError
+from assay.systems.schema import SYSTEM_MODELS, allowed_keys
 
 #: The option every error here names.
 OPTION = "--param"
@@ -138,8 +139,6 @@ def prefill(table: dict[str, Any], space: dict[str, list[Any]]) -> dict[str, Any
 def check(table: dict[str, Any], params: dict[str, Any]) -> None:
     """Refuse a set the system type's table model refuses, naming ``--param`` and the key."""
     from pydantic import ValidationError
-
-    from assay.systems.schema import SYSTEM_MODELS, allowed_keys
 
     type_name = table.get("type")
     model = SYSTEM_MODELS.get(str(type_name))

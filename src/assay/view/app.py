@@ -18,8 +18,17 @@ from typing import TYPE_CHECKING, Any
 from starlette.requests import Request  # at run time: FastAPI reads the route annotations
 
 from assay.core.errors import AssayError, UsageError
-from assay.report.html.pages import Links, Page
+from assay.judging.limits import BodyLimit
+from assay.report.html.by_kind import page_for
+from assay.report.html.compare_pages import comparison_query_page
+from assay.report.html.evidence import RankedList, ranked_list, warm
+from assay.report.html.history_pages import history_page
+from assay.report.html.matrix_pages import cell_page, matrix_page, read_cases
+from assay.report.html.pages import Links, Page, evaluation_query_page, query_row
+from assay.report.html.render import render_page
+from assay.report.plotly_page import plotly_css, plotly_js
 from assay.view.catalog import Catalog, Summary
+from assay.web.shared import secure
 
 if TYPE_CHECKING:  # pragma: no cover
     from fastapi import FastAPI
@@ -53,9 +62,6 @@ def make_app(
 def _build(catalog: Catalog, corpus: tuple[Any, Any, Any], hosts: Any) -> FastAPI:
     from fastapi import FastAPI
     from fastapi.staticfiles import StaticFiles
-
-    from assay.judging.limits import BodyLimit
-    from assay.web.shared import secure
 
     app = FastAPI(docs_url=None, redoc_url=None, openapi_url=None)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
@@ -97,8 +103,6 @@ class _Routes:
     def _html(self, page: Page, status: int = 200) -> Response:
         from fastapi.responses import HTMLResponse
 
-        from assay.report.html.render import render_page
-
         return HTMLResponse(render_page(page, served=True), status)
 
     def _missing(self, message: str, status: int = 404) -> Response:
@@ -136,7 +140,6 @@ class _Routes:
 
     def history(self) -> Response:
         """The store's results over time."""
-        from assay.report.html.history_pages import history_page
 
         report, spans = self.catalog.history()
         return self._html(history_page(report, Links(None, served=True), spans))
@@ -145,8 +148,6 @@ class _Routes:
         """plotly.js, from this app (no CDN)."""
         from fastapi.responses import Response as Plain
 
-        from assay.report.plotly_page import plotly_js
-
         return Plain(
             plotly_js(), media_type="text/javascript", headers={"Cache-Control": "max-age=3600"}
         )
@@ -154,8 +155,6 @@ class _Routes:
     def plotly_css(self) -> Response:
         """plotly.js's own style rules as a stylesheet (the CSP refuses injected styles)."""
         from fastapi.responses import Response as Plain
-
-        from assay.report.plotly_page import plotly_css
 
         return Plain(plotly_css(), media_type="text/css", headers={"Cache-Control": "max-age=3600"})
 
@@ -167,8 +166,6 @@ class _Routes:
 
     def result(self, rid: str) -> Response:
         """A result's page (by its kind)."""
-        from assay.report.html.by_kind import page_for
-        from assay.report.html.matrix_pages import matrix_page
 
         result = self._get(rid)
         if result is None:
@@ -184,7 +181,6 @@ class _Routes:
         """Index the runs behind an evaluation or comparison and read its judgment set, on
         other threads (:func:`assay.report.html.evidence.warm`): its query pages find them
         ready."""
-        from assay.report.html.evidence import warm
 
         if result.kind == "evaluation":
             judged = (result.judgments.path, result.judgments.format)
@@ -196,9 +192,6 @@ class _Routes:
 
     def query(self, rid: str, qid: str, request: Request) -> Response:
         """A query of an evaluation or comparison, with its ranked lists."""
-        from assay.report.html.compare_pages import comparison_query_page
-        from assay.report.html.evidence import ranked_list
-        from assay.report.html.pages import evaluation_query_page
 
         result = self._get(rid)
         if result is None or result.kind not in ("evaluation", "comparison"):
@@ -236,9 +229,6 @@ class _Routes:
     def pool(self, rid: str, qid: str) -> Response:
         """The query's unjudged documents as a judging pool (``assay judge serve POOL``)."""
         from fastapi.responses import Response as Plain
-
-        from assay.report.html.evidence import ranked_list
-        from assay.report.html.pages import query_row
 
         result = self._get(rid)
         if result is None or result.kind != "evaluation":
@@ -278,7 +268,6 @@ class _Routes:
 
     def cell(self, rid: str, vi: int, ci: int) -> Response:
         """A matrix cell: its repeats and its case."""
-        from assay.report.html.matrix_pages import cell_page, read_cases
 
         result = self._get(rid)
         if result is None or result.kind != "matrix":
@@ -315,7 +304,6 @@ def _matches(s: Summary, kind: str, system: str, text: str) -> bool:
 
 def _safe(load: Any, system: str) -> Any:
     """A ranked list, or an empty one saying why it could not be read."""
-    from assay.report.html.evidence import RankedList
 
     try:
         return load()

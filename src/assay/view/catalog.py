@@ -15,6 +15,8 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from assay.core.errors import UsageError
+from assay.report.digits import fmt
+from assay.results.models import read_result_file
 
 
 class Summary(BaseModel):
@@ -32,7 +34,6 @@ class Summary(BaseModel):
 
 
 def _first(values: dict[str, Any]) -> str | None:
-    from assay.report.digits import fmt
 
     for name, value in values.items():
         if isinstance(value, int | float):
@@ -97,7 +98,6 @@ class Catalog:
     """The history store (optional) and result files, read once, looked up by id."""
 
     def __init__(self, files: Sequence[str | Path] = (), store: str | None = None) -> None:
-        from assay.results.models import read_result_file
 
         self.files: dict[str, tuple[Path, Any]] = {}
         for i, path in enumerate(files, start=1):

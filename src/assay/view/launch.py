@@ -15,7 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from assay.web.listen import Listener
+from assay.web.listen import LOOPBACK_HOSTS, Listener, check_port, is_loopback
 
 
 class ViewOptions(BaseModel):
@@ -38,7 +38,6 @@ class ViewOptions(BaseModel):
 
     def model_post_init(self, context: Any, /) -> None:
         """Check the port (a UsageError naming ``port``)."""
-        from assay.web.listen import check_port
 
         check_port(self.port)
 
@@ -50,7 +49,6 @@ def open_view(results: Sequence[str | Path] = (), options: ViewOptions | None = 
     guard); on another host it answers to any.
     """
     from assay.view.app import make_app
-    from assay.web.listen import LOOPBACK_HOSTS, is_loopback
 
     options = options or ViewOptions()
     hosts = list(LOOPBACK_HOSTS) if is_loopback(options.host) else None

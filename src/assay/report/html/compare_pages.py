@@ -5,8 +5,19 @@ from __future__ import annotations
 
 from typing import Any
 
-from assay.report.compare_common import CSS_CLASS
+from assay.report.compare_common import (
+    CSS_CLASS,
+    correction_label,
+    interval,
+    power_cells,
+    pval,
+    settings_line,
+    signed,
+)
+from assay.report.html import charts
 from assay.report.html.pages import MAX_ROWS, Links, Page, number, sort_key
+from assay.report.plotly_page import chart_spec
+from assay.report.policies import policy_lines
 from assay.stats.verdict import Verdict
 
 #: At most this many sorted-delta charts (candidate x measure).
@@ -14,7 +25,6 @@ MAX_DELTA_CHARTS = 8
 
 
 def _line(s: Any) -> dict[str, Any]:
-    from assay.report.compare_common import interval, pval, signed
 
     return {
         "candidate": s.candidate,
@@ -33,9 +43,6 @@ def _line(s: Any) -> dict[str, Any]:
 
 def comparison_page(result: Any, links: Links) -> Page:
     """Verdict lines, slices, forest and sorted-delta plots, the per-query delta table."""
-    from assay.report.compare_common import correction_label, power_cells, settings_line
-    from assay.report.html import charts
-    from assay.report.plotly_page import chart_spec
 
     systems = [s.name for s in result.systems]
     cols = [(m, c) for m in result.metrics for c in result.candidates]
@@ -116,7 +123,6 @@ def _changes(result: Any, links: Links) -> list[dict[str, Any]]:
 
 
 def _policies(result: Any) -> list[str]:
-    from assay.report.policies import policy_lines
 
     return list(policy_lines(result.policies))
 

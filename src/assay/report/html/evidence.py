@@ -19,6 +19,12 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from assay.core.hashing import content_version
+from assay.judgments.load import load_judgments
+from assay.runs.offsets import load_offsets, query_lines, run_key, scan_lines
+from assay.runs.sidecar import read_sidecar, sidecar_mismatch
+from assay.systems.cache import cache_subdir
+
 #: How a label source is named on the pages.
 SOURCE_WORDS = {"human": "person", "model": "model", "behavior": "behaviour"}
 #: Characters of a document's text shown in a ranked list.
@@ -77,8 +83,6 @@ def _run(path: str) -> dict[str, list[tuple[str, float]]]:
 def index_path(run: str | Path) -> Path:
     """Where the byte offsets of ``run``'s queries are cached: the project's cache folder
     (``$ASSAY_CACHE_DIR/view``, else ``.assay/cache/view``), named by the run's path."""
-    from assay.core.hashing import content_version
-    from assay.systems.cache import cache_subdir
 
     name = content_version(str(Path(run).resolve())).split(":")[1]
     return cache_subdir("view") / f"{name}.offsets.arrow"
@@ -88,14 +92,12 @@ def index_path(run: str | Path) -> Path:
 def _offsets(path: str, key: tuple[tuple[str, str], ...]) -> Any:
     """The offsets table of a run at one ``key`` (size, mtime, sidecar): a changed file
     gets a new key, so its index is looked up (and rebuilt) again."""
-    from assay.runs.offsets import load_offsets
 
     return load_offsets(path, index_path(path))
 
 
 def _index(path: str) -> Any:
     """:func:`_offsets` at the run's current key, one build at a time (pages and :func:`warm`)."""
-    from assay.runs.offsets import run_key
 
     key = tuple(run_key(path).items())
     with _BUILDING:
@@ -106,7 +108,6 @@ def _index(path: str) -> Any:
 
 def _ready(path: str) -> bool:
     """Whether the index of the run at ``path`` (at its current key) is in memory."""
-    from assay.runs.offsets import run_key
 
     try:
         return (path, tuple(run_key(path).items())) in _READY
@@ -152,7 +153,6 @@ def query_ranking(path: str, query_id: str) -> list[tuple[str, float]]:
     when the run is indexed (:mod:`assay.runs.offsets`), else from the whole run. Before
     the index is ready (it is built on another thread meanwhile), the query's lines are
     searched for in the file, so a page never waits for the whole run's index."""
-    from assay.runs.offsets import query_lines, scan_lines
 
     if not _ready(path) and (_BUILDING.locked() or not index_path(path).is_file()):
         _index_later(path)  # a cached index is read instead (a few milliseconds)
@@ -179,8 +179,6 @@ def _judgment_set(path: str, fmt: str | None) -> tuple[Any, Any, dict[str, str]]
     Arrow, not grouped into a dict of every query: the read leaves the pages' thread free."""
     import pyarrow as pa
     import pyarrow.compute as pc
-
-    from assay.judgments.load import load_judgments
 
     js = load_judgments(path, None if fmt in (None, "memory") else fmt)
     ids = pa.array(js.qrels["query_id"].astype(str), pa.string())
@@ -255,7 +253,6 @@ def _doc_text(corpus: Any, doc_id: str, fields: Sequence[str] | None = None) -> 
 
 def provenance(run_path: str | None, folders: Sequence[Path]) -> dict[str, Any]:
     """Where a run's files are: ``run``, ``sidecar`` (dict), ``judgments``, ``corpus``."""
-    from assay.runs.sidecar import read_sidecar, sidecar_mismatch
 
     run = locate(run_path, folders)
     side: dict[str, Any] = {}

@@ -11,13 +11,15 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from assay.report.html.by_kind import page_for
+from assay.report.html.history_pages import history_page
+from assay.report.html.matrix_pages import matrix_page, read_cases
+from assay.report.html.pages import Links
+from assay.report.html.render import render_page
+
 
 def render_html(result: Any, *, folders: list[Path] | None = None) -> str:
     """The page of ``result`` (any registered result kind) as one HTML document."""
-    from assay.report.html.by_kind import page_for
-    from assay.report.html.matrix_pages import matrix_page, read_cases
-    from assay.report.html.pages import Links
-    from assay.report.html.render import render_page
 
     links = Links(None, served=False)
     if getattr(result, "kind", None) == "matrix":
@@ -29,8 +31,5 @@ def render_html(result: Any, *, folders: list[Path] | None = None) -> str:
 
 def render_history_html(report: Any) -> str:
     """A history report (:class:`assay.store.history.HistoryReport`) as one HTML document."""
-    from assay.report.html.history_pages import history_page
-    from assay.report.html.pages import Links
-    from assay.report.html.render import render_page
 
     return render_page(history_page(report, Links(None, served=False)), served=False)

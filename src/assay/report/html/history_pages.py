@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from assay.report.html import charts
 from assay.report.html.pages import Links, Page, number
+from assay.report.plotly_page import chart_spec
 
 
 def history_page(report: Any, links: Links, spans: dict | None = None) -> Page:
     """Trend charts (one per measure; a point opens its result, with its interval where
     ``spans`` has one: run id -> measure -> ``(low, high)``) and the table of results."""
-    from assay.report.html import charts
-    from assay.report.plotly_page import chart_spec
 
     def link(run_id: int) -> str | None:
         return links.result(f"s{run_id}")

@@ -6,7 +6,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from assay.io.textio import parse_json
+from assay.report.html import charts
+from assay.report.html.evidence import locate
 from assay.report.html.pages import Links, Page, number
+from assay.report.plotly_page import chart_spec
+from assay.stats.corrections import LABELS
 
 
 def state(cell: Any) -> str:
@@ -18,8 +23,6 @@ def state(cell: Any) -> str:
 
 def matrix_page(result: Any, links: Links, cases: dict[str, Any] | None = None) -> Page:
     """The grid, the variants, the comparisons; in a file, every cell's repeats too."""
-    from assay.report.html import charts
-    from assay.report.plotly_page import chart_spec
 
     names = [v.variant for v in result.variants]
     grid = []
@@ -59,7 +62,6 @@ def matrix_page(result: Any, links: Links, cases: dict[str, Any] | None = None) 
                 cell = result.cell(name, cid)
                 if cell is not None:
                     details.append(cell_values(result, cell, vi, ci, (cases or {}).get(cid)))
-    from assay.stats.corrections import LABELS
 
     return Page(
         template="matrix.html",
@@ -127,8 +129,6 @@ def _assertions(outcomes: dict[str, bool | None], reasons: list[str]) -> list[tu
 
 def read_cases(result: Any, folders: list[Path]) -> dict[str, Any] | None:
     """The matrix's cases by id, from ``cases_path`` when the file is here."""
-    from assay.io.textio import parse_json
-    from assay.report.html.evidence import locate
 
     if result.config_path:
         folders = [*folders, Path(result.config_path).parent]

@@ -18,6 +18,9 @@ from urllib.parse import quote
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from assay.report.digits import fmt
+from assay.report.policies import policy_lines
+
 #: Per-query rows a page lists at most (the JSON API and the result file hold every row).
 MAX_ROWS = 5000
 
@@ -54,7 +57,6 @@ class Links:
 
 def number(value: Any, metric: str | None = None, digits: int = 4) -> str:
     """A score as the reports print it (``-`` for none)."""
-    from assay.report.digits import fmt
 
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return "–"
@@ -138,7 +140,6 @@ def evaluation_page(result: Any, links: Links) -> Page:
 
 
 def _policy_lines(result: Any) -> list[str]:
-    from assay.report.policies import policy_lines
 
     return list(policy_lines(getattr(result, "policies", []) or []))
 

@@ -12,6 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from assay.report.html.pages import Page
+from assay.report.plotly_page import plotly_js
+from assay.web.shared import STATIC, template_env
 
 HERE = Path(__file__).parent
 
@@ -19,14 +21,12 @@ HERE = Path(__file__).parent
 @lru_cache(maxsize=1)
 def environment() -> Any:
     """The Jinja2 environment of the viewer (its templates, then the shared layout)."""
-    from assay.web.shared import template_env
 
     return template_env(HERE / "templates")
 
 
 @lru_cache(maxsize=4)
 def _asset(name: str) -> str:
-    from assay.web.shared import STATIC
 
     for folder in (HERE / "static", STATIC):
         if (folder / name).is_file():
@@ -36,7 +36,6 @@ def _asset(name: str) -> str:
 
 def inline_assets(charts: bool) -> dict[str, str]:
     """The CSS and scripts a file written on its own holds (``</`` made harmless)."""
-    from assay.report.plotly_page import plotly_js
 
     scripts = [_asset("view.js")]
     if charts:

@@ -6,7 +6,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from assay.report.html import charts
+from assay.report.html.charts import layout
 from assay.report.html.pages import Links, Page, number
+from assay.report.plotly_page import chart_spec
+from assay.report.tune_text import signed
+from assay.tuning.space import label
 
 
 def _values(result: Any, key: str) -> list[Any]:
@@ -14,7 +19,6 @@ def _values(result: Any, key: str) -> list[Any]:
 
 
 def _shown(value: Any) -> str:
-    from assay.tuning.space import label
 
     return label({"v": value}).split("=", 1)[1]
 
@@ -22,8 +26,6 @@ def _shown(value: Any) -> str:
 def objective_chart(result: Any) -> Any:
     """A curve (one tuned key), a heat map (two), else the sets in grid order."""
     import plotly.graph_objects as go
-
-    from assay.report.html.charts import layout
 
     obj = result.objective
     keys = list(result.parameters)
@@ -60,8 +62,6 @@ def objective_chart(result: Any) -> Any:
         x = [_shown(p.params[keys[0]]) for p in result.grid]
         title_x = keys[0]
     else:
-        from assay.tuning.space import label
-
         x = [label(p.params) for p in result.grid]
         title_x = "parameter set"
     fig = go.Figure(
@@ -79,10 +79,6 @@ def objective_chart(result: Any) -> Any:
 
 def tuning_page(result: Any, links: Links) -> Page:
     """The grid chart, the recommended set, the folds, the held-out comparison, the grid."""
-    from assay.report.html import charts
-    from assay.report.plotly_page import chart_spec
-    from assay.report.tune_text import signed
-    from assay.tuning.space import label
 
     keys = list(result.parameters)
     rec = result.recommended

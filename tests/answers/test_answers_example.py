@@ -46,7 +46,8 @@ def test_cli_json_result_file(example: Path, examples_dir: Path, tmp_path: Path,
     out = tmp_path / "result.json"
     corpus = examples_dir / "answers" / "corpus.jsonl"
     code, stdout, _ = run(
-        ["answers", str(example), "--corpus", str(corpus), "--by", "language", "-o", str(out)],
+        ["answers", str(example), "--corpus", str(corpus), "--by", "language", "-o", str(out)]
+        + ["-o", "-"],
         capsys,
     )
     assert code == 0

@@ -148,7 +148,7 @@ def test_judge_clicks_then_evaluate_end_to_end(ndjson: Path, tmp_path: Path) -> 
     out = _cli(
         "judge", "clicks", str(ndjson), "--positions", "1", "--application", "Chorus",
         "--model", "pbm", "--min-impressions", "2", "--weight", "add_to_cart=0.5",
-        "-o", "implicit.jsonl", "--stats", "pairs.csv", "--json", "result.json",
+        "-o", "implicit.jsonl", "--stats", "pairs.csv", "--json", "result.json", "-o", "-",
         cwd=tmp_path,
     )  # fmt: skip
     assert out.returncode == 0, out.stderr

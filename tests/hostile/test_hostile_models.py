@@ -253,7 +253,7 @@ def test_non_http_base_urls_are_refused_when_read(
     toml = _toml(tmp_path, scheme)
     code, _, err = _run(_judge(tmp_path, toml), capsys)
     assert code == 2
-    assert f"{toml} [models.m] base_url: must be an http:// or https:// URL" in err
+    assert f"{toml}:2: [models.m] base_url: must be an http:// or https:// URL" in err
     matrix = _matrix(tmp_path, scheme, 'model = "m"')
     code, _, err = _run(["matrix", matrix, "--no-record"], capsys)
     assert code == 2 and "[models.m] base_url" in err and "matrix.toml" in err
@@ -284,7 +284,7 @@ def test_max_cost_must_be_finite_and_not_negative(
         ('max_tokens = "lots"', r"max_tokens: must be a number, got 'lots'"),
         ("input_price = nan", r"input_price: must be a finite number"),
         ("max_response_bytes = 0", r"max_response_bytes: must be greater than or equal to 1"),
-        ("temprature = 1", r"temprature: unknown key, got 1"),
+        ("temprature = 1", r"temprature: unknown key; did you mean temperature\?"),
         ("headers = 3", r"headers: must be a valid dictionary"),
     ],
 )

@@ -278,7 +278,7 @@ def test_judge_file_errors_name_file_table_and_key(
     judge = tmp_path / "judge.toml"
     judge.write_text(text, encoding="utf-8")
     items = _lines(tmp_path / "items.jsonl", ITEMS)
-    with pytest.raises(UsageError, match="judge.toml " + message):
+    with pytest.raises(UsageError, match=r"judge.toml(:\d+:)? " + message):
         judge_rubric(items, judge, calls=_calls(toml, tmp_path))
 
 

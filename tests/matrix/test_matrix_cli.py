@@ -34,7 +34,15 @@ def test_offline_example_end_to_end(tmp_path: Path) -> None:
     store = f"sqlite:///{tmp_path / 'history.db'}"
     out = tmp_path / "matrix.json"
     run = _assay(
-        "matrix", str(EXAMPLE / "matrix.toml"), "-o", str(out), "--store", store, cwd=tmp_path
+        "matrix",
+        str(EXAMPLE / "matrix.toml"),
+        "-o",
+        str(out),
+        "-o",
+        "-",
+        "--store",
+        store,
+        cwd=tmp_path,
     )
     assert run.returncode == 0, run.stderr
     assert "strict/eager insufficient: answered, expected declined" in run.stdout

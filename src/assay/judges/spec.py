@@ -182,11 +182,11 @@ def _checked(model: type[BaseModel], value: Any, where: str) -> Any:
     path, _, table = where.partition(" [")
     table = table.rstrip("]")
     if not isinstance(value, dict):
-        raise not_a_table(path, table, model.model_fields)
+        raise not_a_table(path, table, sorted(model.model_fields))
     try:
         return model.model_validate(value)
     except ValidationError as exc:
-        raise config_error(exc, path=path, table=table, allowed=model.model_fields) from None
+        raise config_error(exc, path=path, table=table, allowed=sorted(model.model_fields)) from None
 
 
 def load_judge(path: str | Path) -> JudgeSpec:

@@ -45,11 +45,8 @@ def test_example_has_the_seed_failures(example: Path) -> None:
 def test_cli_json_result_file(example: Path, examples_dir: Path, tmp_path: Path, capsys) -> None:
     out = tmp_path / "result.json"
     corpus = examples_dir / "answers" / "corpus.jsonl"
-    code, stdout, _ = run(
-        ["answers", str(example), "--corpus", str(corpus), "--by", "language", "-o", str(out)]
-        + ["-o", "-"],
-        capsys,
-    )
+    argv = ["answers", str(example), "--corpus", str(corpus), "--by", "language"]
+    code, stdout, _ = run([*argv, "-o", str(out), "-o", "-"], capsys)
     assert code == 0
     assert "status accuracy" in stdout and "First failing layer" in stdout
     result = AnswersResult.from_file(out)

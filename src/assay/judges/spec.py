@@ -186,7 +186,8 @@ def _checked(model: type[BaseModel], value: Any, where: str) -> Any:
     try:
         return model.model_validate(value)
     except ValidationError as exc:
-        raise config_error(exc, path=path, table=table, allowed=sorted(model.model_fields)) from None
+        keys = sorted(model.model_fields)
+        raise config_error(exc, path=path, table=table, allowed=keys) from None
 
 
 def load_judge(path: str | Path) -> JudgeSpec:

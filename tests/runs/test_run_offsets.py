@@ -24,7 +24,7 @@ from assay.runs.markers import TREC_MARKER
 
 _ID = st.text(
     st.characters(blacklist_categories=("Cs", "Cc", "Zs", "Zl", "Zp")), min_size=1, max_size=40
-)
+).filter(lambda s: s[0] not in "{[")  # a run opening with { or [ is read as JSON, not TREC
 
 
 @st.composite

@@ -111,7 +111,7 @@ def crosslingual(
         seconds[name] = time.perf_counter() - start
         for language, judgments in sets.items():
             run = run_system(system, judgments, k=100, progress=False).run
-            result = evaluate(judgments, run, ["R@5", "RR"], ScoringOptions(cache=False))
+            result = evaluate(judgments, run, ["R@5", "RR"], options=ScoringOptions(cache=False))
             rows.append(
                 {
                     "language": language,

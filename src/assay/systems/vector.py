@@ -18,9 +18,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
+from assay.core import progress as progress_module
 from assay.core.bounds import at_least
 from assay.core.errors import UsageError
-from assay.core.progress import progress
 from assay.executors import current
 from assay.systems._corpus import check_k, corpus_documents, corpus_version, fields_option
 from assay.systems.base import Hit
@@ -139,7 +139,9 @@ class VectorSystem:
         else:
             parts = executor.map(encode_chunk, chunks, shared=shared)
         done = []
-        with progress(f"{self.name}: embedding", total=len(texts), unit="docs") as tick:
+        with progress_module.progress(
+            f"{self.name}: embedding", total=len(texts), unit="docs"
+        ) as tick:
             for chunk, part in zip(chunks, parts, strict=True):
                 done.append(part)
                 tick(len(chunk))

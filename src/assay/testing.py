@@ -25,6 +25,7 @@ from assay.io.formats import format_from_name
 from assay.procedures.gating import gate
 from assay.procedures.options import ScoringOptions, SourceOptions
 from assay.procedures.procedure_options import GateOptions
+from assay.report.gate_markdown import render_markdown
 
 if TYPE_CHECKING:  # pragma: no cover
     from assay.procedures.gate_result import GateResult
@@ -61,8 +62,6 @@ def assert_gate(
     scoring, rule = _gate_options(margin, rest)
     result = gate(judgments, candidate, baseline, list(metrics), scoring, rule=rule, source=source)
     if not result.passed:
-        from assay.report.gate_markdown import render_markdown
-
         raise AssertionError("\n" + render_markdown(result))
     return result
 

@@ -157,7 +157,7 @@ def test_unexpected_errors_ask_for_a_bug_report(monkeypatch, capsys, inputs) -> 
     def boom(*args, **kwargs):
         raise ZeroDivisionError("division by zero")
 
-    monkeypatch.setattr("assay.metrics.measures.parse_measures", boom)
+    monkeypatch.setattr("assay.procedures.arguments.parse_measures", boom)
     assert _run(["evaluate", str(q), str(r), "--no-record"]) == 1
     err = capsys.readouterr().err
     assert "unexpected ZeroDivisionError" in err and "bug in assay" in err

@@ -110,6 +110,7 @@ def test_query_page_reads_only_its_lines(big: dict, monkeypatch: pytest.MonkeyPa
     monkeypatch.setattr(offsets, "query_bytes", counted)
     monkeypatch.setattr(evidence, "_run", whole)
     monkeypatch.setattr("assay.runs.io.load_run", whole)
+    monkeypatch.setattr(evidence, "load_run", whole)  # the name evidence.py reads
     import pyarrow.csv as pacsv
 
     parse = pacsv.read_csv

@@ -14,6 +14,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from assay import __version__
+
 #: Seconds each ``git`` call may take before it is abandoned.
 GIT_TIMEOUT = 3.0
 
@@ -53,7 +55,6 @@ def git_state(cwd: str | Path | None = None) -> dict[str, Any]:
 
 def environment(cwd: str | Path | None = None) -> dict[str, Any]:
     """Provenance of a result: assay version, UTC time, Python, platform and git state."""
-    from assay import __version__
 
     return {
         "assay_version": __version__,

@@ -18,6 +18,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from assay.core.bounds import at_least
+
 #: How many failed queries a run may have before a command fails (``--max-failed``).
 DEFAULT_MAX_FAILED = 0
 #: What results of model calls name their failures (``failed_what``; queries by default).
@@ -28,7 +30,6 @@ _NAMED = 10
 
 def check_max_failed(value: object) -> int:
     """Validate a ``max_failed`` value: a whole number >= 0."""
-    from assay.core.bounds import at_least
 
     return at_least("max_failed", value, 0)
 

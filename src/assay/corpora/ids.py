@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from assay.core.errors import InputError, Problem, UsageError, collecting
+from assay.corpora.load import load_corpus
 from assay.io.formats import beir_corpus_file, detect_format, sniff_line
 from assay.io.textio import read_bytes, read_text, split_lines
 
@@ -22,7 +23,6 @@ def read_corpus_ids(path: str | Path, *, id_field: str | None = None) -> frozens
     file whose name names no corpus format is a list of ids, one per line.
     Raises :class:`InputError` naming the file for a missing or bad file.
     """
-    from assay.corpora.load import load_corpus
 
     p = Path(path)
     if p.is_dir() and beir_corpus_file(p) is not None:
@@ -44,7 +44,6 @@ def read_corpus_ids(path: str | Path, *, id_field: str | None = None) -> frozens
 
 def _listed_ids(p: Path) -> frozenset[str]:
     """Ids of a plain list, one per line (blank lines skipped); JSON lines are a corpus."""
-    from assay.corpora.load import load_corpus
 
     ids: set[str] = set()
     with collecting(p) as log:

@@ -24,6 +24,7 @@ from assay.core.repeats import repeated_ids
 from assay.executors import current
 from assay.runs._columns import categorical
 from assay.runs.checks import duplicate_doc
+from assay.runs.io import load_run
 from assay.runs.models import Run
 
 #: Files of a shard directory that are not shards (sidecars, hidden files, markers).
@@ -62,7 +63,6 @@ def read_shard(_: Any, path: str) -> tuple[Any, bool, str | None]:
     p = Path(path)
     if p.suffix.lower() in _PARQUET:
         return _read_parquet(p)
-    from assay.runs.io import load_run
 
     run = load_run(p)
     frame = run.frame

@@ -28,6 +28,7 @@ import tempfile
 from pathlib import Path
 
 from assay.core.errors import UsageError
+from assay.core.redact import scrub_secrets
 
 _KINDS = (
     (stat.S_ISDIR, "a directory"),
@@ -191,7 +192,6 @@ def _named(exc: OSError, target: Path) -> OSError:
 
 def write_text_atomic(path: str | Path, text: str) -> Path:
     """Write UTF-8 ``text`` atomically, scrubbed of registered secrets; return the file."""
-    from assay.core.redact import scrub_secrets
 
     return write_bytes_atomic(path, scrub_secrets(text).encode("utf-8", "replace"))
 
@@ -202,7 +202,6 @@ def append_text(path: str | Path, text: str) -> Path:
     The file is created when missing; special files are refused as for a write
     (:func:`output_target`). An I/O error is an :class:`OSError` naming the file.
     """
-    from assay.core.redact import scrub_secrets
 
     target = output_target(path)
     data = scrub_secrets(text).encode("utf-8", "replace")

@@ -32,6 +32,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from assay.core.errors import UsageError
+from assay.io.textio import parse_json, read_head
 
 #: What a file may hold (``assay validate --kind``); pair-label files are told
 #: apart by :func:`detect_pairs`.
@@ -213,7 +214,6 @@ def is_result_file(path: str | Path, kind: str) -> bool:
 
 def _head(p: Path) -> str:
     """The first bytes of ``p`` as text (BOM and gzip looked through)."""
-    from assay.io.textio import read_head
 
     return read_head(p, _HEAD).decode("utf-8", errors="replace")
 
@@ -275,8 +275,6 @@ def detect_pairs(path: str | Path) -> str | None:
 def _json_object(line: str) -> dict | None:
     """The JSON object on ``line``, or ``None`` when it is not one."""
     import json
-
-    from assay.io.textio import parse_json
 
     try:
         obj = parse_json(line)

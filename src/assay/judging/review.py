@@ -21,6 +21,7 @@ from typing import Any
 from assay.core.errors import UsageError, collecting
 from assay.io.fileio import write_text_atomic
 from assay.io.textio import json_lines, read_text
+from assay.judging.outcome import outcomes
 from assay.judging.pool import PoolPair
 
 TEXT_KEYS = ("query", "question", "text")
@@ -101,7 +102,6 @@ def check_answer(model_grade: int | None, shown: bool, value: str, reason: str) 
 
 def review_lines(store: Any) -> list[dict[str, Any]]:
     """The reviewed lines: each item's line plus one reviewer's answer (pool order)."""
-    from assay.judging.outcome import outcomes
 
     items = store.review_items()
     out = []

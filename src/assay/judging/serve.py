@@ -7,8 +7,11 @@ from pathlib import Path
 from typing import Any
 
 from assay.core.errors import UsageError
+from assay.corpora import load_corpus
 from assay.judging.pool import read_pool
+from assay.judging.review import read_review
 from assay.judging.store import JudgingStore
+from assay.judging.web import create_app, login_links
 
 
 def open_store(url: str, *, must_exist: bool = False) -> JudgingStore:
@@ -46,8 +49,6 @@ def prepare(
     (the items of a review sample) each model-graded item is shown blind, or
     with the model's grade when ``show_model_grades``.
     """
-    from assay.judging.review import read_review
-    from assay.judging.web import create_app, login_links
 
     if (pool is None) == (review is None):
         raise UsageError("give a POOL file or --review REVIEW.jsonl (one of them)")
@@ -61,8 +62,6 @@ def prepare(
         text = g.read_text(encoding="utf-8")
     documents: Any = None
     if corpus is not None:
-        from assay.corpora import load_corpus
-
         loaded = load_corpus(corpus, id_field=id_field, text_fields=text_fields)
         shown = set(text_fields or ())
 

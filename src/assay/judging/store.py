@@ -40,6 +40,7 @@ from assay.io.textio import parse_json
 from assay.judging._schema import tables
 from assay.judging.limits import MAX_REASON_CHARS
 from assay.judging.pool import PoolPair
+from assay.store.db import create_engine_for, store_url
 
 if TYPE_CHECKING:  # pragma: no cover
     from sqlalchemy import Connection, Engine
@@ -115,7 +116,6 @@ class JudgingStore:
     """A judging store at ``url`` (a path or SQLAlchemy URL; tables created if missing)."""
 
     def __init__(self, url: str) -> None:
-        from assay.store.db import create_engine_for, store_url
 
         self.url = store_url(url)
         self.engine: Engine = create_engine_for(self.url)

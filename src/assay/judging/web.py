@@ -23,7 +23,9 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request  # at run time: FastAPI reads the route annotations
 
 from assay.core.errors import UsageError
+from assay.judging.agreement import agreement_report
 from assay.judging.limits import MAX_REASON_CHARS, BodyLimit, parse_id, same_origin
+from assay.judging.review import check_answer
 from assay.judging.store import GRADES, LATER, UNRATEABLE, JudgingStore
 from assay.web.shared import HEADERS, secure, template_env
 
@@ -181,7 +183,6 @@ class _Context:
         return await run_in_threadpool(self._act, request, user, form)
 
     def _act(self, request: Request, user: str, form: dict[str, str]) -> Response:
-        from assay.judging.review import check_answer
 
         value = form.get("value", "")
         value = LATER if value == "l" else value
@@ -281,8 +282,6 @@ class _Context:
     def agreement(self, request: Request) -> Response:
         """Agreement per assessor pair and query class; the queue of disagreements."""
         from fastapi.responses import HTMLResponse
-
-        from assay.judging.agreement import agreement_report
 
         user = self.user(request)
         if user is None:

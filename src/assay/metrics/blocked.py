@@ -18,6 +18,7 @@ import numpy as np
 from assay.metrics.engine import ScoreTable, compute
 from assay.metrics.rows import qrels_arrays
 from assay.runs.blocks import Interleaved, RunBlocks
+from assay.runs.io import load_run
 from assay.runs.models import Run
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -41,8 +42,6 @@ def compute_blocked(
     the set's no-answer queries (what :func:`no_answer_rows` reads).
     """
     import pyarrow as pa
-
-    from assay.runs.io import load_run
 
     qrels = qrels_arrays(judgments, judgments.answerable_ids)
     blocks.fit()  # the judgments are loaded: the blocks get what the budget leaves

@@ -17,7 +17,8 @@ from assay.core.errors import UsageError
 from assay.core.policies import ScoringPolicy, chosen_policies, merge_policies
 from assay.core.policies import policy_rule as _rule
 from assay.core.words import count
-from assay.metrics.measures import is_count
+from assay.metrics.measures import is_count, parse_measure
+from assay.metrics.registry import REGISTRY
 
 #: What trec_eval does instead of dropping documents that carry their query's id.
 _TREC_IDENTICAL = (
@@ -122,7 +123,6 @@ def _judgment_rules(
 
 def _measure_rules(metrics: Sequence[str]) -> list[ScoringPolicy]:
     """Relevance levels, nDCG gains, judged-only variants and summed counts of ``metrics``."""
-    from assay.metrics.measures import parse_measure
 
     measures = []
     for name in metrics:
@@ -177,7 +177,6 @@ def _measure_rules(metrics: Sequence[str]) -> list[ScoringPolicy]:
 
 
 def _family_params(measure: object) -> dict[str, str | None]:
-    from assay.metrics.registry import REGISTRY
 
     return REGISTRY[measure.family].params  # type: ignore[attr-defined]
 

@@ -25,6 +25,7 @@ from assay.judges.stats import AgreementStats, binary_stats, confusion, pair_sta
 from assay.metrics.measures import parse_measure
 from assay.procedures.scoring import score_run
 from assay.results.models import ResultModel
+from assay.runs.io import load_run
 
 #: Default measure of the system-ranking comparison.
 RANKING_MEASURE = "nDCG@10"
@@ -145,8 +146,6 @@ def rank_agreement(
 ) -> dict[str, Any]:
     """Score every run with both label sets; Kendall's tau of the two system orders."""
     from scipy.stats import kendalltau
-
-    from assay.runs.io import load_run
 
     if len(runs) < 2:
         raise UsageError("give at least two runs with --runs to compare system rankings")

@@ -23,6 +23,7 @@ from assay.answers.rows import detect_format, read_text_cases
 from assay.answers.text_score import score_text_cases
 from assay.core.errors import UsageError
 from assay.core.progress import progress
+from assay.corpora.load import load_corpus
 from assay.judgments.load import load_judgments
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -165,8 +166,6 @@ def _context_scores(cases: Any, options: AnswersOptions) -> Any:
 
     corpus = judgments = None
     if options.corpus is not None:
-        from assay.corpora.load import load_corpus
-
         corpus = load_corpus(options.corpus)
     if options.judgments is not None:
         judgments = load_judgments(options.judgments)

@@ -16,6 +16,14 @@ from typing import TYPE_CHECKING, Any
 from assay.core.bounds import at_least
 from assay.core.errors import UsageError
 from assay.core.policies import check_policies
+from assay.judges.labels import is_label_file, labels_as_judgments
+from assay.judgments.load import load_judgments
+from assay.judgments.models import JudgmentSet
+from assay.metrics.depth import check_depth
+from assay.metrics.measures import parse_measures
+from assay.procedures.sources import as_system
+from assay.procedures.validation import detect_kind
+from assay.runs.models import Run
 
 if TYPE_CHECKING:  # pragma: no cover
     from assay.judgments.models import JudgmentSet
@@ -37,9 +45,6 @@ def prepare(
 ) -> tuple[JudgmentSet, list[Measure], list[str]]:
     """:func:`evaluate`'s checks of its arguments, then the loaded judgments (``load``: the
     keywords of :func:`as_judgments`, such as ``queries``, ``split``, ``corpus_ids``)."""
-    from assay.metrics.depth import check_depth
-    from assay.metrics.measures import parse_measures
-    from assay.procedures.sources import as_system
 
     check_order(judgments, run)
     check_policies(missing, ties)
@@ -88,9 +93,6 @@ def check_order(judgments: Any, run: Any) -> None:
         # two paths (the CLI): decided from the files, before pandas is loaded
         swapped = _kinds(judgments, run) == ("run", "judgments")
     else:
-        from assay.judgments.models import JudgmentSet
-        from assay.runs.models import Run
-
         swapped = isinstance(run, JudgmentSet) and not isinstance(judgments, JudgmentSet)
         swapped = swapped or isinstance(judgments, Run | Mapping) or callable(judgments)
     if swapped:
@@ -101,7 +103,6 @@ def check_order(judgments: Any, run: Any) -> None:
 
 
 def _kinds(first: str | Path, second: str | Path) -> tuple[str, str] | None:
-    from assay.procedures.validation import detect_kind
 
     if Path(first).is_dir():
         return None
@@ -123,14 +124,10 @@ def as_judgments(
     :func:`~assay.judgments.load.load_judgments` (``queries``, ``split``,
     ``corpus_ids``).
     """
-    from assay.judgments.models import JudgmentSet
 
     if isinstance(judgments, JudgmentSet):
         return judgments
     if isinstance(judgments, str | Path):
-        from assay.judges.labels import is_label_file, labels_as_judgments
-        from assay.judgments.load import load_judgments
-
         if fmt is None and is_label_file(judgments):
             return labels_as_judgments(judgments, prefer=prefer)
         return load_judgments(judgments, format=fmt, **options)

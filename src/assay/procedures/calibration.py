@@ -22,8 +22,10 @@ from assay.core.policies import ScoringPolicy
 from assay.judges.labels import LabelTable, from_judgments, read_labels, to_judgments
 from assay.judges.ppi import classical_mean_interval, ppi_mean_interval
 from assay.judgments.models import JudgmentSet
+from assay.metrics.measures import parse_measures
 from assay.procedures.scoring import score_run
 from assay.results.models import ResultModel
+from assay.runs.io import load_run
 
 
 class MetricCalibration(BaseModel):
@@ -65,9 +67,6 @@ def calibrate(
     Label arguments are :class:`LabelTable` objects, judgment sets or paths.
     """
     import numpy as np
-
-    from assay.metrics.measures import parse_measures
-    from assay.runs.io import load_run
 
     level("alpha", alpha)
     model = _table(model_labels)

@@ -13,11 +13,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from assay.procedures.arguments import prepare
+from assay.procedures.calibration import attach_calibration
+from assay.procedures.calibration import calibrate as ppi
 from assay.procedures.live import executing, live_keywords, run_or_system, source_documents
 from assay.procedures.options import ScoringOptions, SourceOptions, check_memory, option_object
 from assay.procedures.procedure_options import EvaluationOptions
 from assay.procedures.sources import load_source, reading_beside
 from assay.results.models import EvaluationResult
+from assay.runs.blocks import blocked_run
 
 if TYPE_CHECKING:  # pragma: no cover
     from assay.judgments.models import JudgmentSet
@@ -105,8 +108,6 @@ def evaluate(
     )
     if extra.calibrate is None:
         return result
-    from assay.procedures.calibration import attach_calibration
-    from assay.procedures.calibration import calibrate as ppi
 
     # model labels on every query + people's sample, on the run scored
     return attach_calibration(result, ppi(js, loaded.run, extra.calibrate, metrics=result.metrics))
@@ -119,7 +120,6 @@ def _blocks(run: Any, options: ScoringOptions, extra: EvaluationOptions) -> RunB
         return None
     if options.ignore_identical_ids:
         return None
-    from assay.runs.blocks import blocked_run
 
     return blocked_run(run, options.memory, extra.name)  # too large to read whole: by block
 

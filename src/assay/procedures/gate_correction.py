@@ -15,11 +15,12 @@ from __future__ import annotations
 from typing import Any
 
 from assay.procedures.gate_result import GateCheck
+from assay.stats.bootstrap import noninferiority_pvalues
+from assay.stats.corrections import LABELS, adjust
 
 
 def correction_rule(correction: str, alpha: float, margin: float) -> str:
     """The corrected decision rule in words (appended to the gate's rule)."""
-    from assay.stats.corrections import LABELS
 
     return (
         f"; with the {LABELS[correction]} correction over the gated checks: pass when the "
@@ -40,9 +41,6 @@ def corrected(checks: list[GateCheck], correction: str, stat: dict[str, Any]) ->
     """``checks`` with p-values, adjusted p-values and decisions under ``correction``
     (as they are without one)."""
     import numpy as np
-
-    from assay.stats.bootstrap import noninferiority_pvalues
-    from assay.stats.corrections import LABELS, adjust
 
     gated = [i for i, c in enumerate(checks) if c.gated]
     if correction == "none" or not gated:

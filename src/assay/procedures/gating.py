@@ -36,6 +36,7 @@ from assay.procedures.procedure_options import GateOptions
 from assay.results.models import EvaluationResult, check_pairable
 from assay.stats.bootstrap import paired_bootstrap_ci
 from assay.stats.corrections import check_correction
+from assay.store.api import open_store
 from assay.systems.base import config_hash
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -460,7 +461,6 @@ def resolve_baseline(
     ``last`` is the store's latest evaluation of ``system`` on ``judgments_name``
     that was recorded on its own or passed a gate.
     """
-    from assay.results.models import EvaluationResult
 
     path = Path(spec)
     if spec != "last" and path.exists():
@@ -471,7 +471,6 @@ def resolve_baseline(
             "(a result file is written by assay evaluate -f json -o FILE)",
             "baseline",
         )
-    from assay.store.api import open_store
 
     with open_store(store_url, read_only=True) as store:  # a read-only store will do
         run_id = (

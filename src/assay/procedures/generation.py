@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from assay.corpora.load import load_corpus
 from assay.generate.queries import generate_queries
 from assay.io.fileio import write_text_atomic
 from assay.judgments.load import load_judgments
@@ -48,7 +49,6 @@ def generate_query_file(
 ) -> SyntheticQueries:
     """Ask ``calls.model`` for one query per sampled passage of ``corpus``; dedupe; compare
     with the human queries; write the queries (JSONL) to ``output``."""
-    from assay.corpora.load import load_corpus
 
     options = options or QueryGenerationOptions()
     judgments = None

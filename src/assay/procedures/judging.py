@@ -21,6 +21,7 @@ from assay.answers.claims import context_records
 from assay.answers.extract import extract_cases, faithfulness_interval, read_people
 from assay.answers.rows import detect_format, read_text_cases
 from assay.core.errors import UsageError
+from assay.corpora.load import load_corpus
 from assay.corpora.models import Corpus
 from assay.io.fileio import write_text_atomic
 from assay.judges.cases import grade_answers, grade_claims, read_case_lines, rubric_grader
@@ -98,7 +99,6 @@ def judge_relevance(
     The labels (pair-label JSONL, ``source = model``) go to ``output``; see
     :func:`assay.judges.relevance.run_relevance_job`.
     """
-    from assay.corpora.load import load_corpus
 
     options = options or RelevanceOptions()
     with calls.executor_in_force():
@@ -187,7 +187,6 @@ def _extracted(
 
 def _claim_corpus(corpus: str | Path | None, options: GradingOptions, texts: Any) -> Any:
     """The documents claims cite: the corpus, plus (extracting) the contexts' own texts."""
-    from assay.corpora.load import load_corpus
 
     records: list[dict[str, Any]] = []
     if corpus is not None:

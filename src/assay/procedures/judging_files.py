@@ -17,13 +17,17 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from assay.behavior.sample import query_set_json, sample_queries
 from assay.core.errors import UsageError
+from assay.corpora.load import load_corpus
 from assay.io.fileio import write_text_atomic
 from assay.judges.sample import missing_query_texts, review_sample, write_review
+from assay.judging.export import export_judgments
 from assay.judging.pool import build_pool, write_pool
+from assay.judging.serve import open_store, prepare
 from assay.judgments.export import to_jsonl
 from assay.judgments.graded_csv import parse_columns
 from assay.judgments.load import load_judgments
 from assay.procedures.arguments import as_judgments
+from assay.runs.io import load_run
 
 if TYPE_CHECKING:
     from assay.judging.export import ExportSummary
@@ -50,7 +54,6 @@ def pool_file(
     judgments: str | Path, runs: Sequence[str | Path], output: str | Path, options: PoolOptions
 ) -> list[PoolPair]:
     """Write the unjudged (query, doc) pairs in the top ``depth`` of any run to ``output``."""
-    from assay.runs.io import load_run
 
     kwargs: dict[str, Any] = {"split": options.split}
     if options.queries is not None:
@@ -94,8 +97,6 @@ def review_sample_file(
 
     docs = None
     if options.corpus is not None:
-        from assay.corpora.load import load_corpus
-
         docs = load_corpus(
             options.corpus, id_field=options.id_field, text_fields=options.text_fields
         )
@@ -130,9 +131,7 @@ def export_store(
 ) -> ExportSummary | ReviewExport:
     """Write the people's final grades of the judging ``store`` (``fmt`` jsonl or trec, over
     the ``base`` judgment set when given), or their review verdicts (``fmt`` review)."""
-    from assay.judging.export import export_judgments
     from assay.judging.review import write_review
-    from assay.judging.serve import open_store
 
     opened = open_store(store, must_exist=True)
     if fmt == "review":
@@ -222,7 +221,6 @@ class JudgingPage:
 
 def judging_page(pool: str | Path | None, store: str, options: JudgingPageOptions) -> JudgingPage:
     """Load the pool (or the review file) into the judging ``store``; the page and its links."""
-    from assay.judging.serve import prepare
 
     if not 0 < options.port < 65536:
         raise UsageError(f"`port` must be between 1 and 65535; got {options.port}", "port")

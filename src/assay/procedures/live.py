@@ -16,7 +16,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from assay.core.errors import UsageError
+from assay.corpora import read_corpus_ids
+from assay.executors import use
+from assay.judgments.beir import corpus_of
 from assay.procedures.options import ScoringOptions, SourceOptions
+from assay.systems.cache import RunCache, deferred_system
+from assay.systems.config import build_system
 
 if TYPE_CHECKING:  # pragma: no cover
     from assay.systems.base import System
@@ -39,9 +44,6 @@ def live_system(spec: str, source: SourceOptions, judgments: Any = None) -> Syst
     folder's corpus is the corpus (:func:`assay.judgments.beir.corpus_of`).
     ``source.offline`` makes endpoint embeddings replay their cache.
     """
-    from assay.judgments.beir import corpus_of
-    from assay.systems.cache import deferred_system
-    from assay.systems.config import build_system
 
     corpus = corpus_of(judgments if isinstance(judgments, str | Path) else None, source.corpus)
     overrides: dict[str, Any] = {}
@@ -71,7 +73,6 @@ def source_cache(source: SourceOptions) -> RunCache | None:
     """The run cache ``source`` asks for (``None`` with ``no_cache``)."""
     if source.no_cache:
         return None
-    from assay.systems.cache import RunCache
 
     return RunCache(source.cache_dir)
 
@@ -124,7 +125,6 @@ def source_documents(source: SourceOptions | None) -> frozenset[str] | None:
     """The ids of ``source``'s corpus, when it names one: judgments outside it are refused."""
     if source is None or source.corpus is None:
         return None
-    from assay.corpora import read_corpus_ids
 
     return read_corpus_ids(source.corpus, id_field=source.id_field)
 
@@ -153,7 +153,6 @@ def executing(source: SourceOptions | None) -> Iterator[None]:
     if source is None or source.executor is None:
         yield
         return
-    from assay.executors import use
 
     with use(source.executor):
         yield

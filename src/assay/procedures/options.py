@@ -21,6 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from assay.core.bounds import at_least
 from assay.core.errors import UsageError
 from assay.core.policies import check_policies
+from assay.executors import options_from
 
 #: The default memory budget of an evaluation (MB): a run file whose whole reading would
 #: exceed it is scored in blocks (:func:`assay.runs.blocks.blocked_run`).
@@ -166,8 +167,6 @@ class SourceOptions(BaseModel):
             at_least("max_consecutive_failures", self.max_consecutive_failures, 0)
             at_least("max_failed", self.max_failed, 0)
             if self.executor is not None:
-                from assay.executors import options_from
-
                 options_from(self.executor)
         except UsageError as exc:  # as it is, not wrapped in pydantic's ValidationError
             raise UsageError(str(exc), exc.parameter) from None

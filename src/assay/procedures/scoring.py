@@ -12,9 +12,19 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from assay.core.environment import environment
+from assay.metrics.blocked import compute_blocked
 from assay.metrics.depth import check_depth
+from assay.metrics.engine import aggregate, compute
+from assay.procedures.scoring_parts import (
+    judgments_info,
+    no_answer_rows,
+    per_query_columns,
+    run_info,
+    run_policies,
+)
 from assay.procedures.sources import RunProvenance
 from assay.results.models import Abstention, EvaluationResult, Policy
+from assay.runs.blocks import RunBlocks
 from assay.runs.identical import drop_identical_ids
 from assay.systems.abstain import abstention_report
 
@@ -81,9 +91,6 @@ def score_run(
     first (:func:`~assay.runs.identical.drop_identical_ids`). A
     :class:`~assay.runs.blocks.RunBlocks` is scored block by block.
     """
-    from assay.metrics.blocked import compute_blocked
-    from assay.metrics.engine import compute
-    from assay.runs.blocks import RunBlocks
 
     info = info or RunProvenance(name=run.name, path=run.path)
     dropped = None
@@ -148,14 +155,6 @@ def _assemble(
     """The evaluation result of a computed metric table: the scored queries' values,
     aggregates, groups, per-query rows and provenance."""
     import numpy as np
-
-    from assay.procedures.scoring_parts import (
-        judgments_info,
-        no_answer_rows,
-        per_query_columns,
-        run_info,
-        run_policies,
-    )
 
     failed = set(info.failed_query_ids)
     present, keep = _scored_mask(table, info, missing)
@@ -268,7 +267,6 @@ def _group_means(
 
 def _mean(values: Any, measure: Measure) -> float:
     """The measure's aggregate (mean; sum for counts, as trec_eval); NaN when nothing was scored."""
-    from assay.metrics.engine import aggregate
 
     return aggregate(measure, values) if len(values) else math.nan
 

@@ -20,7 +20,16 @@ from pydantic import BaseModel, Field
 
 from assay.core.bounds import at_least
 from assay.core.errors import InputError, Problem, UsageError
-from assay.results.models import Failure, Latency
+from assay.executors.shards import is_sharded, load_sharded_run
+from assay.io.formats import is_result_file as holds
+from assay.results.models import Failure, Latency, read_result_file
+from assay.runs.blocks import RunBlocks
+from assay.runs.io import load_run
+from assay.runs.models import Run
+from assay.runs.sidecar import provenance_note, read_sidecar, sidecar_path
+from assay.systems.base import FunctionSystem, System
+from assay.systems.cache import RunCache
+from assay.systems.runner import run_system
 
 if TYPE_CHECKING:  # pragma: no cover
     from assay.judgments.models import JudgmentSet
@@ -78,8 +87,6 @@ class PendingRun:
 
     def __init__(self, path: Path) -> None:
         from concurrent.futures import ThreadPoolExecutor
-
-        from assay.runs.io import load_run
 
         self.path = path
         self._pool = ThreadPoolExecutor(1, thread_name_prefix="assay-run")
@@ -149,8 +156,6 @@ def load_source(
     for the default directory, ``None``/``False`` for none) lets an unchanged
     live system reuse its last complete run, exactly as ``assay run`` does.
     """
-    from assay.runs.blocks import RunBlocks
-    from assay.runs.models import Run
 
     if isinstance(source, Source):
         return source
@@ -198,7 +203,6 @@ def load_source(
 
 def as_system(source: Any, name: str | None = None) -> Any:
     """``source`` as a :class:`~assay.systems.base.System`, or ``None`` when it is not one."""
-    from assay.systems.base import FunctionSystem, System
 
     if isinstance(source, System):
         return source
@@ -209,14 +213,12 @@ def as_system(source: Any, name: str | None = None) -> Any:
 
 def is_result_file(path: Path) -> bool:
     """True when ``path`` holds an evaluation result (JSON with kind "evaluation"), not a run."""
-    from assay.io.formats import is_result_file as holds
 
     return holds(path, "evaluation")
 
 
 def read_evaluation(path: str | Path) -> EvaluationResult:
     """Read an evaluation result file (any schema version this assay migrates)."""
-    from assay.results.models import read_result_file
 
     result = read_result_file(path)
     if result.kind != "evaluation":
@@ -239,10 +241,6 @@ def read_run_file(
     ``pending`` is the same file already being read (:func:`prefetch_run`), or
     to be read block by block (:func:`~assay.runs.blocks.blocked_run`).
     """
-    from assay.executors.shards import is_sharded, load_sharded_run
-    from assay.runs.blocks import RunBlocks
-    from assay.runs.io import load_run
-    from assay.runs.sidecar import provenance_note, read_sidecar, sidecar_path
 
     sharded = is_sharded(path)  # a directory or glob of shards, read on the executor
     if not path.exists() and not sharded:
@@ -321,7 +319,6 @@ def _sidecar_provenance(
 
 
 def _as_cache(cache: RunCache | str | Path | bool | None) -> RunCache | None:
-    from assay.systems.cache import RunCache
 
     if cache is None or cache is False:
         return None
@@ -348,7 +345,6 @@ def run_live(
     (the circuit breaker; default: the runner's) are passed to
     :func:`~assay.systems.runner.run_system`.
     """
-    from assay.systems.runner import run_system
 
     if retries is not None and (
         isinstance(retries, bool) or not isinstance(retries, int) or retries < 0

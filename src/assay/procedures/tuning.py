@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from assay.core.bounds import at_least, level, one_of
 from assay.core.errors import UsageError
 from assay.core.progress import progress
+from assay.metrics.measures import parse_measures
 from assay.procedures.arguments import as_judgments
 from assay.procedures.live import executing, source_cache
 from assay.procedures.options import ScoringOptions, SourceOptions
@@ -78,7 +79,6 @@ def tune(
     judgments: Any, options: TuneOptions, source: SourceOptions, scoring: ScoringOptions | None
 ) -> TuningResult:
     """Tune ``source.system`` over ``options.params`` on ``judgments`` (see the module)."""
-    from assay.metrics.measures import parse_measures
 
     scoring = scoring or ScoringOptions()
     if not options.metrics:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from assay.core.errors import UsageError
+from assay.metrics.measures import parse_measures
 from assay.procedures.scoring import score_run
 from assay.runs.models import Run
 from assay.stats.compare import compare
@@ -108,7 +109,6 @@ def assemble(
     scoring: ScoringOptions,
 ) -> TuningResult:
     """Score, cross-validate, compare and assemble the :class:`TuningResult`."""
-    from assay.metrics.measures import parse_measures
 
     measures = parse_measures(list(options.metrics))
     names = [m.name for m in measures]

@@ -18,12 +18,13 @@ from assay.answers import load_cases
 from assay.core.bounds import one_of
 from assay.core.errors import AssayError, InputError, Problem, UsageError
 from assay.core.words import count
-from assay.corpora import read_corpus_ids
+from assay.corpora import load_corpus, read_corpus_ids
 from assay.io.formats import KINDS
 from assay.io.formats import detect_kind as detect
 from assay.judgments.load import FORMATS, load_judgments
 from assay.results.files import ResultModel
 from assay.results.models import read_result_file
+from assay.runs.io import load_run
 from assay.runs.sidecar import provenance_note, read_sidecar
 from assay.systems.config import load_config, system_types
 from assay.systems.config_errors import ConfigFault, file_text, table_problem
@@ -191,7 +192,6 @@ def validate_path(
 
 
 def _run_summary(path: str | Path) -> dict[str, Any]:
-    from assay.runs.io import load_run
 
     run = load_run(path)
     note = provenance_note(run, path, read_sidecar(path))
@@ -212,7 +212,6 @@ def _run_summary(path: str | Path) -> dict[str, Any]:
 def _corpus_summary(
     path: str | Path, id_field: str | None = None, text_fields: Sequence[str] | None = None
 ) -> dict[str, Any]:
-    from assay.corpora import load_corpus  # type: ignore[attr-defined]
 
     corpus = load_corpus(path, id_field=id_field, text_fields=text_fields)
     return {

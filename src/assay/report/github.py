@@ -29,6 +29,10 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any, TextIO
 
+from assay.core.redact import scrub_secrets
+from assay.io.fileio import append_text
+from assay.report.gate_markdown import render_verify_markdown
+
 #: The result kinds whose report goes to the job summary (a matrix only with a gate).
 KINDS = ("gate", "verify", "matrix")
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
@@ -41,7 +45,6 @@ def in_github_actions(environ: Any = None) -> bool:
 
 def clean(text: object) -> str:
     """``text`` without secrets and without control characters other than CR, LF and tab."""
-    from assay.core.redact import scrub_secrets
 
     return _CONTROL.sub(" ", scrub_secrets(str(text)))
 
@@ -106,8 +109,6 @@ def summary(result: Any) -> str:
 
         return render_markdown(result)
     if result.kind == "verify":
-        from assay.report.gate_markdown import render_verify_markdown
-
         return render_verify_markdown(result)
     from assay.report.matrix_markdown import render_gate_markdown, render_markdown
 
@@ -126,8 +127,6 @@ def publish(result: Any, stream: TextIO | None = None, environ: Any = None) -> b
         return False
     path = env.get("GITHUB_STEP_SUMMARY")
     if path:
-        from assay.io.fileio import append_text
-
         try:
             append_text(path, clean(summary(result)).rstrip("\n") + "\n\n")
         except OSError as exc:

@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING
 
 from assay.report.digits import fmt
 from assay.report.table import Cell, Column, Styled, Table, print_line, print_table
+from assay.store.db import ROLE_GATE_FAILED
+from assay.store.history import BOOLEAN_METRICS
 
 if TYPE_CHECKING:  # pragma: no cover
     from rich.console import Console
@@ -37,7 +39,6 @@ def short_time(created_at: str | None) -> str:
 
 
 def _kind(row: HistoryRow) -> Cell:
-    from assay.store.db import ROLE_GATE_FAILED
 
     if row.kind == "gate" and "passed" in row.metrics:
         return "gate: pass" if row.metrics["passed"] else Styled("gate: FAIL", "red")
@@ -49,7 +50,6 @@ def _kind(row: HistoryRow) -> Cell:
 
 
 def _value(metric: str, row: HistoryRow) -> str:
-    from assay.store.history import BOOLEAN_METRICS
 
     if metric not in row.metrics:
         return ""

@@ -17,7 +17,12 @@ from typing import Any, ClassVar, Self
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from assay import __version__
+from assay.core.errors import InputError, Problem, UsageError
+from assay.io.fileio import check_input
 from assay.io.formats import PARQUET_RESULT_KEY as PARQUET_KEY
+from assay.io.safejson import dumps
+from assay.io.textio import parse_json, read_bytes
 from assay.results.perquery import PerQuery
 
 
@@ -28,7 +33,6 @@ def utc_now() -> str:
 
 def current_assay_version() -> str:
     """The running assay's version (stamped into every result)."""
-    from assay import __version__
 
     return __version__
 
@@ -57,8 +61,6 @@ class ResultModel(BaseModel):
         """The JSON of this result with field ``name`` written as ``fragment`` (JSON bytes
         made from columns), in its place among the fields."""
         import orjson
-
-        from assay.io.safejson import dumps
 
         head = self.model_dump(mode="json", exclude={name})
         ordered: dict[str, Any] = {}
@@ -90,7 +92,6 @@ class ResultModel(BaseModel):
     @classmethod
     def from_file(cls, path: str | Path) -> Self:
         """Read a result file of this kind; errors name the file and field."""
-        from assay.core.errors import InputError, Problem
 
         kind = cls.model_fields["kind"].default
         result = read_result_file(path, expect=kind)
@@ -138,7 +139,6 @@ def result_model(kind: str) -> type[ResultModel]:
 
 def migrate(data: dict[str, Any], source: str = "result") -> dict[str, Any]:
     """``data`` upgraded to the schema version its kind's model writes (never mutated)."""
-    from assay.core.errors import InputError, Problem
 
     kind = str(data.get("kind", "evaluation"))
     current = result_model(kind).model_fields["schema_version"].default
@@ -168,7 +168,6 @@ def load_result(payload: str | dict[str, Any], source: str = "result") -> Any:
 
     Raises pydantic's ``ValidationError`` when the payload does not fit its model.
     """
-    from assay.io.textio import parse_json
 
     data = parse_json(payload) if isinstance(payload, str) else dict(payload)
     kind = str(data.get("kind", "evaluation"))
@@ -185,10 +184,6 @@ def read_result_file(path: str | Path, expect: str | None = None) -> Any:
     import json
 
     from pydantic import ValidationError
-
-    from assay.core.errors import InputError, Problem, UsageError
-    from assay.io.fileio import check_input
-    from assay.io.textio import parse_json, read_bytes
 
     p = Path(path)
     check_input(p)
@@ -235,9 +230,6 @@ def _parquet_payload(raw: bytes, path: Path) -> dict[str, Any]:
     per-query columns from the table (no row is built)."""
     import pyarrow as pa
     import pyarrow.parquet as pq
-
-    from assay.core.errors import InputError, Problem
-    from assay.io.textio import parse_json
 
     try:
         table = pq.read_table(pa.BufferReader(raw))

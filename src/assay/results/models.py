@@ -18,8 +18,11 @@ from typing import Any, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from assay.core.errors import UsageError
 from assay.core.policies import MissingPolicy, ScoringPolicy, TiePolicy
+from assay.core.redact import scrub_secrets
 from assay.io.formats import PARQUET_RESULT_KEY as PARQUET_KEY
+from assay.metrics.rules import scoring_policies
 
 # re-exported: every result kind's base, registry and reader are assay.results.models names
 from assay.results.files import MIGRATIONS as MIGRATIONS
@@ -289,8 +292,6 @@ class EvaluationResult(ResultModel):
         import pyarrow as pa
         import pyarrow.parquet as pq
 
-        from assay.core.redact import scrub_secrets
-
         head = scrub_secrets(self.model_dump_json(exclude={"per_query"}))
         table = self.per_query_table().table
         table = table.replace_schema_metadata({PARQUET_KEY: head.encode("utf-8")})
@@ -301,7 +302,6 @@ class EvaluationResult(ResultModel):
 
 def evaluation_policies(result: EvaluationResult) -> list[ScoringPolicy]:
     """The scoring rules an evaluation result's own fields record (for older result files)."""
-    from assay.metrics.rules import scoring_policies
 
     j, r = result.judgments, result.run
     return scoring_policies(
@@ -330,7 +330,6 @@ def check_pairable(
     Policies (``missing``, ``ties``, ``ignore_identical_ids``) change scores, so
     they must agree: there is no override.
     """
-    from assay.core.errors import UsageError
 
     warnings: list[str] = []
     versions = {r.judgments.version for r in results}

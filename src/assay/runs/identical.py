@@ -13,6 +13,8 @@ from __future__ import annotations
 import dataclasses
 from typing import TYPE_CHECKING, Any
 
+from assay.core.pairs import arrow_text
+
 if TYPE_CHECKING:  # pragma: no cover
     from assay.runs.models import Run
 
@@ -43,8 +45,6 @@ def _strings(column: Any) -> Any:
     """A pandas column of ids (str, Arrow or categorical) as an Arrow ``large_string`` array."""
     import pandas as pd
     import pyarrow as pa
-
-    from assay.core.pairs import arrow_text
 
     if isinstance(column.dtype, pd.CategoricalDtype):
         categories = arrow_text(column.cat.categories)

@@ -21,7 +21,7 @@ from assay.metrics.measures import parse_measure
 from assay.results.models import check_pairable
 from assay.stats.bootstrap import METHODS
 from assay.stats.corrections import adjust, check_correction
-from assay.stats.many import baseline_index, unique_names
+from assay.stats.many import baseline_index, compare_many, unique_names
 from assay.stats.models import (
     ComparisonResult,
     MetricComparison,
@@ -147,7 +147,6 @@ def compare(
     """
     if all_pairs or not isinstance(baseline, str | int):
         settings = {k: v for k, v in locals().items() if k not in ("results", "baseline")}
-        from assay.stats.many import compare_many
 
         return compare_many(compare, results, baseline, settings)
     by = [by] if isinstance(by, str) else list(by)

@@ -15,6 +15,8 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from assay.core.errors import UsageError
+from assay.stats.corrections import adjust, check_correction
+from assay.stats.verdict import verdict
 
 if TYPE_CHECKING:  # pragma: no cover
     from assay.results.models import EvaluationResult
@@ -76,7 +78,6 @@ def compare_many(
     ``settings`` are the other keywords of ``compare``; with one baseline the
     plain comparison is returned.
     """
-    from assay.stats.corrections import check_correction
 
     all_pairs = bool(settings.pop("all_pairs"))
     listed = [baseline] if isinstance(baseline, str | int) else list(baseline)
@@ -126,8 +127,6 @@ def compare_pairs(
 
 def _adjusted(rows: list[Any], correction: str, alpha: float) -> list[Any]:
     """``rows`` with ``p_adjusted`` and ``verdict`` over all of them as one family."""
-    from assay.stats.corrections import adjust
-    from assay.stats.verdict import verdict
 
     if not rows:
         return rows

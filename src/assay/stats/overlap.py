@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from assay.core.bounds import at_least, level
+from assay.stats.models import Overlap
 
 if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
@@ -99,7 +100,6 @@ def candidate_overlaps(
     ``names`` are in compared order (baseline first), ``rankings`` in input
     order (``order`` maps one to the other); ``settings`` is ``(k, p, ties)``.
     """
-    from assay.stats.models import Overlap
 
     k, p, ties = settings
     at_least("overlap_k", k)

@@ -20,7 +20,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from assay.results.perquery import ColumnsField
+from assay.results.perquery import ColumnsField, _json_array
 
 _NESTED = ("values", "deltas")
 
@@ -182,8 +182,6 @@ class PairedColumns(ColumnsField):
     def json_fragment(self) -> bytes:
         """The JSON form, written from the columns (no Python object per query)."""
         import pyarrow as pa
-
-        from assay.results.perquery import _json_array
 
         def obj(items: dict[str, bytes]) -> bytes:
             import orjson

@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from assay.results.perquery import _chunk
+
 if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
 
@@ -39,8 +41,6 @@ def _positions(ids: Any, within: Any) -> np.ndarray:
 def pair_results(results: list[EvaluationResult], metric_names: list[str]) -> Paired:
     """Pair ``results`` (baseline first) on query id; keep queries finite in every value."""
     import numpy as np
-
-    from assay.results.perquery import _chunk
 
     tables = [r.per_query_table() for r in results]
     ids = [_chunk(t.table.column("query_id")) for t in tables]

@@ -13,9 +13,11 @@ from assay.core.errors import UsageError
 from assay.core.progress import progress
 from assay.core.tags import split_tags
 from assay.stats.bootstrap import bootstrap_ci_rows
+from assay.stats.corrections import adjust
 from assay.stats.models import SliceComparison
 from assay.stats.power import effect_size
 from assay.stats.significance import paired_pvalues
+from assay.stats.summary import paired_row
 from assay.stats.verdict import TIE_TOLERANCE
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -92,8 +94,6 @@ def slice_comparisons(
     query's raw slice value."""
     import numpy as np
 
-    from assay.stats.corrections import adjust
-
     raw: dict[str, list[str | None]] = {}
     pending: list[tuple[str, str, np.ndarray, dict[str, Any]]] = []
     for field in by:
@@ -131,7 +131,6 @@ def _slice_rows(
     alpha: float,
 ) -> list[SliceComparison]:
     """One slice's rows: every candidate x metric."""
-    from assay.stats.summary import paired_row
 
     n_met = len(metric_names)
     out = []

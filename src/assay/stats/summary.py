@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from assay.metrics.measures import is_count
+from assay.stats.verdict import verdict
 
 if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
@@ -64,7 +65,6 @@ def paired_row(
     wins, losses and ties of row ``row`` of ``stats`` (the batched test's
     output) and ``p_adjusted`` (Holm).
     """
-    from assay.stats.verdict import verdict
 
     figures = summary_figures(
         metric, baseline, candidate, stats["delta"][row], stats["low"][row], stats["high"][row]

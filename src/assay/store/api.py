@@ -29,6 +29,16 @@ from assay.core.redact import redact_text, scrub_secrets
 from assay.io.textio import parse_json
 from assay.results.models import ResultModel, load_result
 from assay.store.columns import index_columns, metric_values
+from assay.store.db import (
+    METRICS,
+    RESULTS,
+    ROLE_GATE_FAILED,
+    ROLE_GATE_PASSED,
+    create_engine_for,
+    migrate,
+    reader_engine,
+    store_url,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     from sqlalchemy import Connection, Engine
@@ -70,7 +80,6 @@ def resolve_url(url: str | None = None) -> str:
     A value without ``://`` is taken as the path of a SQLite file; a mistyped
     or unknown URL is refused (:func:`assay.store.db.store_url`).
     """
-    from assay.store.db import store_url
 
     if url:
         return store_url(url)
@@ -153,8 +162,6 @@ class Store:
         """Insert one result's JSON payload ``text`` and its metric rows; its run id."""
         from sqlalchemy import insert
 
-        from assay.store.db import METRICS, RESULTS
-
         data = parse_json(text)
         cols = index_columns(data)
         values = metric_values(data)
@@ -185,7 +192,6 @@ class Store:
         candidate is never picked as a baseline by :meth:`last`). Returns the
         gate result with ``candidate_run_id`` filled in.
         """
-        from assay.store.db import ROLE_GATE_FAILED, ROLE_GATE_PASSED
 
         role = ROLE_GATE_PASSED if getattr(gate, "passed", False) else ROLE_GATE_FAILED
         text = _payload(candidate)
@@ -205,8 +211,6 @@ class Store:
         kind: str | None,
     ) -> Any:
         from sqlalchemy import or_, select
-
-        from assay.store.db import METRICS, RESULTS
 
         cols = [c for c in RESULTS.c if c.name != "payload"]
         stmt = select(*cols)
@@ -233,7 +237,6 @@ class Store:
     ) -> list[HistoryEntry]:
         """Recorded results, oldest first, filtered by system name, judgment set
         (name or version), metric present, and kind."""
-        from assay.store.db import RESULTS
 
         stmt = self._query(system=system, judgments=judgments, metric=metric, kind=kind)
         stmt = stmt.order_by(RESULTS.c.created_at, RESULTS.c.id)
@@ -242,8 +245,6 @@ class Store:
 
     def _list(self, stmt: Any) -> list[HistoryEntry]:
         from sqlalchemy import select
-
-        from assay.store.db import METRICS
 
         with self.engine.connect() as conn:
             rows = conn.execute(stmt).mappings().all()
@@ -267,8 +268,6 @@ class Store:
         """The result recorded as ``run_id`` (its pydantic model); UsageError if absent."""
         from sqlalchemy import select
 
-        from assay.store.db import RESULTS
-
         try:
             key = int(run_id)
         except (TypeError, ValueError):
@@ -288,8 +287,6 @@ class Store:
         self, system: str | None, judgments: str | None, kind: str, include_failed: bool
     ) -> Any:
         from sqlalchemy import or_
-
-        from assay.store.db import RESULTS, ROLE_GATE_FAILED
 
         stmt = self._query(system=system, judgments=judgments, metric=None, kind=kind)
         if not include_failed:
@@ -332,8 +329,6 @@ class Store:
         """How many results the store holds."""
         from sqlalchemy import func, select
 
-        from assay.store.db import RESULTS
-
         with self._reading(), self.engine.connect() as conn:
             return int(conn.execute(select(func.count()).select_from(RESULTS)).scalar_one())
 
@@ -372,8 +367,6 @@ def open_store(url: str | None = None, *, read_only: bool = False) -> Store:
     if read_only and path is not None and path.is_file():
         from sqlalchemy.exc import DatabaseError
 
-        from assay.store.db import reader_engine
-
         try:
             engine = reader_engine(path)
         except (DatabaseError, ValueError) as exc:
@@ -395,8 +388,6 @@ def open_store(url: str | None = None, *, read_only: bool = False) -> Store:
 
 def _open_writer(resolved: str) -> Store:
     from sqlalchemy.exc import ArgumentError, DatabaseError, NoSuchModuleError
-
-    from assay.store.db import create_engine_for, migrate
 
     try:
         engine = create_engine_for(resolved)

@@ -18,7 +18,7 @@ from pydantic import Field
 from assay.core.errors import UsageError
 from assay.metrics.measures import parse_measure
 from assay.results.models import ResultModel
-from assay.store.api import HistoryEntry
+from assay.store.api import HistoryEntry, open_store
 
 HISTORY_SCHEMA_VERSION = "1"
 #: Metric columns shown by default (``-m`` chooses others).
@@ -66,7 +66,6 @@ def read_history(
     has: ``ndcg_cut_10`` is ``nDCG@10``; else the name as recorded) chooses the
     columns and keeps the results that have one of them.
     """
-    from assay.store.api import open_store
 
     names = [_metric_name(m) for m in dict.fromkeys(metrics)] if metrics else None
     with open_store(store, read_only=True) as st:

@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from assay.core.errors import InputError, Problem, UsageError
+from assay.corpora.load import load_corpus
 from assay.corpora.models import Corpus
 from assay.systems.base import Hit, System
 from assay.systems.python import is_function_spec
@@ -226,7 +227,6 @@ def _make(
 
 
 def _corpus(corpus: Corpus | str | Path | None, table: dict[str, Any], base: Path) -> Corpus | None:
-    from assay.corpora.load import load_corpus  # looked up per call (tests count the loads)
 
     if isinstance(corpus, Corpus):
         return corpus

@@ -46,6 +46,7 @@ from typing import Literal
 from assay.core.bounds import at_least
 from assay.core.errors import UsageError
 from assay.core.policies import TiePolicy
+from assay.runs.io import load_run, marker_lines
 from assay.runs.models import Run
 
 FusionMethod = Literal[
@@ -272,8 +273,6 @@ def load_ranked_run(path: str | Path) -> Run:
     a rank is not a whole number.
     """
     import pandas as pd
-
-    from assay.runs.io import load_run, marker_lines
 
     run = load_run(path, format="trec")
     ranks = pd.read_csv(

@@ -369,7 +369,6 @@ def _describe(exc: BaseException) -> str:
 
 def _check(hits: list[Hit], k: int) -> list[Hit]:
     """Validate one result list: unique ids, finite scores, all or none scored; cut to k."""
-    from assay.systems.base import SystemError_
 
     hits = list(hits)[:k]
     check = RankingCheck()

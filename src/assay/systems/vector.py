@@ -66,8 +66,6 @@ class VectorSystem:
         self.encoder: Encoder = encoder if encoder is not None else load_encoder(model, dim)
         self.model = model or self.encoder.model_id
         if cache_dir is not None and str(cache_dir) == DEFAULT_CACHE_DIR:
-            from assay.systems.cache import cache_subdir
-
             cache_dir = cache_subdir("embeddings")
         self.cache = None if cache_dir is None else EmbeddingCache(cache_dir)
         self._doc_ids, self._texts = corpus_documents(corpus, self.text_fields)

@@ -17,6 +17,8 @@ from pydantic import BaseModel, Field
 from assay.core.errors import UsageError
 from assay.report.digits import fmt
 from assay.results.models import read_result_file
+from assay.store.api import open_store
+from assay.store.history import build_history
 
 
 class Summary(BaseModel):
@@ -106,8 +108,6 @@ class Catalog:
         self.store: Any = None
         self.store_name = ""
         if store is not None or not self.files:
-            from assay.store.api import open_store
-
             self.store = open_store(store, read_only=True)
             self.store_name = repr(self.store)
         self._cache: dict[str, Any] = {}
@@ -164,7 +164,6 @@ class Catalog:
         """The store's results over time (:class:`assay.store.history.HistoryReport`) and
         the intervals the comparisons and gates among them carry (run id -> measure ->
         ``(low, high)``; at most :data:`MAX_INTERVALS` results are read for them)."""
-        from assay.store.history import build_history
 
         entries = self.store.list() if self.store is not None else []
         report = build_history(entries, store=self.store_name or "no store")

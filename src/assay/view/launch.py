@@ -15,6 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from assay.view.app import make_app
 from assay.web.listen import LOOPBACK_HOSTS, Listener, check_port, is_loopback
 
 
@@ -48,7 +49,6 @@ def open_view(results: Sequence[str | Path] = (), options: ViewOptions | None = 
     On a loopback host it answers only to loopback host names (a DNS-rebinding
     guard); on another host it answers to any.
     """
-    from assay.view.app import make_app
 
     options = options or ViewOptions()
     hosts = list(LOOPBACK_HOSTS) if is_loopback(options.host) else None

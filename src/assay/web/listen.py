@@ -12,6 +12,8 @@ import ipaddress
 from dataclasses import dataclass, field
 from typing import Any
 
+from assay.core.errors import UsageError
+
 #: Host names a loopback listener answers to (the Host header it accepts).
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]", "::1")
 
@@ -28,7 +30,6 @@ def is_loopback(host: str) -> bool:
 
 def check_port(port: int) -> int:
     """``port`` when it is a TCP port (1 to 65535); else a UsageError naming ``port``."""
-    from assay.core.errors import UsageError
 
     if not 0 < port < 65536:
         raise UsageError(f"`port` must be between 1 and 65535; got {port}", "port")

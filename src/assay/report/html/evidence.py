@@ -20,7 +20,9 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from assay.core.hashing import content_version
+from assay.corpora.load import load_corpus
 from assay.judgments.load import load_judgments
+from assay.runs.io import load_run
 from assay.runs.offsets import load_offsets, query_lines, run_key, scan_lines
 from assay.runs.sidecar import read_sidecar, sidecar_mismatch
 from assay.systems.cache import cache_subdir
@@ -75,7 +77,6 @@ def locate(path: str | None, folders: Sequence[Path]) -> Path | None:
 @lru_cache(maxsize=8)
 def _run(path: str) -> dict[str, list[tuple[str, float]]]:
     """Every query's ranked list of a whole run (a run file that cannot be indexed)."""
-    from assay.runs.io import load_run
 
     return load_run(path).to_dict()
 
@@ -236,7 +237,6 @@ def _judgments(
 
 @lru_cache(maxsize=2)
 def _corpus(path: str, id_field: str | None, text_fields: tuple[str, ...] | None = None) -> Any:
-    from assay.corpora.load import load_corpus
 
     return load_corpus(path, id_field=id_field, text_fields=text_fields)
 

@@ -44,11 +44,28 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "benchmarks" / "_data"
 PY = sys.executable
 MEASURES = ["nDCG@10", "AP@100", "RR@10", "R@100"]
+
+
+def _run_lines(q: Any, docs: Any, ranks: Any, scores: Any) -> Any:
+    """TREC run lines (an object array of str) of equal-length columns."""
+    import numpy as np
+
+    return (
+        np.char.add("q", q.astype(str)).astype(object)
+        + " Q0 D"
+        + docs.astype(str).astype(object)
+        + " "
+        + ranks.astype(str).astype(object)
+        + " "
+        + scores.astype(str).astype(object)
+        + " bench\n"
+    )
 
 
 def make_data(nq: int, ndocs: int, seed: int = 7, order: str = "sorted") -> tuple[Path, Path]:
@@ -88,19 +105,17 @@ def make_data(nq: int, ndocs: int, seed: int = 7, order: str = "sorted") -> tupl
         ranks = np.take_along_axis(ranks, perm, axis=1)
     ranks = ranks.reshape(-1)
     with open(run_p, "w") as fh:
-        lines = (
-            np.char.add("q", q.astype(str)).astype(object)
-            + " Q0 D"
-            + run_docs.reshape(-1).astype(str).astype(object)
-            + " "
-            + ranks.astype(str).astype(object)
-            + " "
-            + run_scores.reshape(-1).astype(str).astype(object)
-            + " bench\n"
-        )
-        if order == "shuffled":  # every line anywhere: queries interleaved
-            lines = lines[np.random.default_rng(seed + 2).permutation(len(lines))]
-        fh.writelines(lines.tolist())
+        # sorted and unsorted runs are written 50,000 queries at a time (the same bytes
+        # as at once): the strings of 100 million lines would not fit in memory
+        step = nq if order == "shuffled" else 50_000
+        for lo in range(0, nq, step):
+            rows = slice(lo * ndocs, min(nq, lo + step) * ndocs)
+            lines = _run_lines(
+                q[rows], run_docs.reshape(-1)[rows], ranks[rows], run_scores.reshape(-1)[rows]
+            )
+            if order == "shuffled":  # every line anywhere: queries interleaved
+                lines = lines[np.random.default_rng(seed + 2).permutation(len(lines))]
+            fh.writelines(lines.tolist())
     # 5 judged docs per query: 3 from the run (random positions), 2 unretrieved
     pos = rng.integers(0, ndocs, size=(nq, 3))
     judged_in = np.take_along_axis(docs, pos, axis=1)

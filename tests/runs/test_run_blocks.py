@@ -20,11 +20,12 @@ from hypothesis import strategies as st
 import assay
 import assay.runs.blocks as blocks_mod
 from assay.core.errors import InputError, UsageError
+from assay.core.pairs import hashes
 from assay.judgments.load import load_judgments
 from assay.metrics.blocked import compute_blocked
 from assay.metrics.engine import compute
 from assay.procedures.evaluation import evaluate
-from assay.runs.blocks import RunBlocks, blocked_run
+from assay.runs.blocks import RunBlocks, blocked_run, partition_of
 from assay.runs.io import load_run
 from assay.runs.models import Run
 
@@ -224,3 +225,18 @@ def test_a_run_written_by_assay_run_keeps_its_marker_and_lines(tmp_path: Path) -
     with pytest.raises(InputError) as blocked:
         compute_blocked(judgments, _tiny(run), ["AP"])
     assert str(blocked.value) == str(whole.value)
+
+
+@pytest.mark.parametrize("parts", [2, 4, 16, 22, 23, 256])
+def test_short_ids_spread_over_every_partition(parts: int) -> None:
+    # Short ids hash to their own bytes, which share their first byte ("q"): the
+    # partition must still use every part, about evenly, whatever their number.
+    import pyarrow as pa
+
+    ids = pa.array([f"q{i}" for i in range(20_000)])
+    part = partition_of(hashes(ids), parts)
+    assert part.min() >= 0 and part.max() < parts
+    sizes = np.bincount(part, minlength=parts)
+    assert sizes.min() > 0
+    assert sizes.max() <= 1.5 * len(ids) / parts
+    assert np.array_equal(part, partition_of(hashes(ids), parts))  # the same every time

@@ -144,6 +144,7 @@ def loads(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> dict[str, int]:
 
     import assay.corpora.load as corpus_load
     from assay.systems import bm25 as bm25_module
+    from assay.systems import config as systems_config
 
     monkeypatch.setenv("ASSAY_CACHE_DIR", str(tmp_path / "cache"))
     counts = {"corpus": 0, "model": 0, "index": 0}
@@ -155,7 +156,10 @@ def loads(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> dict[str, int]:
 
         return wrapper
 
-    monkeypatch.setattr(corpus_load, "load_corpus", counted("corpus", corpus_load.load_corpus))
+    # Counted where the systems read it (their module binds the name at import).
+    corpus_counter = counted("corpus", corpus_load.load_corpus)
+    monkeypatch.setattr(corpus_load, "load_corpus", corpus_counter)
+    monkeypatch.setattr(systems_config, "load_corpus", corpus_counter)
     monkeypatch.setattr(E5Encoder, "_load", counted("model", E5Encoder._load))
     monkeypatch.setattr(bm25s.BM25, "index", counted("index", bm25s.BM25.index))
     monkeypatch.setattr(

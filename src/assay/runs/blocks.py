@@ -187,9 +187,7 @@ class RunBlocks:
         try:
             for batch in self._batches():
                 n = batch.num_rows
-                part = (np.asarray(hashes(batch.column("query_id"))) % np.uint64(parts)).astype(
-                    np.int64
-                )
+                part = partition_of(hashes(batch.column("query_id")), parts)
                 order = np.argsort(part, kind="stable")
                 bounds = np.searchsorted(part[order], np.arange(parts + 1))
                 lines = pa.array(np.arange(line, line + n, dtype=np.int64))
@@ -224,6 +222,25 @@ class RunBlocks:
         held = [table.select(["query_id", "doc_id", "score"])]
         del table
         return self._run(held, 0, lines)
+
+
+def partition_of(keys: np.ndarray, parts: int) -> np.ndarray:
+    """The partition (``0 <= p < parts``) of each uint64 key, spread evenly.
+
+    The keys of short ids are their bytes (see :func:`~assay.core.pairs.hashes`): the
+    first byte of ``q1``, ``q2``... is the same ``q``, so the key modulo an even
+    number of partitions left half of them empty (and modulo a power of two up to
+    256, all but one), doubling what one partition held. The keys are first mixed
+    (the finaliser of SplitMix64: every input bit reaches every output bit), then
+    mapped to ``[0, parts)`` by their high 32 bits.
+    """
+    x = np.array(keys, dtype=np.uint64)  # a copy: the keys are read-only
+    x ^= x >> np.uint64(30)
+    x *= np.uint64(0xBF58476D1CE4E5B9)
+    x ^= x >> np.uint64(27)
+    x *= np.uint64(0x94D049BB133111EB)
+    x ^= x >> np.uint64(31)
+    return ((x >> np.uint64(32)) * np.uint64(parts) >> np.uint64(32)).astype(np.int64)
 
 
 def _last_query_start(column: Any) -> int:

@@ -316,3 +316,16 @@ def _check_encode(values: list[str], cuts: list[int]) -> None:
     assert codes.dtype == np.int32
     assert codes.tolist() == want_codes.tolist()
     assert dictionary.to_pylist() == list(want_uniques)
+
+
+def test_long_strings_hash_by_every_byte():
+    """Past the bytes folded word by word, the rest still counts: strings that differ
+    only there (or only in length) get different hashes; equal ones equal hashes in
+    every Arrow layout, next to short strings."""
+    base = "a" * 300
+    values = ["q1", base + "x", base + "y", base, base + "x", "d" * 1_000_003, "q1"]
+    ways = [hashes(x).tolist() for x in _arrow_ways(values)]
+    assert all(w == ways[0] for w in ways[1:])
+    h = ways[0]
+    assert h[1] == h[4] and h[0] == h[6]
+    assert len({h[0], h[1], h[2], h[3], h[5]}) == 5

@@ -16,6 +16,7 @@ match is only a candidate, which the caller confirms on the strings (or on
 
 from __future__ import annotations
 
+import hashlib
 import weakref
 from typing import Any
 
@@ -230,6 +231,9 @@ def pair_keys(a: np.ndarray, b: np.ndarray, nb: int | None) -> np.ndarray:
 
 #: Fibonacci-hashing multiplier (2**64 / golden ratio), odd.
 _MIX = np.uint64(0x9E3779B97F4A7C15)
+#: Bytes of a string folded word by word by :func:`hashes`; the rest of a longer string
+#: is folded in as one digest (word by word, a 10 MB id took 1.25 million numpy steps).
+_FOLD = 256
 #: ``_LOW[i]`` keeps the low ``i`` bytes of a uint64 (``i`` = 0..8).
 _LOW = np.array([(1 << (8 * i)) - 1 for i in range(8)] + [(1 << 64) - 1], dtype=np.uint64)
 
@@ -370,12 +374,23 @@ def _chunk_hashes(arr: Any) -> np.ndarray:
     begin = offsets[:-1]
     h = _words(data, begin)
     h &= _LOW[np.minimum(lengths, 8)]
-    for j in range(8, int(lengths.max()), 8):  # strings longer than 8 bytes: fold in the rest
+    longest = int(lengths.max())
+    for j in range(8, min(longest, _FOLD), 8):  # strings longer than 8 bytes: fold in the rest
         rows = np.flatnonzero(lengths > j)
         word = _words(data, begin[rows] + j)
         word &= _LOW[np.minimum(lengths[rows] - j, 8)]
         h[rows] = h[rows] * _MIX ^ word
+    if longest > _FOLD:  # past _FOLD bytes, one digest of the rest (a 10 MB id: one call)
+        rows = np.flatnonzero(lengths > _FOLD)
+        spans = zip(begin[rows].tolist(), lengths[rows].tolist(), strict=True)
+        digest = np.array([_digest(data[b + _FOLD : b + n].tobytes()) for b, n in spans], np.uint64)
+        h[rows] = h[rows] * _MIX ^ digest
     return h
+
+
+def _digest(data: bytes) -> int:
+    """Eight bytes of BLAKE2b of ``data``, as an unsigned integer."""
+    return int.from_bytes(hashlib.blake2b(data, digest_size=8).digest(), "little")
 
 
 def _words(data: np.ndarray, at: np.ndarray) -> np.ndarray:

@@ -97,18 +97,30 @@ def cases(draw):
         for _ in range(rng.randrange(1, 6))
     }
     extra = [(f"x{i}", "d1", 1.0) for i in range(draw(st.integers(0, 2)))]  # not judged: ignored
-    return rows + extra, grades, draw(st.sampled_from([200, 600, 5000]))
+    # the set's other readers: subtopics (diversity qrels), and Hole@k (every doc the
+    # whole set names, so its blocks keep the whole set)
+    more = draw(st.sampled_from([(), ("Hole@10",), DIVERSITY]))
+    return rows + extra, grades, draw(st.sampled_from([200, 600, 5000])), more
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+DIVERSITY = ("alpha_nDCG@10", "ERR_IA@10", "StRecall@10")
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(case=cases())
 def test_blocks_give_the_whole_runs_values(case, tmp_path_factory) -> None:
-    rows, grades, block = case
+    rows, grades, block, more = case
     tmp = tmp_path_factory.mktemp("blocks")
     qrels, run = _write(tmp, rows, grades)
-    judgments = load_judgments(qrels, format="trec")
-    whole = compute(judgments, load_run(run), MEASURES, missing="zero")
-    table, counted, _ = compute_blocked(judgments, _tiny(run, block), MEASURES)
+    fmt = "trec-diversity" if more == DIVERSITY else "trec"
+    if fmt == "trec-diversity":  # the second field is the subtopic: 0 to 2
+        lines = qrels.read_text().splitlines()
+        qrels.write_text("".join(f"{q} {i % 3} {d} {g}\n" for i, (q, _, d, g) in
+                                 enumerate(x.split() for x in lines)))  # fmt: skip
+    judgments = load_judgments(qrels, format=fmt)
+    measures = [*MEASURES, *more]
+    whole = compute(judgments, load_run(run), measures, missing="zero")
+    table, counted, _ = compute_blocked(judgments, _tiny(run, block), measures)
     _same_table(whole, table)
     assert counted.longest == load_run(run).longest
     assert len(counted) == len(rows)
@@ -240,3 +252,21 @@ def test_short_ids_spread_over_every_partition(parts: int) -> None:
     assert sizes.min() > 0
     assert sizes.max() <= 1.5 * len(ids) / parts
     assert np.array_equal(part, partition_of(hashes(ids), parts))  # the same every time
+
+
+def test_no_answer_queries_are_left_to_the_answer_checks(tmp_path: Path) -> None:
+    """Queries marked no-answer are not ranked: blocked or whole, the same table, and
+    their lines are handed back for the no-answer checks."""
+    rows = [(f"q{q}", f"d{i}", float(i % 5)) for q in range(30) for i in range(12)]
+    random.Random(5).shuffle(rows)
+    _, run = _write(tmp_path, rows, {("q0", "d1"): 1})
+    queries = [
+        {"query_id": f"q{q}", "text": f"text {q}", "no_answer": q % 4 == 0} for q in range(32)
+    ]
+    judged = {f"q{q}": {f"d{q % 12}": 1 + q % 3} for q in range(32) if q % 4}
+    judgments = assay.JudgmentSet.from_records(queries, judged)
+    whole = compute(judgments, load_run(run), MEASURES, missing="zero")
+    table, _, asked = compute_blocked(judgments, _tiny(run, 400), MEASURES)
+    _same_table(whole, table)
+    assert sorted(set(asked.frame["query_id"])) == sorted(f"q{q}" for q in range(0, 30, 4))
+    assert len(asked.frame) == 8 * 12

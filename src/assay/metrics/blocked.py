@@ -11,19 +11,16 @@ measure family (means, sums, geometric means) gives today's figures, bit for bit
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
+from assay.judgments.models import JudgmentSet
 from assay.metrics.engine import ScoreTable, compute
-from assay.metrics.rows import qrels_arrays
-from assay.runs.blocks import Interleaved, RunBlocks
+from assay.metrics.measures import Measure, parse_measure
+from assay.runs.blocks import Interleaved, RunBlocks, release_memory
 from assay.runs.io import load_run
 from assay.runs.models import Run
-
-if TYPE_CHECKING:  # pragma: no cover
-    from assay.judgments.models import JudgmentSet
-    from assay.metrics.measures import Measure
 
 
 def compute_blocked(
@@ -43,9 +40,12 @@ def compute_blocked(
     """
     import pyarrow as pa
 
-    qrels = qrels_arrays(judgments, judgments.answerable_ids)
+    ms = list(dict.fromkeys(parse_measure(m) for m in measures))
+    # Hole@k reads every doc id the whole set names: its blocks keep the whole set
+    whole_set = any(m.family == "Hole" for m in ms)
+    release_memory()  # what reading the judgments freed: the blocks may have it
     blocks.fit()  # the judgments are loaded: the blocks get what the budget leaves
-    how = (measures, ties, qrels)
+    how = (ms, ties, whole_set)
     try:
         try:
             return _merged(judgments, blocks, blocks.grouped(), how)
@@ -56,30 +56,37 @@ def compute_blocked(
     except (pa.ArrowInvalid, pa.ArrowTypeError):
         pass
     run = load_run(blocks.path, format="trec", name=blocks.name)
-    table = compute(judgments, run, list(measures), missing="zero", ties=ties, qrels=qrels)
+    table = compute(judgments, run, ms, missing="zero", ties=ties)
     return table, run, run
 
 
 def _merged(
-    judgments: JudgmentSet, blocks: RunBlocks, runs: Iterable[Run], how: tuple[Any, str, Any]
+    judgments: JudgmentSet, blocks: RunBlocks, runs: Iterable[Run], how: tuple[Any, str, bool]
 ) -> tuple[ScoreTable, RunBlocks, Run]:
     """The tables of ``runs`` (the blocks of ``blocks``) merged query by query (see the
-    module docstring); ``how`` is ``(measures, ties, qrels)``."""
+    module docstring); ``how`` is ``(measures, ties, whole_set)``.
+
+    Each block is scored against the judgments of its own queries (:class:`BlockJudgments`),
+    so what a block costs follows the block, not the set, unless ``whole_set``.
+    """
     import pandas as pd
 
-    measures, ties, qrels = how
+    measures, ties, whole_set = how
     wanted = set(judgments.no_answer_ids)
     asked: list[Any] = []
-    table: ScoreTable | None = None
+    # every judged query, as absent from the run: the blocks fill in theirs
+    table = _writable(compute(judgments, Run.from_dict({}), measures, missing="zero", ties=ties))
+    table.run_queries = 0
+    of_block = None if whole_set else BlockJudgments(judgments)
+    everyone = np.arange(len(table.query_ids))
     for run in runs:
-        part = compute(judgments, run, list(measures), missing="zero", ties=ties, qrels=qrels)
+        sub, at = (judgments, everyone) if of_block is None else of_block.of(run.query_ids)
+        part = compute(sub, run, measures, missing="zero", ties=ties)
         if wanted:
             frame = run.frame
             asked.append(frame[frame["query_id"].isin(wanted)].astype({"query_id": str}))
-        table = _merge(table, part)
-        del run, part  # before the next block is read
-    if table is None:  # no line at all
-        table = compute(judgments, Run.from_dict({}), list(measures), missing="zero", ties=ties)
+        _merge(table, part, at)
+        del run, part, sub  # before the next block is read
     table.missing_queries = int(len(table.query_ids) - np.count_nonzero(table.in_run))
     frame = (
         pd.concat(asked, ignore_index=True)
@@ -89,19 +96,65 @@ def _merged(
     return table, blocks, Run(frame, name=blocks.name, has_scores=True)
 
 
-def _merge(table: ScoreTable | None, part: ScoreTable) -> ScoreTable:
-    """``table`` with the queries ``part`` holds (in its block) taken from ``part``."""
-    if table is None:
-        part.values = {m: np.array(v) for m, v in part.values.items()}
-        part.first_rel_rank = np.array(part.first_rel_rank)
-        part.in_run = np.array(part.in_run)
-        return part
+class BlockJudgments:
+    """The judgments of a block's queries, cut from a set without a pass over its ids.
+
+    The query of every judgment (its row in the set's queries) is found once;
+    :meth:`of` then gathers a block's rows with numpy.
+    """
+
+    def __init__(self, judgments: JudgmentSet) -> None:
+        queries = judgments.queries
+        self.judgments = judgments
+        self.index = queries.index
+        answerable = ~queries["no_answer"].to_numpy(bool)
+        #: the row of each query in the table (answerable queries only), -1 for the others
+        self.slot = np.where(answerable, np.cumsum(answerable) - 1, -1)
+        self.owner = self.index.get_indexer(judgments.qrels["query_id"])
+
+    def of(self, query_ids: list[str]) -> tuple[JudgmentSet, np.ndarray]:
+        """``(set, rows)``: the set's queries among ``query_ids`` (in the set's order) with
+        their judgments, and the row in the whole set's table of each of its
+        answerable queries."""
+        j = self.judgments
+        found = self.index.get_indexer(query_ids)
+        rows = np.unique(found[found >= 0])
+        member = np.zeros(len(self.index) + 1, dtype=bool)  # the last: judgments of no query
+        member[rows] = True
+        qrels = j.qrels.iloc[np.flatnonzero(member[self.owner])]
+        subtopics = j.subtopics
+        if subtopics is not None:
+            subtopics = subtopics[subtopics["query_id"].isin(self.index[rows])]
+        sub = JudgmentSet(
+            j.queries.iloc[rows],
+            qrels,
+            name=j.name,
+            path=j.path,
+            format=j.format,
+            prefer=j.prefer,
+            subtopics=subtopics,
+        )
+        slots = self.slot[rows]
+        return sub, slots[slots >= 0]
+
+
+def _writable(table: ScoreTable) -> ScoreTable:
+    """``table`` with arrays of its own (the engine's may be shared or read-only)."""
+    table.values = {m: np.array(v) for m, v in table.values.items()}
+    table.first_rel_rank = np.array(table.first_rel_rank)
+    table.in_run = np.array(table.in_run)
+    return table
+
+
+def _merge(table: ScoreTable, part: ScoreTable, at: np.ndarray) -> None:
+    """Take into ``table`` the queries ``part`` holds in its block; ``part``'s row ``i`` is
+    ``table``'s row ``at[i]``."""
     sel = part.in_run
+    rows = at[sel]
     for m, v in part.values.items():
-        table.values[m][sel] = v[sel]
-    table.first_rel_rank[sel] = part.first_rel_rank[sel]
-    table.in_run |= sel
+        table.values[m][rows] = v[sel]
+    table.first_rel_rank[rows] = part.first_rel_rank[sel]
+    table.in_run[rows] = True
     table.ignored_queries += part.ignored_queries
     table.tied_pairs_at_cutoff += part.tied_pairs_at_cutoff
     table.run_queries = (table.run_queries or 0) + (part.run_queries or 0)
-    return table

@@ -112,6 +112,7 @@ class RunBlocks:
         parts = max(2, math.ceil(PARTITION_SHARE * size / self.block_bytes))
         with tempfile.TemporaryDirectory(prefix="assay-blocks-") as tmp:
             files = self._partition(Path(tmp), parts)
+            release_memory()  # the reader's and writers' buffers: not kept while scoring
             for part in files:
                 held = [self._read_part(part)]
                 part.unlink()

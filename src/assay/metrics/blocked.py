@@ -18,6 +18,7 @@ import numpy as np
 from assay.judgments.models import JudgmentSet
 from assay.metrics.engine import ScoreTable, compute
 from assay.metrics.measures import Measure, parse_measure
+from assay.metrics.rows import positions_in
 from assay.runs.blocks import Interleaved, RunBlocks, release_memory
 from assay.runs.io import load_run
 from assay.runs.models import Run
@@ -67,26 +68,25 @@ def _merged(
     module docstring); ``how`` is ``(measures, ties, whole_set)``.
 
     Each block is scored against the judgments of its own queries (:class:`BlockJudgments`),
-    so what a block costs follows the block, not the set, unless ``whole_set``.
+    so what a block costs follows the block, not the set, unless ``whole_set``; the
+    queries no block held are scored last, as absent from the run.
     """
     import pandas as pd
 
     measures, ties, whole_set = how
     wanted = set(judgments.no_answer_ids)
     asked: list[Any] = []
-    # every judged query, as absent from the run: the blocks fill in theirs
-    table = _writable(compute(judgments, Run.from_dict({}), measures, missing="zero", ties=ties))
-    table.run_queries = 0
-    of_block = None if whole_set else BlockJudgments(judgments)
-    everyone = np.arange(len(table.query_ids))
+    cut = None if whole_set else BlockJudgments(judgments)
+    table: ScoreTable | None = None
     for run in runs:
-        sub, at = (judgments, everyone) if of_block is None else of_block.of(run.query_ids)
+        sub, at = _judgments_of(judgments, cut, run.query_ids)
         part = compute(sub, run, measures, missing="zero", ties=ties)
         if wanted:
             frame = run.frame
             asked.append(frame[frame["query_id"].isin(wanted)].astype({"query_id": str}))
-        _merge(table, part, at)
+        table = _merge(table, part, at, judgments.answerable_ids)
         del run, part, sub  # before the next block is read
+    table = _absent(judgments, cut, table, (measures, ties))
     table.missing_queries = int(len(table.query_ids) - np.count_nonzero(table.in_run))
     frame = (
         pd.concat(asked, ignore_index=True)
@@ -94,6 +94,40 @@ def _merged(
         else pd.DataFrame({"query_id": [], "doc_id": [], "score": []})
     )
     return table, blocks, Run(frame, name=blocks.name, has_scores=True)
+
+
+def _judgments_of(
+    judgments: JudgmentSet, cut: BlockJudgments | None, query_ids: list[str]
+) -> tuple[JudgmentSet, np.ndarray]:
+    """The set a block of ``query_ids`` is scored against, and the row in the whole
+    table of each of its rows (the whole set itself when ``cut`` is ``None``)."""
+    if cut is None:
+        return judgments, np.arange(len(judgments.answerable_ids))
+    return cut.of(query_ids)
+
+
+def _absent(
+    judgments: JudgmentSet,
+    cut: BlockJudgments | None,
+    table: ScoreTable | None,
+    how: tuple[Any, str],
+) -> ScoreTable:
+    """``table`` with the values the engine gives the queries no block held."""
+    measures, ties = how
+    ids = judgments.answerable_ids
+    missing = np.arange(len(ids)) if table is None else np.flatnonzero(~table.in_run)
+    if table is not None and not len(missing):
+        return table
+    sub, at = _judgments_of(judgments, cut, [ids[i] for i in missing.tolist()])
+    part = compute(sub, Run.from_dict({}), measures, missing="zero", ties=ties)
+    if table is None:
+        table = _empty(part, ids)
+    keep = ~table.in_run[at]  # the whole set (Hole@k) scores every query: keep the blocks'
+    rows = at[keep]
+    for m, v in part.values.items():
+        table.values[m][rows] = v[keep]
+    table.first_rel_rank[rows] = part.first_rel_rank[keep]
+    return table
 
 
 class BlockJudgments:
@@ -110,16 +144,17 @@ class BlockJudgments:
         answerable = ~queries["no_answer"].to_numpy(bool)
         #: the row of each query in the table (answerable queries only), -1 for the others
         self.slot = np.where(answerable, np.cumsum(answerable) - 1, -1)
-        self.owner = self.index.get_indexer(judgments.qrels["query_id"])
+        # looked up in Arrow: no Python string per judgment (84 MB for 1.5 million)
+        self.owner = positions_in(judgments.qrels["query_id"], self.index)
 
     def of(self, query_ids: list[str]) -> tuple[JudgmentSet, np.ndarray]:
         """``(set, rows)``: the set's queries among ``query_ids`` (in the set's order) with
         their judgments, and the row in the whole set's table of each of its
         answerable queries."""
         j = self.judgments
-        found = self.index.get_indexer(query_ids)
+        found = positions_in(query_ids, self.index)
         rows = np.unique(found[found >= 0])
-        member = np.zeros(len(self.index) + 1, dtype=bool)  # the last: judgments of no query
+        member = np.zeros(len(self.index) + 1, dtype=bool)  # the last (-1): of no query
         member[rows] = True
         qrels = j.qrels.iloc[np.flatnonzero(member[self.owner])]
         subtopics = j.subtopics
@@ -138,17 +173,25 @@ class BlockJudgments:
         return sub, slots[slots >= 0]
 
 
-def _writable(table: ScoreTable) -> ScoreTable:
-    """``table`` with arrays of its own (the engine's may be shared or read-only)."""
-    table.values = {m: np.array(v) for m, v in table.values.items()}
-    table.first_rel_rank = np.array(table.first_rel_rank)
-    table.in_run = np.array(table.in_run)
-    return table
+def _empty(part: ScoreTable, query_ids: list[str]) -> ScoreTable:
+    """A table of ``query_ids``, none in the run yet, with the arrays ``part``'s kinds."""
+    n = len(query_ids)
+    return ScoreTable(
+        query_ids=list(query_ids),
+        values={m: np.zeros(n, dtype=v.dtype) for m, v in part.values.items()},
+        first_rel_rank=np.zeros(n, dtype=part.first_rel_rank.dtype),
+        in_run=np.zeros(n, dtype=bool),
+        run_queries=0,
+    )
 
 
-def _merge(table: ScoreTable, part: ScoreTable, at: np.ndarray) -> None:
-    """Take into ``table`` the queries ``part`` holds in its block; ``part``'s row ``i`` is
-    ``table``'s row ``at[i]``."""
+def _merge(
+    table: ScoreTable | None, part: ScoreTable, at: np.ndarray, query_ids: list[str]
+) -> ScoreTable:
+    """``table`` (a new one of ``query_ids`` when ``None``) with the queries ``part`` holds
+    in its block; ``part``'s row ``i`` is ``table``'s row ``at[i]``."""
+    if table is None:
+        table = _empty(part, query_ids)
     sel = part.in_run
     rows = at[sel]
     for m, v in part.values.items():
@@ -158,3 +201,4 @@ def _merge(table: ScoreTable, part: ScoreTable, at: np.ndarray) -> None:
     table.ignored_queries += part.ignored_queries
     table.tied_pairs_at_cutoff += part.tied_pairs_at_cutoff
     table.run_queries = (table.run_queries or 0) + (part.run_queries or 0)
+    return table

@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from assay.core.pairs import arrow_text, hashes
-from assay.metrics.rows import _judgments_of, _lookup, _same_ids
+from assay.metrics.rows import _judgments_of, _same_ids, positions_in
 
 if TYPE_CHECKING:  # pragma: no cover
     from assay.judgments.models import JudgmentSet
@@ -88,7 +88,7 @@ def _mapped(frame: Any, qrels: Qrels, qids: list[str]) -> tuple[np.ndarray, ...]
     import pandas as pd
 
     empty = np.zeros(0, dtype=np.int64)
-    q = _lookup(frame["query_id"], qids)
+    q = positions_in(frame["query_id"], qids)
     rows = np.flatnonzero(q >= 0)
     if not len(rows) or not len(qrels.q):
         return empty, empty, empty, empty

@@ -77,7 +77,7 @@ def _codes(series: Any) -> tuple[np.ndarray, Any]:
     return codes.astype(np.int64, copy=False), pd.Index(uniques)
 
 
-def _lookup(values: Any, universe: Any) -> np.ndarray:
+def positions_in(values: Any, universe: Any) -> np.ndarray:
     """Position of each of ``values`` in ``universe`` (both string arrays), -1 if absent."""
     import pyarrow.compute as pc
 
@@ -93,7 +93,7 @@ def qrels_arrays(judgments: JudgmentSet, qids: list[str]) -> Qrels:
         empty, none = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.uint64)
         return Qrels(empty, empty, pa.array([], pa.string()), none, none, empty, True)
     qcodes, quniq = _qrels_codes(judgments)
-    q = _lookup(quniq, qids)[qcodes]
+    q = positions_in(quniq, qids)[qcodes]
     ids = arrow_text(qr["doc_id"])
     h = hashes(ids)
     grade = qr["grade"].to_numpy().astype(np.int64)
@@ -140,7 +140,7 @@ def ranked_rows(
     if len(frame) == 0:
         return Rows(empty, empty, empty, np.zeros(nq), empty, 0, 0, (empty, empty))
     gcodes, guniq = _codes(frame["query_id"])
-    gmap = _lookup(guniq, qids) if qids else np.full(len(guniq), -1, dtype=np.int64)
+    gmap = positions_in(guniq, qids) if qids else np.full(len(guniq), -1, dtype=np.int64)
     blocks, counts = _query_blocks(gcodes, len(guniq))
     used = counts > 0
     ignored = int(np.count_nonzero(used & (gmap < 0)))

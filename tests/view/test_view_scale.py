@@ -63,9 +63,13 @@ def _old(run: Path, qrels: Path, qids: list[str]) -> dict[str, list]:
     """The ranked lists as the whole-run path gives them: load_run, to_dict, every grade."""
     from assay.judgments.load import load_judgments
     from assay.runs.io import load_run
+    from assay.runs.models import Run
 
-    frame = load_run(run).ranked("score")  # what Run.to_dict walks, here for ``qids`` only
-    frame = frame[frame["query_id"].astype(str).isin(qids)]
+    # what Run.to_dict walks, here for ``qids`` only (each query is ordered on its own
+    # lines, so the rest of the run is left out before ordering)
+    whole = load_run(run)
+    frame = whole.frame[whole.frame["query_id"].astype(str).isin(qids)]
+    frame = Run(frame.reset_index(drop=True), name=whole.name, has_scores=True).ranked("score")
     ranked: dict[str, list[tuple[str, float]]] = {}
     columns = (frame["query_id"].astype(str), frame["doc_id"].astype(str), frame["score"])
     for q, d, s in zip(*columns, strict=True):

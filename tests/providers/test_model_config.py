@@ -11,10 +11,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from assay.core.errors import UsageError
+from assay.core.limits import MAX_RESPONSE_BYTES, MAX_RETRIES
 from assay.judges.spec import JUDGE_CONFIG_MODELS
 from assay.matrix.config import MATRIX_CONFIG_MODELS
-from assay.systems.limits import MAX_RESPONSE_BYTES, MAX_RETRIES
-from assay.systems.model_config import (
+from assay.providers.model_config import (
     DEFAULT_MAX_RESPONSE_BYTES,
     MAX_TIMEOUT,
     MODEL_CONFIG_MODELS,
@@ -139,7 +139,7 @@ def test_schema_lets_numbers_come_from_the_environment() -> None:
     """Editors validating assay.toml accept input_price = "${PRICE}" as the loader does."""
     import tomllib
 
-    from assay.systems.model_config import ENV_TEMPLATE, ModelTable
+    from assay.providers.model_config import ENV_TEMPLATE, ModelTable
 
     props = ModelTable.model_json_schema()["properties"]
     table = tomllib.loads((Path(__file__).resolve().parents[2] / "examples" / "matrix" /

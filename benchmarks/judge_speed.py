@@ -53,9 +53,9 @@ def main() -> None:
 
     from assay.corpora.models import Corpus
     from assay.judges.relevance import Pair, grade_relevance
+    from assay.providers.call_cache import CallCache
     from assay.providers.client import ChatClient
-    from assay.systems.call_cache import CallCache
-    from assay.systems.model_config import model_from_table
+    from assay.providers.model_config import model_from_table
 
     words = ["rate", "census", "price", "index", "labour", "force", "housing", "export", "wage"]
     docs = [

@@ -160,7 +160,7 @@ def model_calls(url: str, n: int, rate: float) -> Callable[[], Any]:
     from assay.judges.graders import RELEVANCE
     from assay.judges.grading import Item, grade_items
     from assay.providers.client import ChatClient
-    from assay.systems.model_config import ModelConfig
+    from assay.providers.model_config import ModelConfig
 
     items = [Item(f"i{i}", {"query": f"query {i}", "passage": f"passage {i}"}) for i in range(n)]
 

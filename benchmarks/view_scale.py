@@ -45,7 +45,7 @@ WORK = ROOT / "benchmarks" / "_work" / "view_scale"
 CHILD = r"""
 import json, sys, time
 from fastapi.testclient import TestClient
-from assay.report.html import evidence
+from assay.view import evidence
 from assay.runs import offsets
 from assay.view import make_app
 

@@ -102,11 +102,11 @@ RULES: list[tuple[str, str, set[str]]] = [
         r"<\s*alpha\s*<|between 0 and (1|0\.5)",
         {"core/bounds.py", "core/retry.py"},
     ),
-    ("one MAX_RETRIES", r"MAX_RETRIES\s*=", {"systems/limits.py"}),
+    ("one MAX_RETRIES", r"MAX_RETRIES\s*=", {"core/limits.py"}),
     (
         "config faults worded once",
         r"must be tables|must be a table[;:]|Input should be\", \"must be",
-        {"systems/config_errors.py"},
+        {"io/config_errors.py"},
     ),
     (
         "plotly set up once (no cloud button, no logo link)",

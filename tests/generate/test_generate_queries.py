@@ -12,9 +12,9 @@ import pytest
 
 from assay.corpora.models import Corpus
 from assay.generate.queries import generate_queries, normalise, overlap
+from assay.providers.call_cache import CallCache
 from assay.providers.client import ChatClient
-from assay.systems.call_cache import CallCache
-from assay.systems.model_config import get_model
+from assay.providers.model_config import get_model
 
 
 def _client(writer_toml: Path, tmp_path: Path) -> ChatClient:

@@ -15,7 +15,7 @@ from assay.judges.grading import grade_items
 from assay.judges.labels import read_labels
 from assay.judges.relevance import Pair, relevance_items
 from assay.providers.client import ChatClient
-from assay.systems.model_config import get_model
+from assay.providers.model_config import get_model
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "judges"
 

@@ -10,15 +10,16 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from assay.core.errors import UsageError
+from assay.core.errors import InputError, UsageError
+from assay.core.limits import MAX_RESPONSE_BYTES, MAX_RETRIES
 from assay.judges.spec import JUDGE_CONFIG_MODELS
 from assay.matrix.config import MATRIX_CONFIG_MODELS
-from assay.systems.limits import MAX_RESPONSE_BYTES, MAX_RETRIES
-from assay.systems.model_config import (
+from assay.providers.model_config import (
     DEFAULT_MAX_RESPONSE_BYTES,
     MAX_TIMEOUT,
     MODEL_CONFIG_MODELS,
     ModelConfig,
+    get_model,
     model_from_table,
 )
 
@@ -93,6 +94,20 @@ def test_an_env_secret_in_a_bad_value_is_not_shown(monkeypatch: pytest.MonkeyPat
     assert "${MODEL_URL}" in str(err.value)
 
 
+MODEL_TABLE = '[models.m]\nbase_url = "http://127.0.0.1:9/v1"\nmodel = "m"\n'
+
+
+def test_a_model_is_found_whatever_a_system_table_holds(tmp_path: Path) -> None:
+    """The providers read the file's shape, not the keys of the systems' tables (the
+    systems layer checks those when a system is built or the file validated)."""
+    path = tmp_path / "assay.toml"
+    path.write_text('[systems.s]\ntype = "bm25"\ncolour = 3\n\n' + MODEL_TABLE)
+    assert get_model("m", path).model == "m"
+    path.write_text("[systems]\ns = 3\n\n" + MODEL_TABLE)
+    with pytest.raises(InputError, match=re.escape(f"{path}:2: [systems.s] must be a table")):
+        get_model("m", path)
+
+
 def test_credential_headers_are_registered_secrets() -> None:
     from assay.core.redact import redact_text
 
@@ -139,7 +154,7 @@ def test_schema_lets_numbers_come_from_the_environment() -> None:
     """Editors validating assay.toml accept input_price = "${PRICE}" as the loader does."""
     import tomllib
 
-    from assay.systems.model_config import ENV_TEMPLATE, ModelTable
+    from assay.providers.model_config import ENV_TEMPLATE, ModelTable
 
     props = ModelTable.model_json_schema()["properties"]
     table = tomllib.loads((Path(__file__).resolve().parents[2] / "examples" / "matrix" /

@@ -12,7 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from assay.providers.accounting import Budget, CallRecord, Usage, cost_bound
-from assay.systems.call_cache import CallCache, call_key, default_model_cache_dir
+from assay.providers.call_cache import CallCache, call_key, default_model_cache_dir
 
 BASE = {
     "endpoint": "http://127.0.0.1:1/v1/chat/completions",

@@ -11,9 +11,9 @@ import pytest
 from assay.core.errors import UsageError
 from assay.core.retry import RetryPolicy
 from assay.judges.graders import RELEVANCE
+from assay.providers.call_cache import CallCache
 from assay.providers.client import ChatClient, OfflineMiss, ProviderError, parse_json_answer
-from assay.systems.call_cache import CallCache
-from assay.systems.model_config import get_model, model_from_table
+from assay.providers.model_config import get_model, model_from_table
 
 FAST = RetryPolicy(retries=2, backoff=0.0, jitter=0.0)
 

@@ -8,8 +8,8 @@ import json
 import re
 from pathlib import Path
 
+from assay.providers.call_cache import call_key
 from assay.systems.cache import RunCache
-from assay.systems.call_cache import call_key
 from assay.systems.embeddings import EmbeddingCache
 
 SRC = Path(__file__).resolve().parents[2] / "src" / "assay"

@@ -10,8 +10,8 @@ import pytest
 from assay.cli.app import main
 from assay.core.errors import AssayError
 from assay.matrix.config import load_matrix
+from assay.providers.model_config import get_model
 from assay.systems.config import load_config
-from assay.systems.model_config import get_model
 
 SYSTEMS = {
     "unknown key": ('[systems.s]\ntype = "bm25"\ncolour = 3\n', 3, "systems.s", "colour"),

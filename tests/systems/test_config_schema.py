@@ -74,8 +74,8 @@ def test_bad_tables_are_refused_with_everything_named(tmp_path: Path, capsys, li
 def test_choices_are_the_systems_own() -> None:
     from typing import get_args
 
+    from assay.io.http_transport import CROSS_ORIGIN
     from assay.systems.fusion import FUSION_METHODS
-    from assay.systems.http_transport import CROSS_ORIGIN
     from assay.systems.schema import HttpTable, HybridTable
 
     assert get_args(HybridTable.model_fields["method"].annotation) == FUSION_METHODS
@@ -84,8 +84,8 @@ def test_choices_are_the_systems_own() -> None:
 
 
 def test_every_field_is_described() -> None:
-    from assay.systems.model_config import ModelTable
-    from assay.systems.schema import ConfigDocument
+    from assay.io.configfile import ConfigDocument
+    from assay.providers.model_config import ModelTable
 
     for model in [*SYSTEM_MODELS.values(), ConfigDocument, ModelTable]:
         for name, field in model.model_fields.items():

@@ -17,9 +17,8 @@ import pytest
 from fastapi.testclient import TestClient
 
 import assay
-from assay.report.html import evidence
 from assay.runs import offsets
-from assay.view import make_app
+from assay.view import evidence, make_app
 
 QUERIES, DEPTH = 20_000, 100
 #: The bound on a page's payload (bytes of HTML).

@@ -17,7 +17,8 @@ writes. Text written is scrubbed of registered secrets (:mod:`assay.core.redact`
 
 A file that another program owns and assay only adds to (GitHub's job summary,
 ``$GITHUB_STEP_SUMMARY``) is appended to with :func:`append_text`: one write of
-the whole text, flushed and synced, to a regular file only.
+the whole text, flushed and synced, to a regular file only. :func:`locate` finds a file
+named in a result or sidecar, relative to the folders it may sit in.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from __future__ import annotations
 import os
 import stat
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 
 from assay.core.errors import UsageError
@@ -226,3 +228,16 @@ def _sync_dir(folder: Path) -> None:
         pass
     finally:
         os.close(fd)
+
+
+def locate(path: str | None, folders: Sequence[Path]) -> Path | None:
+    """``path`` if it exists, else found relative to one of ``folders``; else None."""
+    if not path:
+        return None
+    p = Path(path)
+    if p.is_absolute():
+        return p if p.exists() else None
+    for folder in folders:
+        if (folder / p).exists():
+            return folder / p
+    return None

@@ -45,11 +45,11 @@ from pydantic import (
 
 from assay.core.errors import InputError, Problem, ProblemLog, UsageError, _StopCollecting
 from assay.core.hashing import content_version
+from assay.io.config_errors import config_error, not_a_table
 from assay.io.textio import json_lines, read_text
 from assay.judges.graders import Grader
+from assay.providers.model_config import Whole
 from assay.systems.config import load_config
-from assay.systems.config_errors import config_error, not_a_table
-from assay.systems.model_config import Whole
 
 #: Widest scale of a criterion (top minus bottom), and most criteria of a judge.
 MAX_SCALE_STEPS = 100

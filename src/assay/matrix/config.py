@@ -42,13 +42,13 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from assay.answers.load import cases_version
 from assay.core.errors import InputError, Problem, UsageError, collecting
 from assay.core.hashing import content_version
+from assay.core.limits import MAX_TIMEOUT
+from assay.io.config_errors import config_error
 from assay.io.textio import json_lines, read_text
 from assay.matrix.reliability import default_ks
+from assay.providers.model_config import ModelTable, Number, Whole, model_from_table
 from assay.stats.corrections import CORRECTIONS, correction_field
 from assay.systems.config import load_config
-from assay.systems.config_errors import config_error
-from assay.systems.limits import MAX_TIMEOUT
-from assay.systems.model_config import ModelTable, Number, Whole, model_from_table
 
 #: Most repeats of one cell, and most attempts (prompts x providers x cases x repeats) of a run.
 MAX_REPEATS = 1000
@@ -141,7 +141,7 @@ class BaselineTable(BaseModel):
 class MatrixFile(BaseModel):
     """A matrix file: the one document model of its tables.
 
-    ``[models.NAME]`` tables are :class:`~assay.systems.model_config.ModelTable`
+    ``[models.NAME]`` tables are :class:`~assay.providers.model_config.ModelTable`
     settings, checked when their ``${VAR}`` values are read (:func:`load_matrix`).
     """
 
@@ -208,7 +208,7 @@ class Provider:
 
     name: str
     kind: str  # "model" | "baseline"
-    config: Any = None  # assay.systems.model_config.ModelConfig
+    config: Any = None  # assay.providers.model_config.ModelConfig
     function: str | None = None
     timeout: float | None = None  # a baseline's deadline per call (assay.systems.usercode)
 

@@ -1,9 +1,9 @@
 """The JSON Schemas of assay's config files, for editors (Taplo, Even Better TOML).
 
 Each file kind is one pydantic document model: ``assay.toml`` is
-:class:`assay.systems.schema.ConfigDocument` (its ``[systems.NAME]`` tables one
+:class:`assay.io.configfile.ConfigDocument` (its ``[systems.NAME]`` tables one
 of the type models of :mod:`assay.systems.schema`, its ``[models.NAME]`` tables
-:class:`assay.systems.model_config.ModelTable`), a matrix file is
+:class:`assay.providers.model_config.ModelTable`), a matrix file is
 :class:`assay.matrix.config.MatrixFile`. The schemas printed here are theirs.
 """
 
@@ -11,9 +11,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from assay.io.configfile import ConfigDocument
 from assay.matrix.config import MatrixFile
-from assay.systems.model_config import ModelTable
-from assay.systems.schema import ConfigDocument, systems_json_schema
+from assay.providers.model_config import ModelTable
+from assay.systems.schema import systems_json_schema
 
 #: The ``$schema`` dialect of the documents printed.
 DIALECT = "https://json-schema.org/draft/2020-12/schema"

@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from assay.core.bounds import at_least, one_of
 from assay.core.errors import UsageError
+from assay.core.limits import retries as checked_retries
 from assay.io.formats import format_from_name
 from assay.judgments.beir import corpus_of
 from assay.procedures.arguments import as_judgments
@@ -29,7 +30,6 @@ from assay.runs.sidecar import write_run_pair
 from assay.systems.abstain import abstention_report
 from assay.systems.cache import deferred_system
 from assay.systems.config import build_system
-from assay.systems.limits import retries as checked_retries
 from assay.systems.runner import run_system
 
 #: Formats a run is written in.
@@ -138,7 +138,7 @@ def run_to_file(
     its scoring fields are not used.
 
     ``source`` gives the system, its corpus and fields, the cache, the retries
-    (at most :data:`~assay.systems.limits.MAX_RETRIES`), the circuit breaker
+    (at most :data:`~assay.core.limits.MAX_RETRIES`), the circuit breaker
     and the executor; with a BEIR folder of judgments and no corpus, the
     folder's corpus is the corpus.
     """

@@ -19,16 +19,16 @@ from assay.core.bounds import one_of
 from assay.core.errors import AssayError, InputError, Problem, UsageError
 from assay.core.words import count
 from assay.corpora import load_corpus, read_corpus_ids
+from assay.io.config_errors import ConfigFault, file_text, table_problem
 from assay.io.formats import KINDS
 from assay.io.formats import detect_kind as detect
 from assay.judgments.load import FORMATS, load_judgments
+from assay.providers.model_config import model_from_table
 from assay.results.files import ResultModel
 from assay.results.models import read_result_file
 from assay.runs.io import load_run
 from assay.runs.sidecar import provenance_note, read_sidecar
 from assay.systems.config import load_config, system_types
-from assay.systems.config_errors import ConfigFault, file_text, table_problem
-from assay.systems.model_config import model_from_table
 
 VALIDATION_SCHEMA_VERSION = "1"
 
@@ -282,7 +282,7 @@ def _config_summary(path: str | Path) -> dict[str, Any]:
 
 def _check_models(path: str | Path, models: Any) -> tuple[list[str], list[Problem]]:
     """Each ``[models.NAME]`` table checked as the commands read it
-    (:func:`~assay.systems.model_config.model_from_table`: keys, types, ranges,
+    (:func:`~assay.providers.model_config.model_from_table`: keys, types, ranges,
     ``${VAR}`` set): rows ``NAME (model)`` and the problems found."""
 
     rows, problems = [], []  # tables of tables: checked when the file was read

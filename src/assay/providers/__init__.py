@@ -12,14 +12,14 @@ __all__, __getattr__, __dir__ = lazy(
     {
         "Budget": "assay.providers.accounting",
         "Usage": "assay.providers.accounting",
-        "CallCache": "assay.systems.call_cache",
+        "CallCache": "assay.providers.call_cache",
         "ChatAnswer": "assay.providers.client",
         "ChatClient": "assay.providers.client",
         "OfflineMiss": "assay.providers.client",
         "ProviderError": "assay.providers.client",
-        "ModelConfig": "assay.systems.model_config",
-        "get_model": "assay.systems.model_config",
-        "model_from_table": "assay.systems.model_config",
+        "ModelConfig": "assay.providers.model_config",
+        "get_model": "assay.providers.model_config",
+        "model_from_table": "assay.providers.model_config",
     },
     globals(),
 )

@@ -11,7 +11,7 @@ with the schema beside it (llama.cpp's server refuses the JSON-schema mode of
 
 Transient failures (timeouts, connection errors, 408, 429, 5xx) go through the
 one retry rule, :func:`assay.core.retry.call_with_retries`, which honours
-``Retry-After``. Answers are cached (:mod:`assay.systems.call_cache`); errors never.
+``Retry-After``. Answers are cached (:mod:`assay.providers.call_cache`); errors never.
 """
 
 from __future__ import annotations
@@ -23,17 +23,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from assay.core.errors import AssayError, UsageError
+from assay.core.errors import AssayError, SystemCallError, UsageError
 from assay.core.redact import redact_text
 from assay.core.retry import RetryPolicy, Transient, call_with_retries
+from assay.io.configfile import redact
+from assay.io.http_transport import exchange
 from assay.io.safejson import loads
 from assay.io.textio import parse_json, parse_json_at
 from assay.providers.accounting import CallRecord
-from assay.systems.base import SystemError_
-from assay.systems.call_cache import CallCache, call_key
-from assay.systems.config import redact
-from assay.systems.http_transport import exchange
-from assay.systems.model_config import ModelConfig, get_model
+from assay.providers.call_cache import CallCache, call_key
+from assay.providers.model_config import ModelConfig, get_model
 
 _RETRY_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
 
@@ -178,7 +177,7 @@ class ChatClient:
             )  # fmt: skip
         except Transient:
             raise
-        except SystemError_ as exc:  # too large, or another final failure
+        except SystemCallError as exc:  # too large, or another final failure
             raise ProviderError(redact_text(str(exc))) from None
         text = content.decode("utf-8", "replace")
         if status in _RETRY_STATUS:

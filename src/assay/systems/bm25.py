@@ -23,9 +23,9 @@ from typing import Any
 
 from assay.core.errors import UsageError
 from assay.core.progress import progress
+from assay.io.cachedir import cache_subdir
 from assay.systems._corpus import check_k, corpus_documents, corpus_version, fields_option
 from assay.systems.base import Hit, config_hash
-from assay.systems.cache import cache_subdir
 from assay.systems.schema import BM25_METHODS, BM25Table
 
 _CHUNK = 2000

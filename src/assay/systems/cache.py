@@ -23,17 +23,17 @@ from typing import TYPE_CHECKING, Any
 from assay import __version__
 from assay.core.hashing import cache_key, file_sha256
 from assay.core.redact import redact
+from assay.io.cachedir import CACHE_ENV, cache_subdir
+from assay.io.configfile import find_config
 from assay.io.fileio import write_text_atomic
 from assay.io.textio import parse_json
 from assay.runs.models import Run
-from assay.systems.config import find_config, load_config
+from assay.systems.config import load_config
 from assay.systems.runner import RunOutcome, corpus_version
 
 if TYPE_CHECKING:
     from assay.systems.runner import RunOutcome
 
-#: Environment variable naming the cache directory.
-CACHE_ENV = "ASSAY_CACHE_DIR"
 DEFAULT_DIR = Path(".assay") / "cache" / "runs"
 _SCHEMA = 1
 
@@ -42,16 +42,6 @@ def default_cache_dir() -> Path:
     """``$ASSAY_CACHE_DIR`` if set, else ``.assay/cache/runs``."""
     env = os.environ.get(CACHE_ENV)
     return Path(env) if env else DEFAULT_DIR
-
-
-def cache_subdir(kind: str, base_dir: str | Path | None = None) -> Path:
-    """Where the built-in systems keep ``kind`` (``bm25`` indexes, ``embeddings``):
-    ``$ASSAY_CACHE_DIR/<kind>`` if set, else ``<base_dir>/.assay/cache/<kind>``
-    (``base_dir``: the working directory, or the folder of an assay.toml)."""
-    env = os.environ.get(CACHE_ENV)
-    if env:
-        return Path(env) / kind
-    return Path(base_dir or ".") / ".assay" / "cache" / kind
 
 
 class RunCache:

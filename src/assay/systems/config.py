@@ -24,22 +24,18 @@ base_dir) -> System``, ``table`` the type's checked model of
 from __future__ import annotations
 
 import importlib
-import os
-import re
-import tomllib
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from assay.core.errors import InputError, Problem, UsageError
+from assay.core.errors import UsageError
 from assay.corpora.load import load_corpus
 from assay.corpora.models import Corpus
+from assay.io.configfile import find_config, read_config, redact, resolve_env
 from assay.systems.base import Hit, System
 from assay.systems.python import is_function_spec
 from assay.systems.schema import check_document, validated_table
 
-#: The file read when no ``--config`` is given (if it exists in the working directory).
-DEFAULT_CONFIG = "assay.toml"
 #: System type -> module holding its ``from_config``.
 SYSTEM_TYPES: dict[str, str] = {
     "keyword": "assay.systems.keyword",
@@ -63,7 +59,6 @@ CORPUS_KEYS = ("corpus", "id_field", "corpus_format")
 
 Factory = Callable[..., System]
 _REGISTERED: dict[str, Factory] = {}
-_ENV = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
 
 def register_system_type(type_name: str, factory: Factory) -> None:
@@ -77,48 +72,10 @@ def system_types() -> list[str]:
 
 
 def load_config(path: str | Path) -> dict[str, Any]:
-    """Parse an ``assay.toml``; a syntax error is an :class:`InputError` with its line."""
-    p = Path(path)
-    if not p.is_file():
-        raise InputError([Problem(str(p), None, "file not found", hint="check --config")])
-    text: str | None = None
-    try:
-        text = p.read_bytes().decode("utf-8")
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        m = re.search(r"line (\d+)", str(exc))
-        raise InputError(
-            [
-                Problem(
-                    str(p),
-                    int(m.group(1)) if m else None,
-                    f"invalid TOML: {exc}",
-                    hint="check quotes, brackets and = signs",
-                )
-            ]
-        ) from None
-    except UnicodeDecodeError as exc:
-        raise InputError(
-            [Problem(str(p), None, f"not UTF-8: {exc}", hint="save as UTF-8")]
-        ) from None
-    except (RecursionError, ValueError) as exc:  # nesting thousands deep, 5,000-digit ints
-        reason = "nested too deeply" if isinstance(exc, RecursionError) else str(exc)[:120]
-        raise InputError(
-            [Problem(str(p), None, f"invalid TOML: {reason}", hint="simplify the value")]
-        ) from None
-    check_document(data, p, text)  # typed tables: refused here, before anything is built
-    return data
-
-
-def find_config(config_path: str | Path | None = None) -> Path | None:
-    """``config_path`` if given (it must exist), else ``./assay.toml`` if present."""
-    if config_path is not None:
-        p = Path(config_path)
-        if not p.is_file():
-            raise UsageError(f"config file {p} not found")
-        return p
-    default = Path(DEFAULT_CONFIG)
-    return default if default.is_file() else None
+    """Parse an ``assay.toml`` (:func:`~assay.io.configfile.read_config`) and check every
+    ``[systems.NAME]`` table; a fault is an :class:`~assay.core.errors.InputError`
+    naming its file, line, table and key."""
+    return read_config(path, check=check_document)  # typed tables: refused before a build
 
 
 def system_names(config_path: str | Path | None = None) -> list[str]:
@@ -256,53 +213,6 @@ def _factory(type_name: str, where: str) -> Factory:
             f"{where}: system type {type_name!r} needs the package {exc.name!r}; install it"
         ) from None
     return module.from_config
-
-
-# ---------------------------------------------------------------- secrets
-def resolve_env(table: Mapping[str, Any], where: str = "config") -> tuple[dict[str, Any], dict]:
-    """Replace ``${VAR}`` in string values (nested too) with the environment's value.
-
-    Returns the resolved table and ``{value: "${VAR}"}`` for every value read,
-    used by :func:`redact`. An unset variable is a :class:`UsageError`.
-    """
-    secrets: dict[str, str] = {}
-
-    def sub(value: Any, key: str) -> Any:
-        if isinstance(value, str):
-
-            def one(m: re.Match[str]) -> str:
-                var = m.group(1)
-                if var not in os.environ:
-                    raise UsageError(
-                        f"{where}: {key} uses ${{{var}}} but the environment variable "
-                        f"{var} is not set"
-                    )
-                if os.environ[var]:
-                    secrets[os.environ[var]] = m.group(0)
-                return os.environ[var]
-
-            return _ENV.sub(one, value)
-        if isinstance(value, dict):
-            return {k: sub(v, f"{key}.{k}") for k, v in value.items()}
-        if isinstance(value, list):
-            return [sub(v, key) for v in value]
-        return value
-
-    resolved = {k: sub(v, k) for k, v in table.items()}
-    return resolved, secrets
-
-
-def redact(value: Any, secrets: Mapping[str, str]) -> Any:
-    """A copy of ``value`` with every secret string replaced by its ``${VAR}`` form."""
-    if isinstance(value, str):
-        for secret in sorted(secrets, key=len, reverse=True):
-            value = value.replace(secret, secrets[secret])
-        return value
-    if isinstance(value, dict):
-        return {k: redact(v, secrets) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [redact(v, secrets) for v in value]
-    return value
 
 
 class RedactedSystem:

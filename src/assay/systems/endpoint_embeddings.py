@@ -18,12 +18,12 @@ A vector system names a ``[models.NAME]`` table of ``assay.toml`` with
     # query_prefix = "query: "; passage_prefix = "passage: "  (or prefix the texts here)
 
 Texts go in batches of the system's ``batch_size``. Each request is bounded
-like every outbound call of assay (:func:`assay.systems.http_transport.exchange`:
+like every outbound call of assay (:func:`assay.io.http_transport.exchange`:
 a total deadline of the model's ``timeout`` and a response-size cap) and
 retried by the one retry rule (:func:`assay.core.retry.call_with_retries`) on
 timeouts, connection errors, 408, 429 (``Retry-After`` honoured) and 5xx.
 Every vector is cached per text in the model-call cache
-(:class:`assay.systems.call_cache.CallCache`), keyed by endpoint (its ``${VAR}``
+(:class:`assay.providers.call_cache.CallCache`), keyed by endpoint (its ``${VAR}``
 form), model, text and parameters (prefix, input type); offline
 (``set_offline``, ``--offline``) only the cache is read and a miss is an error.
 Error messages pass through :func:`assay.core.redact.redact_text`.
@@ -40,19 +40,19 @@ from assay.core.errors import AssayError, UsageError
 from assay.core.hashing import cache_key
 from assay.core.redact import redact_text, register_secret
 from assay.core.retry import RetryPolicy, Transient, call_with_retries
+from assay.io.cachedir import cache_subdir
+from assay.io.http_transport import exchange
 from assay.io.textio import parse_json
+from assay.providers.call_cache import CallCache, call_key
+from assay.providers.model_config import get_model
 from assay.systems.base import SystemError_
-from assay.systems.cache import cache_subdir
-from assay.systems.call_cache import CallCache, call_key
 from assay.systems.embeddings import _unit_rows
-from assay.systems.http_transport import exchange
-from assay.systems.model_config import get_model
 
 if TYPE_CHECKING:
     import numpy as np
 
-    from assay.systems.call_cache import CallCache
-    from assay.systems.model_config import ModelConfig
+    from assay.providers.call_cache import CallCache
+    from assay.providers.model_config import ModelConfig
     from assay.systems.schema import VectorTable
 
 #: ``model = "endpoint:NAME"`` names a ``[models.NAME]`` table.

@@ -30,8 +30,17 @@ from urllib.parse import quote, urljoin
 
 from assay.core.bounds import at_least
 from assay.core.errors import UsageError
+from assay.core.limits import MAX_RESPONSE_BYTES
 from assay.core.redact import REDACTED, redact, redact_text, register_secret
 from assay.core.retry import RetryPolicy
+from assay.io.http_transport import (
+    CROSS_ORIGIN,
+    MAX_REDIRECTS,
+    REDIRECTS,
+    TransientSystemError,
+    exchange,
+    origin_of,
+)
 from assay.io.safejson import loads as safe_loads
 from assay.systems.base import Hit, System, SystemError_
 from assay.systems.http_checks import (
@@ -45,16 +54,7 @@ from assay.systems.http_checks import (
     non_negative,
     positive,
 )
-from assay.systems.http_transport import (
-    CROSS_ORIGIN,
-    MAX_REDIRECTS,
-    REDIRECTS,
-    TransientSystemError,
-    exchange,
-    origin_of,
-)
 from assay.systems.jsonpath import PathError, absent_last_key, format_path, get_path
-from assay.systems.limits import MAX_RESPONSE_BYTES
 from assay.systems.schema import HttpTable, RemoteTable
 
 _PLACEHOLDER = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\{(query|k)\}")

@@ -7,9 +7,9 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from assay.core import limits
 from assay.core.errors import UsageError
 from assay.io.safejson import loads as safe_loads
-from assay.systems import limits
 from assay.systems.jsonpath import Step, parse_path
 
 
@@ -71,12 +71,12 @@ def check_path(name: str, field: str, path: Any) -> tuple[Step, ...]:
 
 
 def positive(name: str, field: str, value: Any) -> float:
-    """A timeout: finite, > 0, at most :data:`assay.systems.limits.MAX_TIMEOUT` seconds."""
+    """A timeout: finite, > 0, at most :data:`assay.core.limits.MAX_TIMEOUT` seconds."""
     return limits.seconds(value, f"system {name!r}: {field}")
 
 
 def non_negative(name: str, field: str, value: Any) -> float:
-    """A backoff: finite, >= 0, at most :data:`assay.systems.limits.MAX_BACKOFF` seconds."""
+    """A backoff: finite, >= 0, at most :data:`assay.core.limits.MAX_BACKOFF` seconds."""
     return limits.seconds(value, f"system {name!r}: {field}", maximum=limits.MAX_BACKOFF, zero=True)
 
 

@@ -23,9 +23,10 @@ from pathlib import Path
 from typing import Any
 
 from assay.core.errors import UsageError
+from assay.io.configfile import DEFAULT_CONFIG
 from assay.systems._corpus import check_k
 from assay.systems.base import Hit, System
-from assay.systems.config import DEFAULT_CONFIG, build_system
+from assay.systems.config import build_system
 from assay.systems.fusion import FUSION_METHODS, FusionMethod, fuse_lists, resolve_weights
 from assay.systems.schema import HybridTable
 

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from assay.core.bounds import at_least
 from assay.core.errors import AssayError, UsageError
+from assay.core.limits import retries as checked_retries
 from assay.core.progress import progress as report
 from assay.core.redact import redact_text
 from assay.core.retry import (
@@ -38,7 +39,6 @@ from assay.executors import current
 from assay.runs.checks import RankingCheck
 from assay.runs.models import Run
 from assay.systems.base import Hit, System, SystemError_, config_hash
-from assay.systems.limits import retries as checked_retries
 from assay.systems.outcome import QueryFailure, RunOutcome, corpus_version
 
 if TYPE_CHECKING:

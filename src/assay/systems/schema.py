@@ -22,15 +22,15 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from assay.core.errors import InputError, Problem, UsageError
-from assay.io.formats import CORPUS_FORMATS
-from assay.systems.config_errors import file_text, validation_problems
-from assay.systems.limits import (
+from assay.core.limits import (
     MAX_BACKOFF,
     MAX_CONCURRENCY,
     MAX_RESPONSE_BYTES,
     MAX_RETRIES,
     MAX_TIMEOUT,
 )
+from assay.io.config_errors import file_text, validation_problems
+from assay.io.formats import CORPUS_FORMATS
 from assay.systems.usercode import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT
 
 #: The BM25 variants of bm25s (``method`` of a bm25 system).
@@ -341,24 +341,6 @@ SYSTEM_MODELS: dict[str, type[SystemTable]] = {
 }
 
 
-class ConfigDocument(BaseModel):
-    """An ``assay.toml``: its ``[systems.NAME]`` and ``[models.NAME]`` tables.
-
-    Each system table is then checked by its type's model (:data:`SYSTEM_MODELS`),
-    each models table by :class:`assay.systems.model_config.ModelTable` when it is
-    used (its ``${VAR}`` values are read then).
-    """
-
-    model_config = ConfigDict(extra="allow")
-
-    systems: dict[str, dict[str, Any]] = Field(
-        default_factory=dict, description="Systems under test: [systems.NAME] tables."
-    )
-    models: dict[str, dict[str, Any]] = Field(
-        default_factory=dict, description="Model endpoints: [models.NAME] tables."
-    )
-
-
 def allowed_keys(type_name: str) -> list[str]:
     """Every key a ``[systems.NAME]`` table of ``type_name`` may hold."""
     return sorted(SYSTEM_MODELS[type_name].model_fields)
@@ -379,17 +361,12 @@ def validated_table(name: str, table: dict[str, Any], path: str | Path | None = 
 
 
 def check_document(data: dict[str, Any], path: str | Path, text: str | None = None) -> None:
-    """Check an ``assay.toml``'s shape and every ``[systems.NAME]`` table.
+    """Check every ``[systems.NAME]`` table of an ``assay.toml`` whose shape is checked
+    (:func:`assay.io.configfile.read_config`).
 
     Raises :class:`InputError` listing each fault with its file, line, table and
     key; ``text`` (the file's content) gives the lines.
     """
-    try:
-        ConfigDocument.model_validate(data)
-    except ValidationError as exc:
-        raise InputError(
-            validation_problems(exc, path=path, table="", text=text, table_depth=2)
-        ) from None
     problems: list[Problem] = []
     for name, table in data.get("systems", {}).items():
         type_name = table.get("type")

@@ -34,7 +34,7 @@ from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
 
 from assay.core.errors import SystemCallError as SystemError_
-from assay.systems.limits import MAX_TIMEOUT, seconds
+from assay.core.limits import MAX_TIMEOUT, seconds
 
 T = TypeVar("T")
 

@@ -22,9 +22,9 @@ from assay.core import progress as progress_module
 from assay.core.bounds import at_least
 from assay.core.errors import UsageError
 from assay.executors import current
+from assay.io.cachedir import cache_subdir
 from assay.systems._corpus import check_k, corpus_documents, corpus_version, fields_option
 from assay.systems.base import Hit
-from assay.systems.cache import cache_subdir
 from assay.systems.embeddings import EmbeddingCache, Encoder, load_encoder
 from assay.systems.endpoint_embeddings import ENDPOINT_PREFIX, EndpointEncoder, endpoint_encoder
 from assay.systems.schema import VectorTable
@@ -32,7 +32,7 @@ from assay.systems.schema import VectorTable
 if TYPE_CHECKING:
     import numpy as np
 
-#: ``cache_dir`` meaning "the default place" (see :func:`assay.systems.cache.cache_subdir`).
+#: ``cache_dir`` meaning "the default place" (see :func:`assay.io.cachedir.cache_subdir`).
 DEFAULT_CACHE_DIR = ".assay/cache/embeddings"
 #: Documents embedded between two progress ticks.
 _CHUNK = 1024

@@ -19,8 +19,9 @@ from assay.core.errors import AssayError, UsageError
 from assay.corpora.models import Corpus
 from assay.executors import current
 from assay.executors.systems import by_value
+from assay.io.configfile import find_config
 from assay.judgments.beir import corpus_of
-from assay.systems.config import build_system, find_config, load_config, system_types
+from assay.systems.config import build_system, load_config, system_types
 from assay.systems.python import is_function_spec
 from assay.systems.runner import run_key, run_system
 from assay.tuning import space

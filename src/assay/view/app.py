@@ -21,13 +21,13 @@ from assay.core.errors import AssayError, UsageError
 from assay.judging.limits import BodyLimit
 from assay.report.html.by_kind import page_for
 from assay.report.html.compare_pages import comparison_query_page
-from assay.report.html.evidence import RankedList, ranked_list, warm
 from assay.report.html.history_pages import history_page
 from assay.report.html.matrix_pages import cell_page, matrix_page, read_cases
 from assay.report.html.pages import Links, Page, evaluation_query_page, query_row
 from assay.report.html.render import render_page
 from assay.report.plotly_page import plotly_css, plotly_js
 from assay.view.catalog import Catalog, Summary
+from assay.view.evidence import RankedList, ranked_list, warm
 from assay.web.shared import secure
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -179,7 +179,7 @@ class _Routes:
 
     def warm(self, rid: str, result: Any) -> None:
         """Index the runs behind an evaluation or comparison and read its judgment set, on
-        other threads (:func:`assay.report.html.evidence.warm`): its query pages find them
+        other threads (:func:`assay.view.evidence.warm`): its query pages find them
         ready."""
 
         if result.kind == "evaluation":

@@ -6,9 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from assay.io.fileio import locate
 from assay.io.textio import parse_json
 from assay.report.html import charts
-from assay.report.html.evidence import locate
 from assay.report.html.pages import Links, Page, number
 from assay.report.plotly_page import chart_spec
 from assay.stats.corrections import LABELS

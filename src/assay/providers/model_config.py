@@ -22,7 +22,7 @@ per field) when the file is read: unknown keys, wrong types, NaN, infinities,
 out-of-range values and base URLs other than http(s) are a :class:`UsageError`
 naming the file, the table, the key, the value and every allowed key.
 
-``${VAR}`` is expanded by :func:`assay.systems.config.resolve_env`, the one rule
+``${VAR}`` is expanded by :func:`assay.io.configfile.resolve_env`, the one rule
 for it. Values read for ``base_url``, ``api_key`` and ``headers`` are secrets:
 :meth:`ModelConfig.shown` keeps their ``${VAR}`` form, and the API key and
 credential headers are registered with :mod:`assay.core.redact`, so nothing assay
@@ -40,10 +40,10 @@ from urllib.parse import urlsplit
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
 
 from assay.core.errors import UsageError
+from assay.core.limits import MAX_RESPONSE_BYTES, MAX_RETRIES
 from assay.core.redact import is_sensitive_name, redact_text, register_secret
-from assay.systems.config import find_config, load_config, redact, resolve_env
-from assay.systems.config_errors import config_error
-from assay.systems.limits import MAX_RESPONSE_BYTES, MAX_RETRIES
+from assay.io.config_errors import config_error
+from assay.io.configfile import find_config, read_config, redact, resolve_env
 
 #: Structured-output modes a server may support.
 STRUCTURED_MODES = ("json_schema", "json_object", "text")
@@ -262,7 +262,7 @@ def load_models(config_path: str | Path | None = None) -> dict[str, dict[str, An
 def _models_of(path: Path | None) -> dict[str, dict[str, Any]]:
     if path is None:
         return {}
-    return load_config(path).get("models", {})  # tables: checked by load_config
+    return read_config(path).get("models", {})  # tables: checked by read_config
 
 
 def get_model(name: str, config_path: str | Path | None = None) -> ModelConfig:

@@ -22,8 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from assay.core.hashing import cache_key
+from assay.io.cachedir import CACHE_ENV
 from assay.io.textio import parse_json
-from assay.systems.cache import CACHE_ENV
 
 CACHE_FILE = "model-calls.sqlite"
 DEFAULT_DIR = Path(".assay") / "cache"
@@ -31,7 +31,7 @@ _SCHEMA = 1
 
 
 def default_model_cache_dir() -> Path:
-    """``$ASSAY_CACHE_DIR`` if set (see :mod:`assay.systems.cache`), else ``.assay/cache``."""
+    """``$ASSAY_CACHE_DIR`` if set (see :mod:`assay.io.cachedir`), else ``.assay/cache``."""
     env = os.environ.get(CACHE_ENV)
     return Path(env) if env else DEFAULT_DIR
 

@@ -21,11 +21,12 @@ from pydantic import BaseModel, Field
 
 from assay.core.hashing import content_version
 from assay.corpora.load import load_corpus
+from assay.io.cachedir import cache_subdir
+from assay.io.fileio import locate
 from assay.judgments.load import load_judgments
 from assay.runs.io import load_run
 from assay.runs.offsets import load_offsets, query_lines, run_key, scan_lines
 from assay.runs.sidecar import read_sidecar, sidecar_mismatch
-from assay.systems.cache import cache_subdir
 
 #: How a label source is named on the pages.
 SOURCE_WORDS = {"human": "person", "model": "model", "behavior": "behaviour"}
@@ -59,19 +60,6 @@ class RankedList(BaseModel):
     docs: list[RankedDoc] = Field(default_factory=list)
     notes: list[str] = Field(default_factory=list)
     found: bool = False
-
-
-def locate(path: str | None, folders: Sequence[Path]) -> Path | None:
-    """``path`` if it exists, else found relative to one of ``folders``; else None."""
-    if not path:
-        return None
-    p = Path(path)
-    if p.is_absolute():
-        return p if p.exists() else None
-    for folder in folders:
-        if (folder / p).exists():
-            return folder / p
-    return None
 
 
 @lru_cache(maxsize=8)

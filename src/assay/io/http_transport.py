@@ -1,4 +1,4 @@
-"""The HTTP exchange of :mod:`assay.systems.http`: one request within a deadline.
+"""One outbound HTTP request within a deadline (HTTP systems, model endpoints).
 
 :func:`exchange` sends one request and follows redirects itself, so that a
 redirect to another origin drops every configured header (or is refused, by
@@ -13,9 +13,9 @@ import time
 from typing import Any
 from urllib.parse import urlsplit
 
+from assay.core.errors import SystemCallError
 from assay.core.redact import redact_text
 from assay.core.retry import Transient, parse_retry_after
-from assay.systems.base import SystemError_
 
 MAX_REDIRECTS = 5
 REDIRECTS = (301, 302, 303, 307, 308)
@@ -23,7 +23,7 @@ REDIRECTS = (301, 302, 303, 307, 308)
 CROSS_ORIGIN = ("drop-headers", "refuse")
 
 
-class TransientSystemError(SystemError_, Transient):
+class TransientSystemError(SystemCallError, Transient):
     """A failed call worth another attempt: timeout, connection error, 5xx, 408, 429."""
 
 
@@ -122,7 +122,7 @@ def transport_error(exc: BaseException, where: str, timeout: float) -> Exception
     import httpx
 
     if isinstance(exc, TooLarge):
-        return SystemError_(
+        return SystemCallError(
             f"{where}: response larger than max_response_bytes ({exc.size:,} bytes read or "
             "declared); raise max_response_bytes if that is expected"
         )
@@ -133,7 +133,7 @@ def transport_error(exc: BaseException, where: str, timeout: float) -> Exception
             f"{where}: connection failed ({type(exc).__name__}: {redact_text(str(exc))})"
         )
     if isinstance(exc, Exception):
-        return SystemError_(f"{where}: {type(exc).__name__}: {redact_text(str(exc))}")
+        return SystemCallError(f"{where}: {type(exc).__name__}: {redact_text(str(exc))}")
     return RuntimeError(str(exc))
 
 

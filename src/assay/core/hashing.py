@@ -69,6 +69,12 @@ def cache_key(content: bytes | str, digits: int = CACHE_KEY_DIGITS) -> str:
     return h.hexdigest()[:digits]
 
 
+def digest64(data: bytes) -> int:
+    """Eight bytes of BLAKE2b of ``data`` as an unsigned integer: an in-memory key of
+    long bytes (:func:`assay.core.pairs.hashes` folds it into an id's hash), never stored."""
+    return int.from_bytes(hashlib.blake2b(data, digest_size=8).digest(), "little")
+
+
 def sha256_hex(data: bytes) -> str:
     """The full SHA-256 of ``data`` in hex (what ``sha256sum`` prints): a file's fingerprint."""
     return hashlib.sha256(data).hexdigest()

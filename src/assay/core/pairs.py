@@ -16,13 +16,13 @@ match is only a candidate, which the caller confirms on the strings (or on
 
 from __future__ import annotations
 
-import hashlib
 import weakref
 from typing import Any
 
 import numpy as np
 
 from assay.core._threads import halves
+from assay.core.hashing import digest64
 
 
 def is_grouped(heads: np.ndarray) -> bool:
@@ -383,14 +383,11 @@ def _chunk_hashes(arr: Any) -> np.ndarray:
     if longest > _FOLD:  # past _FOLD bytes, one digest of the rest (a 10 MB id: one call)
         rows = np.flatnonzero(lengths > _FOLD)
         spans = zip(begin[rows].tolist(), lengths[rows].tolist(), strict=True)
-        digest = np.array([_digest(data[b + _FOLD : b + n].tobytes()) for b, n in spans], np.uint64)
+        digest = np.array(
+            [digest64(data[b + _FOLD : b + n].tobytes()) for b, n in spans], np.uint64
+        )
         h[rows] = h[rows] * _MIX ^ digest
     return h
-
-
-def _digest(data: bytes) -> int:
-    """Eight bytes of BLAKE2b of ``data``, as an unsigned integer."""
-    return int.from_bytes(hashlib.blake2b(data, digest_size=8).digest(), "little")
 
 
 def _words(data: np.ndarray, at: np.ndarray) -> np.ndarray:

@@ -50,7 +50,9 @@ MIN_BLOCK = 8 << 20
 #: Partitions of an interleaved run per block of the budget.
 PARTITION_SHARE = 3
 #: Bytes of file pyarrow's streaming reader parses at a time (at most a quarter block).
-READ_BLOCK = 1 << 22
+#: Its reader keeps many batches in flight: reading a 1 GB run peaked 269 MB above the
+#: start with 4 MB batches, 139 MB with 1 MB, in the same time.
+READ_BLOCK = 1 << 20
 
 
 class Interleaved(Exception):

@@ -18,7 +18,7 @@ import numpy as np
 from assay.judgments.models import JudgmentSet
 from assay.metrics.engine import ScoreTable, compute
 from assay.metrics.measures import Measure, parse_measure
-from assay.metrics.rows import positions_in
+from assay.metrics.rows import Positions, positions_in
 from assay.runs.blocks import Interleaved, RunBlocks, release_memory
 from assay.runs.io import load_run
 from assay.runs.models import Run
@@ -146,13 +146,14 @@ class BlockJudgments:
         self.slot = np.where(answerable, np.cumsum(answerable) - 1, -1)
         # looked up in Arrow: no Python string per judgment (84 MB for 1.5 million)
         self.owner = positions_in(judgments.qrels["query_id"], self.index)
+        self.positions = Positions(self.index)  # a block's queries: no pass over the set
 
     def of(self, query_ids: list[str]) -> tuple[JudgmentSet, np.ndarray]:
         """``(set, rows)``: the set's queries among ``query_ids`` (in the set's order) with
         their judgments, and the row in the whole set's table of each of its
         answerable queries."""
         j = self.judgments
-        found = positions_in(query_ids, self.index)
+        found = self.positions(query_ids)
         rows = np.unique(found[found >= 0])
         member = np.zeros(len(self.index) + 1, dtype=bool)  # the last (-1): of no query
         member[rows] = True

@@ -85,6 +85,35 @@ def positions_in(values: Any, universe: Any) -> np.ndarray:
     return idx.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
 
 
+class Positions:
+    """:func:`positions_in` against one ``universe``, asked many times: the universe's
+    hashes are sorted once, so each call costs what its values do, not the universe
+    (a block's queries against a set of a million)."""
+
+    def __init__(self, universe: Any) -> None:
+        self.universe = universe
+        self.ids = arrow_text(universe)
+        h = hashes(self.ids)
+        self.order = np.argsort(h, kind="stable")
+        self.sorted = h[self.order]
+        # two ids of one hash (long ids may collide): the first would hide the second
+        self.collide = len(h) == 0 or bool((self.sorted[1:] == self.sorted[:-1]).any())
+
+    def __call__(self, values: Any) -> np.ndarray:
+        """Position of each of ``values`` in the universe, -1 if absent."""
+        import pyarrow.compute as pc
+
+        if self.collide:  # (or nothing to find in): the exact lookup
+            return positions_in(values, self.universe)
+        wanted = arrow_text(values)
+        h = hashes(wanted)
+        at = np.minimum(np.searchsorted(self.sorted, h), len(self.sorted) - 1)
+        found = self.order[at]
+        same = self.sorted[at] == h  # a candidate; the strings decide
+        same &= pc.equal(self.ids.take(found), wanted).to_numpy(zero_copy_only=False)
+        return np.where(same, found, -1)
+
+
 def qrels_arrays(judgments: JudgmentSet, qids: list[str]) -> Qrels:
     import pyarrow as pa
 

@@ -345,6 +345,16 @@ def _remembered(kind: str, column: Any, compute: Any) -> Any:
     return out
 
 
+def forget(column: Any) -> None:
+    """Let go of what was remembered of ``column`` (its hashes, codes and first rows): they
+    are computed again if asked for. For a column kept for long that no one will ask
+    about again (a judgment set scored block by block: 25 MB for 1.5 million judgments)."""
+    for kind in _KINDS:
+        _REMEMBERED.pop((kind, id(column)), None)
+
+
+#: What :func:`_remembered` keeps of a column.
+_KINDS = ("hashes", "codes", "first_rows")
 #: Strings per piece that :func:`hashes` works on (small enough to stay in cache).
 _PIECE = 1 << 17
 #: (kind, id(column)) -> (weak reference to the column, what was computed from it);

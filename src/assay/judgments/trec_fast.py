@@ -73,9 +73,11 @@ def _read(body: bytes | memoryview, columns: tuple[str, ...]) -> Any:
     import pyarrow.csv as pacsv
 
     try:
+        # on this thread: what Arrow's worker threads allocate stays with their heaps once
+        # freed (47 MB more resident after 1.5 million judgments, in the same time)
         return pacsv.read_csv(
             pa.py_buffer(body),
-            read_options=pacsv.ReadOptions(column_names=list(columns), use_threads=True),
+            read_options=pacsv.ReadOptions(column_names=list(columns), use_threads=False),
             parse_options=pacsv.ParseOptions(
                 delimiter=" ", quote_char=False, escape_char=False, ignore_empty_lines=False
             ),

@@ -15,11 +15,12 @@ from typing import Any
 
 import numpy as np
 
+from assay.core.pairs import arrow_text, forget
 from assay.judgments.models import JudgmentSet
 from assay.metrics.engine import ScoreTable, compute
 from assay.metrics.measures import Measure, parse_measure
 from assay.metrics.rows import Positions, positions_in
-from assay.runs.blocks import Interleaved, RunBlocks, release_memory
+from assay.runs.blocks import Interleaved, RunBlocks, map_large_blocks, release_memory
 from assay.runs.io import load_run
 from assay.runs.models import Run
 
@@ -44,15 +45,23 @@ def compute_blocked(
     ms = list(dict.fromkeys(parse_measure(m) for m in measures))
     # Hole@k reads every doc id the whole set names: its blocks keep the whole set
     whole_set = any(m.family == "Hole" for m in ms)
-    release_memory()  # what reading the judgments freed: the blocks may have it
+    map_large_blocks()  # freed arrays go back to the system, not to glibc's heaps
+    # built once, before the budget is measured: a grouped run found interleaved after
+    # its first batch is partitioned with the same cut
+    cut = None if whole_set else BlockJudgments(judgments)
+    if cut is not None:  # each block hashes its own judgments: the whole set's are let go
+        for name in ("query_id", "doc_id"):
+            forget(arrow_text(judgments.qrels[name]))
+    release_memory()  # what reading the judgments (and cutting them) freed: for the blocks
     blocks.fit()  # the judgments are loaded: the blocks get what the budget leaves
-    how = (ms, ties, whole_set)
+    how = (ms, ties, cut)
     try:
         try:
             return _merged(judgments, blocks, blocks.grouped(), how)
         except Interleaved:
             interleaved = True  # partitioned below: the traceback holds the block read so far
         if interleaved:
+            release_memory()  # the batches the grouped reader held
             return _merged(judgments, blocks, blocks.partitioned(), how)
     except (pa.ArrowInvalid, pa.ArrowTypeError):
         pass
@@ -62,21 +71,27 @@ def compute_blocked(
 
 
 def _merged(
-    judgments: JudgmentSet, blocks: RunBlocks, runs: Iterable[Run], how: tuple[Any, str, bool]
+    judgments: JudgmentSet,
+    blocks: RunBlocks,
+    runs: Iterable[Run],
+    how: tuple[Any, str, BlockJudgments | None],
 ) -> tuple[ScoreTable, RunBlocks, Run]:
     """The tables of ``runs`` (the blocks of ``blocks``) merged query by query (see the
-    module docstring); ``how`` is ``(measures, ties, whole_set)``.
+    module docstring); ``how`` is ``(measures, ties, cut)``.
 
-    Each block is scored against the judgments of its own queries (:class:`BlockJudgments`),
-    so what a block costs follows the block, not the set, unless ``whole_set``; the
-    queries no block held are scored last, as absent from the run.
+    Each block is scored against the judgments of its own queries (``cut``, a
+    :class:`BlockJudgments`), so what a block costs follows the block, not the set;
+    ``cut`` is ``None`` when every block needs the whole set (Hole@k). The queries
+    no block held are scored last, as absent from the run.
     """
     import pandas as pd
 
-    measures, ties, whole_set = how
+    measures, ties, cut = how
     wanted = set(judgments.no_answer_ids)
     asked: list[Any] = []
-    cut = None if whole_set else BlockJudgments(judgments)
+    # the rows of the table; its ids (a Python string a query) are named once the blocks
+    # are done, and do not add to the memory they peak at
+    answerable = int(np.count_nonzero(~judgments.queries["no_answer"].to_numpy(bool)))
     table: ScoreTable | None = None
     for run in runs:
         sub, at = _judgments_of(judgments, cut, run.query_ids)
@@ -84,8 +99,10 @@ def _merged(
         if wanted:
             frame = run.frame
             asked.append(frame[frame["query_id"].isin(wanted)].astype({"query_id": str}))
-        table = _merge(table, part, at, judgments.answerable_ids)
+        table = _merge(table, part, at, answerable)
         del run, part, sub  # before the next block is read
+    if table is not None:
+        table.query_ids = list(judgments.answerable_ids)
     table = _absent(judgments, cut, table, (measures, ties))
     table.missing_queries = int(len(table.query_ids) - np.count_nonzero(table.in_run))
     frame = (
@@ -121,7 +138,8 @@ def _absent(
     sub, at = _judgments_of(judgments, cut, [ids[i] for i in missing.tolist()])
     part = compute(sub, Run.from_dict({}), measures, missing="zero", ties=ties)
     if table is None:
-        table = _empty(part, ids)
+        table = _empty(part, len(ids))
+        table.query_ids = list(ids)
     keep = ~table.in_run[at]  # the whole set (Hole@k) scores every query: keep the blocks'
     rows = at[keep]
     for m, v in part.values.items():
@@ -145,7 +163,7 @@ class BlockJudgments:
         #: the row of each query in the table (answerable queries only), -1 for the others
         self.slot = np.where(answerable, np.cumsum(answerable) - 1, -1)
         # looked up in Arrow: no Python string per judgment (84 MB for 1.5 million)
-        self.owner = positions_in(judgments.qrels["query_id"], self.index)
+        self.owner = positions_in(judgments.qrels["query_id"], self.index, np.int32)
         self.positions = Positions(self.index)  # a block's queries: no pass over the set
 
     def of(self, query_ids: list[str]) -> tuple[JudgmentSet, np.ndarray]:
@@ -174,11 +192,11 @@ class BlockJudgments:
         return sub, slots[slots >= 0]
 
 
-def _empty(part: ScoreTable, query_ids: list[str]) -> ScoreTable:
-    """A table of ``query_ids``, none in the run yet, with the arrays ``part``'s kinds."""
-    n = len(query_ids)
+def _empty(part: ScoreTable, n: int) -> ScoreTable:
+    """A table of ``n`` queries (their ids left to the caller), none in the run yet, with
+    the arrays ``part``'s kinds."""
     return ScoreTable(
-        query_ids=list(query_ids),
+        query_ids=[],
         values={m: np.zeros(n, dtype=v.dtype) for m, v in part.values.items()},
         first_rel_rank=np.zeros(n, dtype=part.first_rel_rank.dtype),
         in_run=np.zeros(n, dtype=bool),
@@ -186,13 +204,11 @@ def _empty(part: ScoreTable, query_ids: list[str]) -> ScoreTable:
     )
 
 
-def _merge(
-    table: ScoreTable | None, part: ScoreTable, at: np.ndarray, query_ids: list[str]
-) -> ScoreTable:
-    """``table`` (a new one of ``query_ids`` when ``None``) with the queries ``part`` holds
+def _merge(table: ScoreTable | None, part: ScoreTable, at: np.ndarray, n: int) -> ScoreTable:
+    """``table`` (a new one of ``n`` queries when ``None``) with the queries ``part`` holds
     in its block; ``part``'s row ``i`` is ``table``'s row ``at[i]``."""
     if table is None:
-        table = _empty(part, query_ids)
+        table = _empty(part, n)
     sel = part.in_run
     rows = at[sel]
     for m, v in part.values.items():

@@ -77,12 +77,13 @@ def _codes(series: Any) -> tuple[np.ndarray, Any]:
     return codes.astype(np.int64, copy=False), pd.Index(uniques)
 
 
-def positions_in(values: Any, universe: Any) -> np.ndarray:
-    """Position of each of ``values`` in ``universe`` (both string arrays), -1 if absent."""
+def positions_in(values: Any, universe: Any, dtype: Any = np.int64) -> np.ndarray:
+    """Position of each of ``values`` in ``universe`` (both string arrays), -1 if absent,
+    as ``dtype`` (int64, or int32: Arrow's own, no copy)."""
     import pyarrow.compute as pc
 
     idx = pc.index_in(arrow_text(values), value_set=arrow_text(universe))
-    return idx.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
+    return idx.fill_null(-1).to_numpy(zero_copy_only=False).astype(dtype, copy=False)
 
 
 class Positions:

@@ -24,7 +24,7 @@ from assay.procedures.scoring_parts import (
 )
 from assay.procedures.sources import RunProvenance
 from assay.results.models import Abstention, EvaluationResult, Policy
-from assay.runs.blocks import RunBlocks
+from assay.runs.blocks import RunBlocks, release_memory
 from assay.runs.identical import drop_identical_ids
 from assay.systems.abstain import abstention_report
 
@@ -32,7 +32,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from assay.judgments.models import JudgmentSet
     from assay.metrics.measures import Measure
     from assay.procedures.sources import Source
-    from assay.runs.blocks import RunBlocks
+    from assay.runs.blocks import RunBlocks, release_memory
     from assay.runs.models import Run
 
 #: Placeholder for the rank of the first relevant document when none was retrieved.
@@ -100,7 +100,9 @@ def score_run(
     blocked = isinstance(run, RunBlocks)
     shallow = [] if blocked else check_depth(measures, asked=live_k, run=run)
     answers = run
-    with _hashing(judgments):  # the version hash (Arrow, no GIL) runs beside the kernels
+    # the version hash (Arrow, no GIL) runs beside the kernels; before the blocks of a run
+    # scored block by block, which are sized to the memory the process holds then
+    with _hashing(judgments, beside=not blocked):
         if isinstance(run, RunBlocks):  # block by block; counts of the whole run after
             table, run, answers = compute_blocked(judgments, run, list(measures), ties=ties)
             shallow = check_depth(measures, asked=live_k, run=run)
@@ -196,14 +198,22 @@ def _assemble(
 
 
 @contextmanager
-def _hashing(judgments: JudgmentSet) -> Iterator[None]:
+def _hashing(judgments: JudgmentSet, beside: bool = True) -> Iterator[None]:
     """Compute ``judgments.version`` on a second thread while the body runs.
 
     The hash (Arrow sorts and joins, no GIL) then uses the core the kernels
-    leave idle; an error of the hash is raised once the body is done.
+    leave idle; an error of the hash is raised once the body is done. Not
+    ``beside``: before the body, its memory handed back (the hash of 1.5 million
+    judgments takes 155 MB for a moment, which blocks sized to a budget would not
+    have counted on).
     """
     from concurrent.futures import ThreadPoolExecutor
 
+    if not beside:
+        _ = judgments.version
+        release_memory()
+        yield
+        return
     with ThreadPoolExecutor(1) as pool:
         job = pool.submit(lambda: judgments.version)
         yield

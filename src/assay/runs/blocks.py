@@ -65,7 +65,8 @@ class RunBlocks:
 
     ``name``, ``path``, ``has_scores`` and ``metadata`` are a loaded run's. After a
     complete iteration, ``query_ids`` (first-appearance order of the blocks),
-    ``rows`` and ``longest`` hold what :class:`Run` would tell of the whole file.
+    ``rows`` and ``longest`` hold what :class:`Run` would tell of the whole file;
+    the ids are kept as one Arrow array a block (``ids``), not a Python string each.
     """
 
     path: str
@@ -76,12 +77,17 @@ class RunBlocks:
     memory_mb: int | None = None
     has_scores: bool = True
     metadata: dict[str, Any] = field(default_factory=dict)
-    query_ids: list[str] = field(default_factory=list)
+    ids: list[Any] = field(default_factory=list, repr=False)
     rows: int = 0
     longest: int = 0
 
     def __len__(self) -> int:
         return self.rows
+
+    @property
+    def query_ids(self) -> list[str]:
+        """The query ids of the blocks read, in their order (made on demand)."""
+        return [q for ids in self.ids for q in ids.to_pylist()]
 
     def fit(self) -> RunBlocks:
         """Size the blocks to the budget ``memory_mb`` less what the process holds now
@@ -94,20 +100,26 @@ class RunBlocks:
 
     def grouped(self) -> Iterator[Run]:
         """Blocks of a grouped run, streamed; raises :class:`Interleaved` when it is not."""
-        self.query_ids, self.rows, self.longest = [], 0, 0
-        seen: set[str] = set()
+        import pyarrow as pa
+
+        self.ids, self.rows, self.longest = [], 0, 0
+        # the hashes of the queries read, sorted: no Python string per query (equal
+        # hashes of two long ids only send the run to the partitioned path)
+        seen = np.zeros(0, dtype=np.uint64)
         for run in self._stream():
-            ids = run.query_ids
-            if not seen.isdisjoint(ids):
+            ids = pa.array(run.query_ids, pa.string())
+            mine = np.sort(hashes(ids))
+            at = np.minimum(np.searchsorted(seen, mine), max(len(seen) - 1, 0))
+            if len(seen) and (seen[at] == mine).any():
                 raise Interleaved
-            seen.update(ids)
+            seen = np.sort(np.concatenate([seen, mine]))
             held = [run]
             del run  # this frame keeps no block while the caller scores it
             yield self._count(held.pop(), ids)
 
     def partitioned(self) -> Iterator[Run]:
         """Blocks of any run: partitions of whole queries by a hash of the query id."""
-        self.query_ids, self.rows, self.longest = [], 0, 0
+        self.ids, self.rows, self.longest = [], 0, 0
         # an interleaved block is grouped before it is ranked: it needs more memory per
         # line than a streamed one (measured: 5.8x its file bytes at 171 MB, 3x at 68 MB)
         size = Path(self.path).stat().st_size
@@ -122,8 +134,11 @@ class RunBlocks:
                     yield self._count(held.pop(), None)
                 release_memory()  # the block scored and let go of: before the next is read
 
-    def _count(self, run: Run, ids: list[str] | None) -> Run:
-        self.query_ids.extend(run.query_ids if ids is None else ids)
+    def _count(self, run: Run, ids: Any) -> Run:
+        """``run``, its ids (an Arrow array, or ``None``: the run's) and counts added."""
+        import pyarrow as pa
+
+        self.ids.append(pa.array(run.query_ids, pa.string()) if ids is None else ids)
         self.rows += len(run)
         self.longest = max(self.longest, run.longest)
         return run
@@ -285,6 +300,28 @@ def release_memory() -> None:
     if sys.platform.startswith("linux"):
         with contextlib.suppress(OSError, AttributeError):  # not glibc: nothing to trim
             ctypes.CDLL(None).malloc_trim(0)
+
+
+#: glibc's ``mallopt`` parameter: the size from which a block is mapped on its own.
+_M_MMAP_THRESHOLD = -3
+#: Blocks of this many bytes or more are mapped on their own while a run is scored in blocks.
+MAP_FROM = 1 << 20
+
+
+def map_large_blocks() -> None:
+    """Have glibc map every block of :data:`MAP_FROM` bytes or more on its own (and unmap it
+    when freed), for the rest of the process.
+
+    By default glibc raises that size after each such block is freed, up to 32 MB, so the
+    arrays of one scored block were carved from its heaps and stayed there, fragmented,
+    under the next: the resident size grew by about 70 MB over the first blocks of a
+    30M-line run (measured), memory the budget had given to the blocks.
+    """
+    import ctypes
+
+    if sys.platform.startswith("linux"):
+        with contextlib.suppress(OSError, AttributeError):  # not glibc: its own policy
+            ctypes.CDLL(None).mallopt(_M_MMAP_THRESHOLD, MAP_FROM)
 
 
 def resident_mb() -> float:

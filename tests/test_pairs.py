@@ -329,3 +329,15 @@ def test_long_strings_hash_by_every_byte():
     h = ways[0]
     assert h[1] == h[4] and h[0] == h[6]
     assert len({h[0], h[1], h[2], h[3], h[5]}) == 5
+
+
+def test_forget_lets_go_of_what_was_remembered():
+    from assay.core.pairs import codes, forget
+
+    col = pa.chunked_array([pa.array(["d1", "d2"]), pa.array(["d1"])])
+    first, found = hashes(col), codes(col)[0]
+    forget(col)
+    again = hashes(col)
+    assert again is not first and again.tolist() == first.tolist()  # computed anew, equal
+    assert codes(col)[0] is not found and codes(col)[0].tolist() == found.tolist()
+    forget(pa.array(["never seen"]))  # nothing remembered: nothing to do

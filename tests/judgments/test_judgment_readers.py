@@ -170,3 +170,24 @@ def test_trec_eval_doc_ids_with_hash(shared_data: Path) -> None:
     assert "#" in first[2]
     assert js.relevant(first[0])[first[2]] == int(first[3])
     assert len(js.qrels) == len(path.read_text().splitlines())
+
+
+def test_version_sorts_ids_as_pandas_and_builds_no_lookup_table(tmp_path: Path) -> None:
+    """The version orders queries by id as ``sort_index`` does (non-ASCII ids included),
+    without the lookup table pandas would then keep on the set's index."""
+    import assay.judgments.models as models
+
+    ids = ["q10", "é1", "q2", "Q1", "z", "ß", "q1", "日本", "a-b"]
+    path = tmp_path / "qrels.txt"
+    path.write_text("".join(f"{q} 0 d{i} {i % 3}\n" for i, q in enumerate(ids)), "utf-8")
+    judgments = load_judgments(path, format="trec")
+    assert models._by_id(judgments.queries).index.tolist() == sorted(ids)
+    version = judgments.version
+    assert "_engine" not in getattr(judgments.queries.index, "_cache", {})
+    again = load_judgments(path, format="trec")
+    real = models._by_id
+    try:
+        models._by_id = lambda q: q.sort_index()
+        assert again.version == version
+    finally:
+        models._by_id = real

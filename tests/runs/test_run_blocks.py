@@ -270,3 +270,44 @@ def test_no_answer_queries_are_left_to_the_answer_checks(tmp_path: Path) -> None
     _same_table(whole, table)
     assert sorted(set(asked.frame["query_id"])) == sorted(f"q{q}" for q in range(0, 30, 4))
     assert len(asked.frame) == 8 * 12
+
+
+def test_equal_query_hashes_send_a_grouped_run_to_partitions(tmp_path: Path, monkeypatch) -> None:
+    """A grouped run's blocks are told apart by their queries' hashes: two ids of one hash
+    (long ids may collide) read as a query seen again, so the run is partitioned and its
+    values are still the whole run's."""
+    rows = [(f"q{q}", f"d{i}", float(100 - i)) for q in range(30) for i in range(20)]
+    grades = {(f"q{q}", f"d{i}"): 1 + q % 2 for q in range(30) for i in (1, 3, 7)}
+    qrels, run = _write(tmp_path, rows, grades)
+    judgments = load_judgments(qrels, format="trec")
+    whole = compute(judgments, load_run(run), MEASURES, missing="zero")
+    monkeypatch.setattr(blocks_mod, "hashes", lambda c: np.zeros(len(c), dtype=np.uint64))
+    with pytest.raises(blocks_mod.Interleaved):
+        list(_tiny(run).grouped())
+    table, counted, _ = compute_blocked(judgments, _tiny(run), MEASURES)
+    _same_table(whole, table)
+    assert counted.query_ids == load_run(run).query_ids
+
+
+def test_the_judgments_are_cut_once_for_a_run_found_interleaved(
+    tmp_path: Path, monkeypatch
+) -> None:
+    """A grouped run found interleaved is partitioned with the cut already made."""
+    import assay.metrics.blocked as blocked_mod
+
+    rows = [(f"q{q}", f"d{i}", float(i % 5)) for q in range(20) for i in range(15)]
+    rows = rows[:150] + rows[160:] + rows[150:160]  # q10's lines come back at the end
+    grades = {(f"q{q}", f"d{i}"): 1 for q in range(20) for i in (0, 4)}
+    qrels, run = _write(tmp_path, rows, grades)
+    judgments = load_judgments(qrels, format="trec")
+    made: list[object] = []
+    real = blocked_mod.BlockJudgments.__init__
+
+    def count(self, js):
+        made.append(self)
+        real(self, js)
+
+    monkeypatch.setattr(blocked_mod.BlockJudgments, "__init__", count)
+    table, _, _ = compute_blocked(judgments, _tiny(run, block=2000), MEASURES)
+    assert len(made) == 1
+    _same_table(compute(judgments, load_run(run), MEASURES, missing="zero"), table)

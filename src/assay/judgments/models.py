@@ -331,7 +331,7 @@ def _by_id(queries: pd.DataFrame) -> pd.DataFrame:
         return queries.sort_index()
     if not (pa.types.is_string(ids.type) or pa.types.is_large_string(ids.type)):
         return queries.sort_index()
-    order = pc.sort_indices(ids).to_numpy()
+    order = pc.sort_indices(ids).to_numpy().astype(np.int64)  # uint64: no wrapping diff
     if len(order) and (np.diff(order) > 0).all():
         return queries
     return queries.iloc[order]

@@ -30,7 +30,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from metrics_speed import MEASURES, PY, ROOT, machine, make_data, timed
+from metrics_speed import MEASURES, PY, ROOT, compiled, machine, make_data, timed
 
 WORK = ROOT / "benchmarks" / "_work"
 READ = (
@@ -96,6 +96,7 @@ def main() -> None:
     args = parser.parse_args()
     WORK.mkdir(parents=True, exist_ok=True)
     print(machine(), flush=True)
+    compiled()
     rows = []
     for order in args.orders:
         base_mb = None

@@ -53,7 +53,9 @@ def compute_blocked(
         for name in ("query_id", "doc_id"):
             forget(arrow_text(judgments.qrels[name]))
     release_memory()  # what reading the judgments (and cutting them) freed: for the blocks
-    blocks.fit()  # the judgments are loaded: the blocks get what the budget leaves
+    # the judgments are loaded: the blocks get what the budget leaves, less what the
+    # merged values of every judged query will hold by the end
+    blocks.fit(len(judgments.queries), len(ms))
     how = (ms, ties, cut)
     try:
         try:

@@ -311,3 +311,17 @@ def test_the_judgments_are_cut_once_for_a_run_found_interleaved(
     table, _, _ = compute_blocked(judgments, _tiny(run, block=2000), MEASURES)
     assert len(made) == 1
     _same_table(compute(judgments, load_run(run), MEASURES, missing="zero"), table)
+
+
+def test_blocks_leave_room_for_what_every_judged_query_keeps(monkeypatch) -> None:
+    """The blocks get the budget less what the process holds and less what the merged
+    values of the set's queries will hold by the end."""
+    monkeypatch.setattr(blocks_mod, "resident_mb", lambda: 300.0)
+    monkeypatch.setattr(blocks_mod, "MIN_BLOCK", 1)
+    blocks = RunBlocks("run.trec", "run", 1, memory_mb=1024)
+    alone = blocks.fit().block_bytes
+    kept = blocks_mod.kept_mb(1_000_000, 4)
+    assert kept == pytest.approx(1_000_000 * (blocks_mod.KEPT_PER_QUERY + 32) / 2**20)
+    assert alone == int(724 * 2**20 / blocks_mod.MEMORY_PER_FILE_BYTE)
+    room = blocks.fit(1_000_000, 4).block_bytes
+    assert room == int((724 - kept) * 2**20 / blocks_mod.MEMORY_PER_FILE_BYTE)

@@ -8,7 +8,7 @@ import threading
 from pathlib import Path
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from assay.providers.accounting import Budget, CallRecord, Usage, cost_bound
@@ -132,3 +132,18 @@ def test_caches_opened_together_on_a_new_file_all_work(tmp_path) -> None:
         t.join(timeout=60)
     assert not errors
     assert all(CallCache(tmp_path / "shared").get(f"k{i}") == {"i": i} for i in range(8))
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    costs=st.lists(st.floats(0, 1, allow_nan=False), min_size=1, max_size=30),
+    seed=st.integers(0, 1000),
+)
+def test_usage_totals_do_not_depend_on_the_order_calls_ended(costs, seed) -> None:
+    """Concurrent calls end in any order: the totals are the same, to the last digit."""
+    import random
+
+    records = [CallRecord(cost=c, latency=c / 3, cached=i % 3 == 0) for i, c in enumerate(costs)]
+    shuffled = records[:]
+    random.Random(seed).shuffle(shuffled)
+    assert Usage.total(shuffled) == Usage.total(records)

@@ -32,7 +32,10 @@ class Usage(BaseModel):
 
     @classmethod
     def total(cls, records: Iterable[CallRecord]) -> Usage:
-        """Sum call records."""
+        """Sum call records. The amounts are summed exactly rounded (``math.fsum``), so the
+        order the calls ended in (concurrent calls end in any order) never changes a total
+        in its last digit: 0.000921 and 0.0009210000000000002 were the same calls."""
+        records = list(records)
         out = cls()
         for r in records:
             out.calls += 1
@@ -40,9 +43,9 @@ class Usage(BaseModel):
             out.errors += int(r.error is not None)
             out.input_tokens += r.input_tokens
             out.output_tokens += r.output_tokens
-            out.latency_seconds += r.latency
-            out.cost += r.cost
-            out.spent += 0.0 if r.cached else r.cost
+        out.latency_seconds = math.fsum(r.latency for r in records)
+        out.cost = math.fsum(r.cost for r in records)
+        out.spent = math.fsum(0.0 if r.cached else r.cost for r in records)
         return out
 
 

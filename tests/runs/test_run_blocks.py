@@ -25,7 +25,7 @@ from assay.judgments.load import load_judgments
 from assay.metrics.blocked import compute_blocked
 from assay.metrics.engine import compute
 from assay.procedures.evaluation import evaluate
-from assay.runs.blocks import RunBlocks, blocked_run, partition_of
+from assay.runs.blocks import RunBlocks, blocked_run, line_pieces, partition_of
 from assay.runs.io import load_run
 from assay.runs.models import Run
 
@@ -322,6 +322,74 @@ def test_blocks_leave_room_for_what_every_judged_query_keeps(monkeypatch) -> Non
     alone = blocks.fit().block_bytes
     kept = blocks_mod.kept_mb(1_000_000, 4)
     assert kept == pytest.approx(1_000_000 * (blocks_mod.KEPT_PER_QUERY + 32) / 2**20)
-    assert alone == int(724 * 2**20 / blocks_mod.MEMORY_PER_FILE_BYTE)
+    # a block is scored while the next is read: room for both
+    per_byte = blocks_mod.MEMORY_PER_FILE_BYTE + blocks_mod.READ_AHEAD
+    assert alone == int(724 * 2**20 / per_byte)
     room = blocks.fit(1_000_000, 4).block_bytes
-    assert room == int((724 - kept) * 2**20 / blocks_mod.MEMORY_PER_FILE_BYTE)
+    assert room == int((724 - kept) * 2**20 / per_byte)
+    assert blocks.streamed_bytes == min(room, blocks_mod.STREAMED_BLOCK)
+
+
+@st.composite
+def texts(draw):
+    """File bytes of lines of any length, ``\\n``, ``\\r\\n`` or ``\\r`` ends, perhaps no
+    end on the last line."""
+    end = draw(st.sampled_from([b"\n", b"\r\n", b"\r"]))
+    lines = draw(
+        st.lists(
+            st.binary(max_size=40).map(lambda b: b.replace(b"\n", b"").replace(b"\r", b"")),
+            max_size=30,
+        )
+    )
+    data = end.join(lines)
+    if lines and draw(st.booleans()):
+        data += end
+    return data, end
+
+
+@settings(max_examples=150, deadline=None)
+@given(case=texts(), size=st.integers(1, 64))
+def test_a_file_read_in_pieces_of_whole_lines_is_the_file(case, size, tmp_path_factory) -> None:
+    data, end = case
+    path = tmp_path_factory.mktemp("pieces") / "run.trec"
+    path.write_bytes(data)
+    pieces = list(line_pieces(path, size))
+    assert b"".join(pieces) == data
+    assert all(pieces)
+    for piece in pieces[:-1]:  # every piece but the last ends a line, never inside \r\n
+        assert piece.endswith(end)
+    if data.endswith(end):
+        assert not pieces or pieces[-1].endswith(end)
+
+
+def _reading() -> bool:
+    import threading
+
+    return any(t.name == "assay-read" and t.is_alive() for t in threading.enumerate())
+
+
+def test_blocks_are_read_while_the_judgments_load_and_stopped_after(tmp_path: Path) -> None:
+    """The first blocks are read on a second thread from the start; a failure before them
+    (the judgments, a sidecar) stops it, as does the end of the scoring."""
+    from assay.procedures.sources import reading_beside
+
+    rows = [(f"q{q}", f"d{i}", float(100 - i)) for q in range(50) for i in range(20)]
+    qrels, run = _write(tmp_path, rows, {("q1", "d1"): 1})
+    blocks = _tiny(run)
+    with pytest.raises(RuntimeError, match="judgments failed"), reading_beside(blocks) as given:
+        assert given is blocks and _reading()
+        raise RuntimeError("judgments failed")
+    assert not _reading()
+    whole = evaluate(qrels, run, ["AP"], options=assay.ScoringOptions(judgments_format="trec"))
+    run.with_name("run.trec.json").write_text('{"judgments_version": "not-these"}')
+    with pytest.raises(UsageError, match="judgment-set version"):
+        evaluate(
+            qrels, run, ["AP"], options=assay.ScoringOptions(judgments_format="trec", memory=64)
+        )
+    assert not _reading()
+    run.with_name("run.trec.json").unlink()
+    part = evaluate(
+        qrels, run, ["AP"], options=assay.ScoringOptions(judgments_format="trec", memory=64)
+    )
+    assert not _reading()
+    assert part.per_query == whole.per_query and part.aggregate == whole.aggregate

@@ -27,12 +27,9 @@ if TYPE_CHECKING:  # pragma: no cover
     from assay.metrics.measures import Measure
     from assay.runs.blocks import RunBlocks
 
-#: Placeholder for the rank of the first relevant document when none was retrieved.
 from assay.procedures.scoring import score, score_run
 
 __all__ = ["evaluate", "score", "score_run"]
-
-NOT_FOUND = None
 
 
 def evaluate(
@@ -83,29 +80,33 @@ def evaluate(
         neither="give a RUN file to score, or --system NAME to run a system",
     )
     blocks = _blocks(run, options, extra)
-    # a run file is read while the judgments load
+    # a run file is read while the judgments load (a blocked run: its first blocks)
     with reading_beside(run if blocks is None else blocks) as given:
         js, measures, by_fields = _prepared(judgments, run, metrics, by, options, extra, source)
-    with executing(source):
-        loaded = load_source(
-            given,
+    try:
+        with executing(source):
+            loaded = load_source(
+                given,
+                js,
+                k=options.k,
+                name=extra.name,
+                progress=options.progress,
+                allow_version_mismatch=options.allow_version_mismatch,
+                **keywords,
+            )
+        result = score(
+            loaded,
             js,
-            k=options.k,
-            name=extra.name,
-            progress=options.progress,
-            allow_version_mismatch=options.allow_version_mismatch,
-            **keywords,
+            measures,
+            by_fields,
+            missing=options.missing,
+            ties=options.ties,
+            abstain_below=extra.abstain_below,
+            ignore_identical_ids=options.ignore_identical_ids,
         )
-    result = score(
-        loaded,
-        js,
-        measures,
-        by_fields,
-        missing=options.missing,
-        ties=options.ties,
-        abstain_below=extra.abstain_below,
-        ignore_identical_ids=options.ignore_identical_ids,
-    )
+    finally:
+        if blocks is not None:  # a check of the sidecar failed: no block read on unused
+            blocks.discard()
     if extra.calibrate is None:
         return result
 

@@ -32,10 +32,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from assay.judgments.models import JudgmentSet
     from assay.metrics.measures import Measure
     from assay.procedures.sources import Source
-    from assay.runs.blocks import RunBlocks, release_memory
     from assay.runs.models import Run
-
-#: Placeholder for the rank of the first relevant document when none was retrieved.
 
 
 def score(

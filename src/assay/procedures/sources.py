@@ -118,7 +118,15 @@ def prefetch_run(source: Any) -> PendingRun | None:
 @contextmanager
 def reading_beside(source: Any) -> Iterator[Any]:
     """``source``, or a :class:`PendingRun` of the run file it names, while the body loads
-    the judgments; the read is given up when the body raises (its errors come first)."""
+    the judgments; the read is given up when the body raises (its errors come first).
+    A :class:`~assay.runs.blocks.RunBlocks` starts reading its first blocks."""
+    if isinstance(source, RunBlocks):
+        try:
+            yield source.start()
+        except BaseException:
+            source.discard()
+            raise
+        return
     pending = prefetch_run(source)
     try:
         yield source if pending is None else pending

@@ -25,7 +25,8 @@ from assay.judgments.load import load_judgments
 from assay.metrics.blocked import compute_blocked
 from assay.metrics.engine import compute
 from assay.procedures.evaluation import evaluate
-from assay.runs.blocks import RunBlocks, blocked_run, line_pieces, partition_of
+from assay.runs._columns import line_pieces, parse_piece
+from assay.runs.blocks import RunBlocks, blocked_run, partition_of
 from assay.runs.io import load_run
 from assay.runs.models import Run
 
@@ -393,3 +394,39 @@ def test_blocks_are_read_while_the_judgments_load_and_stopped_after(tmp_path: Pa
     )
     assert not _reading()
     assert part.per_query == whole.per_query and part.aggregate == whole.aggregate
+
+
+def test_a_piece_with_a_line_longer_than_a_parse_block_is_parsed(tmp_path: Path) -> None:
+    """pyarrow refuses a line that straddles two of its blocks: such a piece is parsed in
+    one block, and a run with a 3 MB doc id is scored by blocks as whole."""
+    long = "d" * (3 << 20)
+    rows = [(f"q{q}", f"d{i}", float(9 - i)) for q in range(6) for i in range(8)]
+    rows[20] = (rows[20][0], long, 0.5)
+    qrels, run = _write(tmp_path, rows, {("q2", "d5"): 1, ("q3", "d1"): 2})
+    table = parse_piece(run.read_bytes(), 0)
+    assert table.num_rows == len(rows) and table.column("doc_id")[20].as_py() == long
+    judgments = load_judgments(qrels, format="trec")
+    blocked, used, _ = compute_blocked(judgments, _tiny(run, 1 << 20, 2 << 20), ["AP", "RR"])
+    assert isinstance(used, RunBlocks)  # not the whole reader's fallback
+    _same_table(compute(judgments, load_run(run), ["AP", "RR"], missing="zero"), blocked)
+
+
+def test_the_first_blocks_leave_room_for_the_judgments_still_to_load(
+    tmp_path: Path, monkeypatch
+) -> None:
+    """Blocks read while the judgments load are sized to the budget less what the process
+    holds and what loading the judgments will hold; the smallest when that is not known."""
+    monkeypatch.setattr(blocks_mod, "resident_mb", lambda: 200.0)
+    monkeypatch.setattr(blocks_mod, "MIN_BLOCK", 1 << 20)
+    monkeypatch.setattr(blocks_mod, "in_memory_bytes", lambda memory_mb: 0)  # any file
+    rows = [(f"q{q}", f"d{i}", float(i)) for q in range(20) for i in range(10)]
+    qrels, run = _write(tmp_path, rows, {("q1", "d1"): 1})
+    coming = blocks_mod.judgments_mb(qrels)
+    assert coming == qrels.stat().st_size * blocks_mod.JUDGMENTS_PER_FILE_BYTE / 2**20
+    assert blocks_mod.judgments_mb(tmp_path) is None  # a folder: not known
+    first = blocked_run(run, 1024, coming_mb=600.0)
+    assert first is not None and first.block_bytes == blocks_mod.block_for(1024 - 200 - 600)
+    unknown = blocked_run(run, 1024)
+    assert unknown is not None and unknown.block_bytes == 1 << 20
+    full = blocked_run(run, 1024, coming_mb=5000.0)  # a set larger than the budget
+    assert full is not None and full.block_bytes == 1 << 20

@@ -20,7 +20,7 @@ from assay.procedures.options import ScoringOptions, SourceOptions, check_memory
 from assay.procedures.procedure_options import EvaluationOptions
 from assay.procedures.sources import load_source, reading_beside
 from assay.results.models import EvaluationResult
-from assay.runs.blocks import blocked_run
+from assay.runs.blocks import blocked_run, judgments_mb
 
 if TYPE_CHECKING:  # pragma: no cover
     from assay.judgments.models import JudgmentSet
@@ -79,7 +79,7 @@ def evaluate(
         both="give a RUN file or --system NAME, not both",
         neither="give a RUN file to score, or --system NAME to run a system",
     )
-    blocks = _blocks(run, options, extra)
+    blocks = _blocks(run, judgments, options, extra)
     # a run file is read while the judgments load (a blocked run: its first blocks)
     with reading_beside(run if blocks is None else blocks) as given:
         js, measures, by_fields = _prepared(judgments, run, metrics, by, options, extra, source)
@@ -114,15 +114,20 @@ def evaluate(
     return attach_calibration(result, ppi(js, loaded.run, extra.calibrate, metrics=result.metrics))
 
 
-def _blocks(run: Any, options: ScoringOptions, extra: EvaluationOptions) -> RunBlocks | None:
-    """The run file's blocks when reading it whole would exceed ``options.memory``."""
+def _blocks(
+    run: Any, judgments: Any, options: ScoringOptions, extra: EvaluationOptions
+) -> RunBlocks | None:
+    """The run file's blocks when reading it whole would exceed ``options.memory``; the
+    first are sized to leave room for the ``judgments`` still to be loaded."""
     check_memory(options.memory)
     if extra.abstain_below is not None or extra.calibrate is not None:
         return None
     if options.ignore_identical_ids:
         return None
 
-    return blocked_run(run, options.memory, extra.name)  # too large to read whole: by block
+    loaded = not isinstance(judgments, str | Path)  # a JudgmentSet: held already
+    coming = 0.0 if loaded else judgments_mb(judgments)
+    return blocked_run(run, options.memory, extra.name, coming)  # too large to read whole
 
 
 def _prepared(

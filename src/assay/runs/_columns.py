@@ -6,11 +6,15 @@ dictionary, the doc ids as pandas strings over the Arrow column and the scores; 
 turns codes into pandas categoricals without copies or re-validation
 (repeated pairs are found by :mod:`assay.core.pairs`). Parse errors are pyarrow's
 (``ArrowInvalid``); :mod:`assay.runs.io` turns them into named bad lines.
+:func:`line_pieces` and :func:`parse_piece` read a file a piece of whole lines at a
+time, each piece on every core (:mod:`assay.runs.blocks`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from functools import partial
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -115,3 +119,42 @@ def categorical(codes: np.ndarray, dictionary: Any) -> Any:
     except (AttributeError, TypeError):  # pragma: no cover - other pandas versions
         dtype = pd.CategoricalDtype(categories)
     return pd.Categorical.from_codes(codes, dtype=dtype, validate=False)
+
+
+def parse_piece(piece: bytes, skip: int) -> Any:
+    """``piece`` (whole lines) parsed by pyarrow's threaded reader, in four blocks of at
+    least 1 MB; in one block when a line is longer than a block (pyarrow refuses a line
+    that straddles two)."""
+    import pyarrow as pa
+    import pyarrow.csv as pacsv
+
+    data = pa.py_buffer(piece)
+    try:
+        return pacsv.read_csv(data, **csv_options(skip, max(len(piece) // 4, 1 << 20)))
+    except pa.ArrowInvalid as exc:
+        if "straddl" not in str(exc):
+            raise
+    return pacsv.read_csv(data, **csv_options(skip, len(piece) + 1))
+
+
+def line_pieces(path: str | Path, size: int | Callable[[], int]) -> Iterator[bytes]:
+    """The bytes of the file at ``path`` in pieces of about ``size`` bytes, each ending
+    after a line's end (``\\n``; ``\\r`` in a file without one) but the last: joined, they
+    are the file. A line longer than ``size`` makes a longer piece. ``size`` may be a
+    function, asked before each read."""
+    ask = size if callable(size) else lambda: size
+    rest = b""
+    with open(path, "rb") as fh:
+        while data := fh.read(ask()):
+            if rest:
+                data, rest = rest + data, b""
+            end = data.rfind(b"\n")
+            if end < 0:  # a last \r waits: the \n of its \r\n may come next
+                end = data.rfind(b"\r", 0, len(data) - 1)
+            if end < 0:  # no line ends yet: read on
+                rest = data
+                continue
+            rest = data[end + 1 :]
+            yield data[: end + 1] if rest else data
+    if rest:
+        yield rest

@@ -105,7 +105,7 @@ def evaluate(
             ignore_identical_ids=options.ignore_identical_ids,
         )
     finally:
-        if blocks is not None:  # a check of the sidecar failed: no block read on unused
+        if blocks is not None:  # stop reading ahead, also when the sidecar or a block failed
             blocks.discard()
     if extra.calibrate is None:
         return result

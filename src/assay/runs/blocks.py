@@ -6,10 +6,13 @@ objects, each holding every line of its queries, parsed and checked as
 :func:`~assay.runs.io.load_run` checks a whole file (the same bad lines are
 named, with their line in the file):
 
+- the file is read a piece of whole lines at a time, each parsed by pyarrow's
+  threaded CSV reader, on a second thread that reads the next block while the
+  caller scores this one (:class:`~assay.core._threads.Ahead`);
 - a *grouped* run (each query's lines together, as every system writes them) is
-  streamed by pyarrow's CSV reader; a block ends at the first query boundary
-  after ``block_bytes`` (the lines of the query still being read move on to
-  the next block);
+  cut into blocks: a block ends at the first query boundary after
+  :attr:`RunBlocks.streamed_bytes` (the lines of the query still being read move
+  on to the next block);
 - an *interleaved* run (a query's lines spread over the file) is found out when
   a query seen in an earlier block comes back; it is then partitioned, as a
   sort-merge would, into temporary Arrow files by a hash of the query id, each

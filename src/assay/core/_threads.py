@@ -4,8 +4,7 @@ numpy's arithmetic, gathers and sorts release the GIL (so do Arrow's kernels),
 so a step over millions of rows runs about twice as fast on two threads.
 :func:`halves` decides when a step is large enough (:data:`THREADED_AT` rows)
 and how it is cut; :func:`beside` runs one independent step on a second
-thread while the caller does another, from :data:`BESIDE_AT` rows; :func:`ahead`
-(:class:`Ahead`)
+thread while the caller does another, from :data:`BESIDE_AT` rows; :class:`Ahead`
 makes the next item of an iterator on a second thread while the caller uses this one.
 """
 

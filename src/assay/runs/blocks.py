@@ -122,7 +122,7 @@ class RunBlocks:
         # the hashes of the queries read, sorted: no Python string per query (equal
         # hashes of two long ids only send the run to the partitioned path)
         seen = np.zeros(0, dtype=np.uint64)
-        reading, self._reading = self._reading or Ahead(self._stream(), "assay-read"), None
+        reading, self._reading = self.start()._reading, None
         try:
             for table, first_row in reading:  # the next block is read while this is scored
                 held = [table]

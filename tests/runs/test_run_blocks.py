@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 
 import assay
 import assay.runs.blocks as blocks_mod
+import assay.runs.budget as budget_mod
 from assay.core.errors import InputError, UsageError
 from assay.core.pairs import hashes
 from assay.judgments.load import load_judgments
@@ -57,8 +58,8 @@ def _tiny(path: Path, block: int = 300, read: int = 1024) -> RunBlocks:
 @pytest.fixture(autouse=True)
 def _all_blocked(monkeypatch: pytest.MonkeyPatch) -> None:
     """Within 64 MB every run file is blocked, in blocks of a few hundred bytes."""
-    monkeypatch.setattr(blocks_mod, "BASELINE_MB", 64)
-    monkeypatch.setattr(blocks_mod, "MIN_BLOCK", 300)
+    monkeypatch.setattr(budget_mod, "BASELINE_MB", 64)
+    monkeypatch.setattr(budget_mod, "MIN_BLOCK", 300)
     monkeypatch.setattr(blocks_mod, "READ_BLOCK", 1024)
 
 
@@ -318,13 +319,13 @@ def test_blocks_leave_room_for_what_every_judged_query_keeps(monkeypatch) -> Non
     """The blocks get the budget less what the process holds and less what the merged
     values of the set's queries will hold by the end."""
     monkeypatch.setattr(blocks_mod, "resident_mb", lambda: 300.0)
-    monkeypatch.setattr(blocks_mod, "MIN_BLOCK", 1)
+    monkeypatch.setattr(budget_mod, "MIN_BLOCK", 1)
     blocks = RunBlocks("run.trec", "run", 1, memory_mb=1024)
     alone = blocks.fit().block_bytes
     kept = blocks_mod.kept_mb(1_000_000, 4)
-    assert kept == pytest.approx(1_000_000 * (blocks_mod.KEPT_PER_QUERY + 32) / 2**20)
+    assert kept == pytest.approx(1_000_000 * (budget_mod.KEPT_PER_QUERY + 32) / 2**20)
     # a block is scored while the next is read: room for both
-    per_byte = blocks_mod.MEMORY_PER_FILE_BYTE + blocks_mod.READ_AHEAD
+    per_byte = budget_mod.MEMORY_PER_FILE_BYTE + budget_mod.READ_AHEAD
     assert alone == int(724 * 2**20 / per_byte)
     room = blocks.fit(1_000_000, 4).block_bytes
     assert room == int((724 - kept) * 2**20 / per_byte)
@@ -417,16 +418,60 @@ def test_the_first_blocks_leave_room_for_the_judgments_still_to_load(
     """Blocks read while the judgments load are sized to the budget less what the process
     holds and what loading the judgments will hold; the smallest when that is not known."""
     monkeypatch.setattr(blocks_mod, "resident_mb", lambda: 200.0)
-    monkeypatch.setattr(blocks_mod, "MIN_BLOCK", 1 << 20)
+    monkeypatch.setattr(budget_mod, "MIN_BLOCK", 1 << 20)
     monkeypatch.setattr(blocks_mod, "in_memory_bytes", lambda memory_mb: 0)  # any file
     rows = [(f"q{q}", f"d{i}", float(i)) for q in range(20) for i in range(10)]
     qrels, run = _write(tmp_path, rows, {("q1", "d1"): 1})
-    coming = blocks_mod.judgments_mb(qrels)
-    assert coming == qrels.stat().st_size * blocks_mod.JUDGMENTS_PER_FILE_BYTE / 2**20
-    assert blocks_mod.judgments_mb(tmp_path) is None  # a folder: not known
+    coming = budget_mod.judgments_mb(qrels)
+    assert coming == qrels.stat().st_size * budget_mod.JUDGMENTS_PER_FILE_BYTE / 2**20
+    assert budget_mod.judgments_mb(tmp_path) is None  # a folder: not known
     first = blocked_run(run, 1024, coming_mb=600.0)
-    assert first is not None and first.block_bytes == blocks_mod.block_for(1024 - 200 - 600)
+    assert first is not None and first.block_bytes == budget_mod.block_for(1024 - 200 - 600)
     unknown = blocked_run(run, 1024)
     assert unknown is not None and unknown.block_bytes == 1 << 20
     full = blocked_run(run, 1024, coming_mb=5000.0)  # a set larger than the budget
     assert full is not None and full.block_bytes == 1 << 20
+
+
+def test_an_interleaved_run_is_partitioned_while_the_judgments_load(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A run interleaved from its first lines is partitioned on the reading thread before a
+    block is asked for, once; the partitions are deleted once read, or when the
+    evaluation fails first."""
+    import tempfile
+    import threading
+    import time
+
+    from assay.procedures.sources import reading_beside
+
+    rows = [(f"q{q}", f"d{i}", float(100 - i)) for q in range(40) for i in range(20)]
+    random.Random(9).shuffle(rows)
+    _, run = _write(tmp_path, rows, {("q1", "d1"): 1})
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
+    where: list[str] = []
+    real = RunBlocks._partition
+
+    def spy(self, tmp, parts):
+        where.append(threading.current_thread().name)
+        return real(self, tmp, parts)
+
+    monkeypatch.setattr(RunBlocks, "_partition", spy)
+    blocks = _tiny(run).start()
+    deadline = time.monotonic() + 30
+    while blocks._early is None and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert where == ["assay-read"] and list(scratch.iterdir())  # written, nothing asked yet
+    with pytest.raises(blocks_mod.Interleaved):
+        list(blocks.grouped())
+    parts = list(blocks.partitioned())
+    assert where == ["assay-read"]  # not written again
+    assert sorted(q for part in parts for q in part.query_ids) == sorted({q for q, _, _ in rows})
+    assert not list(scratch.iterdir())
+
+    blocks = _tiny(run)
+    with pytest.raises(RuntimeError, match="judgments failed"), reading_beside(blocks):
+        raise RuntimeError("judgments failed")
+    assert not _reading() and not list(scratch.iterdir())

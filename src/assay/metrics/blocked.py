@@ -20,7 +20,8 @@ from assay.judgments.models import JudgmentSet
 from assay.metrics.engine import ScoreTable, compute
 from assay.metrics.measures import Measure, parse_measure
 from assay.metrics.rows import Positions, positions_in
-from assay.runs.blocks import Interleaved, RunBlocks, map_large_blocks, release_memory
+from assay.runs.blocks import Interleaved, RunBlocks
+from assay.runs.budget import map_large_blocks, release_memory
 from assay.runs.io import load_run
 from assay.runs.models import Run
 
@@ -96,7 +97,7 @@ def _merged(
     answerable = int(np.count_nonzero(~judgments.queries["no_answer"].to_numpy(bool)))
     table: ScoreTable | None = None
     for run in runs:
-        sub, at = _judgments_of(judgments, cut, run.query_ids)
+        sub, at = _judgments_of(judgments, cut, run.query_id_array())
         part = compute(sub, run, measures, missing="zero", ties=ties)
         if wanted:
             frame = run.frame
@@ -116,7 +117,7 @@ def _merged(
 
 
 def _judgments_of(
-    judgments: JudgmentSet, cut: BlockJudgments | None, query_ids: list[str]
+    judgments: JudgmentSet, cut: BlockJudgments | None, query_ids: Any
 ) -> tuple[JudgmentSet, np.ndarray]:
     """The set a block of ``query_ids`` is scored against, and the row in the whole
     table of each of its rows (the whole set itself when ``cut`` is ``None``)."""
@@ -168,10 +169,10 @@ class BlockJudgments:
         self.owner = positions_in(judgments.qrels["query_id"], self.index, np.int32)
         self.positions = Positions(self.index)  # a block's queries: no pass over the set
 
-    def of(self, query_ids: list[str]) -> tuple[JudgmentSet, np.ndarray]:
-        """``(set, rows)``: the set's queries among ``query_ids`` (in the set's order) with
-        their judgments, and the row in the whole set's table of each of its
-        answerable queries."""
+    def of(self, query_ids: Any) -> tuple[JudgmentSet, np.ndarray]:
+        """``(set, rows)``: the set's queries among ``query_ids`` (a list or an Arrow
+        array of strings), in the set's order, with their judgments, and the row in the
+        whole set's table of each of its answerable queries."""
         j = self.judgments
         found = self.positions(query_ids)
         rows = np.unique(found[found >= 0])

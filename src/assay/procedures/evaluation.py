@@ -20,7 +20,8 @@ from assay.procedures.options import ScoringOptions, SourceOptions, check_memory
 from assay.procedures.procedure_options import EvaluationOptions
 from assay.procedures.sources import load_source, reading_beside
 from assay.results.models import EvaluationResult
-from assay.runs.blocks import blocked_run, judgments_mb
+from assay.runs.blocks import blocked_run
+from assay.runs.budget import judgments_mb
 
 if TYPE_CHECKING:  # pragma: no cover
     from assay.judgments.models import JudgmentSet

@@ -24,7 +24,8 @@ from assay.procedures.scoring_parts import (
 )
 from assay.procedures.sources import RunProvenance
 from assay.results.models import Abstention, EvaluationResult, Policy
-from assay.runs.blocks import RunBlocks, release_memory
+from assay.runs.blocks import RunBlocks
+from assay.runs.budget import release_memory
 from assay.runs.identical import drop_identical_ids
 from assay.systems.abstain import abstention_report
 

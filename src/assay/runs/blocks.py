@@ -24,11 +24,12 @@ per-query values are those of the whole run, bit for bit.
 
 from __future__ import annotations
 
-import contextlib
 import math
 import re
-import sys
+import shutil
 import tempfile
+import threading
+import weakref
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -39,21 +40,19 @@ import numpy as np
 from assay.core._threads import Ahead
 from assay.core.pairs import hashes
 from assay.io.textio import BOM
+from assay.runs import budget
 from assay.runs._columns import line_pieces, parse_piece, table_columns
+from assay.runs.budget import (
+    block_for,
+    in_memory_bytes,
+    kept_mb,
+    release_memory,
+    resident_mb,
+)
 from assay.runs.markers import JSONL_MARKER, TREC_MARKER, detect_format
 from assay.runs.models import Run
 from assay.runs.read import _columns_to_run, _first_tag
 
-#: Bytes of run file per MB of budget that the in-memory path may take: an
-#: evaluation peaks at about 3.4 times its run file (measured: 1,142 MB for 342 MB).
-MEMORY_PER_FILE_BYTE = 3.5
-#: Bytes held per byte of block besides the block scored: the next block, read ahead
-#: while one is scored, and the piece of file being parsed for the one after.
-READ_AHEAD = 2.0
-#: Memory an evaluation takes besides its run (interpreter, libraries, judgments), in MB.
-BASELINE_MB = 300
-#: The smallest block (bytes of run file): fewer, larger blocks cost less time.
-MIN_BLOCK = 8 << 20
 #: Partitions of an interleaved run per block of the budget.
 PARTITION_SHARE = 3
 #: Bytes of file read and parsed at a time (at most a quarter block), on every core.
@@ -94,6 +93,11 @@ class RunBlocks:
     rows: int = 0
     longest: int = 0
     _reading: Ahead[tuple[Any, int]] | None = field(default=None, init=False, repr=False)
+    #: partitions written while the judgments loaded (a run interleaved from its first
+    #: lines), and what stops that pass when the evaluation ends first
+    _early: list[Path] | None = field(default=None, init=False, repr=False)
+    _cancel: threading.Event = field(default_factory=threading.Event, init=False, repr=False)
+    _tmp: Path | None = field(default=None, init=False, repr=False)
 
     def __len__(self) -> int:
         return self.rows
@@ -116,7 +120,6 @@ class RunBlocks:
 
     def grouped(self) -> Iterator[Run]:
         """Blocks of a grouped run, streamed; raises :class:`Interleaved` when it is not."""
-        import pyarrow as pa
 
         self.ids, self.rows, self.longest = [], 0, 0
         # the hashes of the queries read, sorted: no Python string per query (equal
@@ -128,7 +131,7 @@ class RunBlocks:
                 held = [table]
                 del table
                 run = self._run(held, first_row)
-                ids = pa.array(run.query_ids, pa.string())
+                ids = run.query_id_array()
                 mine = np.sort(hashes(ids))
                 at = np.minimum(np.searchsorted(seen, mine), max(len(seen) - 1, 0))
                 if len(seen) and (seen[at] == mine).any():
@@ -142,29 +145,47 @@ class RunBlocks:
 
     def start(self) -> RunBlocks:
         """Begin reading the first blocks on a second thread (while the judgments load);
-        :meth:`grouped` goes on from them."""
+        :meth:`grouped` goes on from them. A run whose first lines are interleaved is
+        partitioned on that thread before any block is made (:meth:`partitioned` then
+        reads the partitions)."""
         if self._reading is None:
-            self._reading = Ahead(self._stream(), "assay-read")
+            self._reading = Ahead(self._scan(), "assay-read")
         return self
 
     def discard(self) -> None:
-        """Stop reading ahead (the evaluation ended before or after the blocks)."""
+        """Stop reading ahead (the evaluation ended before or after the blocks) and delete
+        any partitions written."""
+        self._cancel.set()
         reading, self._reading = self._reading, None
         if reading is not None:
             reading.close()
+        self._early = None
+        self._cleanup()
+
+    def _scan(self) -> Iterator[tuple[Any, int]]:
+        """:meth:`_stream`; when the first lines already show the run interleaved, its
+        partitions are written before :class:`Interleaved` is raised."""
+        handed = False
+        try:
+            for item in self._stream():
+                handed = True
+                yield item
+        except Interleaved:
+            if not handed:  # no block made yet: partitioned here, while the judgments load
+                self._early = self._partition(self._temporary(), self._parts())
+            raise
 
     def partitioned(self) -> Iterator[Run]:
-        """Blocks of any run: partitions of whole queries by a hash of the query id."""
+        """Blocks of any run: partitions of whole queries by a hash of the query id
+        (written already when the run was interleaved from its first lines)."""
         self.ids, self.rows, self.longest = [], 0, 0
-        # an interleaved block is grouped before it is ranked: it needs more memory per
-        # line than a streamed one (measured: 5.8x its file bytes at 171 MB, 3x at 68 MB)
-        size = Path(self.path).stat().st_size
-        parts = max(2, math.ceil(PARTITION_SHARE * size / self.block_bytes))
-        with tempfile.TemporaryDirectory(prefix="assay-blocks-") as tmp:
-            files = self._partition(Path(tmp), parts)
+        try:
+            files, self._early = self._early, None
+            if files is None:
+                files = self._partition(self._temporary(), self._parts())
             release_memory()  # the reader's and writers' buffers: not kept while scoring
             # the next partition is read (and checked) while this one is scored
-            reading = Ahead(self._parts(files), "assay-read")
+            reading = Ahead(self._parts_of(files), "assay-read")
             try:
                 for run in reading:
                     held = [run]
@@ -173,8 +194,31 @@ class RunBlocks:
                     release_memory()  # the block scored and let go of
             finally:
                 reading.close()
+        finally:
+            self._cleanup()
 
-    def _parts(self, files: list[Path]) -> Iterator[Run]:
+    def _parts(self) -> int:
+        """How many partitions: an interleaved block is grouped before it is ranked, so it
+        needs more memory per line than a streamed one (measured: 5.8x its file bytes at
+        171 MB, 3x at 68 MB)."""
+        size = Path(self.path).stat().st_size
+        return max(2, math.ceil(PARTITION_SHARE * size / self.block_bytes))
+
+    def _temporary(self) -> Path:
+        """A new folder for the partitions (deleted by :meth:`_cleanup`, or when this
+        object is let go of)."""
+        self._cleanup()
+        tmp = Path(tempfile.mkdtemp(prefix="assay-blocks-"))
+        self._tmp = tmp
+        weakref.finalize(self, shutil.rmtree, tmp, True)
+        return tmp
+
+    def _cleanup(self) -> None:
+        tmp, self._tmp = self._tmp, None
+        if tmp is not None:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+    def _parts_of(self, files: list[Path]) -> Iterator[Run]:
         """The runs of the partition ``files`` (each deleted once read), empty ones left out."""
         for part in files:
             run = self._read_part(part)
@@ -185,9 +229,8 @@ class RunBlocks:
 
     def _count(self, run: Run, ids: Any) -> Run:
         """``run``, its ids (an Arrow array, or ``None``: the run's) and counts added."""
-        import pyarrow as pa
 
-        self.ids.append(pa.array(run.query_ids, pa.string()) if ids is None else ids)
+        self.ids.append(run.query_id_array() if ids is None else ids)
         self.rows += len(run)
         self.longest = max(self.longest, run.longest)
         return run
@@ -272,6 +315,8 @@ class RunBlocks:
         reading = Ahead(self._batches(), "assay-read")  # parsed while a batch is written
         try:
             for batch in reading:
+                if self._cancel.is_set():
+                    raise Interleaved  # the evaluation ended: stop writing
                 n = batch.num_rows
                 part = partition_of(hashes(batch.column("query_id")), parts)
                 small = part.astype(np.uint16) if parts <= 1 << 16 else part
@@ -358,99 +403,9 @@ def _scattered(column: Any) -> bool:
     return bool(stretches > pc.count_distinct(column).as_py())
 
 
-def release_memory() -> None:
-    """Give the memory freed by a scored block back to the system before the next is read:
-    Arrow's pool, and glibc's heaps (freed blocks of a few MB stay mapped otherwise, and
-    the process's size grew with every block: +100 MB over five blocks of a 10M-line run)."""
-    import ctypes
-
-    import pyarrow as pa
-
-    pa.default_memory_pool().release_unused()
-    if sys.platform.startswith("linux"):
-        with contextlib.suppress(OSError, AttributeError):  # not glibc: nothing to trim
-            ctypes.CDLL(None).malloc_trim(0)
-
-
-#: glibc's ``mallopt`` parameter: the size from which a block is mapped on its own.
-_M_MMAP_THRESHOLD = -3
-#: Blocks of this many bytes or more are mapped on their own while a run is scored in
-#: blocks. Measured on the 30M-line runs (medians of three): 1 MB took 1.2x the time of
-#: glibc's own policy on the sorted run for 30 MB less; 4 MB, the same time, and 30 MB
-#: less at the shuffled run's peak (532 MB against 562).
-MAP_FROM = 4 << 20
-
-
-def map_large_blocks() -> None:
-    """Have glibc map every block of :data:`MAP_FROM` bytes or more on its own (and unmap it
-    when freed), for the rest of the process.
-
-    By default glibc raises that size after each such block is freed, up to 32 MB, so the
-    arrays of one scored block were carved from its heaps and stayed there, fragmented,
-    under the next: the resident size grew by about 90 MB over the first four blocks of
-    the shuffled 30M-line run (measured), memory the budget had given to the blocks.
-    """
-    import ctypes
-
-    if sys.platform.startswith("linux"):
-        with contextlib.suppress(OSError, AttributeError):  # not glibc: its own policy
-            ctypes.CDLL(None).mallopt(_M_MMAP_THRESHOLD, MAP_FROM)
-
-
-#: Bytes a judged query adds while a run is scored in blocks, besides 8 a measure: its
-#: id and hash among the blocks read, its row of the merged table, and the allocator's
-#: slack (measured: the process grew by 120 MB over a 100M-line run of a million
-#: queries, 4 measures, between its second block and its last).
-KEPT_PER_QUERY = 96
-
-
-def kept_mb(queries: int, measures: int) -> float:
-    """MB the blocks of a run leave behind them by its end, for ``queries`` judged queries
-    scored on ``measures`` measures (each block's queries' values, ids and hashes)."""
-    return queries * (KEPT_PER_QUERY + 8 * measures) / (1 << 20)
-
-
-def resident_mb() -> float:
-    """The process's resident memory now (MB; its peak so far where /proc is absent)."""
-    import os
-    import resource
-
-    try:
-        with open("/proc/self/statm") as fh:
-            return int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / (1 << 20)
-    except (OSError, ValueError, IndexError):  # pragma: no cover - not Linux
-        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-        return peak / (1 << 20 if sys.platform == "darwin" else 1 << 10)
-
-
 def _read_size(block: int) -> int:
     """Bytes of file read and parsed at a time for blocks of ``block`` bytes."""
     return max(1 << 10, min(READ_BLOCK, block // 4))
-
-
-def in_memory_bytes(memory_mb: int) -> int:
-    """The largest run file (bytes) that the in-memory path reads within ``memory_mb``."""
-    return int(max(memory_mb - BASELINE_MB, 0) * (1 << 20) / MEMORY_PER_FILE_BYTE)
-
-
-def block_for(free_mb: float) -> int:
-    """Bytes of a block when ``free_mb`` of the budget is left for the blocks: room for
-    the block scored and the block read ahead, at least :data:`MIN_BLOCK`."""
-    return max(MIN_BLOCK, int(free_mb * (1 << 20) / (MEMORY_PER_FILE_BYTE + READ_AHEAD)))
-
-
-#: What a judgment file holds in memory per byte of file while it is read, at its peak
-#: (measured: a 100 MB TREC qrels file of 5 million judgments peaked 855 MB above the
-#: 120 MB of the interpreter and libraries).
-JUDGMENTS_PER_FILE_BYTE = 9
-
-
-def judgments_mb(judgments: Any) -> float | None:
-    """MB that loading the judgment file ``judgments`` will hold at its peak (an estimate
-    from its size); ``None`` when it is not a file (a folder, a name: not known)."""
-    if not isinstance(judgments, str | Path) or not Path(judgments).is_file():
-        return None
-    return Path(judgments).stat().st_size * JUDGMENTS_PER_FILE_BYTE / (1 << 20)
 
 
 def blocked_run(
@@ -486,5 +441,6 @@ def blocked_run(
     if skip:
         metadata[JSONL_MARKER] = True
     run_name = name or _first_tag(head) or path.stem
-    block = MIN_BLOCK if coming_mb is None else block_for(memory_mb - resident_mb() - coming_mb)
+    free = None if coming_mb is None else memory_mb - resident_mb() - coming_mb
+    block = budget.MIN_BLOCK if free is None else block_for(free)
     return RunBlocks(str(path), run_name, block, skip, _read_size(block), memory_mb, True, metadata)

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from assay.core.errors import UsageError
-from assay.core.pairs import grouped_blocks
+from assay.core.pairs import arrow_text, grouped_blocks
 from assay.core.policies import TiePolicy
 from assay.runs.checks import RankingCheck, item_parts, missing_doc
 from assay.runs.order import trec_order
@@ -82,17 +82,22 @@ class Run:
 
         col = self.frame["query_id"]
         if isinstance(col.dtype, pd.CategoricalDtype):
-            codes = col.cat.codes.to_numpy()
-            if len(codes) > 1:  # a code first appears where the codes change
-                codes = codes[np.r_[0, np.flatnonzero(codes[1:] != codes[:-1]) + 1]]
-            top = np.maximum.accumulate(codes) if len(codes) else codes
-            if len(codes) and codes[0] == 0 and (np.diff(top) <= 1).all():
-                # codes numbered in order of first appearance (every run file): no hashing
-                values = col.cat.categories[: int(top[-1]) + 1].tolist()
-            else:
-                values = col.cat.categories[pd.unique(codes)].tolist()
+            values = col.cat.categories[_first_codes(col)].tolist()
             return [x if isinstance(x, str) else str(x) for x in values]
         return [str(x) for x in pd.unique(col)]
+
+    def query_id_array(self) -> Any:
+        """:attr:`query_ids` as an Arrow string array, made without a Python string each
+        when the ids are categories over Arrow (a run file's)."""
+        import pandas as pd
+
+        col = self.frame["query_id"]
+        if not isinstance(col.dtype, pd.CategoricalDtype):
+            return arrow_text(self.query_ids)
+        first = _first_codes(col)
+        if isinstance(first, slice):  # the categories' own column, no copy
+            return arrow_text(col.cat.categories).slice(0, first.stop)
+        return arrow_text(col.cat.categories).take(first)
 
     @property
     def longest(self) -> int:
@@ -145,3 +150,17 @@ class Run:
 
     def __repr__(self) -> str:
         return f"Run({self.name!r}, rows={len(self.frame)}, queries={len(self.query_ids)})"
+
+
+def _first_codes(col: Any) -> Any:
+    """The category codes of the categorical ``col`` in order of first appearance: a
+    slice of the categories when they are numbered in that order (every run file's)."""
+    import pandas as pd
+
+    codes = col.cat.codes.to_numpy()
+    if len(codes) > 1:  # a code first appears where the codes change
+        codes = codes[np.r_[0, np.flatnonzero(codes[1:] != codes[:-1]) + 1]]
+    top = np.maximum.accumulate(codes) if len(codes) else codes
+    if len(codes) and codes[0] == 0 and (np.diff(top) <= 1).all():
+        return slice(0, int(top[-1]) + 1)  # numbered as they first appear: no hashing
+    return pd.unique(codes) if len(codes) else slice(0, 0)

@@ -19,10 +19,14 @@ demo: $(STAMP)
 	$(VENV)/bin/assay compare $(DEMO)/questions.csv --config $(DEMO)/assay.toml --system keyword --system multilingual -m R@5 --by language
 	@echo "assay is in $(VENV)/bin: run '. $(VENV)/bin/activate' to put it on PATH, or call $(VENV)/bin/assay"
 
+# The suite runs in one process per core, at most 4 (pytest-xdist); then the Ray tests, in
+# one process of their own: one two-node cluster for them all, on a machine not loaded by
+# the rest of the suite (they check that tasks reach both nodes).
 test: $(STAMP)
 	$(VENV)/bin/ruff check src tests benchmarks
 	$(VENV)/bin/ruff format --check src tests benchmarks
-	$(PY) -m pytest
+	$(PY) -m pytest -n auto --maxprocesses 4 -m "not ray"
+	$(PY) -m pytest -m ray
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check src tests benchmarks

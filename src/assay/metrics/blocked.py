@@ -97,7 +97,8 @@ def _merged(
     answerable = int(np.count_nonzero(~judgments.queries["no_answer"].to_numpy(bool)))
     table: ScoreTable | None = None
     for run in runs:
-        sub, at = _judgments_of(judgments, cut, run.query_id_array())
+        # the block's ids, as the blocks counted them before handing the block over
+        sub, at = _judgments_of(judgments, cut, blocks.ids[-1])
         part = compute(sub, run, measures, missing="zero", ties=ties)
         if wanted:
             frame = run.frame

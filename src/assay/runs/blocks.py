@@ -78,7 +78,8 @@ class RunBlocks:
     ``name``, ``path``, ``has_scores`` and ``metadata`` are a loaded run's. After a
     complete iteration, ``query_ids`` (first-appearance order of the blocks),
     ``rows`` and ``longest`` hold what :class:`Run` would tell of the whole file;
-    the ids are kept as one Arrow array a block (``ids``), not a Python string each.
+    the ids are kept as one Arrow array a block (``ids``), not a Python string each;
+    while a block is handed over, ``ids[-1]`` holds its ids.
     """
 
     path: str

@@ -318,11 +318,11 @@ def test_the_judgments_are_cut_once_for_a_run_found_interleaved(
 def test_blocks_leave_room_for_what_every_judged_query_keeps(monkeypatch) -> None:
     """The blocks get the budget less what the process holds and less what the merged
     values of the set's queries will hold by the end."""
-    monkeypatch.setattr(blocks_mod, "resident_mb", lambda: 300.0)
+    monkeypatch.setattr(budget_mod, "resident_mb", lambda: 300.0)
     monkeypatch.setattr(budget_mod, "MIN_BLOCK", 1)
     blocks = RunBlocks("run.trec", "run", 1, memory_mb=1024)
     alone = blocks.fit().block_bytes
-    kept = blocks_mod.kept_mb(1_000_000, 4)
+    kept = budget_mod.kept_mb(1_000_000, 4)
     assert kept == pytest.approx(1_000_000 * (budget_mod.KEPT_PER_QUERY + 32) / 2**20)
     # a block is scored while the next is read: room for both
     per_byte = budget_mod.MEMORY_PER_FILE_BYTE + budget_mod.READ_AHEAD
@@ -417,7 +417,7 @@ def test_the_first_blocks_leave_room_for_the_judgments_still_to_load(
 ) -> None:
     """Blocks read while the judgments load are sized to the budget less what the process
     holds and what loading the judgments will hold; the smallest when that is not known."""
-    monkeypatch.setattr(blocks_mod, "resident_mb", lambda: 200.0)
+    monkeypatch.setattr(budget_mod, "resident_mb", lambda: 200.0)
     monkeypatch.setattr(budget_mod, "MIN_BLOCK", 1 << 20)
     monkeypatch.setattr(blocks_mod, "in_memory_bytes", lambda memory_mb: 0)  # any file
     rows = [(f"q{q}", f"d{i}", float(i)) for q in range(20) for i in range(10)]
@@ -426,7 +426,8 @@ def test_the_first_blocks_leave_room_for_the_judgments_still_to_load(
     assert coming == qrels.stat().st_size * budget_mod.JUDGMENTS_PER_FILE_BYTE / 2**20
     assert budget_mod.judgments_mb(tmp_path) is None  # a folder: not known
     first = blocked_run(run, 1024, coming_mb=600.0)
-    assert first is not None and first.block_bytes == budget_mod.block_for(1024 - 200 - 600)
+    per_byte = budget_mod.MEMORY_PER_FILE_BYTE + budget_mod.READ_AHEAD
+    assert first is not None and first.block_bytes == int((1024 - 200 - 600) * 2**20 / per_byte)
     unknown = blocked_run(run, 1024)
     assert unknown is not None and unknown.block_bytes == 1 << 20
     full = blocked_run(run, 1024, coming_mb=5000.0)  # a set larger than the budget
@@ -475,3 +476,5 @@ def test_an_interleaved_run_is_partitioned_while_the_judgments_load(
     with pytest.raises(RuntimeError, match="judgments failed"), reading_beside(blocks):
         raise RuntimeError("judgments failed")
     assert not _reading() and not list(scratch.iterdir())
+    with pytest.raises(blocks_mod.Stopped):  # discarded: no piece of the file is read again
+        next(iter(blocks._batches()))

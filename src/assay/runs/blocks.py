@@ -40,15 +40,8 @@ import numpy as np
 from assay.core._threads import Ahead
 from assay.core.pairs import hashes
 from assay.io.textio import BOM
-from assay.runs import budget
 from assay.runs._columns import line_pieces, parse_piece, table_columns
-from assay.runs.budget import (
-    block_for,
-    in_memory_bytes,
-    kept_mb,
-    release_memory,
-    resident_mb,
-)
+from assay.runs.budget import block_within, in_memory_bytes, kept_mb, release_memory
 from assay.runs.markers import JSONL_MARKER, TREC_MARKER, detect_format
 from assay.runs.models import Run
 from assay.runs.read import _columns_to_run, _first_tag
@@ -69,6 +62,10 @@ STREAMED_BLOCK = 64 << 20
 
 class Interleaved(Exception):
     """A query came back after its block was complete: the run must be partitioned."""
+
+
+class Stopped(Exception):
+    """The file was being read when the evaluation ended (:meth:`RunBlocks.discard`)."""
 
 
 @dataclass(eq=False)
@@ -95,7 +92,7 @@ class RunBlocks:
     longest: int = 0
     _reading: Ahead[tuple[Any, int]] | None = field(default=None, init=False, repr=False)
     #: partitions written while the judgments loaded (a run interleaved from its first
-    #: lines), and what stops that pass when the evaluation ends first
+    #: lines), and what stops any reading of the file when the evaluation ends first
     _early: list[Path] | None = field(default=None, init=False, repr=False)
     _cancel: threading.Event = field(default_factory=threading.Event, init=False, repr=False)
     _tmp: Path | None = field(default=None, init=False, repr=False)
@@ -114,8 +111,7 @@ class RunBlocks:
         what the blocks leave behind them by the end for ``queries`` judged queries and
         ``measures`` measures (:func:`kept_mb`)."""
         if self.memory_mb is not None:
-            free = self.memory_mb - resident_mb() - kept_mb(queries, measures)
-            self.block_bytes = block_for(free)
+            self.block_bytes = block_within(self.memory_mb, kept_mb(queries, measures))
             self.read_bytes = _read_size(self.block_bytes)
         return self
 
@@ -247,6 +243,8 @@ class RunBlocks:
         skip = self.skip
         # the size is asked each time: pieces grow once the blocks are sized (:meth:`fit`)
         for piece in line_pieces(self.path, lambda: self.read_bytes):
+            if self._cancel.is_set():
+                raise Stopped  # discarded: reading stops within a piece, partitioning too
             table = parse_piece(piece, skip)
             del piece
             skip = 0
@@ -316,8 +314,6 @@ class RunBlocks:
         reading = Ahead(self._batches(), "assay-read")  # parsed while a batch is written
         try:
             for batch in reading:
-                if self._cancel.is_set():
-                    raise Interleaved  # the evaluation ended: stop writing
                 n = batch.num_rows
                 part = partition_of(hashes(batch.column("query_id")), parts)
                 small = part.astype(np.uint16) if parts <= 1 << 16 else part
@@ -442,6 +438,5 @@ def blocked_run(
     if skip:
         metadata[JSONL_MARKER] = True
     run_name = name or _first_tag(head) or path.stem
-    free = None if coming_mb is None else memory_mb - resident_mb() - coming_mb
-    block = budget.MIN_BLOCK if free is None else block_for(free)
+    block = block_within(memory_mb, coming_mb)
     return RunBlocks(str(path), run_name, block, skip, _read_size(block), memory_mb, True, metadata)

@@ -2,7 +2,7 @@
 
 :mod:`assay.runs.blocks` reads a run file too large for the budget in blocks; this
 module says when a file is too large (:func:`in_memory_bytes`), how large a block may
-be (:func:`block_for`, leaving room for what the judgments and the blocks scored keep:
+be (:func:`block_within`, leaving room for what the judgments and the blocks scored keep:
 :func:`judgments_mb`, :func:`kept_mb`), and gives memory freed by a block back to the
 system (:func:`release_memory`, :func:`map_large_blocks`). The constants are measured;
 each says on what.
@@ -97,10 +97,15 @@ def in_memory_bytes(memory_mb: int) -> int:
     return int(max(memory_mb - BASELINE_MB, 0) * (1 << 20) / MEMORY_PER_FILE_BYTE)
 
 
-def block_for(free_mb: float) -> int:
-    """Bytes of a block when ``free_mb`` of the budget is left for the blocks: room for
-    the block scored and the block read ahead, at least :data:`MIN_BLOCK`."""
-    return max(MIN_BLOCK, int(free_mb * (1 << 20) / (MEMORY_PER_FILE_BYTE + READ_AHEAD)))
+def block_within(memory_mb: float, besides_mb: float | None) -> int:
+    """Bytes of a block within the budget ``memory_mb``, once what the process holds now
+    and ``besides_mb`` (what is still to load, or what the blocks will keep) are taken:
+    room for the block scored and the block read ahead, at least :data:`MIN_BLOCK`, and
+    that when ``besides_mb`` is ``None`` (not known)."""
+    if besides_mb is None:
+        return MIN_BLOCK
+    free = memory_mb - resident_mb() - besides_mb
+    return max(MIN_BLOCK, int(free * (1 << 20) / (MEMORY_PER_FILE_BYTE + READ_AHEAD)))
 
 
 #: What a judgment file holds in memory per byte of file while it is read, at its peak

@@ -34,15 +34,16 @@ class TwoNodes:
 
     def nodes_of(self, task_name: str, since_ms: int = 0, want: int = 2) -> set[str]:
         """Node ids where tasks named ``task_name`` created after ``since_ms`` ran, as Ray's
-        state API lists them; asked again (up to 60 times, 0.5 s apart) until ``want`` nodes
+        state API lists them; asked again (up to 120 times, 0.5 s apart) until ``want`` nodes
         show, since task events reach the API a moment after the tasks end (on a loaded
-        machine, more than 10 s after: a CI run saw one node of two)."""
+        machine, more than 10 s after: a CI run saw one node of two; later one saw one
+        node of two after 30 s of asking, so it asks for up to 60 s)."""
         import time
 
         from ray.util.state import list_tasks
 
         found: set[str] = set()
-        for _ in range(60):
+        for _ in range(120):
             tasks = list_tasks(
                 address=self.dashboard,
                 filters=[("name", "=", task_name)],
